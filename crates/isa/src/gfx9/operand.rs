@@ -1,0 +1,331 @@
+//! Operands shared by the GFX9 encodings: the 9-bit source operand field
+//! (SGPRs, special registers, inline constants, literal, VGPRs), register
+//! ranges, and how LLVM prints them.
+//!
+//! Field values follow the GFX9 / CDNA ISA manuals, "Scalar and vector source
+//! operands" tables.
+
+use std::fmt;
+
+/// A register file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum RegFile {
+    /// Scalar registers `s0`..`s101`.
+    Sgpr,
+    /// Vector registers `v0`..`v255`.
+    Vgpr,
+    /// Accumulation registers `a0`..`a255` (CDNA).
+    Agpr,
+    /// Trap temporaries `ttmp0`..`ttmp15`.
+    Ttmp,
+}
+
+/// A range of `count` consecutive 32-bit registers starting at `index`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Reg {
+    pub file: RegFile,
+    pub index: u16,
+    /// Width in dwords (1 for `v1`, 2 for `v[2:3]`, ...).
+    pub count: u8,
+}
+
+impl Reg {
+    pub const fn new(file: RegFile, index: u16, count: u8) -> Reg {
+        Reg { file, index, count }
+    }
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = match self.file {
+            RegFile::Sgpr => "s",
+            RegFile::Vgpr => "v",
+            RegFile::Agpr => "a",
+            RegFile::Ttmp => "ttmp",
+        };
+        if self.count <= 1 {
+            write!(f, "{p}{}", self.index)
+        } else {
+            let last = u32::from(self.index) + u32::from(self.count) - 1;
+            write!(f, "{p}[{}:{last}]", self.index)
+        }
+    }
+}
+
+/// Special scalar registers and hardware constants addressable as operands.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Special {
+    FlatScratch,
+    XnackMask,
+    Vcc,
+    Exec,
+    M0,
+    Null,
+    SrcSharedBase,
+    SrcSharedLimit,
+    SrcPrivateBase,
+    SrcPrivateLimit,
+    SrcPopsExitingWaveId,
+    SrcFlatScratchBase,
+    SrcVccz,
+    SrcExecz,
+    SrcScc,
+    SrcLdsDirect,
+}
+
+/// Which half (or both halves) of a 64-bit special register an operand names.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Half {
+    Lo,
+    Hi,
+    /// The whole 64-bit register (`vcc`, `exec`, `flat_scratch`).
+    Full,
+}
+
+/// The value type an operand is read as; it decides how inline constants and
+/// literals are printed and interpreted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum ValType {
+    I16,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    F64,
+    /// Packed pair of 16-bit integers.
+    V2I16,
+    /// Packed pair of halves.
+    V2F16,
+    V2BF16,
+    /// Packed pair of f32 (gfx90a+ `v_pk_*_f32`), read from 64 bits.
+    V2F32,
+}
+
+/// The inline floating-point constants (source field 240..248).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum InlineFloat {
+    Half,
+    NegHalf,
+    One,
+    NegOne,
+    Two,
+    NegTwo,
+    Four,
+    NegFour,
+    /// 1/(2*pi).
+    InvTwoPi,
+}
+
+impl InlineFloat {
+    pub fn from_field(v: u16) -> Option<InlineFloat> {
+        use InlineFloat::*;
+        Some(match v {
+            240 => Half,
+            241 => NegHalf,
+            242 => One,
+            243 => NegOne,
+            244 => Two,
+            245 => NegTwo,
+            246 => Four,
+            247 => NegFour,
+            248 => InvTwoPi,
+            _ => return None,
+        })
+    }
+
+    pub fn field(self) -> u16 {
+        use InlineFloat::*;
+        match self {
+            Half => 240,
+            NegHalf => 241,
+            One => 242,
+            NegOne => 243,
+            Two => 244,
+            NegTwo => 245,
+            Four => 246,
+            NegFour => 247,
+            InvTwoPi => 248,
+        }
+    }
+
+    pub fn value(self) -> f64 {
+        use InlineFloat::*;
+        match self {
+            Half => 0.5,
+            NegHalf => -0.5,
+            One => 1.0,
+            NegOne => -1.0,
+            Two => 2.0,
+            NegTwo => -2.0,
+            Four => 4.0,
+            NegFour => -4.0,
+            InvTwoPi => 0.159_154_943_091_895_35,
+        }
+    }
+}
+
+/// A decoded operand.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Operand {
+    Reg(Reg),
+    Special(Special, Half),
+    /// Inline integer constant -16..=64.
+    InlineInt(i8),
+    InlineFloat(InlineFloat),
+    /// A 32-bit literal constant that follows the instruction.
+    Literal(u32),
+    /// An immediate carried in an instruction field (offsets, simm16, ...).
+    Imm(i64),
+}
+
+/// Decodes a scalar source/destination field value that names a register or a
+/// special register (not a constant); `count` is the operand width in dwords.
+/// Returns `None` for values that are reserved on `target`.
+pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
+    let full_or = |lo: u16, sp: Special| -> Option<Operand> {
+        if count >= 2 {
+            (field == lo).then_some(Operand::Special(sp, Half::Full))
+        } else if field == lo {
+            Some(Operand::Special(sp, Half::Lo))
+        } else {
+            Some(Operand::Special(sp, Half::Hi))
+        }
+    };
+    match field {
+        0..=101 => Some(Operand::Reg(Reg::new(RegFile::Sgpr, field, count))),
+        102 | 103 => full_or(102, Special::FlatScratch),
+        104 | 105 => full_or(104, Special::XnackMask),
+        106 | 107 => full_or(106, Special::Vcc),
+        108..=123 => Some(Operand::Reg(Reg::new(RegFile::Ttmp, field - 108, count))),
+        124 if count == 1 => Some(Operand::Special(Special::M0, Half::Full)),
+        125 => Some(Operand::Special(Special::Null, Half::Full)),
+        126 | 127 => full_or(126, Special::Exec),
+        _ => None,
+    }
+}
+
+/// Decodes a 9-bit vector-ALU source field (or an 8-bit scalar source field,
+/// which is the same space below 256). `literal` is the dword that follows
+/// the instruction when the field is 255.
+pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand> {
+    match field {
+        0..=127 => decode_sreg(field, count),
+        128..=192 => Some(Operand::InlineInt((field - 128) as i8)),
+        193..=208 => Some(Operand::InlineInt(-((field - 192) as i8))),
+        235 => Some(Operand::Special(Special::SrcSharedBase, Half::Full)),
+        236 => Some(Operand::Special(Special::SrcSharedLimit, Half::Full)),
+        237 => Some(Operand::Special(Special::SrcPrivateBase, Half::Full)),
+        238 => Some(Operand::Special(Special::SrcPrivateLimit, Half::Full)),
+        239 => Some(Operand::Special(Special::SrcPopsExitingWaveId, Half::Full)),
+        240..=248 => InlineFloat::from_field(field).map(Operand::InlineFloat),
+        251 => Some(Operand::Special(Special::SrcVccz, Half::Full)),
+        252 => Some(Operand::Special(Special::SrcExecz, Half::Full)),
+        253 => Some(Operand::Special(Special::SrcScc, Half::Full)),
+        254 => Some(Operand::Special(Special::SrcLdsDirect, Half::Full)),
+        255 => literal.map(Operand::Literal),
+        256..=511 => Some(Operand::Reg(Reg::new(RegFile::Vgpr, field - 256, count))),
+        _ => None,
+    }
+}
+
+/// The source-field value that encodes `op` (inverse of [`decode_src`]).
+pub fn encode_src(op: &Operand) -> u16 {
+    match *op {
+        Operand::Reg(r) => match r.file {
+            RegFile::Sgpr => r.index,
+            RegFile::Ttmp => 108 + r.index,
+            RegFile::Vgpr => 256 + r.index,
+            RegFile::Agpr => 256 + r.index,
+        },
+        Operand::Special(sp, half) => {
+            let hi = u16::from(half == Half::Hi);
+            match sp {
+                Special::FlatScratch => 102 + hi,
+                Special::XnackMask => 104 + hi,
+                Special::Vcc => 106 + hi,
+                Special::M0 => 124,
+                Special::Null => 125,
+                Special::Exec => 126 + hi,
+                Special::SrcSharedBase => 235,
+                Special::SrcSharedLimit => 236,
+                Special::SrcPrivateBase => 237,
+                Special::SrcPrivateLimit => 238,
+                Special::SrcPopsExitingWaveId => 239,
+                Special::SrcFlatScratchBase => 230 + hi,
+                Special::SrcVccz => 251,
+                Special::SrcExecz => 252,
+                Special::SrcScc => 253,
+                Special::SrcLdsDirect => 254,
+            }
+        }
+        Operand::InlineInt(v) if v >= 0 => 128 + v as u16,
+        Operand::InlineInt(v) => 192 + (-i16::from(v)) as u16,
+        Operand::InlineFloat(c) => c.field(),
+        Operand::Literal(_) => 255,
+        Operand::Imm(_) => 255,
+    }
+}
+
+/// Writes a special register the way LLVM names it.
+pub fn fmt_special(f: &mut fmt::Formatter<'_>, sp: Special, half: Half) -> fmt::Result {
+    let base = match sp {
+        Special::FlatScratch => "flat_scratch",
+        Special::XnackMask => "xnack_mask",
+        Special::Vcc => "vcc",
+        Special::Exec => "exec",
+        Special::M0 => return f.write_str("m0"),
+        Special::Null => return f.write_str("null"),
+        Special::SrcSharedBase => return f.write_str("src_shared_base"),
+        Special::SrcSharedLimit => return f.write_str("src_shared_limit"),
+        Special::SrcPrivateBase => return f.write_str("src_private_base"),
+        Special::SrcPrivateLimit => return f.write_str("src_private_limit"),
+        Special::SrcPopsExitingWaveId => return f.write_str("src_pops_exiting_wave_id"),
+        Special::SrcFlatScratchBase => "src_flat_scratch_base",
+        Special::SrcVccz => return f.write_str("src_vccz"),
+        Special::SrcExecz => return f.write_str("src_execz"),
+        Special::SrcScc => return f.write_str("src_scc"),
+        Special::SrcLdsDirect => return f.write_str("src_lds_direct"),
+    };
+    match half {
+        Half::Full => f.write_str(base),
+        Half::Lo => write!(f, "{base}_lo"),
+        Half::Hi => write!(f, "{base}_hi"),
+    }
+}
+
+/// Operand with the value type it is read as, for printing in LLVM syntax.
+pub struct Typed<'a>(pub &'a Operand, pub ValType);
+
+impl fmt::Display for Typed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self.0 {
+            Operand::Reg(r) => write!(f, "{r}"),
+            Operand::Special(sp, half) => fmt_special(f, sp, half),
+            Operand::InlineInt(v) => write!(f, "{v}"),
+            Operand::InlineFloat(c) => fmt_inline_float(f, c, self.1),
+            Operand::Literal(v) => write!(f, "0x{v:x}"),
+            Operand::Imm(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// LLVM prints 1/(2*pi) with the precision of the operand type.
+fn fmt_inline_float(f: &mut fmt::Formatter<'_>, c: InlineFloat, ty: ValType) -> fmt::Result {
+    match c {
+        InlineFloat::InvTwoPi => match ty {
+            ValType::F64 | ValType::I64 => f.write_str("0.15915494309189532"),
+            _ => f.write_str("0.15915494"),
+        },
+        _ => {
+            let v = c.value();
+            write!(f, "{v:.1}")
+        }
+    }
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Typed(self, ValType::I32).fmt(f)
+    }
+}
