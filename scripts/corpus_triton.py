@@ -8,6 +8,9 @@ Each source file defines `CORPUS`, a list of dicts:
   constexprs  {argument: value}
   options     optional compile options (num_warps, num_stages, ...)
   targets     optional tuple of targets the entry is built for (default: all)
+  attrs       optional argument attributes; by default every pointer and integer
+              argument is marked divisible by 16, as Triton's launcher specialises
+              aligned tensors and sizes (pass {} for the unspecialised code)
 
 Usage: corpus_triton.py TARGET OUTDIR SOURCE.py...
 Writes OUTDIR/<source stem>-<name>.hsaco and prints one JSON line per source:
@@ -26,6 +29,17 @@ def load(path: pathlib.Path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def default_attrs(signature: dict) -> dict:
+    """tt.divisibility=16 on pointer and integer arguments (what runtime
+    specialisation gives aligned buffers and sizes), so that memory accesses
+    vectorise."""
+    return {
+        (i,): [["tt.divisibility", 16]]
+        for i, ty in enumerate(signature.values())
+        if ty.startswith("*") or ty in ("i32", "i64")
+    }
 
 
 def main() -> int:
@@ -47,7 +61,12 @@ def main() -> int:
             name = f"{src.stem}-{entry['name']}"
             try:
                 kernel = triton.compile(
-                    ASTSource(fn=entry["fn"], signature=entry["signature"], constexprs=entry.get("constexprs", {})),
+                    ASTSource(
+                        fn=entry["fn"],
+                        signature=entry["signature"],
+                        constexprs=entry.get("constexprs", {}),
+                        attrs=entry.get("attrs", default_attrs(entry["signature"])),
+                    ),
                     target=gpu,
                     options=entry.get("options"),
                 )

@@ -76,7 +76,7 @@ CORPUS = [
          constexprs={"BLOCK": 1024}),
     dict(name="softmax_f16", fn=softmax_kernel,
          signature={"out": "*fp16", "inp": "*fp16", "stride": "i32", "cols": "i32", "BLOCK": "constexpr"},
-         constexprs={"BLOCK": 2048}),
+         constexprs={"BLOCK": 2048}, attrs={}),
     dict(name="layernorm_bf16", fn=layernorm_kernel,
          signature={"out": "*bf16", "inp": "*bf16", "w": "*fp32", "b": "*fp32", "stride": "i32", "cols": "i32",
                     "eps": "fp32", "BLOCK": "constexpr"},
