@@ -54,6 +54,17 @@ KERNEL void buffer_ops(float *out, const float *in, int n) {
 }
 
 #if defined(__gfx942__) || defined(__gfx950__)
+KERNEL void load_to_lds(float *out, const float *in) {
+  SHARED float tile[256];
+  typedef __attribute__((address_space(1))) void gptr;
+  typedef __attribute__((address_space(3))) void lptr;
+  __builtin_amdgcn_global_load_lds((gptr *)(in + GID_X), (lptr *)tile, 4, 0, 0);
+  __builtin_amdgcn_global_load_lds((gptr *)(in + GID_X + 64), (lptr *)tile, 2, 512, 0);
+  __builtin_amdgcn_global_load_lds((gptr *)(in + GID_X + 128), (lptr *)tile, 1, 768, 1);
+  SYNC();
+  out[GID_X] = tile[255 - TID_X];
+}
+
 KERNEL void fp8_convert(int *o, float *of, const float *a, const float *b, int n) {
   int i = GID_X;
   if (i < n) {
@@ -82,5 +93,18 @@ KERNEL void gfx950_ops(unsigned *o, v2bf *ob, const unsigned *a, const float *f,
     ob[i] = __builtin_amdgcn_cvt_sr_bf16_f32(ob[i], f[i], x, false);
     ob[n + i] = __builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(x, f[i], false);
   }
+}
+#endif
+
+#if defined(__gfx90a__)
+// Image instructions (MIMG): gfx90a still has them; gfx940 and later do not.
+typedef float v4f __attribute__((ext_vector_type(4)));
+KERNEL void image_ops(v4f *o, __amdgpu_texture_t t, int n) {
+  int i = GID_X;
+  v4f a = __builtin_amdgcn_image_load_1d_v4f32_i32(15, i, t, 0, 0);
+  v4f b = __builtin_amdgcn_image_load_2d_v4f32_i32(3, i, n, t, 0, 0);
+  float c = __builtin_amdgcn_image_load_2d_f32_i32(1, i, i + 1, t, 0, 0);
+  __builtin_amdgcn_image_store_1d_v4f32_i32(a + b, 15, i + n, t, 0, 0);
+  o[i] = a * c;
 }
 #endif
