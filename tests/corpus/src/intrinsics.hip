@@ -94,6 +94,20 @@ KERNEL void gfx950_ops(unsigned *o, v2bf *ob, const unsigned *a, const float *f,
     ob[n + i] = __builtin_amdgcn_cvt_scalef32_pk_bf16_fp8(x, f[i], false);
   }
 }
+KERNEL void gfx950_scaled_cvt(unsigned *o, float *of, v2h *oh, v2bf *ob, const unsigned *a, const float *f, int n) {
+  typedef short v2s16 __attribute__((ext_vector_type(2)));
+  int i = GID_X;
+  unsigned x = a[i];
+  float s = f[i];
+  o[i] = __builtin_amdgcn_cvt_scalef32_pk_fp4_f32(x, s, f[i + 1], s, 0);
+  v2f p = __builtin_amdgcn_cvt_scalef32_pk_f32_fp4(x, s, 1);
+  of[i] = p.x + p.y + __builtin_amdgcn_cvt_scalef32_f32_fp8(x, s, 2) + __builtin_amdgcn_cvt_scalef32_f32_bf8(x, s, 1);
+  oh[i] = __builtin_amdgcn_cvt_scalef32_pk_f16_fp8(x, s, true);
+  ob[i] = __builtin_amdgcn_cvt_scalef32_pk_bf16_bf8(x, s, false);
+  o[n + i] = __builtin_amdgcn_cvt_scalef32_sr_fp8_f32(x, f[i], x, s, 1);
+  v2h h = {(_Float16)s, (_Float16)f[i + 2]};
+  o[2 * n + i] = __builtin_bit_cast(unsigned, __builtin_amdgcn_cvt_scalef32_pk_fp8_f16((v2s16){0, 0}, h, s, false));
+}
 #endif
 
 #if defined(__gfx90a__)

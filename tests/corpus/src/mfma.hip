@@ -93,12 +93,27 @@ KERNEL void mfma_fp8(v16f *c32, v4f *c16, const long *a, const long *b, int k) {
   c16[t] = acc2;
 }
 
-KERNEL void smfmac_f16(v4f *c, const v4h *a, const v8h *b, const int *idx, int k) {
+typedef short v8s __attribute__((ext_vector_type(8)));
+typedef int v2i __attribute__((ext_vector_type(2)));
+
+KERNEL void smfmac(v4f *c, v16f *d, v16i *e, const v4h *a, const v8h *b, const v4s *x, const v8s *y, const v2i *p,
+                   const v4i *q, const int *idx, int k) {
   int t = TID_X;
   v4f acc = c[t];
-  for (int i = 0; i < k; ++i)
-    acc = __builtin_amdgcn_smfmac_f32_16x16x32_f16(a[i * 64 + t], b[i * 64 + t], acc, idx[i], 0, 0);
+  v16f acc2 = d[t];
+  v16i acc3 = e[t];
+  for (int i = 0; i < k; ++i) {
+    int j = i * 64 + t;
+    acc = __builtin_amdgcn_smfmac_f32_16x16x32_f16(a[j], b[j], acc, idx[i], 0, 0);
+    acc2 = __builtin_amdgcn_smfmac_f32_32x32x16_f16(a[j], b[j], acc2, idx[i], 0, 1);
+    acc = __builtin_amdgcn_smfmac_f32_16x16x32_bf16(x[j], y[j], acc, idx[i], 1, 0);
+    acc3 = __builtin_amdgcn_smfmac_i32_32x32x32_i8(p[j], q[j], acc3, idx[i], 0, 0);
+    acc = __builtin_amdgcn_smfmac_f32_16x16x64_bf8_fp8(p[j], q[j], acc, idx[i], 0, 0);
+    acc2 = __builtin_amdgcn_smfmac_f32_32x32x32_fp8_fp8(p[j], q[j], acc2, idx[i], 0, 0);
+  }
   c[t] = acc;
+  d[t] = acc2;
+  e[t] = acc3;
 }
 #endif
 
