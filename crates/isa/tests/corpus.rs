@@ -11,7 +11,9 @@
 //! Words LLVM cannot decode appear as `.long`/`.byte` data lines; for those
 //! our decoder must report an error too.
 //!
-//! The directory can be overridden with `ROCJITSU_CORPUS_DIR`.
+//! The directory can be overridden with `ROCJITSU_CORPUS_DIR`. Run it alone
+//! with `make test-corpus` (or `cargo test -p rocjitsu-isa --test corpus --
+//! --nocapture`) to see the report.
 
 use rocjitsu_isa::Target;
 use std::collections::BTreeMap;
@@ -21,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// Fewest kernels per target and instructions in all for the corpus to count.
 const MIN_KERNELS_PER_TARGET: usize = 30;
 const MIN_INSTRUCTIONS: usize = 20_000;
-/// How many mismatches are printed in full.
+/// How many mismatches are printed in full (`ROCJITSU_CORPUS_SHOW` overrides).
 const SHOW: usize = 30;
 
 /// One disassembly line of `llvm-objdump -d` with its raw bytes.
@@ -231,6 +233,10 @@ fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn corpus_matches_llvm_objdump() {
     let root = corpus_dir();
+    let show = std::env::var("ROCJITSU_CORPUS_SHOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SHOW);
     assert!(
         root.is_dir(),
         "the kernel corpus is missing ({}): run `make corpus` first",
@@ -292,7 +298,7 @@ fn corpus_matches_llvm_objdump() {
                         .unwrap_or_else(|| "<data: cannot decode>".into());
                     let mnemonic = llvm.split(' ').next().unwrap_or("").to_owned();
                     *by_mnemonic.entry(mnemonic).or_default() += 1;
-                    if mismatches.len() < SHOW {
+                    if mismatches.len() < show {
                         let bytes = region
                             .bytes
                             .get(item.off..item.off + item.len)
