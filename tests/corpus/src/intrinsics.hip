@@ -53,6 +53,22 @@ KERNEL void buffer_ops(float *out, const float *in, int n) {
   __builtin_amdgcn_raw_buffer_store_b16((unsigned short)i, rout, i * 2, 4, 2);
 }
 
+KERNEL void buffer_atomics(float *out, int *cnt, const float *in, int n) {
+  __amdgpu_buffer_rsrc_t rf = __builtin_amdgcn_make_buffer_rsrc(out, 0, n * 4, 0x00027000);
+  __amdgpu_buffer_rsrc_t rc = __builtin_amdgcn_make_buffer_rsrc(cnt, 0, 64, 0x00027000);
+  __amdgpu_buffer_rsrc_t rin = __builtin_amdgcn_make_buffer_rsrc((void *)in, 0, n * 4, 0x00027000);
+  SHARED float tile[64];
+  int i = GID_X;
+  float v = in[i];
+  int old = __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(1, rc, (i & 15) * 4, 0, 0);
+  __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(old, rc, 0, 16, 0);
+  __builtin_amdgcn_raw_ptr_buffer_atomic_fadd_f32(v, rf, i * 4, 0, 0);
+  __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f64((double)v, rf, 8 * (i & 7), 0, 0);
+  __builtin_amdgcn_raw_ptr_buffer_load_lds(rin, (__attribute__((address_space(3))) void *)tile, 4, i * 4, 0, 0, 0);
+  SYNC();
+  out[n + i] = tile[TID_X & 63];
+}
+
 #if defined(__gfx942__) || defined(__gfx950__)
 KERNEL void load_to_lds(float *out, const float *in) {
   SHARED float tile[256];
