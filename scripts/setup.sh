@@ -30,7 +30,7 @@ apt_install() {
 # 1. LLVM 22 toolchain.
 need=()
 for p in llvm-22 clang-22 lld-22; do
-  dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || need+=("$p")
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || need+=("$p")
 done
 if ((${#need[@]})); then
   apt_install "${need[@]}"
