@@ -13,17 +13,22 @@ __kernel void private_array(__global float *out, __global const int *idx, __glob
   out[i] = acc;
 }
 
-__attribute__((amdgpu_num_vgpr(24))) __kernel void spill_vgprs(__global float *out, __global const float *in,
-                                                              int n) {
+// 96 live values against a 64-VGPR budget (8 waves per SIMD): VGPR spills
+// to scratch (buffer_* offen on gfx90a, scratch_* on gfx942 and gfx950).
+__attribute__((amdgpu_waves_per_eu(8, 8))) __kernel void spill_vgprs(__global float *out, __global const float *in,
+                                                                     int n) {
   int i = GID_X;
-  float v[40];
-  for (int k = 0; k < 40; ++k)
+  float v[96];
+#pragma unroll
+  for (int k = 0; k < 96; ++k)
     v[k] = in[i + k * n];
-  for (int r = 0; r < 4; ++r)
-    for (int k = 0; k < 40; ++k)
-      v[k] = v[k] * v[(k + 7) % 40] + v[(k + 13) % 40];
-  float s = 0.0f;
-  for (int k = 0; k < 40; ++k)
-    s += v[k] * (float)(k + 1);
-  out[i] = s;
+#pragma unroll
+  for (int r = 0; r < 3; ++r) {
+#pragma unroll
+    for (int k = 0; k < 96; ++k)
+      v[k] = v[k] * v[(k * 7 + 5) % 96] + v[(k * 13 + r) % 96];
+  }
+#pragma unroll
+  for (int k = 0; k < 96; ++k)
+    out[i + k * n] = v[k] * v[95 - k];
 }
