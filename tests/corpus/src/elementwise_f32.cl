@@ -18,7 +18,8 @@ __kernel void f32_math(__global float *out, __global const float *in, int n) {
   r = __builtin_fmaf(r, x, __builtin_amdgcn_fractf(x));
   r = __builtin_fminf(__builtin_fmaxf(r, -4.0f), 1.0e6f);
   r = __builtin_amdgcn_ldexpf(r, __builtin_amdgcn_frexp_expf(x));
-  out[i] = __builtin_copysignf(r, x) + __builtin_floorf(x) + __builtin_ceilf(x) + __builtin_truncf(x) + __builtin_rintf(x);
+  out[i] = __builtin_copysignf(r, x) + __builtin_floorf(x) + __builtin_ceilf(x) + __builtin_truncf(x) +
+           __builtin_rintf(x);
 }
 
 __kernel void f32_div_select(__global float *out, __global const float *a, __global const float *b, int n) {
