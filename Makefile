@@ -14,9 +14,11 @@ demo: build
 	@bash scripts/demo.sh
 
 # The kernel corpus (tests/corpus/src compiled for every target, with
-# llvm-objdump's text): incremental, see scripts/corpus.py.
+# llvm-objdump's text): incremental, see scripts/corpus.py. The check confirms
+# that the listings are what LLVM's C-API disassembler (the oracle) prints.
 corpus: setup
 	@python3 scripts/corpus.py build
+	@python3 scripts/corpus_check.py
 
 corpus-stats:
 	@python3 scripts/corpus.py stats
