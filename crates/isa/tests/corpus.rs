@@ -16,14 +16,15 @@
 //! --nocapture`) to see the report.
 
 use rocjitsu_isa::Target;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Fewest kernels per target and instructions in all for the corpus to count.
 const MIN_KERNELS_PER_TARGET: usize = 30;
 const MIN_INSTRUCTIONS: usize = 20_000;
-/// How many mismatches are printed in full (`ROCJITSU_CORPUS_SHOW` overrides).
+/// How many mismatches are printed in full (`ROCJITSU_CORPUS_SHOW` overrides);
+/// each is the first occurrence of a distinct mismatching byte sequence.
 const SHOW: usize = 30;
 
 /// One disassembly line of `llvm-objdump -d` with its raw bytes.
@@ -181,6 +182,9 @@ struct Totals {
     encode: usize,
     data: usize,
     mismatches: usize,
+    /// Distinct byte sequences, and those of them that mismatch.
+    distinct: HashSet<Vec<u8>>,
+    distinct_bad: HashSet<Vec<u8>>,
 }
 
 /// Checks one item; returns what differs (first difference only).
@@ -283,10 +287,17 @@ fn corpus_matches_llvm_objdump() {
                     if item.text.is_none() {
                         totals.data += 1;
                     }
+                    let bytes = region
+                        .bytes
+                        .get(item.off..item.off + item.len)
+                        .unwrap_or(&[])
+                        .to_vec();
+                    let first_seen = totals.distinct.insert(bytes.clone());
                     let Some((what, ours)) = check_item(target, region, item) else {
                         continue;
                     };
                     totals.mismatches += 1;
+                    totals.distinct_bad.insert(bytes.clone());
                     match what {
                         "text" => totals.text += 1,
                         "len" => totals.len += 1,
@@ -298,12 +309,8 @@ fn corpus_matches_llvm_objdump() {
                         .unwrap_or_else(|| "<data: cannot decode>".into());
                     let mnemonic = llvm.split(' ').next().unwrap_or("").to_owned();
                     *by_mnemonic.entry(mnemonic).or_default() += 1;
-                    if mismatches.len() < show {
-                        let bytes = region
-                            .bytes
-                            .get(item.off..item.off + item.len)
-                            .unwrap_or(&[])
-                            .to_vec();
+                    // Examples: the first occurrence of each distinct encoding.
+                    if first_seen && mismatches.len() < show {
                         mismatches.push(Mismatch {
                             file: rel.clone(),
                             addr: item.addr,
@@ -324,7 +331,8 @@ fn corpus_matches_llvm_objdump() {
         let _ = writeln!(
             report,
             "corpus {t}: {} code objects, {} kernels, {} instructions ({} data lines), {} mismatches \
-             (text {}, length {}, re-encoding {}), agreement {:.3}%",
+             (text {}, length {}, re-encoding {}), agreement {:.3}%; distinct encodings {}, \
+             {} mismatching, agreement {:.3}%",
             s.files,
             s.kernels,
             s.insts,
@@ -333,7 +341,11 @@ fn corpus_matches_llvm_objdump() {
             s.text,
             s.len,
             s.encode,
-            100.0 * (s.insts - s.mismatches) as f64 / s.insts.max(1) as f64
+            100.0 * (s.insts - s.mismatches) as f64 / s.insts.max(1) as f64,
+            s.distinct.len(),
+            s.distinct_bad.len(),
+            100.0 * (s.distinct.len() - s.distinct_bad.len()) as f64
+                / s.distinct.len().max(1) as f64
         );
         all.insts += s.insts;
         all.mismatches += s.mismatches;
