@@ -360,11 +360,11 @@ mod tests {
         b[44..48].copy_from_slice(&0x0001_0001u32.to_le_bytes());
         // VGPR granule 1, SGPR granule 4, denorm 16/64 = 3, dx10 clamp, ieee.
         b[48..52]
-            .copy_from_slice(&(1 | (4 << 6) | (3 << 18) | (1 << 21) | (1 << 23)).to_le_bytes());
+            .copy_from_slice(&(1u32 | (4 << 6) | (3 << 18) | (1 << 21) | (1 << 23)).to_le_bytes());
         // user SGPRs 8, workgroup id x, vgpr workitem id 2.
-        b[52..56].copy_from_slice(&((8 << 1) | (1 << 7) | (2 << 11)).to_le_bytes());
+        b[52..56].copy_from_slice(&((8u32 << 1) | (1 << 7) | (2 << 11)).to_le_bytes());
         b[56..58].copy_from_slice(&0x0009u16.to_le_bytes());
-        b[58..60].copy_from_slice(&(2u16 | (0 << 7)).to_le_bytes());
+        b[58..60].copy_from_slice(&2u16.to_le_bytes());
         b[30] = 0x5a;
         let kd = KernelDescriptor::from_bytes(&b);
         assert_eq!(kd.group_segment_fixed_size, 256);
