@@ -299,3 +299,135 @@ impl fmt::Display for Smem {
         warn.write(f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gfx9::sop::tests::check;
+
+    /// Texts from LLVM 22's disassembler (`scripts/dev/llvm_oracle.py`).
+    #[test]
+    fn matches_llvm() {
+        let cases: &[(Target, &[u32], Option<&str>)] = &[
+            (
+                Target::Gfx942,
+                &[0xc00200c0, 0x00000024],
+                Some("s_load_dword s3, s[0:1], 0x24"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc00a0100, 0x00000000],
+                Some("s_load_dwordx4 s[4:7], s[0:1], 0x0"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0010143, 0x00000024],
+                Some("s_load_dword s5, s[6:7], s36 glc"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0024143, 0x0e000024],
+                Some("s_load_dword s5, s[6:7], s7 offset:0x24"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0020143, 0x001fffff],
+                Some("s_load_dword s5, s[6:7], -0x1"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0030143, 0x00000024],
+                Some("s_load_dword s5, s[6:7], 0x24 glc"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0220143, 0x00000024],
+                Some(
+                    "s_buffer_load_dword s5, s[4:7], 0x24 ; Warning: SGPR_128: scalar reg isn't aligned 6",
+                ),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0800000, 0x00000000],
+                Some("s_dcache_inv"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0900080, 0x00000000],
+                Some("s_memtime s[2:3]"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0980000, 0x00000000],
+                Some("s_atc_probe 0, s[0:1], s0"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc09a1003, 0x00000024],
+                Some("s_atc_probe 64, s[6:7], 0x24"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0a60103, 0x00000024],
+                Some("s_dcache_discard_x2 s[6:7], 0x24"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0028000, 0x00000024],
+                Some("s_load_dword s0, s[0:1], 0x24"),
+            ),
+            (Target::Gfx942, &[0xc0831f00, 0x00000024], None),
+            (
+                Target::Gfx942,
+                &[0xc2871f40, 0x00000024],
+                Some("s_atomic_cmpswap_x2 null, s[0:1], 0x24 glc"),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc1971f45, 0x00000024],
+                Some(
+                    "s_buffer_atomic_umin_x2 null, s[8:11], 0x24 glc ; Warning: SGPR_128: scalar reg isn't aligned 10",
+                ),
+            ),
+            (
+                Target::Gfx942,
+                &[0xc0021f00, 0x00000024],
+                Some(
+                    "s_load_dword m0/*Invalid register, operand has 'SReg_32_XM0_XEXEC' register class*/, s[0:1], 0x24",
+                ),
+            ),
+            (Target::Gfx942, &[0xc00a1980, 0x00000024], None),
+            (
+                Target::Gfx950,
+                &[0xc0060200, 0x00000010],
+                Some("s_load_dwordx2 s[8:9], s[0:1], 0x10"),
+            ),
+            (
+                Target::Gfx90a,
+                &[0xc0060200, 0x00000010],
+                Some("s_load_dwordx2 s[8:9], s[0:1], 0x10"),
+            ),
+            (Target::Gfx942, &[0xc0121980, 0x00000024], None),
+            (Target::Gfx942, &[0xc03e0dbd, 0x00000024], None),
+        ];
+        for &(t, words, want) in cases {
+            check(t, words, want);
+        }
+    }
+
+    #[test]
+    fn truncated_second_dword() {
+        let bytes = 0xc002_00c0u32.to_le_bytes();
+        assert!(matches!(
+            Smem::decode(Target::Gfx942, &bytes),
+            Err(DecodeError::Truncated { need: 8, have: 4 })
+        ));
+    }
+
+    #[test]
+    fn offset_is_21_bit_signed() {
+        assert_eq!(sext21(0x1f_ffff), -1);
+        assert_eq!(sext21(0x10_0000), -0x10_0000);
+        assert_eq!(sext21(0xfe00_0024), 0x24);
+    }
+}
