@@ -424,6 +424,26 @@ mod tests {
         ));
     }
 
+    /// Sampled SMEM words decode without panicking and re-encode exactly,
+    /// including the bits LLVM ignores.
+    #[test]
+    fn sampled_words_round_trip() {
+        let mut x: u64 = 0x0123_4567_89ab_cdef;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = (x & !(0x3f << 26)) | 0x30 << 26;
+            let bytes = v.to_le_bytes();
+            for t in Target::ALL {
+                if let Ok(inst) = crate::decode(t, &bytes) {
+                    assert_eq!(inst.encode(), bytes, "{v:016x}");
+                    let _ = inst.to_string();
+                }
+            }
+        }
+    }
+
     #[test]
     fn offset_is_21_bit_signed() {
         assert_eq!(sext21(0x1f_ffff), -1);

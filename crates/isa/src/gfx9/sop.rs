@@ -4,7 +4,7 @@
 //! "Microcode formats" chapter; opcode tables are generated from LLVM 22
 //! (`tables/sop.rs`).
 
-use super::operand::{InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
+use super::operand::{Half, InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
 use super::tables::sop as tab;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -153,18 +153,19 @@ fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<&'static R> {
 /// Decodes an 8-bit scalar source (or 7-bit destination) field read as
 /// `width` dwords; `literal` is the dword after the instruction, if any.
 /// Returns `None` for values LLVM rejects at that width.
+#[inline]
 pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand> {
     let wide = width >= 2;
     let pair = |sp: Special| -> Option<Operand> {
         let hi = field & 1 == 1;
         match (wide, hi) {
             (true, true) => None,
-            (true, false) => Some(Operand::Special(sp, super::operand::Half::Full)),
-            (false, false) => Some(Operand::Special(sp, super::operand::Half::Lo)),
-            (false, true) => Some(Operand::Special(sp, super::operand::Half::Hi)),
+            (true, false) => Some(Operand::Special(sp, Half::Full)),
+            (false, false) => Some(Operand::Special(sp, Half::Lo)),
+            (false, true) => Some(Operand::Special(sp, Half::Hi)),
         }
     };
-    let full = |sp: Special| Some(Operand::Special(sp, super::operand::Half::Full));
+    let full = |sp: Special| Some(Operand::Special(sp, Half::Full));
     let f = u16::from(field);
     match field {
         0..=101 => Some(Operand::Reg(Reg::new(RegFile::Sgpr, f, width))),
@@ -177,14 +178,8 @@ pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand
         126 | 127 => pair(Special::Exec),
         128..=192 => Some(Operand::InlineInt((field - 128) as i8)),
         193..=208 => Some(Operand::InlineInt(-((field - 192) as i8))),
-        230 => Some(Operand::Special(
-            Special::SrcFlatScratchBase,
-            super::operand::Half::Lo,
-        )),
-        231 if !wide => Some(Operand::Special(
-            Special::SrcFlatScratchBase,
-            super::operand::Half::Hi,
-        )),
+        230 => Some(Operand::Special(Special::SrcFlatScratchBase, Half::Lo)),
+        231 if !wide => Some(Operand::Special(Special::SrcFlatScratchBase, Half::Hi)),
         235 => full(Special::SrcSharedBase),
         236 => full(Special::SrcSharedLimit),
         237 => full(Special::SrcPrivateBase),
@@ -365,6 +360,7 @@ fn field_literal(f: &Field) -> Option<u32> {
 
 impl Salu {
     /// Decodes a SOP1, SOP2 or SOPC word (and its literal).
+    #[inline]
     pub fn decode(target: Target, form: AluForm, bytes: &[u8]) -> Result<(Salu, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
@@ -483,6 +479,7 @@ impl fmt::Display for Salu {
 }
 
 impl Sopk {
+    #[inline]
     pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopk, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
@@ -594,6 +591,7 @@ impl Sopk {
 }
 
 impl Sopp {
+    #[inline]
     pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopp, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
