@@ -88,9 +88,10 @@ impl fmt::Display for Inst {
 
 /// Reads the dword at `i` (little-endian), or reports truncation.
 pub(crate) fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeError> {
-    let s = bytes
-        .get(i * 4..i * 4 + 4)
-        .ok_or(DecodeError::Truncated { need: i * 4 + 4, have: bytes.len() })?;
+    let s = bytes.get(i * 4..i * 4 + 4).ok_or(DecodeError::Truncated {
+        need: i * 4 + 4,
+        have: bytes.len(),
+    })?;
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
