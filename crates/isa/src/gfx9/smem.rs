@@ -7,7 +7,7 @@
 //! dword 1: offset[20:0], soffset[31:25].
 
 use super::operand::{Half, Operand, Reg, RegFile, Special};
-use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment};
+use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment, target_bit};
 use super::tables::smem as tab;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -79,14 +79,6 @@ static IDX: [u8; 256] = {
     }
     t
 };
-
-fn target_bit(t: Target) -> u8 {
-    match t {
-        Target::Gfx90a => 1,
-        Target::Gfx942 => 2,
-        Target::Gfx950 => 4,
-    }
-}
 
 /// Decodes a register tuple of `width` dwords (4 or more) starting at field
 /// value `field`.

@@ -138,7 +138,8 @@ static SOPC_IDX: [u8; 128] = ops_of!(tab::SOPC, 128);
 static SOPK_IDX: [u8; 32] = ops_of!(tab::SOPK, 32);
 static SOPP_IDX: [u8; 128] = ops_of!(tab::SOPP, 128);
 
-fn target_bit(t: Target) -> u8 {
+/// The bit of `t` in the tables' `targets` masks.
+pub(crate) fn target_bit(t: Target) -> u8 {
     match t {
         Target::Gfx90a => 1,
         Target::Gfx942 => 2,
@@ -526,6 +527,20 @@ impl Sopk {
     }
 }
 
+/// `pc + 4 + 4 * simm16` (sign-extended), the destination of a 4-byte branch.
+fn branch_dest(pc: u64, simm16: u16) -> u64 {
+    pc.wrapping_add(4)
+        .wrapping_add_signed(i64::from(simm16 as i16) * 4)
+}
+
+impl Sopk {
+    /// For `s_call_b64` and `s_cbranch_i_fork`, the target address of the
+    /// instruction at `pc`.
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        (self.row.kind == SopkKind::Branch64).then(|| branch_dest(pc, self.simm16))
+    }
+}
+
 /// Writes `hwreg(NAME, offset, size)` (or `hwreg(NAME)` for the whole
 /// register) for a `simm16` hardware-register selector.
 fn fmt_hwreg(f: &mut fmt::Formatter<'_>, target: Target, v: u16) -> fmt::Result {
@@ -614,6 +629,12 @@ impl Sopp {
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         let w = 0xbf80_0000 | u32::from(self.row.op) << 16 | u32::from(self.simm16);
         out.extend_from_slice(&w.to_le_bytes());
+    }
+
+    /// For branches, the target address of the instruction at `pc`: the
+    /// signed `simm16` counts dwords from the next instruction.
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        (self.row.kind == SoppKind::Branch).then(|| branch_dest(pc, self.simm16))
     }
 
     /// The waitcnt counters (vmcnt, expcnt, lgkmcnt) of a GFX9 `simm16`.
@@ -712,6 +733,7 @@ impl fmt::Display for Sopp {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::gfx9::Body;
 
     /// Decodes `words` on `target` and checks the text (`None`: LLVM reports
     /// the word invalid), that the whole input is consumed, and that the
@@ -909,6 +931,28 @@ pub(crate) mod tests {
             crate::decode(Target::Gfx942, &bytes),
             Err(DecodeError::Truncated { need: 8, have: 4 })
         );
+    }
+
+    #[test]
+    fn branch_targets() {
+        let dec = |w: u32| crate::decode(Target::Gfx942, &w.to_le_bytes()).unwrap();
+        let Body::Sopp(b) = dec(0xbf89_ffdf).body else {
+            panic!()
+        };
+        // `s_cbranch_execnz 65503` at 0x2504 goes to 0x2484 (llvm-objdump: <k1+0x84>).
+        assert_eq!(b.branch_target(0x2504), Some(0x2484));
+        let Body::Sopp(b) = dec(0xbf85_0035).body else {
+            panic!()
+        };
+        assert_eq!(b.branch_target(0x2434), Some(0x250c));
+        let Body::Sopp(b) = dec(0xbf8c_0000).body else {
+            panic!()
+        };
+        assert_eq!(b.branch_target(0), None);
+        let Body::Sopk(k) = dec(0xba82_fffe).body else {
+            panic!()
+        };
+        assert_eq!(k.branch_target(0x100), Some(0xfc));
     }
 
     #[test]
