@@ -175,7 +175,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
 }
 
 /// Wraps an encoding decoder's `(fields, length)` result into a [`Body`].
-#[inline]
+#[inline(always)]
 fn wrap<T>(r: Result<(T, u8), DecodeError>, f: fn(T) -> Body) -> Result<(Body, u8), DecodeError> {
     r.map(|(t, len)| (f(t), len))
 }

@@ -82,6 +82,7 @@ static IDX: [u8; 256] = {
 
 /// Decodes a register tuple of `width` dwords (4 or more) starting at field
 /// value `field`.
+#[inline(always)]
 fn decode_wide(field: u8, width: u8) -> Option<Operand> {
     if width <= 2 {
         return decode_ssrc(field, width, None);
@@ -105,6 +106,7 @@ const OFFSET_MASK: u64 = 0x1f_ffff << 32;
 const SOFFSET_MASK: u64 = 0x7f << 57;
 
 impl Smem {
+    #[inline(always)]
     pub fn decode(target: Target, bytes: &[u8]) -> Result<(Smem, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };

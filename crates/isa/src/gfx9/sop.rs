@@ -154,7 +154,7 @@ fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<&'static R> {
 /// Decodes an 8-bit scalar source (or 7-bit destination) field read as
 /// `width` dwords; `literal` is the dword after the instruction, if any.
 /// Returns `None` for values LLVM rejects at that width.
-#[inline]
+#[inline(always)]
 pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand> {
     let wide = width >= 2;
     let pair = |sp: Special| -> Option<Operand> {
@@ -328,6 +328,7 @@ pub(crate) fn fmt_sop(
 
 /// Reads the literal dword that follows a one-dword instruction, when one of
 /// the given source fields is 255.
+#[inline(always)]
 fn literal_for(bytes: &[u8], fields: &[(u8, u8)]) -> Result<Option<u32>, DecodeError> {
     if fields.iter().any(|&(v, w)| v == 255 && w != 0 && w != 9) {
         Ok(Some(super::word(bytes, 1)?))
@@ -336,6 +337,7 @@ fn literal_for(bytes: &[u8], fields: &[(u8, u8)]) -> Result<Option<u32>, DecodeE
     }
 }
 
+#[inline(always)]
 fn decode_field(v: u8, width: u8, lit: Option<u32>) -> Option<Field> {
     match width {
         0 => Some(Field::Unused(v)),
@@ -361,7 +363,7 @@ fn field_literal(f: &Field) -> Option<u32> {
 
 impl Salu {
     /// Decodes a SOP1, SOP2 or SOPC word (and its literal).
-    #[inline]
+    #[inline(always)]
     pub fn decode(target: Target, form: AluForm, bytes: &[u8]) -> Result<(Salu, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
@@ -480,7 +482,7 @@ impl fmt::Display for Salu {
 }
 
 impl Sopk {
-    #[inline]
+    #[inline(always)]
     pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopk, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
@@ -606,7 +608,7 @@ impl Sopk {
 }
 
 impl Sopp {
-    #[inline]
+    #[inline(always)]
     pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopp, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
