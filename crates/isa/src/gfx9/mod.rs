@@ -6,6 +6,9 @@
 //! manuals' "Microcode formats" chapter).
 
 pub mod operand;
+pub mod smem;
+pub mod sop;
+pub mod tables;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -22,7 +25,13 @@ pub struct Inst {
 
 /// The encoding-specific fields of an instruction.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Body {}
+pub enum Body {
+    /// SOP1, SOP2 and SOPC.
+    Salu(sop::Salu),
+    Sopk(sop::Sopk),
+    Sopp(sop::Sopp),
+    Smem(smem::Smem),
+}
 
 impl Inst {
     /// Size in bytes.
@@ -36,8 +45,13 @@ impl Inst {
     }
 
     /// Writes the instruction's bytes (re-encoded from its fields).
-    pub fn encode_into(&self, _out: &mut Vec<u8>) {
-        match self.body {}
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match &self.body {
+            Body::Salu(i) => i.encode_into(out),
+            Body::Sopk(i) => i.encode_into(out),
+            Body::Sopp(i) => i.encode_into(out),
+            Body::Smem(i) => i.encode_into(out),
+        }
     }
 
     /// The instruction's bytes, re-encoded from its fields.
@@ -50,15 +64,25 @@ impl Inst {
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
-        match self.body {}
+        match &self.body {
+            Body::Salu(i) => i.mnemonic(),
+            Body::Sopk(i) => i.mnemonic(),
+            Body::Sopp(i) => i.mnemonic(),
+            Body::Smem(i) => i.mnemonic(),
+        }
     }
 }
 
 impl fmt::Display for Inst {
     /// The instruction in LLVM 22's assembly syntax, as `llvm-objdump -d`
     /// prints it (without address or raw bytes).
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.body {}
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.body {
+            Body::Salu(i) => i.fmt(f),
+            Body::Sopk(i) => i.fmt_with(f, self.target),
+            Body::Sopp(i) => i.fmt(f),
+            Body::Smem(i) => i.fmt(f),
+        }
     }
 }
 
@@ -134,6 +158,24 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
-        Some(_enc) => Err(invalid),
+        Some(enc) => {
+            use sop::AluForm::{Sop1, Sop2, Sopc};
+            let (body, len) = match enc {
+                Encoding::Sop1 => wrap(sop::Salu::decode(target, Sop1, bytes), Body::Salu)?,
+                Encoding::Sop2 => wrap(sop::Salu::decode(target, Sop2, bytes), Body::Salu)?,
+                Encoding::Sopc => wrap(sop::Salu::decode(target, Sopc, bytes), Body::Salu)?,
+                Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
+                Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
+                Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
+                _ => return Err(invalid),
+            };
+            Ok(Inst { target, len, body })
+        }
     }
+}
+
+/// Wraps an encoding decoder's `(fields, length)` result into a [`Body`].
+#[inline(always)]
+fn wrap<T>(r: Result<(T, u8), DecodeError>, f: fn(T) -> Body) -> Result<(Body, u8), DecodeError> {
+    r.map(|(t, len)| (f(t), len))
 }

@@ -1,0 +1,4 @@
+//! Opcode tables generated from LLVM 22's disassembler by `scripts/gen/`.
+
+pub mod smem;
+pub mod sop;
