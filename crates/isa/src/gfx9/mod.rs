@@ -6,6 +6,8 @@
 //! manuals' "Microcode formats" chapter).
 
 pub mod operand;
+pub mod tables;
+pub mod vop;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -22,7 +24,10 @@ pub struct Inst {
 
 /// The encoding-specific fields of an instruction.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Body {}
+pub enum Body {
+    /// VOP1, VOP2, VOPC (e32, SDWA, DPP).
+    Vop(vop::Vop),
+}
 
 impl Inst {
     /// Size in bytes.
@@ -36,8 +41,10 @@ impl Inst {
     }
 
     /// Writes the instruction's bytes (re-encoded from its fields).
-    pub fn encode_into(&self, _out: &mut Vec<u8>) {
-        match self.body {}
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match &self.body {
+            Body::Vop(v) => v.encode_into(out),
+        }
     }
 
     /// The instruction's bytes, re-encoded from its fields.
@@ -50,23 +57,28 @@ impl Inst {
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
-        match self.body {}
+        match &self.body {
+            Body::Vop(v) => v.mnemonic(),
+        }
     }
 }
 
 impl fmt::Display for Inst {
     /// The instruction in LLVM 22's assembly syntax, as `llvm-objdump -d`
     /// prints it (without address or raw bytes).
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.body {}
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.body {
+            Body::Vop(v) => v.fmt(f),
+        }
     }
 }
 
 /// Reads the dword at `i` (little-endian), or reports truncation.
 pub(crate) fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeError> {
-    let s = bytes
-        .get(i * 4..i * 4 + 4)
-        .ok_or(DecodeError::Truncated { need: i * 4 + 4, have: bytes.len() })?;
+    let s = bytes.get(i * 4..i * 4 + 4).ok_or(DecodeError::Truncated {
+        need: i * 4 + 4,
+        have: bytes.len(),
+    })?;
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
@@ -133,6 +145,23 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
+        Some(Encoding::Vop1) => vop_inst(target, vop::VopKind::Vop1, w0, bytes),
+        Some(Encoding::Vop2) => vop_inst(target, vop::VopKind::Vop2, w0, bytes),
+        Some(Encoding::Vopc) => vop_inst(target, vop::VopKind::Vopc, w0, bytes),
         Some(_enc) => Err(invalid),
     }
+}
+
+fn vop_inst(
+    target: Target,
+    kind: vop::VopKind,
+    w0: u32,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
+    let (v, len) = vop::decode(target, kind, w0, bytes)?;
+    Ok(Inst {
+        target,
+        len,
+        body: Body::Vop(v),
+    })
 }
