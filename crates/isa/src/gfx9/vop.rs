@@ -220,7 +220,7 @@ pub fn decode(
         };
         return Ok((v, 4));
     }
-    let need_lit = src0f == 255 || info.has(MADMK | MADAK);
+    let need_lit = src0f == 255 || info.has(MADMK | MADAK) || (info.dst == Dst::S32 && vdst == 255);
     let lit = if need_lit {
         Some(super::word(bytes, 1)?)
     } else {
@@ -232,7 +232,7 @@ pub fn decode(
     let src0 = decode_src0(info.src0, src0f, lit).ok_or(invalid.clone())?;
     let dst = match kind {
         VopKind::Vopc => Some(Operand::Special(Special::Vcc, Half::Full)),
-        _ => Some(decode_dst(info.dst, vdst).ok_or(invalid.clone())?),
+        _ => Some(decode_dst(info.dst, vdst, lit).ok_or(invalid.clone())?),
     };
     let src1 = match kind {
         VopKind::Vop1 => None,
@@ -272,13 +272,13 @@ fn decode_src0(cls: Cls, field: u16, lit: Option<u32>) -> Option<Operand> {
 }
 
 /// Decodes the 8-bit vdst field.
-fn decode_dst(d: Dst, field: u16) -> Option<Operand> {
+fn decode_dst(d: Dst, field: u16, lit: Option<u32>) -> Option<Operand> {
     use super::operand::Reg;
     Some(match d {
         Dst::V32 | Dst::None | Dst::Vcc => Operand::Reg(Reg::new(RegFile::Vgpr, field, 1)),
         Dst::V64 => Operand::Reg(Reg::new(RegFile::Vgpr, field, 2)),
         Dst::A32 => Operand::Reg(Reg::new(RegFile::Agpr, field, 1)),
-        Dst::S32 => return super::operand::decode_sreg(field, 1),
+        Dst::S32 => return decode_src(field, 1, lit),
     })
 }
 
@@ -387,6 +387,7 @@ fn fmt_src(f: &mut fmt::Formatter<'_>, op: &Operand, cls: Cls, warn: &mut Warn) 
             Operand::Special(Special::SrcLdsDirect, _) if ok => {
                 return f.write_str("src_lds_direct");
             }
+            Operand::Special(sp, h) if is_src_constant_reg(*sp) => return fmt_special(f, *sp, *h),
             Operand::InlineInt(v) => write!(f, "{v}")?,
             Operand::InlineFloat(c) => fmt_inline_float(f, *c, ValType::I32)?,
             Operand::Literal(v) => fmt_plain32(f, *v)?,
@@ -420,6 +421,46 @@ fn fmt_src(f: &mut fmt::Formatter<'_>, op: &Operand, cls: Cls, warn: &mut Warn) 
     }
 }
 
+/// The `src_*` hardware registers (apertures, `src_vccz`, ...), which LLVM
+/// accepts in any source operand class.
+fn is_src_constant_reg(sp: Special) -> bool {
+    !matches!(
+        sp,
+        Special::FlatScratch
+            | Special::XnackMask
+            | Special::Vcc
+            | Special::Exec
+            | Special::M0
+            | Special::Null
+            | Special::SrcLdsDirect
+    )
+}
+
+/// Writes the SGPR destination of `v_readfirstlane_b32` (class
+/// `SReg_32_XM0`).
+fn fmt_sdst(f: &mut fmt::Formatter<'_>, op: &Operand) -> fmt::Result {
+    match op {
+        Operand::Reg(r) => write!(f, "{r}"),
+        Operand::Special(sp, h) => {
+            fmt_special(f, *sp, *h)?;
+            if matches!(sp, Special::M0 | Special::SrcLdsDirect) {
+                f.write_str("/*Invalid register, operand has 'SReg_32_XM0' register class*/")?;
+            }
+            Ok(())
+        }
+        Operand::InlineInt(v) => write!(f, "{v}/*Invalid immediate*/"),
+        Operand::InlineFloat(c) => {
+            fmt_inline_float(f, *c, ValType::I32)?;
+            f.write_str("/*Invalid immediate*/")
+        }
+        Operand::Literal(v) => {
+            fmt_plain32(f, *v)?;
+            f.write_str("/*Invalid immediate*/")
+        }
+        Operand::Imm(v) => write!(f, "{v}"),
+    }
+}
+
 /// Writes a destination or vsrc1 operand.
 fn fmt_vreg(f: &mut fmt::Formatter<'_>, op: &Operand, warn: &mut Warn) -> fmt::Result {
     match op {
@@ -439,7 +480,11 @@ impl fmt::Display for Vop {
         let mut warn = Warn::default();
         f.write_str(" ")?;
         if let Some(d) = &self.dst {
-            fmt_vreg(f, d, &mut warn)?;
+            if info.dst == Dst::S32 {
+                fmt_sdst(f, d)?;
+            } else {
+                fmt_vreg(f, d, &mut warn)?;
+            }
             f.write_str(", ")?;
         }
         if info.has(CARRY_OUT) {
