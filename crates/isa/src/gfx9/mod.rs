@@ -9,6 +9,7 @@ pub mod operand;
 pub mod smem;
 pub mod sop;
 pub mod tables;
+pub mod vop;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -31,6 +32,8 @@ pub enum Body {
     Sopk(sop::Sopk),
     Sopp(sop::Sopp),
     Smem(smem::Smem),
+    /// VOP1, VOP2, VOPC (e32, SDWA, DPP).
+    Vop(vop::Vop),
 }
 
 impl Inst {
@@ -51,6 +54,7 @@ impl Inst {
             Body::Sopk(i) => i.encode_into(out),
             Body::Sopp(i) => i.encode_into(out),
             Body::Smem(i) => i.encode_into(out),
+            Body::Vop(v) => v.encode_into(out),
         }
     }
 
@@ -69,6 +73,7 @@ impl Inst {
             Body::Sopk(i) => i.mnemonic(),
             Body::Sopp(i) => i.mnemonic(),
             Body::Smem(i) => i.mnemonic(),
+            Body::Vop(v) => v.mnemonic(),
         }
     }
 }
@@ -82,6 +87,7 @@ impl fmt::Display for Inst {
             Body::Sopk(i) => i.fmt_with(f, self.target),
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
+            Body::Vop(v) => v.fmt(f),
         }
     }
 }
@@ -167,6 +173,9 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
                 Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
                 Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
+                Encoding::Vop1 => wrap(vop::decode(target, vop::VopKind::Vop1, w0, bytes), Body::Vop)?,
+                Encoding::Vop2 => wrap(vop::decode(target, vop::VopKind::Vop2, w0, bytes), Body::Vop)?,
+                Encoding::Vopc => wrap(vop::decode(target, vop::VopKind::Vopc, w0, bytes), Body::Vop)?,
                 _ => return Err(invalid),
             };
             Ok(Inst { target, len, body })

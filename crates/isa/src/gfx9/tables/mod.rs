@@ -2,3 +2,4 @@
 
 pub mod smem;
 pub mod sop;
+pub mod vop;
