@@ -341,6 +341,126 @@ impl KernelDescriptor {
         (self.compute_pgm_rsrc3.accum_offset + 1) * 4
     }
 
+    /// The descriptor as `.amdhsa_*` assembler directives and their values
+    /// (AMDGPUUsage "Code Object V3 and Above Kernel Descriptor Directives").
+    /// Register counts are the allocated ones (`next_free_*` rounded up to
+    /// the granule), and the `reserve_*` directives are 0, as nothing in the
+    /// descriptor records them. gfx90a names the private segment bit
+    /// `system_sgpr_private_segment_wavefront_offset`; gfx942 and gfx950
+    /// (architected flat scratch) call it `enable_private_segment`.
+    pub fn directives(&self, target: Target) -> Vec<(&'static str, u64)> {
+        let r1 = &self.compute_pgm_rsrc1;
+        let r2 = &self.compute_pgm_rsrc2;
+        let r3 = &self.compute_pgm_rsrc3;
+        let p = &self.kernel_code_properties;
+        fn b<T: Into<u64>>(v: T) -> u64 {
+            v.into()
+        }
+        let private_segment = if target.is_gfx940_plus() {
+            "enable_private_segment"
+        } else {
+            "system_sgpr_private_segment_wavefront_offset"
+        };
+        vec![
+            ("group_segment_fixed_size", b(self.group_segment_fixed_size)),
+            (
+                "private_segment_fixed_size",
+                b(self.private_segment_fixed_size),
+            ),
+            ("kernarg_size", b(self.kernarg_size)),
+            ("accum_offset", b(self.accum_offset())),
+            ("tg_split", b(r3.tg_split)),
+            ("next_free_vgpr", b(self.vgpr_count(target))),
+            ("reserve_vcc", 0),
+            ("reserve_flat_scratch", 0),
+            ("reserve_xnack_mask", 0),
+            ("next_free_sgpr", b(self.sgpr_count(target))),
+            ("float_round_mode_32", b(r1.float_round_mode_32)),
+            ("float_round_mode_16_64", b(r1.float_round_mode_16_64)),
+            ("float_denorm_mode_32", b(r1.float_denorm_mode_32)),
+            ("float_denorm_mode_16_64", b(r1.float_denorm_mode_16_64)),
+            ("dx10_clamp", b(r1.enable_dx10_clamp)),
+            ("ieee_mode", b(r1.enable_ieee_mode)),
+            ("fp16_overflow", b(r1.fp16_ovfl)),
+            (private_segment, b(r2.enable_private_segment)),
+            (
+                "system_sgpr_workgroup_id_x",
+                b(r2.enable_sgpr_workgroup_id_x),
+            ),
+            (
+                "system_sgpr_workgroup_id_y",
+                b(r2.enable_sgpr_workgroup_id_y),
+            ),
+            (
+                "system_sgpr_workgroup_id_z",
+                b(r2.enable_sgpr_workgroup_id_z),
+            ),
+            (
+                "system_sgpr_workgroup_info",
+                b(r2.enable_sgpr_workgroup_info),
+            ),
+            ("system_vgpr_workitem_id", b(r2.enable_vgpr_workitem_id)),
+            (
+                "exception_fp_ieee_invalid_op",
+                b(r2.enable_exception_ieee_754_fp_invalid_operation),
+            ),
+            (
+                "exception_fp_denorm_src",
+                b(r2.enable_exception_fp_denormal_source),
+            ),
+            (
+                "exception_fp_ieee_div_zero",
+                b(r2.enable_exception_ieee_754_fp_division_by_zero),
+            ),
+            (
+                "exception_fp_ieee_overflow",
+                b(r2.enable_exception_ieee_754_fp_overflow),
+            ),
+            (
+                "exception_fp_ieee_underflow",
+                b(r2.enable_exception_ieee_754_fp_underflow),
+            ),
+            (
+                "exception_fp_ieee_inexact",
+                b(r2.enable_exception_ieee_754_fp_inexact),
+            ),
+            (
+                "exception_int_div_zero",
+                b(r2.enable_exception_int_divide_by_zero),
+            ),
+            ("user_sgpr_count", b(r2.user_sgpr_count)),
+            (
+                "user_sgpr_private_segment_buffer",
+                b(p.enable_sgpr_private_segment_buffer),
+            ),
+            ("user_sgpr_dispatch_ptr", b(p.enable_sgpr_dispatch_ptr)),
+            ("user_sgpr_queue_ptr", b(p.enable_sgpr_queue_ptr)),
+            (
+                "user_sgpr_kernarg_segment_ptr",
+                b(p.enable_sgpr_kernarg_segment_ptr),
+            ),
+            ("user_sgpr_dispatch_id", b(p.enable_sgpr_dispatch_id)),
+            (
+                "user_sgpr_flat_scratch_init",
+                b(p.enable_sgpr_flat_scratch_init),
+            ),
+            (
+                "user_sgpr_private_segment_size",
+                b(p.enable_sgpr_private_segment_size),
+            ),
+            (
+                "user_sgpr_kernarg_preload_length",
+                b(self.kernarg_preload_spec_length),
+            ),
+            (
+                "user_sgpr_kernarg_preload_offset",
+                b(self.kernarg_preload_spec_offset),
+            ),
+            ("wavefront_size32", b(p.enable_wavefront_size32)),
+            ("uses_dynamic_stack", b(p.uses_dynamic_stack)),
+        ]
+    }
+
     /// Work-item ID dimensions delivered in VGPRs (1, 2 or 3).
     pub fn workitem_id_dims(&self) -> u32 {
         self.compute_pgm_rsrc2.enable_vgpr_workitem_id.min(2) + 1

@@ -22,3 +22,6 @@ pub use elf::{AmdgpuFlags, FeatureState};
 pub use error::{Error, ErrorKind, Result};
 pub use metadata::{KernelArg, KernelMeta, Metadata, ValueKind};
 pub use object::{CodeObject, Function, Kernel, Text};
+
+#[cfg(test)]
+mod tests;
