@@ -718,3 +718,153 @@ fn generic_targets_carry_their_version() {
         "{h}"
     );
 }
+
+/// A deterministic xorshift64* generator for the mutation test.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Calls every accessor of everything a container holds, as a disassembler
+/// or loader would.
+pub(crate) fn exercise(name: &str, bytes: &[u8]) -> Result<usize> {
+    let c = Container::parse(name, bytes)?;
+    let _ = c.targets();
+    let mut n = 0;
+    for e in c.code_objects() {
+        let co = match CodeObject::parse(&e.name, e.bytes.clone()) {
+            Ok(co) => co,
+            Err(err) => {
+                assert!(err.to_string().starts_with(&e.name), "{err}");
+                continue;
+            }
+        };
+        for k in co.kernels() {
+            let _ = k.descriptor.directives(co.target());
+            let _ = (
+                k.descriptor.vgpr_count(co.target()),
+                k.descriptor.sgpr_count(co.target()),
+            );
+            let _ = (k.descriptor.to_bytes(), k.descriptor.system_sgpr_count());
+            let _ = (
+                co.symbol_at(k.entry),
+                co.function_at(k.entry),
+                k.code_range(),
+            );
+            n += 1;
+        }
+        for f in co.functions() {
+            let _ = co.symbol_at(f.address.wrapping_add(f.size / 2));
+        }
+        if let Some(t) = co.text() {
+            let _ = co.symbol_at(t.address);
+        }
+        for s in &co.elf().sections {
+            let _ = co.section_data(s);
+        }
+        let _ = (co.target_id(), co.metadata(), co.symbol_at(u64::MAX));
+    }
+    for t in Target::ALL {
+        let _ = c.select(t);
+    }
+    Ok(n)
+}
+
+#[test]
+fn mutated_and_truncated_inputs_give_located_errors_not_panics() {
+    let dir = TempDir::new("mutate");
+    let co = fs::read(compile_cl(&dir, KERNELS_CL, "gfx942", 5, &[])).unwrap();
+    let src = dir.path("m.hip");
+    fs::write(
+        &src,
+        "extern \"C\" __attribute__((global)) void k(float *a) { a[0] = 1; }",
+    )
+    .unwrap();
+    let bundle = dir.path("m.bundle");
+    let ccob = dir.path("m.ccob");
+    let args = [
+        "-x",
+        "hip",
+        "--offload-arch=gfx90a",
+        "-nogpulib",
+        "-nogpuinc",
+        "-O2",
+        "--cuda-device-only",
+        src.to_str().unwrap(),
+        "-o",
+    ];
+    let mut a = args.to_vec();
+    a.push(bundle.to_str().unwrap());
+    run("clang++-22", &a, &[]);
+    let mut a = args.to_vec();
+    a.insert(0, "--offload-compress");
+    a.push(ccob.to_str().unwrap());
+    run("clang++-22", &a, &[]);
+    let samples = [
+        ("k.hsaco", co, 3000),
+        ("m.bundle", fs::read(&bundle).unwrap(), 1500),
+        ("m.ccob", fs::read(&ccob).unwrap(), 300),
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut errors = 0;
+    for (name, orig, cases) in &samples {
+        assert!(exercise(name, orig).unwrap() > 0, "{name}");
+        for case in 0..*cases {
+            let mut b = orig.clone();
+            match case % 4 {
+                // Truncation anywhere.
+                0 => b.truncate(rng.below(orig.len())),
+                // A few random bytes anywhere.
+                1 => {
+                    for _ in 0..1 + rng.below(8) {
+                        let i = rng.below(b.len());
+                        b[i] = rng.next() as u8;
+                    }
+                }
+                // A header field (ELF/bundle headers, first 256 bytes) set
+                // to an extreme value.
+                2 => {
+                    let i = rng.below(256.min(b.len() - 8));
+                    let v = [u64::MAX, 0, 1 << 63, rng.next(), 0xffff][rng.below(5)];
+                    let w = [2usize, 4, 8][rng.below(3)];
+                    b[i..i + w].copy_from_slice(&v.to_le_bytes()[..w]);
+                }
+                // A word in the tail (section headers, string and symbol
+                // tables of an ELF) set to an extreme value.
+                _ => {
+                    let lo = b.len() / 2;
+                    let i = lo + rng.below(b.len() - lo - 8);
+                    let v = [u64::MAX, 0, u64::from(u32::MAX), rng.next()][rng.below(4)];
+                    b[i..i + 8].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+            if let Err(e) = exercise(name, &b) {
+                errors += 1;
+                let text = e.to_string();
+                assert!(text.starts_with(name), "{text}");
+                assert!(text.contains("at byte offset 0x"), "{text}");
+                if case % 4 == 0 && b.len() < 16 {
+                    assert!(
+                        matches!(
+                            e.kind,
+                            ErrorKind::Truncated { .. } | ErrorKind::UnknownFormat
+                        ),
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+    // Most mutations must be detected somewhere.
+    assert!(errors > 1000, "only {errors} errors");
+}
