@@ -868,3 +868,82 @@ fn mutated_and_truncated_inputs_give_located_errors_not_panics() {
     // Most mutations must be detected somewhere.
     assert!(errors > 1000, "only {errors} errors");
 }
+
+#[test]
+fn relocatable_code_objects_match_llvm() {
+    let dir = TempDir::new("rel");
+    for target in Target::ALL {
+        let path = compile_cl(&dir, KERNELS_CL, target.name(), 6, &["-c"]);
+        let co = CodeObject::parse(path.to_str().unwrap(), fs::read(&path).unwrap()).unwrap();
+        assert!(co.elf().header.is_relocatable());
+        assert_eq!(co.text().unwrap().address, 0);
+        check_against_llvm(&path, &co);
+    }
+}
+
+#[test]
+fn linked_fat_binaries_hold_one_bundle_per_translation_unit() {
+    let dir = TempDir::new("link");
+    let mut objs = Vec::new();
+    for (i, name) in ["first", "second"].iter().enumerate() {
+        let src = dir.path(&format!("{name}.hip"));
+        fs::write(
+            &src,
+            format!("{HIP_PRELUDE}extern \"C\" __attribute__((global)) void {name}(float *a) {{ a[0] = {i}; }}"),
+        )
+        .unwrap();
+        let obj = dir.path(&format!("{name}.o"));
+        run(
+            "clang++-22",
+            &[
+                "-x",
+                "hip",
+                "--offload-arch=gfx90a",
+                "--offload-arch=gfx950",
+                "-nogpulib",
+                "-nogpuinc",
+                "-O2",
+                "-fPIC",
+                "-c",
+                src.to_str().unwrap(),
+                "-o",
+                obj.to_str().unwrap(),
+            ],
+            &[],
+        );
+        objs.push(obj);
+    }
+    let so = dir.path("lib.so");
+    let (a, b) = (objs[0].to_str().unwrap(), objs[1].to_str().unwrap());
+    run(
+        "clang++-22",
+        &["-shared", "-nostdlib", a, b, "-o", so.to_str().unwrap()],
+        &[],
+    );
+    let c = Container::parse("lib.so", &fs::read(&so).unwrap()).unwrap();
+    assert_eq!(c.kind, ContainerKind::HipFatBinary);
+    assert_eq!(c.entries.len(), 6);
+    assert_eq!(c.targets(), ["gfx90a", "gfx950"]);
+    // Bundles start at 4096-byte boundaries of the section.
+    assert!(
+        c.entries
+            .iter()
+            .all(|e| e.bundle_offset % FATBIN_ALIGN_TEST == 0)
+    );
+    for target in [Target::Gfx90a, Target::Gfx950] {
+        let all = c.select_all(target).unwrap();
+        let names: Vec<&str> = all.iter().map(|co| co.kernels()[0].name.as_str()).collect();
+        assert_eq!(names, ["first", "second"]);
+        for (i, co) in all.iter().enumerate() {
+            let x = dir.path(&format!("{target}-{i}.co"));
+            fs::write(&x, co.bytes()).unwrap();
+            check_against_llvm(&x, co);
+        }
+    }
+}
+
+const FATBIN_ALIGN_TEST: u64 = crate::bundle::FATBIN_ALIGN;
+
+/// Host-side declaration a HIP kernel launch stub needs without HIP headers.
+const HIP_PRELUDE: &str = "typedef struct { unsigned x, y, z; } dim3;\n\
+    extern \"C\" int hipLaunchKernel(const void*, dim3, dim3, void**, unsigned long, void*);\n";
