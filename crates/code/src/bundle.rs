@@ -21,7 +21,7 @@ pub const FATBIN_ALIGN: u64 = 4096;
 pub const MAX_DECOMPRESSED: u64 = 1 << 30;
 
 /// What kind of file [`Container::parse`] read.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ContainerKind {
     /// A bare AMDGPU ELF code object.
     CodeObject,
@@ -35,7 +35,7 @@ pub enum ContainerKind {
 
 /// A bundle entry ID split into its parts:
 /// `<offload kind>-<arch>-<vendor>-<os>-<env>-<target id>`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct BundleId {
     /// The whole ID as written (`hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-`).
     pub id: String,
@@ -81,7 +81,7 @@ impl BundleId {
 }
 
 /// One embedded file: a bundle entry, or the bare code object itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Entry {
     /// Entry ID (for a bare code object: `amdgcn-amd-amdhsa--<target id>`).
     pub id: BundleId,
@@ -92,6 +92,7 @@ pub struct Entry {
     pub offset: u64,
     /// Offset of the bundle in the file.
     pub bundle_offset: u64,
+    #[serde(skip)]
     pub bytes: Vec<u8>,
 }
 

@@ -16,7 +16,7 @@ fn bit(v: u32, b: u32) -> bool {
 }
 
 /// COMPUTE_PGM_RSRC1.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PgmRsrc1 {
     pub raw: u32,
     /// Bits 0-5.
@@ -82,7 +82,7 @@ impl PgmRsrc1 {
 }
 
 /// COMPUTE_PGM_RSRC2.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PgmRsrc2 {
     pub raw: u32,
     /// Bit 0: scratch (private segment) wave offset enabled.
@@ -143,7 +143,7 @@ impl PgmRsrc2 {
 }
 
 /// COMPUTE_PGM_RSRC3 as defined for gfx90a and gfx942/gfx950.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PgmRsrc3 {
     pub raw: u32,
     /// Bits 0-5: first AccVGPR in the unified register file is
@@ -164,7 +164,7 @@ impl PgmRsrc3 {
 }
 
 /// The kernel code properties (descriptor bytes 56-57).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct KernelCodeProperties {
     pub raw: u16,
     /// Bit 0 (4 user SGPRs).
@@ -226,7 +226,7 @@ impl KernelCodeProperties {
 }
 
 /// The kernel descriptor.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct KernelDescriptor {
     /// Bytes 0-3.
     pub group_segment_fixed_size: u32,

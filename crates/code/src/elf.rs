@@ -37,7 +37,7 @@ const PHDR_SIZE: u64 = 56;
 const SYM_SIZE: u64 = 24;
 
 /// The state of a target feature (`xnack`, `sramecc`) in a code object.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum FeatureState {
     /// The target does not support the feature.
     Unsupported,
@@ -69,7 +69,7 @@ impl FeatureState {
 }
 
 /// The AMDGPU interpretation of ELF `e_flags`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct AmdgpuFlags {
     /// EF_AMDGPU_MACH (bits 0-7).
     pub mach: u32,
@@ -144,7 +144,7 @@ pub fn mach_name(mach: u32) -> Option<&'static str> {
 }
 
 /// The ELF file header fields this reader keeps.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Header {
     /// `EI_OSABI`.
     pub os_abi: u8,
@@ -184,7 +184,7 @@ impl Header {
 }
 
 /// One section header.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Section {
     /// Index in the section header table.
     pub index: u32,
@@ -223,7 +223,7 @@ impl Section {
 }
 
 /// One program header.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Segment {
     /// `p_type`.
     pub kind: u32,
@@ -244,7 +244,7 @@ pub struct Segment {
 }
 
 /// `STT_*` symbol types.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum SymbolType {
     NoType,
     Object,
@@ -290,7 +290,7 @@ impl SymbolType {
 }
 
 /// `STB_*` symbol bindings.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum SymbolBinding {
     Local,
     Global,
@@ -320,7 +320,7 @@ impl SymbolBinding {
 }
 
 /// Which symbol table a symbol came from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum SymbolTable {
     /// `.symtab` (SHT_SYMTAB).
     Symtab,
@@ -329,7 +329,7 @@ pub enum SymbolTable {
 }
 
 /// One symbol table entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Symbol {
     /// Name from the linked string table.
     pub name: String,

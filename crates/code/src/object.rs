@@ -10,7 +10,7 @@ use crate::msgpack::Value;
 use rocjitsu_isa::Target;
 
 /// A kernel: its descriptor (`name.kd`), metadata entry and code.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Kernel {
     /// Kernel name (the descriptor symbol without `.kd`).
     pub name: String,
@@ -37,7 +37,7 @@ impl Kernel {
 }
 
 /// A function symbol (STT_FUNC): kernels and the functions they call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Function {
     pub name: String,
     pub address: u64,

@@ -457,6 +457,14 @@ fn opencl_code_objects_match_llvm_for_all_targets_and_versions() {
                     .group_segment_fixed_size,
                 1024
             );
+            // Kernels serialize for JSON output.
+            let j = serde_json::to_value(add).unwrap();
+            assert_eq!(j["descriptor"]["kernarg_size"], 24);
+            assert_eq!(
+                j["metadata"]["args"][3]["value_kind"],
+                "dynamic_shared_pointer"
+            );
+            assert_eq!(j["metadata"]["raw"][".name"], "add");
             // The callee is a function but not a kernel, and functions are sorted.
             let helper = co.functions().iter().find(|f| f.name == "helper").unwrap();
             assert!(!helper.is_kernel);
