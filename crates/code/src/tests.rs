@@ -233,8 +233,9 @@ fn vis_name(v: u8) -> &'static str {
 }
 
 /// Compares headers, sections, symbols, metadata and descriptors of a
-/// parsed code object with LLVM's tools.
-pub(crate) fn check_against_llvm(path: &Path, co: &CodeObject) {
+/// parsed code object with LLVM's tools; returns how many kernel
+/// descriptors LLVM decoded and were compared.
+pub(crate) fn check_against_llvm(path: &Path, co: &CodeObject) -> usize {
     let p = path.to_str().unwrap();
     let elf = co.elf();
 
@@ -361,9 +362,17 @@ pub(crate) fn check_against_llvm(path: &Path, co: &CodeObject) {
         "{p}: {theirs:?}"
     );
     assert_eq!(to_yaml(&md.raw), theirs, "{p}: metadata");
-    assert_eq!(
-        md.target.as_deref(),
-        Some(format!("amdgcn-amd-amdhsa--{}", co.target_id()).as_str())
+    // clang writes the target ID of e_flags; other producers (Triton) may not.
+    let clang_target = md
+        .target
+        .as_deref()
+        .is_some_and(|t| t.starts_with("amdgcn-"));
+    assert!(
+        !clang_target
+            || md.target.as_deref()
+                == Some(format!("amdgcn-amd-amdhsa--{}", co.target_id()).as_str()),
+        "{p}: {:?}",
+        md.target
     );
 
     // Kernel descriptors: every directive LLVM prints has our value.
@@ -377,10 +386,15 @@ pub(crate) fn check_against_llvm(path: &Path, co: &CodeObject) {
     .name;
     let llvm = objdump_descriptors(path, kd_section);
     assert_eq!(llvm.len(), co.kernels().len(), "{p}: kernel count");
+    let mut compared = 0;
     for k in co.kernels() {
         let ours: BTreeMap<&str, u64> = k.descriptor.directives(co.target()).into_iter().collect();
         let theirs = &llvm[&k.descriptor_symbol];
-        assert!(theirs.len() > 5, "{p}: {theirs:?}");
+        // llvm-objdump declines some descriptors ("; error decoding X.kd:
+        // kernel descriptor must be 64-byte aligned" for the last one of a
+        // .rodata with trailing strings); those have no directives to compare.
+        assert!(theirs.len() > 5 || theirs.is_empty(), "{p}: {theirs:?}");
+        compared += usize::from(!theirs.is_empty());
         for (name, v) in theirs {
             assert_eq!(
                 ours.get(name.as_str()),
@@ -416,6 +430,7 @@ pub(crate) fn check_against_llvm(path: &Path, co: &CodeObject) {
             Some(k.name.as_str())
         );
     }
+    compared
 }
 
 #[test]
@@ -428,7 +443,7 @@ fn opencl_code_objects_match_llvm_for_all_targets_and_versions() {
             let co = CodeObject::parse(path.to_str().unwrap(), bytes.clone()).unwrap();
             assert_eq!(co.target(), target);
             assert_eq!(co.code_object_version(), cov);
-            check_against_llvm(&path, &co);
+            assert_eq!(check_against_llvm(&path, &co), 3);
 
             let names: Vec<&str> = co.kernels().iter().map(|k| k.name.as_str()).collect();
             assert_eq!(names, ["add", "lds", "empty"]);
@@ -499,7 +514,7 @@ fn kernarg_preload_matches_llvm() {
             &["-mllvm", "-amdgpu-kernarg-preload-count=2"],
         );
         let co = CodeObject::parse(path.to_str().unwrap(), fs::read(&path).unwrap()).unwrap();
-        check_against_llvm(&path, &co);
+        assert!(check_against_llvm(&path, &co) > 0);
         let kd = &co.kernel("lds").unwrap().descriptor;
         // Pointer (2 SGPRs) and int (1 SGPR).
         assert_eq!(kd.kernarg_preload_spec_length, 3, "{target}");
@@ -630,7 +645,7 @@ extern "C" __attribute__((global)) void dynlds(float *a) {
             assert_eq!(entry.bytes, fs::read(&x).unwrap(), "{p}: {id}");
             let co = c.select(target).unwrap();
             assert_eq!(co.target(), target);
-            check_against_llvm(&x, &co);
+            assert!(check_against_llvm(&x, &co) > 0);
             let dynlds = co.kernel("dynlds").unwrap().metadata.clone().unwrap();
             // One explicit argument, then the code object v5 hidden ones.
             assert_eq!(dynlds.explicit_args().count(), 1);
@@ -679,7 +694,7 @@ fn unknown_targets_and_wrong_machines_are_named() {
     assert_eq!(co.flags().xnack, FeatureState::On);
     assert_eq!(co.flags().sramecc, FeatureState::Off);
     assert_eq!(co.target_id(), "gfx90a:sramecc-:xnack+");
-    check_against_llvm(&path, &co);
+    assert!(check_against_llvm(&path, &co) > 0);
 
     // A host object without a fat binary.
     let host = dir.path("host.o");
@@ -885,7 +900,7 @@ fn relocatable_code_objects_match_llvm() {
         let co = CodeObject::parse(path.to_str().unwrap(), fs::read(&path).unwrap()).unwrap();
         assert!(co.elf().header.is_relocatable());
         assert_eq!(co.text().unwrap().address, 0);
-        check_against_llvm(&path, &co);
+        assert!(check_against_llvm(&path, &co) > 0);
     }
 }
 
@@ -945,7 +960,7 @@ fn linked_fat_binaries_hold_one_bundle_per_translation_unit() {
         for (i, co) in all.iter().enumerate() {
             let x = dir.path(&format!("{target}-{i}.co"));
             fs::write(&x, co.bytes()).unwrap();
-            check_against_llvm(&x, co);
+            assert!(check_against_llvm(&x, co) > 0);
         }
     }
 }
@@ -955,3 +970,38 @@ const FATBIN_ALIGN_TEST: u64 = crate::bundle::FATBIN_ALIGN;
 /// Host-side declaration a HIP kernel launch stub needs without HIP headers.
 const HIP_PRELUDE: &str = "typedef struct { unsigned x, y, z; } dim3;\n\
     extern \"C\" int hipLaunchKernel(const void*, dim3, dim3, void**, unsigned long, void*);\n";
+
+/// Every code object of the kernel corpus (`make corpus` builds
+/// `build/corpus/<target>/*.hsaco`: OpenCL, HIP and Triton kernels) against
+/// LLVM's tools. Set ROCJITSU_CORPUS to read another directory.
+#[test]
+#[ignore = "needs the built kernel corpus (make corpus); run with --ignored"]
+fn corpus_code_objects_match_llvm() {
+    let root = std::env::var("ROCJITSU_CORPUS").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build/corpus"),
+        PathBuf::from,
+    );
+    let mut files = Vec::new();
+    let mut dirs = vec![root.clone()];
+    while let Some(d) = dirs.pop() {
+        let entries =
+            fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}: run make corpus", d.display()));
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "hsaco") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no .hsaco under {}", root.display());
+    let mut kernels = 0;
+    for f in &files {
+        let co = CodeObject::parse(f.to_str().unwrap(), fs::read(f).unwrap()).unwrap();
+        check_against_llvm(f, &co);
+        kernels += co.kernels().len();
+    }
+    eprintln!("{} code objects, {kernels} kernels match LLVM", files.len());
+}
