@@ -810,10 +810,13 @@ fn mutated_and_truncated_inputs_give_located_errors_not_panics() {
     let src = dir.path("m.hip");
     fs::write(
         &src,
-        "extern \"C\" __attribute__((global)) void k(float *a) { a[0] = 1; }",
+        format!(
+            "{HIP_PRELUDE}extern \"C\" __attribute__((global)) void k(float *a) {{ a[0] = 1; }}"
+        ),
     )
     .unwrap();
     let bundle = dir.path("m.bundle");
+    let host = dir.path("m.o");
     let ccob = dir.path("m.ccob");
     let args = [
         "-x",
@@ -833,16 +836,26 @@ fn mutated_and_truncated_inputs_give_located_errors_not_panics() {
     a.insert(0, "--offload-compress");
     a.push(ccob.to_str().unwrap());
     run("clang++-22", &a, &[]);
+    let mut a = args.to_vec();
+    a[6] = "-c";
+    a.push(host.to_str().unwrap());
+    run("clang++-22", &a, &[]);
     let samples = [
         ("k.hsaco", co, 3000),
         ("m.bundle", fs::read(&bundle).unwrap(), 1500),
         ("m.ccob", fs::read(&ccob).unwrap(), 300),
+        ("m.o", fs::read(&host).unwrap(), 1500),
     ];
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // ROCJITSU_MUTATIONS=N runs N times as many cases (and another seed).
+    let scale: usize = std::env::var("ROCJITSU_MUTATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ scale as u64);
     let mut errors = 0;
     for (name, orig, cases) in &samples {
         assert!(exercise(name, orig).unwrap() > 0, "{name}");
-        for case in 0..*cases {
+        for case in 0..*cases * scale {
             let mut b = orig.clone();
             match case % 4 {
                 // Truncation anywhere.
