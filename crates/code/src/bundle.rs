@@ -96,13 +96,32 @@ pub struct Entry {
     pub bytes: Vec<u8>,
 }
 
+/// A `__hip_fatbin_wrapper` from a host ELF's `.hipFatBinSegment`: the
+/// structure the HIP runtime registers, pointing at one bundle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FatbinWrapper {
+    /// Offset of the wrapper in the file.
+    pub offset: u64,
+    /// `HIPF` (0x48495046) in a valid wrapper.
+    pub magic: u32,
+    pub version: u32,
+    /// Address of the bundle: resolved in linked files, 0 in relocatable
+    /// objects (where a relocation supplies it).
+    pub binary: u64,
+}
+
+/// Magic of a `__hip_fatbin_wrapper`.
+pub const HIP_FATBIN_WRAPPER_MAGIC: u32 = 0x4849_5046;
+
 /// A parsed container and its entries.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Container {
     pub name: String,
     pub kind: ContainerKind,
     /// Every entry, host entries included, in file order.
     pub entries: Vec<Entry>,
+    /// For a HIP fat binary: the wrappers of `.hipFatBinSegment`, in order.
+    pub wrappers: Vec<FatbinWrapper>,
 }
 
 impl Container {
@@ -118,6 +137,7 @@ impl Container {
                     ContainerKind::OffloadBundle
                 },
                 entries,
+                wrappers: Vec::new(),
             });
         }
         if !elf::is_elf(bytes) {
@@ -136,6 +156,7 @@ impl Container {
                     bundle_offset: 0,
                     bytes: bytes.to_vec(),
                 }],
+                wrappers: Vec::new(),
             });
         }
         let Some(sec) = e.section(".hip_fatbin") else {
@@ -154,10 +175,26 @@ impl Container {
         };
         let data = e.section_data(name, bytes, sec)?;
         let entries = parse_fatbin(name, &sec.name, data, sec.offset)?;
+        let mut wrappers = Vec::new();
+        if let Some(seg) = e.section(".hipFatBinSegment") {
+            let d = e.section_data(name, bytes, seg)?;
+            for (i, w) in d.chunks_exact(24).enumerate() {
+                let u32_at = |o: usize| u32::from_le_bytes([w[o], w[o + 1], w[o + 2], w[o + 3]]);
+                let mut p = [0u8; 8];
+                p.copy_from_slice(&w[8..16]);
+                wrappers.push(FatbinWrapper {
+                    offset: seg.offset + 24 * i as u64,
+                    magic: u32_at(0),
+                    version: u32_at(4),
+                    binary: u64::from_le_bytes(p),
+                });
+            }
+        }
         Ok(Container {
             name: name.to_string(),
             kind: ContainerKind::HipFatBinary,
             entries,
+            wrappers,
         })
     }
 

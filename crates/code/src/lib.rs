@@ -16,7 +16,7 @@ pub mod metadata;
 pub mod msgpack;
 pub mod object;
 
-pub use bundle::{BundleId, Container, ContainerKind, Entry};
+pub use bundle::{BundleId, Container, ContainerKind, Entry, FatbinWrapper};
 pub use descriptor::KernelDescriptor;
 pub use elf::{AmdgpuFlags, FeatureState};
 pub use error::{Error, ErrorKind, Result};

@@ -960,12 +960,29 @@ fn linked_fat_binaries_hold_one_bundle_per_translation_unit() {
     assert_eq!(c.kind, ContainerKind::HipFatBinary);
     assert_eq!(c.entries.len(), 6);
     assert_eq!(c.targets(), ["gfx90a", "gfx950"]);
-    // Bundles start at 4096-byte boundaries of the section.
+    // Bundles start at 4096-byte boundaries of the section, where the
+    // runtime's wrappers point.
     assert!(
         c.entries
             .iter()
             .all(|e| e.bundle_offset % FATBIN_ALIGN_TEST == 0)
     );
+    let elf = elf::Elf::parse_any("lib.so", &fs::read(&so).unwrap()).unwrap();
+    let fatbin = elf.section(".hip_fatbin").unwrap();
+    let mut starts: Vec<u64> = c
+        .entries
+        .iter()
+        .map(|e| e.bundle_offset - fatbin.offset + fatbin.addr)
+        .collect();
+    starts.dedup();
+    assert_eq!(c.wrappers.len(), 2);
+    assert!(
+        c.wrappers
+            .iter()
+            .all(|w| w.magic == crate::bundle::HIP_FATBIN_WRAPPER_MAGIC && w.version == 1)
+    );
+    let pointed: Vec<u64> = c.wrappers.iter().map(|w| w.binary).collect();
+    assert_eq!(pointed, starts);
     for target in [Target::Gfx90a, Target::Gfx950] {
         let all = c.select_all(target).unwrap();
         let names: Vec<&str> = all.iter().map(|co| co.kernels()[0].name.as_str()).collect();
