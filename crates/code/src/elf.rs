@@ -510,6 +510,32 @@ impl Elf {
         })
     }
 
+    /// The section a symbol is defined in (`None` for undefined, absolute
+    /// and common symbols).
+    pub fn symbol_section(&self, sym: &Symbol) -> Option<&Section> {
+        if sym.shndx == 0 || sym.shndx >= 0xff00 {
+            return None;
+        }
+        self.sections.get(usize::from(sym.shndx))
+    }
+
+    /// The file offset of `len` bytes at virtual address `addr`, through the
+    /// PT_LOAD segments (for relocatable objects, which have none, through
+    /// the sections' addresses).
+    pub fn file_offset_of(&self, addr: u64, len: u64) -> Option<u64> {
+        const PT_LOAD: u32 = 1;
+        let end = addr.checked_add(len)?;
+        if let Some(p) = self.segments.iter().find(|p| {
+            p.kind == PT_LOAD && p.vaddr <= addr && end <= p.vaddr.saturating_add(p.filesz)
+        }) {
+            return p.offset.checked_add(addr - p.vaddr);
+        }
+        let s = self.sections.iter().find(|s| {
+            s.has_file_data() && s.addr <= addr && end <= s.addr.saturating_add(s.size)
+        })?;
+        s.offset.checked_add(addr - s.addr)
+    }
+
     /// The section with this name.
     pub fn section(&self, name: &str) -> Option<&Section> {
         self.sections.iter().find(|s| s.name == name)

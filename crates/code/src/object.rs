@@ -203,6 +203,15 @@ impl CodeObject {
         })
     }
 
+    /// `len` bytes at virtual address `addr` as the loader would map them
+    /// (file data only: NOBITS and the zero-filled tail of segments are not
+    /// readable here).
+    pub fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let off = self.elf.file_offset_of(addr, len)?;
+        self.bytes
+            .get(usize::try_from(off).ok()?..usize::try_from(off.checked_add(len)?).ok()?)
+    }
+
     /// File bytes of a section.
     pub fn section_data(&self, s: &Section) -> &[u8] {
         self.elf

@@ -493,6 +493,21 @@ fn opencl_code_objects_match_llvm_for_all_targets_and_versions() {
             assert!(add.code_range().start >= text.address);
             assert!(add.code_range().end <= text.address + text.bytes.len() as u64);
             assert_eq!(co.function_at(add.entry + 4).unwrap().name, "add");
+            // Reading by address: the descriptor and the first code bytes.
+            let kd = co.bytes_at(add.descriptor_address, 64).unwrap();
+            assert_eq!(kd, add.descriptor.to_bytes());
+            let off = (add.entry - text.address) as usize;
+            assert_eq!(
+                co.bytes_at(add.entry, 8).unwrap(),
+                &text.bytes[off..off + 8]
+            );
+            let kd_sym = co
+                .elf()
+                .symbols
+                .iter()
+                .find(|s| s.name == "add.kd")
+                .unwrap();
+            assert_eq!(co.elf().symbol_section(kd_sym).unwrap().name, ".rodata");
 
             // A bare code object is a container of one.
             let c = Container::parse("k.hsaco", &bytes).unwrap();
@@ -788,6 +803,7 @@ pub(crate) fn exercise(name: &str, bytes: &[u8]) -> Result<usize> {
         }
         for f in co.functions() {
             let _ = co.symbol_at(f.address.wrapping_add(f.size / 2));
+            let _ = co.bytes_at(f.address, f.size);
         }
         if let Some(t) = co.text() {
             let _ = co.symbol_at(t.address);

@@ -41,6 +41,7 @@ fuzz_target!(|data: &[u8]| {
         }
         for f in co.functions() {
             let _ = co.symbol_at(f.address.wrapping_add(f.size / 2));
+            let _ = co.bytes_at(f.address, f.size);
         }
         if let Some(t) = co.text() {
             let _ = co.function_at(t.address);
