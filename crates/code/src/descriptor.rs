@@ -225,6 +225,47 @@ impl KernelCodeProperties {
     }
 }
 
+/// What the CP or ADC writes into an SGPR at wave launch (AMDGPUUsage
+/// "Initial Kernel Execution State"), in SGPR order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum SgprUse {
+    /// 4 SGPRs: the scratch buffer resource (not on architected flat
+    /// scratch targets such as gfx942).
+    PrivateSegmentBuffer,
+    /// 2 SGPRs: address of the AQL dispatch packet.
+    DispatchPtr,
+    /// 2 SGPRs: address of the AQL queue.
+    QueuePtr,
+    /// 2 SGPRs: address of the kernel arguments.
+    KernargSegmentPtr,
+    /// 2 SGPRs: the 64-bit dispatch ID.
+    DispatchId,
+    /// 2 SGPRs: flat scratch base and size.
+    FlatScratchInit,
+    /// 1 SGPR: per work-item private segment size.
+    PrivateSegmentSize,
+    /// Kernel argument dwords preloaded from the kernarg segment.
+    PreloadedKernargs,
+    /// 1 SGPR each: the workgroup ID in X, Y, Z.
+    WorkgroupIdX,
+    WorkgroupIdY,
+    WorkgroupIdZ,
+    /// 1 SGPR: workgroup information.
+    WorkgroupInfo,
+    /// 1 SGPR: the wave's offset into the scratch segment.
+    PrivateSegmentWaveOffset,
+}
+
+/// One run of SGPRs initialized at launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SgprSlot {
+    pub what: SgprUse,
+    /// First SGPR index.
+    pub first: u32,
+    /// Number of SGPRs.
+    pub count: u32,
+}
+
 /// The kernel descriptor.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct KernelDescriptor {
@@ -461,6 +502,110 @@ impl KernelDescriptor {
         ]
     }
 
+    /// The SGPRs initialized at wave launch, in order: the user SGPRs the
+    /// code properties enable, the preloaded kernel arguments, then the
+    /// system SGPRs, which start at COMPUTE_PGM_RSRC2.USER_SGPR_COUNT.
+    pub fn sgpr_layout(&self) -> Vec<SgprSlot> {
+        let p = &self.kernel_code_properties;
+        let r = &self.compute_pgm_rsrc2;
+        let mut out = Vec::new();
+        let mut next = 0;
+        let mut push = |what, on: bool, count: u32, next: &mut u32| {
+            if on && count > 0 {
+                out.push(SgprSlot {
+                    what,
+                    first: *next,
+                    count,
+                });
+                *next += count;
+            }
+        };
+        push(
+            SgprUse::PrivateSegmentBuffer,
+            p.enable_sgpr_private_segment_buffer,
+            4,
+            &mut next,
+        );
+        push(
+            SgprUse::DispatchPtr,
+            p.enable_sgpr_dispatch_ptr,
+            2,
+            &mut next,
+        );
+        push(SgprUse::QueuePtr, p.enable_sgpr_queue_ptr, 2, &mut next);
+        push(
+            SgprUse::KernargSegmentPtr,
+            p.enable_sgpr_kernarg_segment_ptr,
+            2,
+            &mut next,
+        );
+        push(SgprUse::DispatchId, p.enable_sgpr_dispatch_id, 2, &mut next);
+        push(
+            SgprUse::FlatScratchInit,
+            p.enable_sgpr_flat_scratch_init,
+            2,
+            &mut next,
+        );
+        push(
+            SgprUse::PrivateSegmentSize,
+            p.enable_sgpr_private_segment_size,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::PreloadedKernargs,
+            true,
+            self.kernarg_preload_spec_length,
+            &mut next,
+        );
+        let mut next = r.user_sgpr_count.max(next);
+        push(
+            SgprUse::WorkgroupIdX,
+            r.enable_sgpr_workgroup_id_x,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::WorkgroupIdY,
+            r.enable_sgpr_workgroup_id_y,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::WorkgroupIdZ,
+            r.enable_sgpr_workgroup_id_z,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::WorkgroupInfo,
+            r.enable_sgpr_workgroup_info,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::PrivateSegmentWaveOffset,
+            r.enable_private_segment,
+            1,
+            &mut next,
+        );
+        out
+    }
+
+    /// The first SGPR of `what`, if the descriptor enables it.
+    pub fn sgpr_of(&self, what: SgprUse) -> Option<u32> {
+        self.sgpr_layout()
+            .into_iter()
+            .find(|s| s.what == what)
+            .map(|s| s.first)
+    }
+
+    /// Work-item IDs arrive packed in v0 (X bits 0-9, Y 10-19, Z 20-29) on
+    /// gfx90a, gfx942 and gfx950; earlier GFX9 used v0, v1, v2.
+    pub fn workitem_ids_packed(&self, _target: Target) -> bool {
+        true
+    }
+
     /// Work-item ID dimensions delivered in VGPRs (1, 2 or 3).
     pub fn workitem_id_dims(&self) -> u32 {
         self.compute_pgm_rsrc2.enable_vgpr_workitem_id.min(2) + 1
@@ -505,5 +650,19 @@ mod tests {
         assert_eq!(kd.system_sgpr_count(), 1);
         assert_eq!(kd.kernarg_preload_spec_length, 2);
         assert_eq!(kd.to_bytes(), b);
+        let layout: Vec<(SgprUse, u32, u32)> = kd
+            .sgpr_layout()
+            .iter()
+            .map(|s| (s.what, s.first, s.count))
+            .collect();
+        assert_eq!(
+            layout,
+            [
+                (SgprUse::PrivateSegmentBuffer, 0, 4),
+                (SgprUse::KernargSegmentPtr, 4, 2),
+                (SgprUse::PreloadedKernargs, 6, 2),
+                (SgprUse::WorkgroupIdX, 8, 1),
+            ]
+        );
     }
 }

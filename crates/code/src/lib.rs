@@ -45,7 +45,7 @@ pub mod msgpack;
 pub mod object;
 
 pub use bundle::{BundleId, Container, ContainerKind, Entry, FatbinWrapper};
-pub use descriptor::KernelDescriptor;
+pub use descriptor::{KernelDescriptor, SgprSlot, SgprUse};
 pub use elf::{AmdgpuFlags, FeatureState};
 pub use error::{Error, ErrorKind, Result};
 pub use metadata::{KernelArg, KernelMeta, Metadata, ValueKind};

@@ -433,6 +433,37 @@ pub(crate) fn check_against_llvm(path: &Path, co: &CodeObject) -> usize {
     compared
 }
 
+/// The instructions of one function as llvm-objdump prints them.
+fn objdump_function(path: &Path, name: &str) -> Vec<String> {
+    let sym = format!("--disassemble-symbols={name}");
+    run(
+        "llvm-objdump-22",
+        &["-d", &sym, path.to_str().unwrap()],
+        &[],
+    )
+    .lines()
+    .filter(|l| l.starts_with('\t'))
+    .map(|l| l.split("//").next().unwrap_or("").trim().to_string())
+    .collect()
+}
+
+/// `add` reads its arguments through the kernarg pointer and scales the
+/// workgroup ID: the SGPRs its code uses are the ones the layout names.
+fn check_add_sgprs(path: &Path, co: &CodeObject) {
+    use crate::descriptor::SgprUse;
+    let d = &co.kernel("add").unwrap().descriptor;
+    let k = d.sgpr_of(SgprUse::KernargSegmentPtr).unwrap();
+    let w = d.sgpr_of(SgprUse::WorkgroupIdX).unwrap();
+    let code = objdump_function(path, "add");
+    assert!(
+        code[0].ends_with(&format!(", s[{k}:{}], 0x0", k + 1)),
+        "{code:?}"
+    );
+    let wg = format!("v_lshl_add_u32 v2, s{w}, 6, v0");
+    assert!(code.iter().take(4).any(|l| *l == wg), "{wg}: {code:?}");
+    assert!(d.workitem_ids_packed(co.target()));
+}
+
 #[test]
 fn opencl_code_objects_match_llvm_for_all_targets_and_versions() {
     let dir = TempDir::new("cl");
@@ -444,6 +475,7 @@ fn opencl_code_objects_match_llvm_for_all_targets_and_versions() {
             assert_eq!(co.target(), target);
             assert_eq!(co.code_object_version(), cov);
             assert_eq!(check_against_llvm(&path, &co), 3);
+            check_add_sgprs(&path, &co);
 
             let names: Vec<&str> = co.kernels().iter().map(|k| k.name.as_str()).collect();
             assert_eq!(names, ["add", "lds", "empty"]);
@@ -533,6 +565,17 @@ fn kernarg_preload_matches_llvm() {
         let kd = &co.kernel("lds").unwrap().descriptor;
         // Pointer (2 SGPRs) and int (1 SGPR).
         assert_eq!(kd.kernarg_preload_spec_length, 3, "{target}");
+        // The kernel's compatibility prologue loads the preloaded SGPRs from
+        // the kernarg segment.
+        use crate::descriptor::SgprUse;
+        let k = kd.sgpr_of(SgprUse::KernargSegmentPtr).unwrap();
+        let p = kd.sgpr_of(SgprUse::PreloadedKernargs).unwrap();
+        let code = objdump_function(&path, "lds");
+        assert_eq!(
+            code[0],
+            format!("s_load_dwordx2 s[{p}:{}], s[{k}:{}], 0x0", p + 1, k + 1),
+            "{target}"
+        );
         assert_eq!(
             kd.user_sgpr_count(),
             kd.kernel_code_properties.user_sgprs() + kd.kernarg_preload_spec_length,
