@@ -17,7 +17,7 @@ pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
 pub const CCOB_MAGIC: &[u8; 4] = b"CCOB";
 /// Alignment of bundles inside `.hip_fatbin`.
 pub const FATBIN_ALIGN: u64 = 4096;
-/// Largest decompressed bundle accepted.
+/// Most bytes decompression may produce for one container.
 pub const MAX_DECOMPRESSED: u64 = 1 << 30;
 
 /// What kind of file [`Container::parse`] read.
@@ -128,7 +128,8 @@ impl Container {
     /// Recognizes the format by its magic and lists the embedded files.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Container> {
         if bytes.starts_with(BUNDLE_MAGIC) || bytes.starts_with(CCOB_MAGIC) {
-            let (entries, _, compressed) = parse_blob(name, None, bytes, 0)?;
+            let mut budget = MAX_DECOMPRESSED;
+            let (entries, _, compressed) = parse_blob(name, None, bytes, 0, &mut budget)?;
             return Ok(Container {
                 name: name.to_string(),
                 kind: if compressed {
@@ -252,10 +253,12 @@ fn parse_fatbin(name: &str, section: &str, data: &[u8], file_off: u64) -> Result
     let mut entries = Vec::new();
     let mut at = 0u64;
     let len = data.len() as u64;
+    let mut budget = MAX_DECOMPRESSED;
     while at < len {
         let rest = &data[at as usize..];
         if rest.starts_with(BUNDLE_MAGIC) || rest.starts_with(CCOB_MAGIC) {
-            let (mut e, size, _) = parse_blob(name, Some(section), rest, file_off + at)?;
+            let (mut e, size, _) =
+                parse_blob(name, Some(section), rest, file_off + at, &mut budget)?;
             entries.append(&mut e);
             let next = at.saturating_add(size.max(1));
             at = next.div_ceil(FATBIN_ALIGN).saturating_mul(FATBIN_ALIGN);
@@ -278,15 +281,18 @@ fn parse_fatbin(name: &str, section: &str, data: &[u8], file_off: u64) -> Result
 /// Parses one bundle (compressed or not) at the start of `data`, which is at
 /// `file_off` in the file. Returns its entries, its size in `data` (for a
 /// version-1 compressed bundle, which does not record it, all of `data`) and
-/// whether it was compressed.
+/// whether it was compressed. `budget` is what decompression may still
+/// produce for the whole container.
 fn parse_blob(
     name: &str,
     section: Option<&str>,
     data: &[u8],
     file_off: u64,
+    budget: &mut u64,
 ) -> Result<(Vec<Entry>, u64, bool)> {
     if data.starts_with(CCOB_MAGIC) {
-        let (plain, size) = decompress(name, section, data, file_off)?;
+        let (plain, size) = decompress(name, section, data, file_off, *budget)?;
+        *budget -= plain.len() as u64;
         let inner = format!("{name}@0x{file_off:x}(decompressed)");
         let (entries, _) = parse_bundle(&inner, section, &plain, file_off, name)?;
         Ok((entries, size, true))
@@ -338,6 +344,7 @@ fn parse_bundle(
     let mut at = 32u64;
     let mut end = at;
     let mut entries = Vec::with_capacity(count as usize);
+    let mut total = 0u64;
     for _ in 0..count {
         let offset = r.u64(at, "bundle entry header").map_err(located)?;
         let size = r.u64(at + 8, "bundle entry header").map_err(located)?;
@@ -368,6 +375,21 @@ fn parse_bundle(
                 ..e
             })
         })?;
+        // Entries of a real bundle are disjoint; overlapping ones would
+        // make the copies below add up to more than the input.
+        total += size;
+        if total > data.len() as u64 {
+            return Err(located(r.err(
+                at,
+                ErrorKind::Invalid {
+                    what: "bundle entries",
+                    detail: format!(
+                        "entry sizes add up to more than the 0x{:x}-byte bundle (overlapping entries)",
+                        data.len()
+                    ),
+                },
+            )));
+        }
         at += 24 + id_len;
         end = end.max(at).max(offset + size);
         let where_ = match section {
@@ -396,6 +418,7 @@ fn decompress(
     section: Option<&str>,
     data: &[u8],
     file_off: u64,
+    limit: u64,
 ) -> Result<(Vec<u8>, u64)> {
     let r = Reader {
         bytes: data,
@@ -452,13 +475,13 @@ fn decompress(
     let body = r
         .region(header, total - header, "compressed bundle data")
         .map_err(located)?;
-    if plain_size > MAX_DECOMPRESSED {
+    if plain_size > limit {
         return Err(err(
             if version == 3 { 16 } else { 12 },
             ErrorKind::TooLarge {
                 what: "decompressed bundle",
                 size: plain_size,
-                limit: MAX_DECOMPRESSED,
+                limit,
             },
         ));
     }
@@ -564,6 +587,22 @@ mod tests {
         let e = Container::parse("x.bundle", &bad).unwrap_err();
         assert!(e.to_string().contains("bundle entry out of bounds"), "{e}");
         assert_eq!(e.offset, 32 + 24 + 30);
+    }
+
+    #[test]
+    fn overlapping_entries_are_rejected() {
+        let mut b = bundle(&[
+            ("hipv4-amdgcn-amd-amdhsa--gfx942", b"abcd"),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"efgh"),
+        ]);
+        // Point both entries at the whole bundle.
+        let len = b.len() as u64;
+        for at in [32, 32 + 24 + 31] {
+            b[at..at + 8].copy_from_slice(&0u64.to_le_bytes());
+            b[at + 8..at + 16].copy_from_slice(&len.to_le_bytes());
+        }
+        let e = Container::parse("o.bundle", &b).unwrap_err();
+        assert!(e.to_string().contains("overlapping entries"), "{e}");
     }
 
     #[test]

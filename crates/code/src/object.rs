@@ -8,6 +8,7 @@ use crate::error::{Error, ErrorKind, Reader, Result};
 use crate::metadata::{KernelMeta, Metadata};
 use crate::msgpack::Value;
 use rocjitsu_isa::Target;
+use std::collections::{HashMap, HashSet};
 
 /// A kernel: its descriptor (`name.kd`), metadata entry and code.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -84,11 +85,13 @@ impl CodeObject {
         let flags = elf.amdgpu_flags();
         let metadata = parse_metadata(name, &bytes, &elf)?;
 
+        // `.symtab` comes first, so its entry wins over the `.dynsym` copy.
         let mut by_address: Vec<Symbol> = Vec::new();
+        let mut seen = HashSet::new();
         for s in &elf.symbols {
             let defined = s.shndx != 0 && !s.name.is_empty();
             let plain = !matches!(s.kind, SymbolType::Section | SymbolType::File);
-            if defined && plain && !by_address.iter().any(|o| o.name == s.name) {
+            if defined && plain && seen.insert((s.name.as_str(), s.value, s.shndx)) {
                 by_address.push(s.clone());
             }
         }
@@ -96,6 +99,8 @@ impl CodeObject {
 
         let kernels = find_kernels(name, &bytes, &elf, metadata.as_ref(), &by_address)?;
 
+        let entries: HashSet<(&str, u64)> =
+            kernels.iter().map(|k| (k.name.as_str(), k.entry)).collect();
         let mut functions: Vec<Function> = by_address
             .iter()
             .filter(|s| s.kind == SymbolType::Func)
@@ -103,9 +108,7 @@ impl CodeObject {
                 name: s.name.clone(),
                 address: s.value,
                 size: s.size,
-                is_kernel: kernels
-                    .iter()
-                    .any(|k| k.entry == s.value && k.name == s.name),
+                is_kernel: entries.contains(&(s.name.as_str(), s.value)),
                 shndx: s.shndx,
             })
             .collect();
@@ -277,11 +280,24 @@ fn find_kernels(
     symbols: &[Symbol],
 ) -> Result<Vec<Kernel>> {
     let mut out = Vec::new();
+    let mut funcs_by_name: HashMap<&str, &Symbol> = HashMap::new();
+    let mut funcs_by_value: HashMap<u64, Vec<&Symbol>> = HashMap::new();
+    for f in symbols.iter().filter(|f| f.kind == SymbolType::Func) {
+        funcs_by_name.entry(f.name.as_str()).or_insert(f);
+        funcs_by_value.entry(f.value).or_default().push(f);
+    }
+    let mut kernel_names = HashSet::new();
+    let mut meta_by_symbol: HashMap<&str, &KernelMeta> = HashMap::new();
+    for k in metadata.map(|m| m.kernels.as_slice()).unwrap_or_default() {
+        meta_by_symbol.entry(k.symbol.as_str()).or_insert(k);
+    }
     for s in symbols {
         let Some(kname) = s.name.strip_suffix(".kd") else {
             continue;
         };
-        if s.kind != SymbolType::Object {
+        // One kernel per descriptor name (a repeated name, which no linker
+        // produces, would otherwise repeat its metadata).
+        if s.kind != SymbolType::Object || !kernel_names.insert(s.name.as_str()) {
             continue;
         }
         let section = elf.sections.get(usize::from(s.shndx));
@@ -308,26 +324,26 @@ fn find_kernels(
         let mut b = [0u8; KERNEL_DESCRIPTOR_SIZE];
         b.copy_from_slice(raw);
         let descriptor = KernelDescriptor::from_bytes(&b);
-        let func = symbols
-            .iter()
-            .find(|f| f.kind == SymbolType::Func && f.name == kname);
+        let func = funcs_by_name.get(kname);
         let entry = if elf.header.is_relocatable() {
             func.map_or(0, |f| f.value)
         } else {
             s.value
                 .wrapping_add(descriptor.kernel_code_entry_byte_offset as u64)
         };
-        let code_size = symbols
-            .iter()
-            .filter(|f| f.kind == SymbolType::Func && f.value == entry)
-            .min_by_key(|f| (f.name != kname, f.table == SymbolTable::Dynsym))
+        let code_size = funcs_by_value
+            .get(&entry)
+            .and_then(|fs| {
+                fs.iter()
+                    .min_by_key(|f| (f.name != kname, f.table == SymbolTable::Dynsym))
+            })
             .map_or(0, |f| f.size);
         out.push(Kernel {
             name: kname.to_string(),
             descriptor_symbol: s.name.clone(),
             descriptor_address: s.value,
             descriptor,
-            metadata: metadata.and_then(|m| m.kernels.iter().find(|k| k.symbol == s.name).cloned()),
+            metadata: meta_by_symbol.get(s.name.as_str()).map(|m| (*m).clone()),
             entry,
             code_size,
         });
