@@ -239,6 +239,22 @@ impl Container {
         Ok(found)
     }
 
+    /// The code object whose full target ID (`gfx90a:xnack-`) is `id`.
+    pub fn select_id(&self, id: &str) -> Result<CodeObject> {
+        match self.code_objects().find(|e| e.id.target_id == id) {
+            Some(e) => CodeObject::parse(&e.name, e.bytes.clone()),
+            None => Err(Error::new(
+                &self.name,
+                None,
+                0,
+                ErrorKind::NoMatchingTarget {
+                    wanted: id.to_string(),
+                    available: self.targets(),
+                },
+            )),
+        }
+    }
+
     /// The first code object for `target`, or an error listing the
     /// available target IDs.
     pub fn select(&self, target: Target) -> Result<CodeObject> {
@@ -574,6 +590,10 @@ mod tests {
         assert_eq!(c.entries.len(), 2);
         assert_eq!(c.targets(), vec!["gfx942".to_string()]);
         assert_eq!(c.code_objects().next().unwrap().bytes, b"abcd");
+        assert!(matches!(
+            c.select_id("gfx942:xnack+").unwrap_err().kind,
+            ErrorKind::NoMatchingTarget { .. }
+        ));
         let e = c.select(Target::Gfx90a).unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -703,6 +703,7 @@ extern "C" __attribute__((global)) void dynlds(float *a) {
             assert_eq!(entry.bytes, fs::read(&x).unwrap(), "{p}: {id}");
             let co = c.select(target).unwrap();
             assert_eq!(co.target(), target);
+            assert_eq!(c.select_id(target.name()).unwrap().bytes(), co.bytes());
             assert!(check_against_llvm(&x, &co) > 0);
             let dynlds = co.kernel("dynlds").unwrap().metadata.clone().unwrap();
             // One explicit argument, then the code object v5 hidden ones.
@@ -1086,11 +1087,18 @@ fn corpus_code_objects_match_llvm() {
     }
     files.sort();
     assert!(!files.is_empty(), "no .hsaco under {}", root.display());
-    let mut kernels = 0;
+    let (mut kernels, mut descriptors) = (0, 0);
     for f in &files {
         let co = CodeObject::parse(f.to_str().unwrap(), fs::read(f).unwrap()).unwrap();
-        check_against_llvm(f, &co);
+        descriptors += check_against_llvm(f, &co);
         kernels += co.kernels().len();
     }
-    eprintln!("{} code objects, {kernels} kernels match LLVM", files.len());
+    eprintln!(
+        "{} code objects, {kernels} kernels match LLVM ({descriptors} descriptors that llvm-objdump decodes)",
+        files.len()
+    );
+    assert!(
+        descriptors * 10 >= kernels * 9,
+        "{descriptors} of {kernels}"
+    );
 }
