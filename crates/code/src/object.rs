@@ -3,7 +3,9 @@
 //! that every accessor is infallible.
 
 use crate::descriptor::{KERNEL_DESCRIPTOR_SIZE, KernelDescriptor};
-use crate::elf::{AmdgpuFlags, Elf, NT_AMDGPU_METADATA, Section, Symbol, SymbolTable, SymbolType};
+use crate::elf::{
+    AmdgpuFlags, Elf, NT_AMDGPU_METADATA, PF_X, PT_LOAD, Section, Symbol, SymbolTable, SymbolType,
+};
 use crate::error::{Error, ErrorKind, Reader, Result};
 use crate::metadata::{KernelMeta, Metadata};
 use crate::msgpack::Value;
@@ -73,7 +75,8 @@ pub struct CodeObject {
     /// Defined, named symbols (no section/file symbols), deduplicated across
     /// `.symtab` and `.dynsym`, sorted by address.
     by_address: Vec<Symbol>,
-    text: Option<usize>,
+    /// Address, file offset and size of the code.
+    text: Option<(u64, u64, u64)>,
 }
 
 impl CodeObject {
@@ -117,11 +120,20 @@ impl CodeObject {
         let text = elf
             .sections
             .iter()
-            .position(|s| s.name == ".text" && s.is_executable())
+            .find(|s| s.name == ".text" && s.is_executable())
             .or_else(|| {
                 elf.sections
                     .iter()
-                    .position(|s| s.is_executable() && s.has_file_data())
+                    .find(|s| s.is_executable() && s.has_file_data())
+            })
+            .map(|s| (s.addr, s.offset, s.size))
+            .or_else(|| {
+                // Without section headers: the executable PT_LOAD segment.
+                elf.segments
+                    .iter()
+                    .filter(|_| elf.sections.is_empty())
+                    .find(|p| p.kind == PT_LOAD && p.flags & PF_X != 0)
+                    .map(|p| (p.vaddr, p.offset, p.filesz))
             });
         Ok(CodeObject {
             name: name.to_string(),
@@ -193,16 +205,17 @@ impl CodeObject {
         &self.functions
     }
 
-    /// The code section (`.text`, else the first executable section).
+    /// The code section (`.text`, else the first executable section; in a
+    /// file without section headers, the executable PT_LOAD segment).
     pub fn text(&self) -> Option<Text<'_>> {
-        let s = self.elf.sections.get(self.text?)?;
+        let (address, offset, size) = self.text?;
         let bytes = self
             .bytes
-            .get(s.offset as usize..(s.offset.saturating_add(s.size)) as usize)?;
+            .get(usize::try_from(offset).ok()?..usize::try_from(offset.checked_add(size)?).ok()?)?;
         Some(Text {
-            address: s.addr,
+            address,
             bytes,
-            file_offset: s.offset,
+            file_offset: offset,
         })
     }
 
@@ -304,6 +317,13 @@ fn find_kernels(
         let sname = section.map(|x| x.name.as_str());
         let off = elf
             .symbol_file_offset(s.shndx, s.value, KERNEL_DESCRIPTOR_SIZE as u64)
+            .or_else(|| {
+                // Without section headers, through the PT_LOAD segments.
+                elf.sections
+                    .is_empty()
+                    .then(|| elf.file_offset_of(s.value, KERNEL_DESCRIPTOR_SIZE as u64))
+                    .flatten()
+            })
             .ok_or_else(|| {
                 Error::new(
                     name,

@@ -866,7 +866,18 @@ pub(crate) fn exercise(name: &str, bytes: &[u8]) -> Result<usize> {
 #[test]
 fn mutated_and_truncated_inputs_give_located_errors_not_panics() {
     let dir = TempDir::new("mutate");
-    let co = fs::read(compile_cl(&dir, KERNELS_CL, "gfx942", 5, &[])).unwrap();
+    let co_path = compile_cl(&dir, KERNELS_CL, "gfx942", 5, &[]);
+    let co = fs::read(&co_path).unwrap();
+    let stripped = dir.path("s.hsaco");
+    run(
+        "llvm-objcopy-22",
+        &[
+            "--strip-sections",
+            co_path.to_str().unwrap(),
+            stripped.to_str().unwrap(),
+        ],
+        &[],
+    );
     let src = dir.path("m.hip");
     fs::write(
         &src,
@@ -902,6 +913,7 @@ fn mutated_and_truncated_inputs_give_located_errors_not_panics() {
     run("clang++-22", &a, &[]);
     let samples = [
         ("k.hsaco", co, 3000),
+        ("s.hsaco", fs::read(&stripped).unwrap(), 1500),
         ("m.bundle", fs::read(&bundle).unwrap(), 1500),
         ("m.ccob", fs::read(&ccob).unwrap(), 300),
         ("m.o", fs::read(&host).unwrap(), 1500),
@@ -1101,4 +1113,62 @@ fn corpus_code_objects_match_llvm() {
         descriptors * 10 >= kernels * 9,
         "{descriptors} of {kernels}"
     );
+}
+
+#[test]
+fn stripped_code_objects_keep_their_kernels() {
+    let dir = TempDir::new("strip");
+    for target in Target::ALL {
+        let path = compile_cl(&dir, KERNELS_CL, target.name(), 5, &[]);
+        let full = CodeObject::parse("full", fs::read(&path).unwrap()).unwrap();
+        let p = path.to_str().unwrap();
+        // llvm-strip drops .symtab (local helper functions) but keeps .dynsym;
+        // --strip-sections drops the section headers: symbols then come from
+        // PT_DYNAMIC and the metadata from PT_NOTE, as a loader reads them.
+        for (tool, args) in [
+            ("llvm-strip-22", vec![]),
+            ("llvm-objcopy-22", vec!["--strip-sections"]),
+        ] {
+            let out = dir.path("stripped.hsaco");
+            let mut a: Vec<&str> = args.clone();
+            if args.is_empty() {
+                a.extend_from_slice(&[p, "-o", out.to_str().unwrap()]);
+            } else {
+                a.extend_from_slice(&[p, out.to_str().unwrap()]);
+            }
+            run(tool, &a, &[]);
+            let co = CodeObject::parse("stripped", fs::read(&out).unwrap()).unwrap();
+            if args.is_empty() {
+                assert!(!co.elf().symbols.is_empty());
+            } else {
+                assert!(co.elf().sections.is_empty());
+            }
+            let strip = |ks: &[Kernel]| {
+                ks.iter()
+                    .map(|k| {
+                        (
+                            k.name.clone(),
+                            k.entry,
+                            k.code_size,
+                            k.descriptor,
+                            k.metadata.clone(),
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                strip(co.kernels()),
+                strip(full.kernels()),
+                "{target} {tool}"
+            );
+            assert_eq!(co.metadata(), full.metadata());
+            let (t, f) = (co.text().unwrap(), full.text().unwrap());
+            assert_eq!(
+                (t.address, t.bytes),
+                (f.address, f.bytes),
+                "{target} {tool}"
+            );
+            assert!(co.functions().iter().all(|f| f.name != "helper"));
+        }
+    }
 }
