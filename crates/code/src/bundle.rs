@@ -310,23 +310,26 @@ fn parse_blob(
         let (plain, size) = decompress(name, section, data, file_off, *budget)?;
         *budget -= plain.len() as u64;
         let inner = format!("{name}@0x{file_off:x}(decompressed)");
-        let (entries, _) = parse_bundle(&inner, section, &plain, file_off, name)?;
+        // Errors in the decompressed data carry offsets into that data.
+        let (entries, _) = parse_bundle(&inner, section, &plain, 0, name, file_off)?;
         Ok((entries, size, true))
     } else {
-        let (entries, size) = parse_bundle(name, section, data, file_off, name)?;
+        let (entries, size) = parse_bundle(name, section, data, file_off, name, file_off)?;
         Ok((entries, size, false))
     }
 }
 
 /// Parses an uncompressed bundle: the magic, a u64 entry count, then per
 /// entry a u64 offset, u64 size, u64 ID length and the ID; offsets are from
-/// the bundle start. `err_off` is added to offsets in errors.
+/// the bundle start. `err_off` is added to offsets in errors; `bundle_off`
+/// is where the bundle (or the compressed bundle holding it) is in the file.
 fn parse_bundle(
     name: &str,
     section: Option<&str>,
     data: &[u8],
     err_off: u64,
     file_name: &str,
+    bundle_off: u64,
 ) -> Result<(Vec<Entry>, u64)> {
     let r = Reader {
         bytes: data,
@@ -409,14 +412,14 @@ fn parse_bundle(
         at += 24 + id_len;
         end = end.max(at).max(offset + size);
         let where_ = match section {
-            Some(s) => format!("{file_name}:{s}@0x{err_off:x}:{id}"),
+            Some(s) => format!("{file_name}:{s}@0x{bundle_off:x}:{id}"),
             None => format!("{file_name}:{id}"),
         };
         entries.push(Entry {
             id: BundleId::parse(&id),
             name: where_,
             offset,
-            bundle_offset: err_off,
+            bundle_offset: bundle_off,
             bytes: bytes.to_vec(),
         });
     }
