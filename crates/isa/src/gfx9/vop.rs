@@ -35,6 +35,33 @@ pub mod flags {
 }
 use flags::*;
 
+/// Which SDWA / DPP forms and source modifiers an opcode has.
+pub mod ext {
+    /// Has an SDWA form.
+    pub const SDWA: u16 = 1;
+    /// SDWA src0 takes `sext` (integer operand).
+    pub const SDWA_S0_SEXT: u16 = 2;
+    /// SDWA src0 takes `neg`/`abs` (float operand).
+    pub const SDWA_S0_NEG: u16 = 4;
+    pub const SDWA_S1_SEXT: u16 = 8;
+    pub const SDWA_S1_NEG: u16 = 16;
+    /// SDWA `clamp`.
+    pub const SDWA_CLAMP: u16 = 32;
+    /// SDWA output modifier (`mul:2`, `mul:4`, `div:2`).
+    pub const SDWA_OMOD: u16 = 64;
+    /// Has a DPP form.
+    pub const DPP: u16 = 128;
+    /// DPP src0 takes `neg`/`abs`.
+    pub const DPP_S0_NEG: u16 = 256;
+    pub const DPP_S1_NEG: u16 = 512;
+    /// SDWA src0 modifier bits are accepted but not printed.
+    pub const SDWA_S0_HIDDEN: u16 = 1024;
+    pub const SDWA_S1_HIDDEN: u16 = 2048;
+    /// DPP src0 modifier bits are accepted but not printed.
+    pub const DPP_S0_HIDDEN: u16 = 4096;
+    pub const DPP_S1_HIDDEN: u16 = 8192;
+}
+
 /// The value class of a source operand: how LLVM prints its constants and
 /// which register files it accepts.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -126,11 +153,23 @@ pub struct VopOp {
     /// vsrc1 (VOP2, VOPC); `None` for VOP1.
     pub src1: Cls,
     pub flags: u8,
+    /// SDWA / DPP availability ([`ext`] bits).
+    pub ext: u16,
 }
 
 impl VopOp {
     fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+
+    fn ext(&self, f: u16) -> bool {
+        self.ext & f != 0
+    }
+
+    /// Whether the instruction is a 64-bit ("DP") ALU operation: one with a
+    /// 64-bit operand.
+    pub fn is_dp_alu(&self) -> bool {
+        self.dst == Dst::V64 || self.src0.dwords() == 2 || self.src1.dwords() == 2
     }
 }
 
@@ -149,6 +188,55 @@ pub enum Ext {
     None,
     /// A literal constant dword (src0 = 255, or the K of madmk/madak).
     Literal(u32),
+    /// SDWA second dword (src0 = 0xF9).
+    Sdwa(Sdwa),
+    /// DPP second dword (src0 = 0xFA).
+    Dpp(Dpp),
+}
+
+/// Source modifiers of an SDWA or DPP source.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mods {
+    pub neg: bool,
+    pub abs: bool,
+    /// Sign-extend the selected integer (SDWA only).
+    pub sext: bool,
+}
+
+/// The SDWA fields (ISA manual, "VOP_SDWA"). The operands themselves are in
+/// [`Vop`]'s `src0`/`src1`; the `s0`/`s1` bits follow from whether they are
+/// VGPRs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Sdwa {
+    /// Byte/word select of the destination (VOP1, VOP2).
+    pub dst_sel: u8,
+    pub dst_unused: u8,
+    pub clamp: bool,
+    pub omod: u8,
+    pub src0_sel: u8,
+    pub src0: Mods,
+    pub src1_sel: u8,
+    pub src1: Mods,
+    /// VOPC: the SGPR-pair destination when the `sd` bit is set (`vcc` when
+    /// clear).
+    pub sdst: Option<Operand>,
+    /// Bits of the second dword that have no meaning for this instruction
+    /// (22, 30, and VOPC's sdst field when `sd` is clear), kept for
+    /// re-encoding.
+    pub unused: u32,
+}
+
+/// The DPP fields (ISA manual, "VOP_DPP").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Dpp {
+    pub ctrl: u16,
+    pub bound_ctrl: bool,
+    pub src0: Mods,
+    pub src1: Mods,
+    pub bank_mask: u8,
+    pub row_mask: u8,
+    /// Reserved bits 17 and 18, kept for re-encoding.
+    pub unused: u32,
 }
 
 /// A VOP1 / VOP2 / VOPC instruction.
@@ -220,15 +308,30 @@ pub fn decode(
         };
         return Ok((v, 4));
     }
+    if src0f == 0xf9 || src0f == 0xfa {
+        if !info.ext(if src0f == 0xf9 { ext::SDWA } else { ext::DPP }) {
+            return Err(invalid);
+        }
+        let w1 = super::word(bytes, 1)?;
+        let dst = match kind {
+            VopKind::Vopc => Some(Operand::Special(Special::Vcc, Half::Full)),
+            _ => Some(decode_dst(info.dst, vdst, None).ok_or(invalid.clone())?),
+        };
+        let v = if src0f == 0xf9 {
+            decode_sdwa(kind, info, w1, vsrc1, dst)
+        } else {
+            decode_dpp(kind, info, w1, vsrc1, dst)
+        };
+        let mut v = v.ok_or(invalid)?;
+        v.op = op as u8;
+        return Ok((v, 8));
+    }
     let need_lit = src0f == 255 || info.has(MADMK | MADAK) || (info.dst == Dst::S32 && vdst == 255);
     let lit = if need_lit {
         Some(super::word(bytes, 1)?)
     } else {
         None
     };
-    if src0f == 0xf9 || src0f == 0xfa {
-        return Err(invalid);
-    }
     let src0 = decode_src0(info.src0, src0f, lit).ok_or(invalid.clone())?;
     let dst = match kind {
         VopKind::Vopc => Some(Operand::Special(Special::Vcc, Half::Full)),
@@ -257,6 +360,164 @@ pub fn decode(
         },
         len,
     ))
+}
+
+/// Decodes an SDWA second dword.
+fn decode_sdwa(
+    kind: VopKind,
+    info: &'static VopOp,
+    w1: u32,
+    vsrc1: u16,
+    dst: Option<Operand>,
+) -> Option<Vop> {
+    use super::operand::Reg;
+    let bit = |b: u32| (w1 >> b) & 1 != 0;
+    let sel = |b: u32| ((w1 >> b) & 7) as u8;
+    let (dst_sel, src0_sel, src1_sel) = (sel(8), sel(16), sel(24));
+    let m0 = Mods {
+        sext: bit(19),
+        neg: bit(20),
+        abs: bit(21),
+    };
+    let m1 = Mods {
+        sext: bit(27),
+        neg: bit(28),
+        abs: bit(29),
+    };
+    let x = |f: u16| info.ext(f);
+    if src0_sel > 6
+        || (m0.sext && !x(ext::SDWA_S0_SEXT))
+        || ((m0.neg || m0.abs) && !x(ext::SDWA_S0_NEG))
+    {
+        return None;
+    }
+    let src_op = |field: u32, sgpr: bool| -> Option<Operand> {
+        if sgpr {
+            decode_src(field as u16 & 0xff, 1, None)
+        } else {
+            Some(Operand::Reg(Reg::new(
+                RegFile::Vgpr,
+                field as u16 & 0xff,
+                1,
+            )))
+        }
+    };
+    let src0 = src_op(w1 & 0xff, bit(23))?;
+    let mut unused = w1 & (1 << 22 | 1 << 30);
+    let (src1, src1_sel, m1) = if kind == VopKind::Vop1 {
+        if w1 & 0xbf00_0000 != 0 {
+            return None;
+        }
+        (None, 0, Mods::default())
+    } else {
+        if src1_sel > 6
+            || (m1.sext && !x(ext::SDWA_S1_SEXT))
+            || ((m1.neg || m1.abs) && !x(ext::SDWA_S1_NEG))
+        {
+            return None;
+        }
+        let s1 = if bit(31) {
+            decode_src(vsrc1, 1, None)?
+        } else {
+            Operand::Reg(Reg::new(RegFile::Vgpr, vsrc1, 1))
+        };
+        (Some(s1), src1_sel, m1)
+    };
+    let mut sd = Sdwa {
+        dst_sel: 6,
+        dst_unused: 0,
+        clamp: false,
+        omod: 0,
+        src0_sel,
+        src0: m0,
+        src1_sel,
+        src1: m1,
+        sdst: None,
+        unused: 0,
+    };
+    if kind == VopKind::Vopc {
+        if bit(15) {
+            sd.sdst = Some(super::operand::decode_sreg(((w1 >> 8) & 0x7f) as u16, 2)?);
+        } else {
+            unused |= w1 & 0x7f00;
+        }
+    } else {
+        sd.dst_sel = dst_sel;
+        sd.dst_unused = ((w1 >> 11) & 3) as u8;
+        sd.clamp = bit(13);
+        sd.omod = ((w1 >> 14) & 3) as u8;
+        if dst_sel > 6 || (sd.clamp && !x(ext::SDWA_CLAMP)) || (sd.omod != 0 && !x(ext::SDWA_OMOD))
+        {
+            return None;
+        }
+    }
+    sd.unused = unused;
+    Some(Vop {
+        kind,
+        op: 0,
+        info,
+        dst,
+        src0,
+        src1,
+        ext: Ext::Sdwa(sd),
+        unused: 0,
+    })
+}
+
+/// Decodes a DPP second dword.
+fn decode_dpp(
+    kind: VopKind,
+    info: &'static VopOp,
+    w1: u32,
+    vsrc1: u16,
+    dst: Option<Operand>,
+) -> Option<Vop> {
+    use super::operand::Reg;
+    let bit = |b: u32| (w1 >> b) & 1 != 0;
+    let m0 = Mods {
+        neg: bit(20),
+        abs: bit(21),
+        sext: false,
+    };
+    let m1 = Mods {
+        neg: bit(22),
+        abs: bit(23),
+        sext: false,
+    };
+    if ((m0.neg || m0.abs) && !info.ext(ext::DPP_S0_NEG))
+        || ((m1.neg || m1.abs) && !info.ext(ext::DPP_S1_NEG))
+    {
+        return None;
+    }
+    let w0 = info.src0.dwords();
+    let src0 = Operand::Reg(Reg::new(RegFile::Vgpr, (w1 & 0xff) as u16, w0));
+    let src1 = match kind {
+        VopKind::Vop1 => None,
+        _ => Some(Operand::Reg(Reg::new(
+            RegFile::Vgpr,
+            vsrc1,
+            info.src1.dwords(),
+        ))),
+    };
+    let d = Dpp {
+        ctrl: ((w1 >> 8) & 0x1ff) as u16,
+        bound_ctrl: bit(19),
+        src0: m0,
+        src1: m1,
+        bank_mask: ((w1 >> 24) & 0xf) as u8,
+        row_mask: (w1 >> 28) as u8,
+        unused: w1 & (3 << 17),
+    };
+    Some(Vop {
+        kind,
+        op: 0,
+        info,
+        dst,
+        src0,
+        src1,
+        ext: Ext::Dpp(d),
+        unused: 0,
+    })
 }
 
 /// Decodes the 9-bit src0 field for an operand of class `cls`.
@@ -302,25 +563,27 @@ impl Vop {
     pub fn len(&self) -> u8 {
         match self.ext {
             Ext::None => 4,
-            Ext::Literal(_) => 8,
+            _ => 8,
         }
     }
 
     /// LLVM's mnemonic, with the encoding suffix it prints.
     pub fn mnemonic(&self) -> &'static str {
-        if self.info.has(NO_SUFFIX) {
-            self.info.name
-        } else {
-            self.info.e32
+        match self.ext {
+            Ext::Sdwa(_) => self.info.sdwa,
+            Ext::Dpp(_) => self.info.dpp,
+            _ if self.info.has(NO_SUFFIX) => self.info.name,
+            _ => self.info.e32,
         }
     }
 
     /// Writes the instruction's bytes.
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        let src0 = if self.info.has(NO_OPERANDS) {
-            u32::from(self.unused) & 0x1ff
-        } else {
-            field9(&self.src0)
+        let src0 = match self.ext {
+            Ext::Sdwa(_) => 0xf9,
+            Ext::Dpp(_) => 0xfa,
+            _ if self.info.has(NO_OPERANDS) => u32::from(self.unused) & 0x1ff,
+            _ => field9(&self.src0),
         };
         let dst = self.dst.as_ref().map_or(0, field8);
         let src1 = self.src1.as_ref().map_or(0, field8);
@@ -331,9 +594,50 @@ impl Vop {
             VopKind::Vopc => (0x3e << 25) | (op << 17) | (src1 << 9) | src0,
         };
         out.extend_from_slice(&w0.to_le_bytes());
-        if let Ext::Literal(v) = self.ext {
-            out.extend_from_slice(&v.to_le_bytes());
+        let w1 = match &self.ext {
+            Ext::None => return,
+            Ext::Literal(v) => *v,
+            Ext::Sdwa(sd) => self.sdwa_dword(sd),
+            Ext::Dpp(d) => {
+                let m = |m: &Mods, b: u32| u32::from(m.neg) << b | u32::from(m.abs) << (b + 1);
+                field8(&self.src0)
+                    | u32::from(d.ctrl & 0x1ff) << 8
+                    | d.unused
+                    | u32::from(d.bound_ctrl) << 19
+                    | m(&d.src0, 20)
+                    | m(&d.src1, 22)
+                    | u32::from(d.bank_mask & 0xf) << 24
+                    | u32::from(d.row_mask & 0xf) << 28
+            }
+        };
+        out.extend_from_slice(&w1.to_le_bytes());
+    }
+
+    /// The SDWA second dword.
+    fn sdwa_dword(&self, sd: &Sdwa) -> u32 {
+        let is_sgpr = |op: &Operand| !matches!(op, Operand::Reg(r) if r.file == RegFile::Vgpr);
+        let m = |m: &Mods, b: u32| {
+            u32::from(m.sext) << b | u32::from(m.neg) << (b + 1) | u32::from(m.abs) << (b + 2)
+        };
+        let mut w = (u32::from(encode_src(&self.src0)) & 0xff)
+            | u32::from(sd.src0_sel & 7) << 16
+            | m(&sd.src0, 19)
+            | u32::from(is_sgpr(&self.src0)) << 23
+            | sd.unused;
+        if let Some(s1) = &self.src1 {
+            w |= u32::from(sd.src1_sel & 7) << 24 | m(&sd.src1, 27) | u32::from(is_sgpr(s1)) << 31;
         }
+        if self.kind == VopKind::Vopc {
+            if let Some(d) = &sd.sdst {
+                w |= (u32::from(encode_src(d)) & 0x7f) << 8 | 1 << 15;
+            }
+        } else {
+            w |= u32::from(sd.dst_sel & 7) << 8
+                | u32::from(sd.dst_unused & 3) << 11
+                | u32::from(sd.clamp) << 13
+                | u32::from(sd.omod & 3) << 14;
+        }
+        w
     }
 }
 
@@ -479,7 +783,14 @@ impl fmt::Display for Vop {
         }
         let mut warn = Warn::default();
         f.write_str(" ")?;
-        if let Some(d) = &self.dst {
+        let sdst = match &self.ext {
+            Ext::Sdwa(sd) => sd.sdst.as_ref(),
+            _ => None,
+        };
+        if let Some(d) = sdst {
+            fmt_special_or_reg(f, d, &mut warn)?;
+            f.write_str(", ")?;
+        } else if let Some(d) = &self.dst {
             if info.dst == Dst::S32 {
                 fmt_sdst(f, d)?;
             } else {
@@ -490,17 +801,35 @@ impl fmt::Display for Vop {
         if info.has(CARRY_OUT) {
             f.write_str("vcc, ")?;
         }
-        fmt_src(f, &self.src0, info.src0, &mut warn)?;
+        let shown = |m: Mods, hidden: u16| Some(if info.ext(hidden) { Mods::default() } else { m });
+        let (m0, m1) = match &self.ext {
+            Ext::Sdwa(sd) => (
+                shown(sd.src0, ext::SDWA_S0_HIDDEN),
+                shown(sd.src1, ext::SDWA_S1_HIDDEN),
+            ),
+            Ext::Dpp(d) => (
+                shown(d.src0, ext::DPP_S0_HIDDEN),
+                shown(d.src1, ext::DPP_S1_HIDDEN),
+            ),
+            _ => (None, None),
+        };
+        match m0 {
+            Some(m) => fmt_modded(f, &self.src0, info.src0, m, &mut warn)?,
+            None => fmt_src(f, &self.src0, info.src0, &mut warn)?,
+        }
         let k = match self.ext {
             Ext::Literal(v) => v,
-            Ext::None => 0,
+            _ => 0,
         };
         if info.has(MADMK) {
             write!(f, ", 0x{k:x}")?;
         }
         if let Some(s1) = &self.src1 {
             f.write_str(", ")?;
-            fmt_vreg(f, s1, &mut warn)?;
+            match m1 {
+                Some(m) => fmt_modded(f, s1, info.src1, m, &mut warn)?,
+                None => fmt_vreg(f, s1, &mut warn)?,
+            }
         }
         if info.has(MADAK) {
             write!(f, ", 0x{k:x}")?;
@@ -508,9 +837,141 @@ impl fmt::Display for Vop {
         if info.has(VCC_IN) {
             f.write_str(", vcc")?;
         }
+        match &self.ext {
+            Ext::Sdwa(sd) => self.fmt_sdwa(f, sd)?,
+            Ext::Dpp(d) => fmt_dpp(f, d, info)?,
+            _ => {}
+        }
         if let Some((class, idx)) = warn.0 {
             write!(f, " ; Warning: {class}: scalar reg isn't aligned {idx}")?;
         }
         Ok(())
+    }
+}
+
+/// SDWA operand select names.
+const SEL: [&str; 8] = [
+    "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD", "7",
+];
+const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
+
+impl Vop {
+    /// Writes the SDWA modifiers that follow the operands.
+    fn fmt_sdwa(&self, f: &mut fmt::Formatter<'_>, sd: &Sdwa) -> fmt::Result {
+        let sel = |v: u8| SEL[usize::from(v & 7)];
+        if self.kind != VopKind::Vopc {
+            if sd.clamp {
+                f.write_str(" clamp")?;
+            }
+            match sd.omod & 3 {
+                1 => f.write_str(" mul:2")?,
+                2 => f.write_str(" mul:4")?,
+                3 => f.write_str(" div:2")?,
+                _ => {}
+            }
+            write!(
+                f,
+                " dst_sel:{} dst_unused:{}",
+                sel(sd.dst_sel),
+                UNUSED[usize::from(sd.dst_unused & 3)]
+            )?;
+        }
+        write!(f, " src0_sel:{}", sel(sd.src0_sel))?;
+        if self.src1.is_some() {
+            write!(f, " src1_sel:{}", sel(sd.src1_sel))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes the DPP control and masks.
+fn fmt_dpp(f: &mut fmt::Formatter<'_>, d: &Dpp, info: &VopOp) -> fmt::Result {
+    let c = d.ctrl & 0x1ff;
+    let newbcast = (0x150..=0x15f).contains(&c);
+    if info.is_dp_alu() && !newbcast {
+        f.write_str("  /* DP ALU dpp only supports row_newbcast */")?;
+    } else {
+        match c {
+            0x000..=0x0ff => write!(
+                f,
+                " quad_perm:[{},{},{},{}]",
+                c & 3,
+                (c >> 2) & 3,
+                (c >> 4) & 3,
+                (c >> 6) & 3
+            )?,
+            0x101..=0x10f => write!(f, " row_shl:{}", c & 0xf)?,
+            0x111..=0x11f => write!(f, " row_shr:{}", c & 0xf)?,
+            0x121..=0x12f => write!(f, " row_ror:{}", c & 0xf)?,
+            0x130 => f.write_str(" wave_shl:1")?,
+            0x134 => f.write_str(" wave_rol:1")?,
+            0x138 => f.write_str(" wave_shr:1")?,
+            0x13c => f.write_str(" wave_ror:1")?,
+            0x140 => f.write_str(" row_mirror")?,
+            0x141 => f.write_str(" row_half_mirror")?,
+            0x142 => f.write_str(" row_bcast:15")?,
+            0x143 => f.write_str(" row_bcast:31")?,
+            0x150..=0x15f => write!(f, " row_newbcast:{}", c & 0xf)?,
+            0x160..=0x16f => {
+                f.write_str(" /* row_xmask is not supported on ASICs earlier than GFX10 */")?
+            }
+            _ => f.write_str(" /* Invalid dpp_ctrl value */")?,
+        }
+    }
+    write!(
+        f,
+        " row_mask:0x{:x} bank_mask:0x{:x}",
+        d.row_mask & 0xf,
+        d.bank_mask & 0xf
+    )?;
+    if d.bound_ctrl {
+        f.write_str(" bound_ctrl:1")?;
+    }
+    Ok(())
+}
+
+/// Writes an SDWA/DPP source with its modifiers: `-|v1|`, `sext(s2)`.
+fn fmt_modded(
+    f: &mut fmt::Formatter<'_>,
+    op: &Operand,
+    cls: Cls,
+    m: Mods,
+    warn: &mut Warn,
+) -> fmt::Result {
+    let imm = matches!(
+        op,
+        Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_)
+    );
+    let neg_fn = m.neg && !m.abs && imm;
+    if m.sext {
+        f.write_str("sext(")?;
+    }
+    if neg_fn {
+        f.write_str("neg(")?;
+    } else if m.neg {
+        f.write_str("-")?;
+    }
+    if m.abs {
+        f.write_str("|")?;
+    }
+    match op {
+        Operand::Reg(r) if r.file == RegFile::Vgpr => fmt_reg(f, *r, "VReg_64_Align2", warn)?,
+        _ => fmt_src(f, op, cls, warn)?,
+    }
+    if m.abs {
+        f.write_str("|")?;
+    }
+    if m.sext || neg_fn {
+        f.write_str(")")?;
+    }
+    Ok(())
+}
+
+/// Writes an SGPR-pair or special-register destination.
+fn fmt_special_or_reg(f: &mut fmt::Formatter<'_>, op: &Operand, warn: &mut Warn) -> fmt::Result {
+    match op {
+        Operand::Reg(r) => fmt_reg(f, *r, "SReg_64", warn),
+        Operand::Special(sp, h) => fmt_special(f, *sp, *h),
+        other => write!(f, "{other}"),
     }
 }
