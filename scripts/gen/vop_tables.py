@@ -113,6 +113,10 @@ def probe(kind, nops):
                 qs.append(words(enc(kind, op, 0xF9, vdst=vd), sb | bit))
             for name, bit in DPP_PROBES:
                 qs.append(words(enc(kind, op, 0xFA, vdst=vd), 0xFF0000E4 | bit))
+        # Operand-less opcodes: an SDWA / DPP dword with every field clear.
+        bare = safe_decode_many(cpu, [words(enc(kind, op, s0, vdst=0), 0xE4) for op in ops for s0 in (0xF9, 0xFA)])
+        for i, op in enumerate(ops):
+            out[(op, cpu)]["bare"] = {"SDWA": bare[2 * i][1] == 8, "DPP": bare[2 * i + 1][1] == 8}
         r = safe_decode_many(cpu, qs)
         n = len(SDWA_PROBES) + len(DPP_PROBES)
         for i, op in enumerate(ops):
@@ -122,6 +126,8 @@ def probe(kind, nops):
             if ok(got[0]):
                 ext.append("SDWA")
                 ext += [name for (name, bit), g in zip(SDWA_PROBES[1:], got[1:len(SDWA_PROBES)]) if ok(g)]
+                if kind != "vopc" and "dst_sel:" not in got[0][0]:
+                    ext.append("SDWA_NO_DST_SEL")
                 # Modifier bits accepted but not printed.
                 if ok(got[2]) and got[2][0] == got[0][0]:
                     ext.append("SDWA_S0_HIDDEN")
@@ -214,7 +220,9 @@ def main():
             if cls == "V32" and "SRC0_AGPR" in flags: cls = "A32"
             if cls == "V32" and "VRegOrLds_32" in inf["sgpr"]: cls = "VL32"
             if cls == "B32" and src0w == 2: cls = "B64"
-            ext = () if inf["zero_dst"] else tuple(inf.get("ext", []))
+            ext = tuple(inf.get("ext", []))
+            if inf["zero_dst"]:
+                ext = tuple(e for e in ("SDWA", "DPP") if inf["bare"][e])
             if kind == "vopc":
                 ext = tuple(e for e in ext if e not in ("SDWA_CLAMP", "SDWA_OMOD"))
             key = (kind, base, dst, cls, src0w, src1w, tuple(flags), ext)

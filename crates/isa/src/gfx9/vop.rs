@@ -60,6 +60,9 @@ pub mod ext {
     /// DPP src0 modifier bits are accepted but not printed.
     pub const DPP_S0_HIDDEN: u16 = 4096;
     pub const DPP_S1_HIDDEN: u16 = 8192;
+    /// The SDWA form has no destination select: `dst_sel` must be DWORD and
+    /// `dst_unused` is ignored; neither is printed.
+    pub const SDWA_NO_DST_SEL: u16 = 16384;
 }
 
 /// The value class of a source operand: how LLVM prints its constants and
@@ -296,7 +299,7 @@ pub fn decode(
         if vdst != 0 {
             return Err(invalid);
         }
-        let v = Vop {
+        let mut v = Vop {
             kind,
             op: op as u8,
             info,
@@ -306,7 +309,34 @@ pub fn decode(
             ext: Ext::None,
             unused: src0f,
         };
-        return Ok((v, 4));
+        // An SDWA or DPP dword whose fields this instruction cannot take
+        // leaves the 4-byte form.
+        let w1 = super::word(bytes, 1).ok();
+        match w1 {
+            Some(w1) if src0f == 0xf9 && info.ext(ext::SDWA) && w1 & 0xbf3f_e000 == 0 => {
+                v.ext = Ext::Sdwa(Sdwa {
+                    dst_sel: 0,
+                    dst_unused: 0,
+                    clamp: false,
+                    omod: 0,
+                    src0_sel: 0,
+                    src0: Mods::default(),
+                    src1_sel: 0,
+                    src1: Mods::default(),
+                    sdst: None,
+                    unused: w1,
+                });
+            }
+            Some(w1) if src0f == 0xfa && info.ext(ext::DPP) => {
+                if let Some(d) = decode_dpp(kind, info, w1, 0, None) {
+                    v.ext = d.ext;
+                    v.src0 = d.src0;
+                }
+            }
+            _ => {}
+        }
+        let len = v.len();
+        return Ok((v, len));
     }
     if src0f == 0xf9 || src0f == 0xfa {
         if !info.ext(if src0f == 0xf9 { ext::SDWA } else { ext::DPP }) {
@@ -443,7 +473,14 @@ fn decode_sdwa(
         }
     } else {
         sd.dst_sel = dst_sel;
-        sd.dst_unused = ((w1 >> 11) & 3) as u8;
+        if x(ext::SDWA_NO_DST_SEL) {
+            if dst_sel != 6 {
+                return None;
+            }
+            unused |= w1 & 0x1800;
+        } else {
+            sd.dst_unused = ((w1 >> 11) & 3) as u8;
+        }
         sd.clamp = bit(13);
         sd.omod = ((w1 >> 14) & 3) as u8;
         if dst_sel > 6 || (sd.clamp && !x(ext::SDWA_CLAMP)) || (sd.omod != 0 && !x(ext::SDWA_OMOD))
@@ -570,6 +607,7 @@ impl Vop {
     /// LLVM's mnemonic, with the encoding suffix it prints.
     pub fn mnemonic(&self) -> &'static str {
         match self.ext {
+            _ if self.info.has(NO_OPERANDS) => self.info.name,
             Ext::Sdwa(_) => self.info.sdwa,
             Ext::Dpp(_) => self.info.dpp,
             _ if self.info.has(NO_SUFFIX) => self.info.name,
@@ -597,6 +635,7 @@ impl Vop {
         let w1 = match &self.ext {
             Ext::None => return,
             Ext::Literal(v) => *v,
+            Ext::Sdwa(sd) if self.info.has(NO_OPERANDS) => sd.unused,
             Ext::Sdwa(sd) => self.sdwa_dword(sd),
             Ext::Dpp(d) => {
                 let m = |m: &Mods, b: u32| u32::from(m.neg) << b | u32::from(m.abs) << (b + 1);
@@ -725,8 +764,8 @@ fn fmt_src(f: &mut fmt::Formatter<'_>, op: &Operand, cls: Cls, warn: &mut Warn) 
     }
 }
 
-/// The `src_*` hardware registers (apertures, `src_vccz`, ...), which LLVM
-/// accepts in any source operand class.
+/// `null` and the `src_*` hardware registers (apertures, `src_vccz`, ...),
+/// which LLVM prints without complaint in any source operand class.
 fn is_src_constant_reg(sp: Special) -> bool {
     !matches!(
         sp,
@@ -735,7 +774,6 @@ fn is_src_constant_reg(sp: Special) -> bool {
             | Special::Vcc
             | Special::Exec
             | Special::M0
-            | Special::Null
             | Special::SrcLdsDirect
     )
 }
@@ -779,6 +817,9 @@ impl fmt::Display for Vop {
         let info = self.info;
         f.write_str(self.mnemonic())?;
         if info.has(NO_OPERANDS) {
+            if let Ext::Dpp(d) = &self.ext {
+                fmt_dpp(f, d, info)?;
+            }
             return Ok(());
         }
         let mut warn = Warn::default();
@@ -869,12 +910,14 @@ impl Vop {
                 3 => f.write_str(" div:2")?,
                 _ => {}
             }
-            write!(
-                f,
-                " dst_sel:{} dst_unused:{}",
-                sel(sd.dst_sel),
-                UNUSED[usize::from(sd.dst_unused & 3)]
-            )?;
+            if !self.info.ext(ext::SDWA_NO_DST_SEL) {
+                write!(
+                    f,
+                    " dst_sel:{} dst_unused:{}",
+                    sel(sd.dst_sel),
+                    UNUSED[usize::from(sd.dst_unused & 3)]
+                )?;
+            }
         }
         write!(f, " src0_sel:{}", sel(sd.src0_sel))?;
         if self.src1.is_some() {

@@ -502,7 +502,14 @@ pub static OPS: [VopOp; 351] = [
         0,
         SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
     ),
-    op!("v_nop", None, None, None, NO_SUFFIX | NO_OPERANDS, 0),
+    op!(
+        "v_nop",
+        None,
+        None,
+        None,
+        NO_SUFFIX | NO_OPERANDS,
+        SDWA | DPP
+    ),
     op!(
         "v_mov_b32",
         V32,
@@ -1001,7 +1008,7 @@ pub static OPS: [VopOp; 351] = [
         B32,
         None,
         0,
-        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
     ),
     op!(
         "v_cvt_f32_bf8",
@@ -1009,7 +1016,7 @@ pub static OPS: [VopOp; 351] = [
         B32,
         None,
         0,
-        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
     ),
     op!(
         "v_cvt_pk_f32_fp8",
@@ -1017,7 +1024,7 @@ pub static OPS: [VopOp; 351] = [
         B32,
         None,
         0,
-        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
     ),
     op!(
         "v_cvt_pk_f32_bf8",
@@ -1025,7 +1032,7 @@ pub static OPS: [VopOp; 351] = [
         B32,
         None,
         0,
-        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
     ),
     op!(
         "v_prng_b32",
