@@ -680,6 +680,57 @@ impl GpuSpec {
     pub fn lds_size_in_kb(&self) -> u32 {
         self.cu.lds_bytes / 1024
     }
+
+    /// The GPU-specific lines of the KFD topology node's `properties` file
+    /// (`/sys/class/kfd/kfd/topology/nodes/N/properties`), in the kernel's
+    /// order, as (name, value). Per-system values (ids of CPU cores and
+    /// SIMDs, link counts) are left to the caller.
+    pub fn kfd_properties(&self) -> Vec<(&'static str, u64)> {
+        let s = &self.soc;
+        let c = &self.cu;
+        let q = &self.queues;
+        let k = &self.kfd;
+        vec![
+            ("simd_count", self.simd_count().into()),
+            ("mem_banks_count", 1),
+            ("max_waves_per_simd", c.wave_slots_per_simd.into()),
+            ("lds_size_in_kb", self.lds_size_in_kb().into()),
+            ("gds_size_in_kb", k.gds_size_in_kb.into()),
+            ("num_gws", k.num_gws.into()),
+            ("wave_front_size", c.wavefront_size.into()),
+            (
+                "array_count",
+                u64::from(self.shader_engines()) * u64::from(s.shader_arrays_per_engine),
+            ),
+            ("simd_arrays_per_engine", s.shader_arrays_per_engine.into()),
+            ("cu_per_simd_array", s.max_cus_per_shader_array.into()),
+            ("simd_per_cu", c.simds.into()),
+            ("max_slots_scratch_cu", c.max_scratch_slots.into()),
+            ("gfx_target_version", self.gfx_target_version.into()),
+            ("vendor_id", self.pci.vendor_id.into()),
+            ("device_id", self.pci.device_id.into()),
+            ("location_id", self.pci.location_id.into()),
+            ("domain", self.pci.domain.into()),
+            ("drm_render_minor", k.drm_render_minor.into()),
+            ("hive_id", k.hive_id),
+            ("num_sdma_engines", q.sdma_engines.into()),
+            ("num_sdma_xgmi_engines", q.sdma_xgmi_engines.into()),
+            (
+                "num_sdma_queues_per_engine",
+                q.sdma_queues_per_engine.into(),
+            ),
+            ("num_cp_queues", q.cp_queues.into()),
+            ("max_engine_clk_fccompute", s.max_engine_clock_mhz.into()),
+            ("local_mem_size", self.memory.size_bytes),
+            ("fw_version", k.fw_version.into()),
+            ("capability", k.capability.into()),
+            ("debug_prop", k.debug_prop),
+            ("sdma_fw_version", k.sdma_fw_version.into()),
+            ("unique_id", k.unique_id),
+            ("num_xcc", s.xcds.into()),
+            ("max_engine_clk_ccompute", k.host_cpu_clock_mhz.into()),
+        ]
+    }
 }
 
 #[cfg(test)]
@@ -780,6 +831,59 @@ pub(crate) mod tests {
             assert_eq!(g.simd_count(), cus * 4);
             assert!(file.starts_with(target.name()));
         }
+    }
+
+    #[test]
+    fn kfd_properties_cover_the_node_file() {
+        let (_, cfg) = shipped()
+            .into_iter()
+            .find(|(n, _)| n == "gfx942_cdna3_kmd.json")
+            .unwrap();
+        let props: std::collections::HashMap<_, _> =
+            cfg.gpus[0].kfd_properties().into_iter().collect();
+        for name in [
+            "simd_count",
+            "max_waves_per_simd",
+            "lds_size_in_kb",
+            "gds_size_in_kb",
+            "num_gws",
+            "wave_front_size",
+            "array_count",
+            "simd_arrays_per_engine",
+            "cu_per_simd_array",
+            "simd_per_cu",
+            "max_slots_scratch_cu",
+            "vendor_id",
+            "device_id",
+            "location_id",
+            "domain",
+            "drm_render_minor",
+            "hive_id",
+            "num_sdma_engines",
+            "num_sdma_xgmi_engines",
+            "num_sdma_queues_per_engine",
+            "num_cp_queues",
+            "max_engine_clk_fccompute",
+            "local_mem_size",
+            "fw_version",
+            "capability",
+            "debug_prop",
+            "sdma_fw_version",
+            "unique_id",
+            "num_xcc",
+            "max_engine_clk_ccompute",
+            "gfx_target_version",
+        ] {
+            assert!(props.contains_key(name), "{name}");
+        }
+        assert_eq!(props["simd_count"], 1216);
+        assert_eq!(props["array_count"], 32);
+        assert_eq!(props["cu_per_simd_array"], 10);
+        assert_eq!(props["num_xcc"], 8);
+        assert_eq!(props["lds_size_in_kb"], 64);
+        assert_eq!(props["gfx_target_version"], 90402);
+        assert_eq!(props["device_id"], 0x74a1);
+        assert_eq!(props["wave_front_size"], 64);
     }
 
     #[test]
