@@ -27,6 +27,7 @@
 //! The reference for round-to-nearest-even is the `ml_dtypes` Python
 //! package (and numpy for f16); see `scripts/gen/float_ref.py` and the tests.
 
+pub mod isa;
 #[cfg(test)]
 mod tests;
 
@@ -153,6 +154,10 @@ impl Format {
         bias: i32,
         specials: Specials,
     ) -> Format {
+        // The converter works on f32 bit patterns: at most f32's exponent
+        // width, at most 10 mantissa bits, at most 16 bits in all.
+        assert!(exp_bits >= 1 && exp_bits <= 8 && man_bits <= 10);
+        assert!(exp_bits + man_bits <= 15);
         Format {
             name,
             exp_bits,
