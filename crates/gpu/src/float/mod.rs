@@ -22,7 +22,9 @@
 //!   denormal results to zero of the same sign (the FP16 denormal mode of
 //!   the MODE register).
 //! - NaN inputs give a quiet NaN of the same sign; f16 and bf16 keep the
-//!   top payload bits, the 8-bit formats give their canonical NaN.
+//!   top payload bits, the 8-bit formats give their canonical NaN (FNUZ:
+//!   `0x80`, E8M0: `0xFF`); FP6/FP4, which have no NaN, give the largest
+//!   magnitude with the NaN's sign.
 //!
 //! The reference for round-to-nearest-even is the `ml_dtypes` Python
 //! package (and numpy for f16); see `scripts/gen/float_ref.py` and the tests.

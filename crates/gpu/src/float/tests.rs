@@ -339,6 +339,11 @@ fn special_values() {
     assert_eq!(E2M1.decode(0x1), 0.5);
     assert_eq!(E2M1.decode(0xf), -6.0);
     assert!((0..16).all(|b| !E2M1.is_nan(b)));
+    // FP6/FP4 have no NaN: NaN converts to the largest magnitude, keeping the sign.
+    assert_eq!(E2M1.encode_rne(f32::NAN), 0x7);
+    assert_eq!(E2M1.encode_rne(-f32::NAN), 0xf);
+    assert_eq!(E3M2.encode(f32::NAN, Convert::RNE_SAT), 0x1f);
+    assert_eq!(E2M3.encode_sr(-f32::NAN, 5, Convert::RNE), 0x3f);
     // E8M0: 2^(e-127), 0xff NaN, no zero.
     assert_eq!(E8M0.decode(127), 1.0);
     assert_eq!(E8M0.decode(0), f32::from_bits(0x0040_0000));
