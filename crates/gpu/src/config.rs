@@ -342,6 +342,27 @@ pub struct Kfd {
 }
 
 impl GpuConfig {
+    /// The configuration shipped in `configs/` for a target: MI210
+    /// (gfx90a), MI300X (gfx942) or MI355X (gfx950).
+    pub fn builtin(target: GfxTarget) -> GpuConfig {
+        let (name, text) = match target {
+            GfxTarget::Gfx90a => (
+                "configs/gfx90a_cdna2_kmd.json",
+                include_str!("../../../configs/gfx90a_cdna2_kmd.json"),
+            ),
+            GfxTarget::Gfx942 => (
+                "configs/gfx942_cdna3_kmd.json",
+                include_str!("../../../configs/gfx942_cdna3_kmd.json"),
+            ),
+            GfxTarget::Gfx950 => (
+                "configs/gfx950_cdna4_kmd.json",
+                include_str!("../../../configs/gfx950_cdna4_kmd.json"),
+            ),
+        };
+        // The shipped files are validated by this crate's tests.
+        GpuConfig::from_str(name, text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// Reads, parses and validates a configuration file.
     pub fn load(path: impl AsRef<Path>) -> Result<GpuConfig, ConfigError> {
         let path = path.as_ref();
@@ -884,6 +905,14 @@ pub(crate) mod tests {
         assert_eq!(props["gfx_target_version"], 90402);
         assert_eq!(props["device_id"], 0x74a1);
         assert_eq!(props["wave_front_size"], 64);
+    }
+
+    #[test]
+    fn builtin_configs_are_the_shipped_files() {
+        for (name, cfg) in shipped() {
+            let t = cfg.gpus[0].gfx_target;
+            assert_eq!(GpuConfig::builtin(t), cfg, "{name}");
+        }
     }
 
     #[test]

@@ -583,3 +583,39 @@ fn e8m0_below_min_normal_f32() {
     assert_eq!(E8M0.encode_rne(3.0), 0x81);
     assert_eq!(E8M0.encode_rne(f32::MAX), 0xff);
 }
+
+/// No input panics, and every result fits the format's width.
+#[test]
+fn any_input_any_mode() {
+    let mut seed = 99;
+    let modes = [
+        Rounding::NearestEven,
+        Rounding::TowardZero,
+        Rounding::TowardPositive,
+        Rounding::TowardNegative,
+    ];
+    for i in 0..100_000u32 {
+        let x = f32::from_bits(splitmix(&mut seed) as u32);
+        let rand = splitmix(&mut seed) as u32;
+        let junk = splitmix(&mut seed) as u32;
+        for f in ALL {
+            let c = Convert {
+                rounding: modes[(i % 4) as usize],
+                saturate: i & 4 != 0,
+                flush_denormals: i & 8 != 0,
+            };
+            let limit = 1u64 << f.bits();
+            assert!(u64::from(f.encode(x, c)) < limit, "{} {x:e}", f.name);
+            assert!(
+                u64::from(f.encode_sr(x, rand, c)) < limit,
+                "{} {x:e}",
+                f.name
+            );
+            // Decode ignores the bits above the format's width.
+            let b = f.encode(x, c);
+            let high = junk << f.bits().min(31);
+            assert_eq!(f.decode(b | high).to_bits(), f.decode(b).to_bits());
+            let _ = f.decode_ftz(junk);
+        }
+    }
+}
