@@ -1,5 +1,6 @@
 //! `rocjitsu disasm`: LLVM-syntax disassembly of code objects and raw bytes.
 
+use crate::objdump;
 use anyhow::{Context, Result, bail};
 use rocjitsu_isa::{Inst, Target};
 use std::io::{BufRead, Write};
@@ -70,12 +71,147 @@ pub fn run(a: Args) -> Result<ExitCode> {
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let Some(_file) = a.file else {
+    let Some(file) = a.file else {
         bail!(
             "name a code object to disassemble, or use --hex with --mcpu to read bytes from stdin"
         );
     };
-    bail!("disassembly of files is not available yet")
+    let opts = objdump::Options {
+        no_leading_addr: a.no_leading_addr,
+        only: a.kernel.clone(),
+        json: a.json,
+    };
+    disasm_file(&file, target, &opts)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What to do about a code-object error, appended to its message.
+fn hint(e: &rocjitsu_code::Error) -> &'static str {
+    use rocjitsu_code::ErrorKind as K;
+    match &e.kind {
+        K::UnknownTarget { .. } => {
+            "; rocjitsu disassembles gfx90a, gfx942 and gfx950 code objects: recompile with \
+             --offload-arch=gfx90a, gfx942 or gfx950"
+        }
+        K::WrongMachine(_) => "; this is not AMDGPU code: pass an AMDGPU code object (.hsaco)",
+        K::UnknownFormat => {
+            "; pass an AMDGPU code object (.hsaco), a clang offload bundle, or a HIP \
+             object/executable with a .hip_fatbin section"
+        }
+        K::Invalid { what, .. } if *what == "HIP fat binary" => {
+            "; compile the file with clang -x hip --offload-arch=... to embed device code"
+        }
+        K::Truncated { .. } | K::OutOfBounds { .. } => {
+            "; the file is truncated or corrupt: rebuild it or copy it again"
+        }
+        K::NoMatchingTarget { .. } => "; pass one of the available targets to --mcpu",
+        _ => "",
+    }
+}
+
+fn code_err(e: rocjitsu_code::Error) -> anyhow::Error {
+    let h = hint(&e);
+    anyhow::anyhow!("{e}{h}")
+}
+
+/// Disassembles every selected code object of `file`.
+fn disasm_file(
+    file: &std::path::Path,
+    target: Option<Target>,
+    opts: &objdump::Options,
+) -> Result<()> {
+    use rocjitsu_code::{CodeObject, Container, ContainerKind};
+    let name = file.display().to_string();
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {name}"))?;
+    let container = Container::parse(&name, &bytes).map_err(code_err)?;
+    let bare = container.kind == ContainerKind::CodeObject;
+    let entries: Vec<_> = container.code_objects().collect();
+    if entries.is_empty() {
+        bail!(
+            "{name}: contains no AMDGPU code object (entries: {}); compile with \
+             --offload-arch=gfx90a, gfx942 or gfx950",
+            container
+                .entries
+                .iter()
+                .map(|e| e.id.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let chosen: Vec<_> = match target {
+        Some(t) => {
+            let v: Vec<_> = entries
+                .iter()
+                .filter(|e| e.id.processor() == t.name())
+                .collect();
+            if v.is_empty() {
+                bail!(
+                    "{name}: no code object for --mcpu {}; available targets: {}",
+                    t.name(),
+                    container.targets().join(", ")
+                );
+            }
+            v
+        }
+        None => entries.iter().collect(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let total = chosen.len();
+    let mut found = false;
+    let mut labels = Vec::new();
+    let mut skipped = Vec::new();
+    for (k, e) in chosen.into_iter().enumerate() {
+        let co = match CodeObject::parse(&e.name, e.bytes.clone()) {
+            Ok(co) => co,
+            Err(err) => {
+                let unknown = matches!(err.kind, rocjitsu_code::ErrorKind::UnknownTarget { .. });
+                if bare || target.is_some() || !unknown {
+                    return Err(code_err(err));
+                }
+                skipped.push(e.id.target_id.clone());
+                continue;
+            }
+        };
+        let display = if bare {
+            name.clone()
+        } else {
+            if !opts.json {
+                writeln!(
+                    out,
+                    "; code object {} of {total} in {name}: target {} (bundle entry {})",
+                    k + 1,
+                    co.target_id(),
+                    e.id.id
+                )?;
+            }
+            format!("{name}:{}", co.target_id())
+        };
+        let printed = objdump::write_object(&mut out, &display, &co, opts)?;
+        found |= printed.symbols > 0;
+        labels.extend(printed.labels);
+    }
+    out.flush()?;
+    for t in &skipped {
+        eprintln!("rocjitsu: warning: {name}: skipped the {t} code object (unsupported target)");
+    }
+    if skipped.len() == total {
+        bail!(
+            "{name}: no code object for a supported target (found {}); recompile with \
+             --offload-arch=gfx90a, gfx942 or gfx950",
+            skipped.join(", ")
+        );
+    }
+    if let Some(k) = &opts.only
+        && !found
+    {
+        labels.dedup();
+        bail!(
+            "{name}: no kernel or function named `{k}`; available: {}",
+            labels.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// Parses `llvm-mc --disassemble` style input: byte tokens such as `0x1f` or

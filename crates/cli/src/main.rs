@@ -1,6 +1,7 @@
 //! `rocjitsu`: the AMD GPU emulator's command-line tool.
 
 mod disasm;
+mod objdump;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
