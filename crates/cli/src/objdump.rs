@@ -17,10 +17,10 @@
 //!   that symbol's name; otherwise SOPP branches get a ` <sym+0xoff>`
 //!   annotation naming the nearest symbol at or before the target.
 
-use rocjitsu_code::elf::{Section, SymbolTable, SymbolType};
 use rocjitsu_code::CodeObject;
-use rocjitsu_isa::gfx9::Body;
+use rocjitsu_code::elf::{Section, SymbolTable, SymbolType};
 use rocjitsu_isa::Target;
+use rocjitsu_isa::gfx9::Body;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -88,8 +88,7 @@ impl SymbolIndex {
                 break;
             }
             for s in elf.symbols.iter().filter(|s| s.table == table) {
-                if s.name.is_empty() || matches!(s.kind, SymbolType::Section | SymbolType::File)
-                {
+                if s.name.is_empty() || matches!(s.kind, SymbolType::Section | SymbolType::File) {
                     continue;
                 }
                 let sym = Sym {
@@ -336,7 +335,7 @@ fn write_inst(
         return Ok(size.max(1));
     }
     let mut words = String::new();
-    if raw.len() % 4 == 0 {
+    if raw.len().is_multiple_of(4) {
         for (k, c) in raw.chunks_exact(4).enumerate() {
             let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             if k > 0 {
@@ -362,7 +361,11 @@ fn dump_data(out: &mut dyn Write, addr: u64, bytes: &[u8]) -> io::Result<()> {
         }
         line.push_str(&" ".repeat(3 * (8 - chunk.len()) + 9));
         for &b in chunk {
-            line.push(if (0x20..0x7f).contains(&b) { b as char } else { '.' });
+            line.push(if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            });
         }
         writeln!(out, "{line}")?;
     }
