@@ -11,6 +11,8 @@ use std::process::ExitCode;
 #[command(after_help = "Examples:\n  \
     rocjitsu disasm kernel.hsaco\n  \
     rocjitsu disasm --kernel saxpy --json app\n  \
+    rocjitsu disasm --list-targets app.o\n  \
+    rocjitsu disasm --mcpu gfx942 --no-leading-addr app.o\n  \
     echo '0x01 0x05 0x02 0x02' | rocjitsu disasm --mcpu gfx942 --hex")]
 pub struct Args {
     /// Code object, clang offload bundle, or executable with a .hip_fatbin section
@@ -28,6 +30,9 @@ pub struct Args {
     /// Print one JSON object per instruction
     #[arg(long)]
     json: bool,
+    /// List the code objects in FILE (target ID, bundle entry, kernels) and exit
+    #[arg(long)]
+    list_targets: bool,
     /// Accepted for llvm-objdump compatibility (AMDGPU prints encodings as a comment)
     #[arg(long)]
     no_show_raw_insn: bool,
@@ -81,7 +86,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         only: a.kernel.clone(),
         json: a.json,
     };
-    disasm_file(&file, target, &opts)?;
+    if a.list_targets {
+        list_targets(&file)?;
+    } else {
+        disasm_file(&file, target, &opts)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -112,6 +121,27 @@ fn hint(e: &rocjitsu_code::Error) -> &'static str {
 fn code_err(e: rocjitsu_code::Error) -> anyhow::Error {
     let h = hint(&e);
     anyhow::anyhow!("{e}{h}")
+}
+
+/// Prints one line per embedded code object: target ID, bundle entry and
+/// kernels (or why it cannot be read).
+fn list_targets(file: &std::path::Path) -> Result<()> {
+    use rocjitsu_code::{CodeObject, Container};
+    let name = file.display().to_string();
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {name}"))?;
+    let container = Container::parse(&name, &bytes).map_err(code_err)?;
+    let mut out = std::io::stdout().lock();
+    for e in container.code_objects() {
+        let what = match CodeObject::parse(&e.name, e.bytes.clone()) {
+            Ok(co) => {
+                let k: Vec<&str> = co.kernels().iter().map(|k| k.name.as_str()).collect();
+                format!("kernels: {}", k.join(", "))
+            }
+            Err(err) => format!("not readable: {}", err.kind),
+        };
+        writeln!(out, "{:<24} {:<40} {what}", e.id.target_id, e.id.id)?;
+    }
+    Ok(())
 }
 
 /// Disassembles every selected code object of `file`.
