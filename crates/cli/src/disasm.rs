@@ -185,8 +185,16 @@ fn disasm_file(
         }
         None => entries.iter().collect(),
     };
+    // With --kernel the listing is held back until the symbol is known to
+    // exist, so that a wrong name prints only the error.
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut direct = std::io::BufWriter::new(stdout.lock());
+    let mut held: Vec<u8> = Vec::new();
+    let out: &mut dyn Write = if opts.only.is_some() {
+        &mut held
+    } else {
+        &mut direct
+    };
     let total = chosen.len();
     let mut found = false;
     let mut labels = Vec::new();
@@ -217,7 +225,7 @@ fn disasm_file(
             }
             format!("{name}:{}", co.target_id())
         };
-        let printed = objdump::write_object(&mut out, &display, &co, opts)?;
+        let printed = objdump::write_object(out, &display, &co, opts)?;
         found |= printed.symbols > 0;
         labels.extend(printed.labels);
     }
@@ -241,6 +249,8 @@ fn disasm_file(
             labels.join(", ")
         );
     }
+    direct.write_all(&held)?;
+    direct.flush()?;
     Ok(())
 }
 

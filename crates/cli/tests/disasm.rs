@@ -505,3 +505,69 @@ fn bad_inputs() {
         "{e}"
     );
 }
+
+/// The `.hip_fatbin` section of a fat object, written to its own file (a
+/// plain or compressed clang offload bundle).
+fn dump_fatbin(obj: &Path) -> PathBuf {
+    let fatbin = obj.with_extension("fatbin");
+    let out = Command::new("llvm-objcopy-22")
+        .arg(format!("--dump-section=.hip_fatbin={}", fatbin.display()))
+        .arg(obj)
+        .output()
+        .expect("running llvm-objcopy-22");
+    assert!(out.status.success(), "{}", stderr(&out));
+    fatbin
+}
+
+/// Offload bundles, plain and compressed, on their own or inside a host
+/// object: `--list-targets` names their code objects and `--mcpu` lists the
+/// same code as from the code object itself.
+#[test]
+fn offload_bundles_plain_and_compressed() {
+    let dir = scratch("bundles");
+    let obj = hip_object(&dir, &["gfx942", "gfx950"]);
+    let plain = dump_fatbin(&obj);
+    let reference = stdout(&rocjitsu(&[
+        "disasm",
+        "--mcpu",
+        "gfx950",
+        obj.to_str().expect("utf-8"),
+    ]));
+    assert!(insn_lines(&reference).len() > 20);
+
+    let cdir = scratch("bundles-compressed");
+    let src = root().join("examples/saxpy.hip");
+    let cobj = cdir.join("kc.o");
+    let out = Command::new("clang++-22")
+        .args([
+            "-x",
+            "hip",
+            "--offload-arch=gfx942",
+            "--offload-arch=gfx950",
+        ])
+        .args(["--offload-compress", "-nogpulib", "-nogpuinc", "-O2", "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&cobj)
+        .output()
+        .expect("running clang++-22");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let compressed = dump_fatbin(&cobj);
+    let magic = std::fs::read(&compressed).expect("reading the bundle");
+    assert!(magic.starts_with(b"CCOB"), "a compressed bundle");
+
+    for f in [&plain, &cobj, &compressed] {
+        let f = f.to_str().expect("utf-8");
+        let list = rocjitsu(&["disasm", "--list-targets", f]);
+        assert!(list.status.success(), "{}", stderr(&list));
+        let list = stdout(&list);
+        let rows: Vec<&str> = list.lines().collect();
+        assert_eq!(rows.len(), 2, "{list}");
+        assert!(rows[0].starts_with("gfx942 ") && rows[0].contains("saxpy, reduce_sum"));
+        assert!(
+            rows[1].starts_with("gfx950 ") && rows[1].contains("hipv4-amdgcn-amd-amdhsa--gfx950")
+        );
+        let out = stdout(&rocjitsu(&["disasm", "--mcpu", "gfx950", f]));
+        assert_eq!(insn_lines(&out), insn_lines(&reference), "{f}");
+    }
+}
