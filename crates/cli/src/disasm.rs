@@ -342,5 +342,50 @@ fn split_operands(text: &str) -> (Vec<String>, Vec<String>) {
             ops.push(cur.trim().to_string())
         }
     }
+    // Space-separated parts written as `name(value)` belong to the operand
+    // before them (`s_waitcnt vmcnt(0) lgkmcnt(0)`); no modifier has
+    // parentheses.
+    let keep = mods.iter().take_while(|m| m.contains('(')).count();
+    if keep > 0
+        && let Some(last) = ops.last_mut()
+    {
+        for m in mods.drain(..keep) {
+            last.push(' ');
+            last.push_str(&m);
+        }
+    }
     (ops, mods)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(t: &str) -> (Vec<String>, Vec<String>) {
+        split_operands(t)
+    }
+
+    #[test]
+    fn operands_and_modifiers() {
+        // Texts as llvm-mc-22 -mcpu=gfx942 prints them.
+        let (o, m) = split("s_waitcnt vmcnt(0) expcnt(0) lgkmcnt(0)");
+        assert_eq!(o, ["vmcnt(0) expcnt(0) lgkmcnt(0)"]);
+        assert!(m.is_empty());
+        let (o, m) = split("buffer_load_dword v1, off, s[4:7], 0 offen offset:4");
+        assert_eq!(o, ["v1", "off", "s[4:7]", "0"]);
+        assert_eq!(m, ["offen", "offset:4"]);
+        let (o, m) = split("v_pk_add_f32 v[0:1], v[2:3], v[4:5] op_sel_hi:[0,1]");
+        assert_eq!(o, ["v[0:1]", "v[2:3]", "v[4:5]"]);
+        assert_eq!(m, ["op_sel_hi:[0,1]"]);
+        let (o, m) = split("s_endpgm");
+        assert!(o.is_empty() && m.is_empty());
+    }
+
+    #[test]
+    fn hex_input() {
+        let b = read_hex("0x01 0x05, 02 # comment\n;x\n0XfF".as_bytes()).expect("valid");
+        assert_eq!(b, [1, 5, 2, 0xff]);
+        assert!(read_hex("0x123".as_bytes()).is_err());
+        assert!(read_hex("zz".as_bytes()).is_err());
+    }
 }

@@ -371,3 +371,36 @@ fn dump_data(out: &mut dyn Write, addr: u64, bytes: &[u8]) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dump(addr: u64, bytes: &[u8]) -> String {
+        let mut v = Vec::new();
+        dump_data(&mut v, addr, bytes).expect("writing to a Vec");
+        String::from_utf8(v).expect("ASCII")
+    }
+
+    #[test]
+    fn data_dump_matches_objdump() {
+        // llvm-objdump-22 -d on a 17-byte STT_OBJECT at 0x14 in .text.
+        let bytes = [
+            0x44, 0x43, 0x42, 0x41, 0x48, 0x47, 0x46, 0x45, 4, 3, 2, 1, 0x55, 0, 0, 0, 0x41,
+        ];
+        assert_eq!(
+            dump(0x14, &bytes),
+            "      14: 44 43 42 41 48 47 46 45         DCBAHGFE\n\
+             \x20     1c: 04 03 02 01 55 00 00 00         ....U...\n\
+             \x20     24: 41                              A\n"
+        );
+    }
+
+    #[test]
+    fn type_codes_are_elf_values() {
+        assert_eq!(type_code(SymbolType::NoType), STT_NOTYPE);
+        assert_eq!(type_code(SymbolType::Object), STT_OBJECT);
+        assert_eq!(type_code(SymbolType::Func), STT_FUNC);
+        assert_eq!(type_code(SymbolType::Other(13)), 13);
+    }
+}

@@ -571,3 +571,86 @@ fn offload_bundles_plain_and_compressed() {
         assert_eq!(insn_lines(&out), insn_lines(&reference), "{f}");
     }
 }
+
+/// Assembles `src` for gfx942 with llvm-mc-22 into a relocatable object.
+fn assemble(dir: &Path, name: &str, src: &str) -> PathBuf {
+    let s = dir.join(format!("{name}.s"));
+    let o = dir.join(format!("{name}.o"));
+    std::fs::write(&s, src).expect("writing assembly");
+    let out = Command::new("llvm-mc-22")
+        .args([
+            "-triple",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx942",
+            "-filetype=obj",
+        ])
+        .arg(&s)
+        .arg("-o")
+        .arg(&o)
+        .output()
+        .expect("running llvm-mc-22");
+    assert!(out.status.success(), "llvm-mc-22: {}", stderr(&out));
+    o
+}
+
+/// Hand-written objects that exercise objdump's layout rules: code before
+/// the first symbol, several symbols at one address, data symbols in the
+/// code section, branches to labels (printed by name) and elsewhere
+/// (annotated), undecodable words and a short tail. The whole output must
+/// equal llvm-objdump's.
+#[test]
+fn layout_edge_cases_match_objdump() {
+    let dir = scratch("layout");
+    let sources = [
+        (
+            "leading",
+            "s_nop 0\ns_nop 1\n.globl f\n.type f,@function\nf:\ns_nop 2\nlab:\n\
+             s_branch lab\ns_branch 0xffff\ns_branch g\n.long 0xffffffff\n\
+             .type obj,@object\nobj:\n.long 0x12345678\n.size obj, 4\ng:\n\
+             s_cbranch_scc0 3\ns_call_b64 s[0:1], 0xffff\n.long 0xfc000000\n\
+             .byte 0xbf, 0x80\n",
+        ),
+        (
+            "data",
+            ".globl f\n.type f,@function\nf:\na1:\ns_nop 2\ns_call_b64 s[0:1], 1\n\
+             s_cbranch_execz 1\ns_nop 0\n.type o1,@object\no1:\n\
+             .long 0x41424344, 0x45464748, 0x01020304, 0x55\n.byte 0x41\n.size o1, 17\n\
+             .type o2,@object\no2:\n.long 0x41424344, 0x45464748\n.size o2, 8\n\
+             b1:\ns_branch 0xfff0\ns_branch 0xffff\ns_branch 0\n",
+        ),
+        (
+            "aliases",
+            ".type b,@function\nz:\nb:\ns_nop 0\n.type a,@function\na:\ny:\ns_nop 1\n\
+             .globl c\nc:\n.type d,@function\nd:\ns_nop 2\n.type e,@object\ne:\n\
+             .globl w\nw:\ns_nop 3\ns_branch 0xfffb\ns_branch 0xfffb\ns_branch 0xfffb\n",
+        ),
+        (
+            "calls",
+            "g:\ns_call_b64 s[0:1], 0\nf:\ns_cbranch_i_fork s[0:1], 0xfffe\ns_nop 0\n",
+        ),
+    ];
+    let mut report = Vec::new();
+    for (name, body) in sources {
+        let src = format!(".amdgcn_target \"amdgcn-amd-amdhsa--gfx942\"\n.text\n{body}");
+        let o = assemble(&dir, name, &src);
+        let o = o.to_str().expect("utf-8");
+        for flags in [&[][..], &["--no-leading-addr"][..]] {
+            let mut args = vec!["disasm"];
+            args.extend_from_slice(flags);
+            args.push(o);
+            let ours = stdout(&rocjitsu(&args));
+            let mut oargs = vec!["-d"];
+            oargs.extend_from_slice(flags);
+            oargs.push(o);
+            let llvm = objdump(&oargs);
+            let lines = |s: &str| s.lines().map(str::to_string).collect::<Vec<_>>();
+            compare(
+                &format!("{name} {flags:?}"),
+                &lines(&ours),
+                &lines(&llvm),
+                &mut report,
+            );
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
