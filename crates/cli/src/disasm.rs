@@ -8,12 +8,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  \
-    rocjitsu disasm kernel.hsaco\n  \
-    rocjitsu disasm --kernel saxpy --json app\n  \
-    rocjitsu disasm --list-targets app.o\n  \
-    rocjitsu disasm --mcpu gfx942 --no-leading-addr app.o\n  \
-    echo '0x01 0x05 0x02 0x02' | rocjitsu disasm --mcpu gfx942 --hex")]
+#[command(
+    after_help = "Output: what `llvm-objdump-22 -d FILE` prints (LLVM 22 syntax; address and \
+    encoding in a `//` comment; branch targets as <symbol+offset>). Without --mcpu, every code \
+    object of a bundle or HIP fat binary is listed in turn, after a `; code object N of M` line.\n\n\
+    Examples:\n  \
+    rocjitsu disasm kernel.hsaco                  # like llvm-objdump -d kernel.hsaco\n  \
+    rocjitsu disasm --list-targets app.o          # the GPUs a HIP object was built for\n  \
+    rocjitsu disasm --mcpu gfx942 app.o           # its MI300X code\n  \
+    rocjitsu disasm --mcpu gfx942 --kernel saxpy --json app.o\n  \
+    echo '0x00 0x00 0x80 0xbf' | rocjitsu disasm --mcpu gfx942 --hex   # s_nop 0"
+)]
 pub struct Args {
     /// Code object, clang offload bundle, or executable with a .hip_fatbin section
     file: Option<PathBuf>,

@@ -234,7 +234,8 @@ pub fn write_object(
                 if opts.json {
                     let hex: String = data[lo..hi].iter().map(|b| format!("{b:02x}")).collect();
                     let v = serde_json::json!({
-                        "function": label.name, "address": start, "bytes": hex, "data": true,
+                        "target": co.target_id(), "function": label.name, "address": start,
+                        "bytes": hex, "data": true,
                     });
                     writeln!(out, "{v}")?;
                 } else {
@@ -324,6 +325,7 @@ fn write_inst(
         let mut v = crate::disasm::json_line(pc, raw, decoded.as_ref());
         if let Some(o) = v.as_object_mut() {
             o.remove("offset");
+            o.insert("target".into(), ctx.co.target_id().into());
             o.insert("function".into(), function.into());
             o.insert("address".into(), pc.into());
             o.insert("text".into(), text.clone().into());

@@ -427,6 +427,7 @@ fn json_lines() {
         .collect();
     assert!(rows.len() > 10);
     let first = &rows[0];
+    assert_eq!(first["target"], "gfx942");
     assert_eq!(first["function"], "poly");
     assert_eq!(first["address"], 0x1900);
     assert_eq!(first["bytes"], "00008cbf");
