@@ -216,12 +216,15 @@ fn disasm_file(
                 continue;
             }
         };
+        // Each code object is listed into a buffer first: with --kernel,
+        // the objects without that symbol are left out entirely.
+        let mut listing: Vec<u8> = Vec::new();
         let display = if bare {
             name.clone()
         } else {
             if !opts.json {
                 writeln!(
-                    out,
+                    listing,
                     "; code object {} of {total} in {name}: target {} (bundle entry {})",
                     k + 1,
                     co.target_id(),
@@ -230,9 +233,12 @@ fn disasm_file(
             }
             format!("{name}:{}", co.target_id())
         };
-        let printed = objdump::write_object(out, &display, &co, opts)?;
+        let printed = objdump::write_object(&mut listing, &display, &co, opts)?;
         found |= printed.symbols > 0;
         labels.extend(printed.labels);
+        if opts.only.is_none() || printed.symbols > 0 {
+            out.write_all(&listing)?;
+        }
     }
     out.flush()?;
     for t in &skipped {

@@ -655,3 +655,71 @@ fn layout_edge_cases_match_objdump() {
     }
     assert!(report.is_empty(), "{}", report.join("\n"));
 }
+
+/// A host executable linked from two HIP translation units holds two
+/// gfx942 code objects: both are listed, and `--kernel` picks the one
+/// holding the kernel.
+#[test]
+fn hip_executable_with_two_translation_units() {
+    let dir = scratch("exe");
+    let k1 = hip_object(&dir, &["gfx942"]);
+    let src2 = dir.join("scale.hip");
+    std::fs::write(
+        &src2,
+        "#define __global__ __attribute__((global))\n\
+         struct dim3 { unsigned x, y, z; };\n\
+         typedef struct ihipStream_t *hipStream_t;\n\
+         extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, \
+         hipStream_t);\n\
+         extern \"C\" __global__ void scale(float *p, float s) \
+         { p[__builtin_amdgcn_workitem_id_x()] *= s; }\n",
+    )
+    .expect("writing scale.hip");
+    let k2 = dir.join("scale.o");
+    let main = dir.join("main.cpp");
+    std::fs::write(&main, "int main() { return 0; }\n").expect("writing main.cpp");
+    let exe = dir.join("app");
+    let run = |cmd: &mut Command| {
+        let out = cmd.output().expect("running clang++-22");
+        assert!(out.status.success(), "{cmd:?}: {}", stderr(&out));
+    };
+    run(Command::new("clang++-22")
+        .args([
+            "-x",
+            "hip",
+            "--offload-arch=gfx942",
+            "-nogpulib",
+            "-nogpuinc",
+            "-O2",
+            "-c",
+        ])
+        .arg(&src2)
+        .arg("-o")
+        .arg(&k2));
+    // The HIP runtime is not linked: its symbols stay unresolved.
+    run(Command::new("clang++-22")
+        .arg(&main)
+        .arg(&k1)
+        .arg(&k2)
+        .arg("-Wl,--unresolved-symbols=ignore-all")
+        .arg("-o")
+        .arg(&exe));
+    let e = exe.to_str().expect("utf-8");
+    let list = stdout(&rocjitsu(&["disasm", "--list-targets", e]));
+    let rows: Vec<&str> = list.lines().collect();
+    assert_eq!(rows.len(), 2, "{list}");
+    assert!(
+        rows[0].contains("saxpy, reduce_sum") && rows[1].contains("scale"),
+        "{list}"
+    );
+
+    let all = stdout(&rocjitsu(&["disasm", "--mcpu", "gfx942", e]));
+    assert!(all.contains("; code object 2 of 2 in"), "{all}");
+    let one = rocjitsu(&["disasm", "--mcpu", "gfx942", "--kernel", "scale", e]);
+    assert!(one.status.success(), "{}", stderr(&one));
+    let one = stdout(&one);
+    let labels: Vec<&str> = one.lines().filter(|l| l.ends_with(">:")).collect();
+    assert_eq!(labels.len(), 1, "{one}");
+    assert!(labels[0].ends_with("<scale>:"), "{one}");
+    assert!(one.starts_with("; code object 2 of 2 in"), "{one}");
+}
