@@ -22,12 +22,12 @@ fn rocjitsu_stdin(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("running rocjitsu");
-    child
+    // rocjitsu may exit (on a usage error) before reading its input.
+    let _ = child
         .stdin
         .take()
         .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("writing stdin");
+        .write_all(input.as_bytes());
     child.wait_with_output().expect("waiting for rocjitsu")
 }
 
