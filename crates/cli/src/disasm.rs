@@ -216,6 +216,15 @@ fn disasm_file(
                 continue;
             }
         };
+        if !co.elf().sections.iter().any(objdump::is_code) {
+            bail!(
+                "{}: section headers at byte offset 0x{:x}: no executable section (.text) to \
+                 disassemble; the code object holds no code: pass the linked code object \
+                 (clang -o k.hsaco) that contains the kernels",
+                e.name,
+                co.elf().header.shoff
+            );
+        }
         // Each code object is listed into a buffer first: with --kernel,
         // the objects without that symbol are left out entirely.
         let mut listing: Vec<u8> = Vec::new();

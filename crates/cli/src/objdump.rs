@@ -166,7 +166,7 @@ impl SymbolIndex {
 }
 
 /// Whether objdump -d disassembles the section.
-fn is_code(s: &Section) -> bool {
+pub fn is_code(s: &Section) -> bool {
     s.is_executable() && s.has_file_data()
 }
 

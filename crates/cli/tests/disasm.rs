@@ -507,6 +507,24 @@ fn bad_inputs() {
     let (_, e) = bad_input("gfx1100.hsaco", &rdna);
     assert!(e.contains("gfx1100") && e.contains("gfx942"), "{e}");
 
+    // No executable section: clear SHF_EXECINSTR in every section header.
+    let mut nocode = good.clone();
+    let u = |b: &[u8], o: usize, n: usize| {
+        b[o..o + n]
+            .iter()
+            .rev()
+            .fold(0usize, |a, &x| (a << 8) | usize::from(x))
+    };
+    let (shoff, shnum) = (u(&good, 40, 8), u(&good, 60, 2));
+    for i in 0..shnum {
+        nocode[shoff + 64 * i + 8] &= !4;
+    }
+    let (_, e) = bad_input("nocode.hsaco", &nocode);
+    assert!(
+        e.contains("no executable section (.text)") && e.contains(&format!("0x{shoff:x}")),
+        "{e}"
+    );
+
     let random: Vec<u8> = (0u32..4096)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
