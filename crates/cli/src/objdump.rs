@@ -62,7 +62,8 @@ fn type_code(t: SymbolType) -> u8 {
     }
 }
 
-/// Symbols of a code object, grouped by section.
+/// Symbols of a code object, grouped by section: those of `.symtab`, or of
+/// `.dynsym` when `.symtab` defines none in a section (a stripped object).
 struct SymbolIndex {
     /// Per section header index: its symbols, sorted.
     by_section: Vec<Vec<Sym>>,
@@ -99,10 +100,10 @@ impl SymbolIndex {
                 let idx = usize::from(s.shndx);
                 if s.shndx != 0 && s.shndx < 0xff00 && idx < n {
                     by_section[idx].push(sym);
+                    any = true;
                 } else {
                     absolute.push(sym);
                 }
-                any = true;
             }
         }
         for v in &mut by_section {

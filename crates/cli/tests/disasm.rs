@@ -756,3 +756,31 @@ fn hip_executable_with_two_translation_units() {
     assert!(labels[0].ends_with("<scale>:"), "{one}");
     assert!(one.starts_with("; code object 2 of 2 in"), "{one}");
 }
+
+/// A stripped code object (no `.symtab`) is split at its `.dynsym`
+/// symbols, as objdump does.
+#[test]
+fn stripped_code_object_layout_matches_objdump() {
+    let dir = scratch("stripped");
+    let stripped = dir.join("call.hsaco");
+    let out = Command::new("llvm-strip-22")
+        .arg("-o")
+        .arg(&stripped)
+        .arg(call_object())
+        .output()
+        .expect("running llvm-strip-22");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stripped.to_str().expect("utf-8");
+    let ours = stdout(&rocjitsu(&["disasm", s]));
+    let llvm = objdump(&["-d", s]);
+    assert!(!ours.contains("<poly>"), "poly is a .symtab-only symbol");
+    assert_eq!(layout_lines(&ours), layout_lines(&llvm));
+    // Branch annotations name the nearest .dynsym symbol.
+    let ann = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.contains("s_cbranch") || l.contains("s_branch"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(ann(&ours), ann(&llvm));
+}
