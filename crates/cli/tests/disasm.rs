@@ -215,7 +215,7 @@ fn corpus_instructions_match_objdump() {
 }
 
 /// Headers, symbol labels and data dumps of every corpus code object equal
-/// llvm-objdump's.
+/// llvm-objdump's, with and without `--no-show-raw-insn --no-leading-addr`.
 #[test]
 fn corpus_layout_matches_objdump() {
     let files = corpus();
@@ -229,6 +229,11 @@ fn corpus_layout_matches_objdump() {
             &layout_lines(&llvm),
             &mut report,
         );
+        // Default flags: labels carry their addresses.
+        let p = f.to_str().expect("utf-8 path");
+        let ours = stdout(&rocjitsu(&["disasm", p]));
+        let llvm = objdump(&["-d", p]);
+        bad += compare(p, &layout_lines(&ours), &layout_lines(&llvm), &mut report);
     }
     assert!(
         bad == 0,
