@@ -1,6 +1,7 @@
 //! `rocjitsu`: the AMD GPU emulator's command-line tool.
 
 mod disasm;
+mod objdump;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -42,6 +43,13 @@ fn main() -> ExitCode {
     };
     match r {
         Ok(code) => code,
+        // A closed stdout (`rocjitsu disasm k.o | head`) ends the listing quietly.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("rocjitsu: error: {e:#}");
             ExitCode::from(1)

@@ -65,6 +65,17 @@ impl Inst {
         v
     }
 
+    /// For PC-relative branches (SOPP branches, `s_call_b64` and
+    /// `s_cbranch_i_fork`), the address that the instruction at `pc`
+    /// branches to.
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        match &self.body {
+            Body::Sopp(i) => i.branch_target(pc),
+            Body::Sopk(i) => i.branch_target(pc),
+            _ => None,
+        }
+    }
+
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
