@@ -5,7 +5,10 @@
 //! printer. The encoding of a word is chosen from its top bits (the ISA
 //! manuals' "Microcode formats" chapter).
 
+pub mod ds;
+pub mod exp;
 pub mod operand;
+pub mod tables;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -22,7 +25,9 @@ pub struct Inst {
 
 /// The encoding-specific fields of an instruction.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Body {}
+pub enum Body {
+    Ds(ds::Ds),
+}
 
 impl Inst {
     /// Size in bytes.
@@ -36,8 +41,10 @@ impl Inst {
     }
 
     /// Writes the instruction's bytes (re-encoded from its fields).
-    pub fn encode_into(&self, _out: &mut Vec<u8>) {
-        match self.body {}
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match &self.body {
+            Body::Ds(b) => b.encode_into(out),
+        }
     }
 
     /// The instruction's bytes, re-encoded from its fields.
@@ -50,23 +57,28 @@ impl Inst {
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
-        match self.body {}
+        match &self.body {
+            Body::Ds(b) => b.mnemonic(),
+        }
     }
 }
 
 impl fmt::Display for Inst {
     /// The instruction in LLVM 22's assembly syntax, as `llvm-objdump -d`
     /// prints it (without address or raw bytes).
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.body {}
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.body {
+            Body::Ds(b) => b.fmt(f),
+        }
     }
 }
 
 /// Reads the dword at `i` (little-endian), or reports truncation.
 pub(crate) fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeError> {
-    let s = bytes
-        .get(i * 4..i * 4 + 4)
-        .ok_or(DecodeError::Truncated { need: i * 4 + 4, have: bytes.len() })?;
+    let s = bytes.get(i * 4..i * 4 + 4).ok_or(DecodeError::Truncated {
+        need: i * 4 + 4,
+        have: bytes.len(),
+    })?;
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
@@ -133,6 +145,8 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
+        Some(Encoding::Ds) => ds::decode(target, bytes),
+        Some(Encoding::Exp) => exp::decode(target, bytes),
         Some(_enc) => Err(invalid),
     }
 }

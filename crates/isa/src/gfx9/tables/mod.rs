@@ -1,0 +1,3 @@
+//! Opcode tables generated from LLVM 22's disassembler by `scripts/gen/`.
+
+pub mod ds;
