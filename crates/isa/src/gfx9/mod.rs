@@ -7,6 +7,8 @@
 
 pub mod ds;
 pub mod exp;
+pub mod flat;
+pub mod mubuf;
 pub mod operand;
 pub mod tables;
 
@@ -27,6 +29,9 @@ pub struct Inst {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     Ds(ds::Ds),
+    Flat(flat::Flat),
+    Mubuf(mubuf::Buf),
+    Mtbuf(mubuf::Buf),
 }
 
 impl Inst {
@@ -44,6 +49,8 @@ impl Inst {
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         match &self.body {
             Body::Ds(b) => b.encode_into(out),
+            Body::Flat(b) => b.encode_into(out),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
         }
     }
 
@@ -59,6 +66,8 @@ impl Inst {
     pub fn mnemonic(&self) -> &'static str {
         match &self.body {
             Body::Ds(b) => b.mnemonic(),
+            Body::Flat(b) => b.mnemonic(),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
         }
     }
 }
@@ -69,6 +78,8 @@ impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.body {
             Body::Ds(b) => b.fmt(f),
+            Body::Flat(b) => b.fmt_with(f, self.target),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
         }
     }
 }
@@ -146,6 +157,9 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     match encoding_of(w0) {
         None => Err(invalid),
         Some(Encoding::Ds) => ds::decode(target, bytes),
+        Some(Encoding::Mubuf) => mubuf::decode(target, bytes, false),
+        Some(Encoding::Mtbuf) => mubuf::decode(target, bytes, true),
+        Some(Encoding::Flat) => flat::decode(target, bytes),
         Some(Encoding::Exp) => exp::decode(target, bytes),
         Some(_enc) => Err(invalid),
     }
