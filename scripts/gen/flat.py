@@ -57,15 +57,27 @@ def learn(o, seg, op):
         tg, _ = dec(o, w0 | GLC, w1)
         vdg = widths(tg)[0] if tg else vd
     cls = []
-    for acc in (0, 1 << 23):
-        for sh, w in ((24, max(vd, vdg)), (8, da)):
-            if w > 1:
-                t, _ = dec(o, w0 | GLC if not fix & GLC else w0, (w1 | acc) + (1 << sh))
-                cls.append(cls_of(t))
-            else:
-                cls.append("")
+    for glc in (0, GLC):
+        if fix & GLC:
+            glc = 0
+        for acc in (0, 1 << 23):
+            for sh, w in ((24, max(vd, vdg)), (8, da)):
+                if w > 1:
+                    t, _ = dec(o, w0 | glc, (w1 | acc) + (1 << sh))
+                    cls.append(cls_of(t))
+                else:
+                    cls.append("")
     name = operands(t0)[0]
-    return (name, fix, val, vd, vdg, da, tuple(cls))
+    # Bit (glc + 2 * scc) set: the acc bit may be set with that cache policy.
+    acc_ok = 0
+    for i in range(4):
+        g, sc = (GLC if i & 1 else 0), ((1 << 25) if i & 2 else 0)
+        if (g | sc) & fix or fix & (1 << 55):
+            continue
+        if dec(o, w0 | g | sc, w1 | (1 << 23))[0] is not None:
+            acc_ok |= 1 << i
+    acc_glc = acc_ok
+    return (name, fix, val, vd, vdg, da, tuple(cls), acc_glc)
 
 
 def saddr_names(cpu, seg):
@@ -76,7 +88,7 @@ def saddr_names(cpu, seg):
         if t is None or t == "<crash>":
             names.append("")
         else:
-            names.append(t.split(", ")[-1])
+            names.append(t.split(", ", 2)[2])
     return names
 
 
@@ -101,9 +113,9 @@ def main():
            "//! FLAT, SCRATCH and GLOBAL opcodes: mnemonic, fixed bits, vdst/data widths, classes.", "",
            "use crate::gfx9::flat::FlatOp;", "",
            f"pub static FLAT_OPS: [FlatOp; {len(rows)}] = ["]
-    for name, fix, val, vd, vdg, da, cls in rows:
+    for name, fix, val, vd, vdg, da, cls, acc_glc in rows:
         c = ", ".join(rust_str(x) for x in cls)
-        out.append(f"    FlatOp {{ name: {rust_str(name)}, fix: 0x{fix:016x}, val: 0x{val:016x}, vdst: {vd}, vdst_glc: {vdg}, data: {da}, cls: [{c}] }},")
+        out.append(f"    FlatOp {{ name: {rust_str(name)}, fix: 0x{fix:016x}, val: 0x{val:016x}, vdst: {vd}, vdst_glc: {vdg}, data: {da}, cls: [{c}], acc_ok: {acc_glc} }},")
     out.append("];")
     for cpu in CPUS:
         t = per[cpu]

@@ -24,9 +24,12 @@ pub struct FlatOp {
     pub vdst_glc: u8,
     /// data width (0: none).
     pub data: u8,
-    /// Register classes LLVM names for misaligned tuples: vdst, data with
-    /// acc clear, then vdst, data with acc set.
-    pub cls: [&'static str; 4],
+    /// Register classes LLVM names for misaligned tuples, indexed by
+    /// `glc * 4 + acc * 2 + (0 for vdst, 1 for data)`.
+    pub cls: [&'static str; 8],
+    /// Bit `glc + 2 * scc` set: the acc bit may be set with that cache policy
+    /// (some float atomics have no AccVGPR form with glc and scc both set).
+    pub acc_ok: u8,
 }
 
 /// A decoded FLAT, SCRATCH or GLOBAL instruction.
@@ -57,9 +60,21 @@ struct Tabs {
 
 fn tabs(target: Target) -> Tabs {
     match target {
-        Target::Gfx90a => Tabs { ops: &FLAT_GFX90A, s64: &SADDR64_GFX90A, s32: &SADDR32_GFX90A },
-        Target::Gfx942 => Tabs { ops: &FLAT_GFX942, s64: &SADDR64_GFX942, s32: &SADDR32_GFX942 },
-        Target::Gfx950 => Tabs { ops: &FLAT_GFX950, s64: &SADDR64_GFX950, s32: &SADDR32_GFX950 },
+        Target::Gfx90a => Tabs {
+            ops: &FLAT_GFX90A,
+            s64: &SADDR64_GFX90A,
+            s32: &SADDR32_GFX90A,
+        },
+        Target::Gfx942 => Tabs {
+            ops: &FLAT_GFX942,
+            s64: &SADDR64_GFX942,
+            s32: &SADDR32_GFX942,
+        },
+        Target::Gfx950 => Tabs {
+            ops: &FLAT_GFX950,
+            s64: &SADDR64_GFX950,
+            s32: &SADDR32_GFX950,
+        },
     }
 }
 
@@ -71,7 +86,11 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let seg = ((w0 >> 14) & 3) as u8;
     let opcode = ((w0 >> 18) & 0x7f) as u8;
     let t = tabs(target);
-    let row = t.ops.get(usize::from(seg) * 128 + usize::from(opcode)).copied().unwrap_or(0xff);
+    let row = t
+        .ops
+        .get(usize::from(seg) * 128 + usize::from(opcode))
+        .copied()
+        .unwrap_or(0xff);
     let op = FLAT_OPS.get(usize::from(row)).ok_or(invalid.clone())?;
     let all = u64::from(w0) | (u64::from(w1) << 32);
     if all & op.fix != op.val {
@@ -96,7 +115,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         return Err(invalid);
     }
     if i.acc {
-        if i.lds_mode(target) {
+        if i.lds_mode(target) || op.acc_ok >> (u8::from(i.glc) + 2 * u8::from(i.scc)) & 1 == 0 {
             return Err(invalid);
         }
         let vd = i.vdst_width(target);
@@ -106,7 +125,11 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
             return Err(invalid);
         }
     }
-    Ok(Inst { target, len: 8, body: Body::Flat(i) })
+    Ok(Inst {
+        target,
+        len: 8,
+        body: Body::Flat(i),
+    })
 }
 
 impl Flat {
@@ -159,7 +182,8 @@ impl Flat {
         let mut sep = " ";
         let vd = self.vdst_width(target);
         let c = &self.op.cls;
-        let (cv, cd) = if self.acc { (c[2], c[3]) } else { (c[0], c[1]) };
+        let k = usize::from(self.glc) * 4 + usize::from(self.acc) * 2;
+        let (cv, cd) = (c[k], c[k + 1]);
         if vd > 0 {
             f.write_str(sep)?;
             fmt_vreg(f, self.acc, u16::from(self.vdst), vd, cv)?;
@@ -174,7 +198,11 @@ impl Flat {
         match self.seg {
             0 => fmt_vreg(f, false, u16::from(self.addr), 2, "VReg_64_Align2")?,
             1 => {
-                let v = if target.is_gfx940_plus() { self.lds } else { off_saddr };
+                let v = if target.is_gfx940_plus() {
+                    self.lds
+                } else {
+                    off_saddr
+                };
                 if v {
                     write!(f, "v{}", self.addr)?;
                 } else {

@@ -85,9 +85,19 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
     let (mu, mt) = tables(target);
-    let opcode = if mtbuf { (w0 >> 15) & 0xf } else { (w0 >> 18) & 0x7f } as u8;
-    let row = if mtbuf { mt.get(usize::from(opcode)) } else { mu.get(usize::from(opcode)) };
-    let op = BUF_OPS.get(usize::from(row.copied().unwrap_or(0xff))).ok_or(invalid.clone())?;
+    let opcode = if mtbuf {
+        (w0 >> 15) & 0xf
+    } else {
+        (w0 >> 18) & 0x7f
+    } as u8;
+    let row = if mtbuf {
+        mt.get(usize::from(opcode))
+    } else {
+        mu.get(usize::from(opcode))
+    };
+    let op = BUF_OPS
+        .get(usize::from(row.copied().unwrap_or(0xff)))
+        .ok_or(invalid.clone())?;
     let all = u64::from(w0) | (u64::from(w1) << 32);
     if all & op.fix != op.val {
         return Err(invalid);
@@ -100,7 +110,9 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
         None
     };
     if op.has_ops
-        && (srsrc == 26 || srsrc == 31 || (literal.is_none() && soffset_name(target, soffset).is_none()))
+        && (srsrc == 26
+            || srsrc == 31
+            || (literal.is_none() && soffset_name(target, soffset).is_none()))
     {
         return Err(invalid);
     }
@@ -112,8 +124,16 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
         offen: w0 & (1 << 12) != 0,
         idxen: w0 & (1 << 13) != 0,
         glc: w0 & (1 << 14) != 0,
-        scc: if mtbuf { w1 & (1 << 21) != 0 } else { w0 & (1 << 15) != 0 },
-        slc: if mtbuf { w1 & (1 << 22) != 0 } else { w0 & (1 << 17) != 0 },
+        scc: if mtbuf {
+            w1 & (1 << 21) != 0
+        } else {
+            w0 & (1 << 15) != 0
+        },
+        slc: if mtbuf {
+            w1 & (1 << 22) != 0
+        } else {
+            w0 & (1 << 17) != 0
+        },
         lds: !mtbuf && w0 & (1 << 16) != 0,
         dfmt: if mtbuf { ((w0 >> 19) & 0xf) as u8 } else { 0 },
         nfmt: if mtbuf { ((w0 >> 23) & 0x7) as u8 } else { 0 },
@@ -132,7 +152,15 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
         return Err(invalid);
     }
     let len = if b.literal.is_some() { 12 } else { 8 };
-    Ok(Inst { target, len, body: if mtbuf { Body::Mtbuf(b) } else { Body::Mubuf(b) } })
+    Ok(Inst {
+        target,
+        len,
+        body: if mtbuf {
+            Body::Mtbuf(b)
+        } else {
+            Body::Mubuf(b)
+        },
+    })
 }
 
 /// How LLVM prints the soffset field (an SGPR, special register or inline
@@ -141,7 +169,11 @@ fn soffset_name(target: Target, v: u8) -> Option<SOff> {
     Some(match v {
         0..=101 => SOff::Sgpr(v),
         102..=127 => SOff::Name(SPECIAL[usize::from(v - 102)]),
-        128..=208 => SOff::Int(if v <= 192 { i16::from(v) - 128 } else { 192 - i16::from(v) }),
+        128..=208 => SOff::Int(if v <= 192 {
+            i16::from(v) - 128
+        } else {
+            192 - i16::from(v)
+        }),
         230 => SOff::Name("src_flat_scratch_base_lo"),
         231 => SOff::Name("src_flat_scratch_base_hi"),
         235 => SOff::Name("src_shared_base"),
@@ -153,9 +185,9 @@ fn soffset_name(target: Target, v: u8) -> Option<SOff> {
         251 => SOff::Name("src_vccz"),
         252 => SOff::Name("src_execz"),
         253 => SOff::Name("src_scc"),
-        254 => SOff::Name(
-            "src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/",
-        ),
+        254 => {
+            SOff::Name("src_lds_direct/*Invalid register, operand has 'SReg_32' register class*/")
+        }
         _ => {
             let _ = target;
             return None;
@@ -199,7 +231,17 @@ const SPECIAL: [&str; 26] = [
     "exec_hi",
 ];
 
-const FLOATS: [&str; 9] = ["0.5", "-0.5", "1.0", "-1.0", "2.0", "-2.0", "4.0", "-4.0", "0.15915494"];
+const FLOATS: [&str; 9] = [
+    "0.5",
+    "-0.5",
+    "1.0",
+    "-1.0",
+    "2.0",
+    "-2.0",
+    "4.0",
+    "-4.0",
+    "0.15915494",
+];
 
 impl Buf {
     fn shows_vdata(&self) -> bool {
@@ -249,7 +291,11 @@ impl Buf {
         if self.op.has_ops {
             f.write_str(" ")?;
             if self.shows_vdata() {
-                let cls = if self.acc { self.op.cls_acc } else { self.op.cls };
+                let cls = if self.acc {
+                    self.op.cls_acc
+                } else {
+                    self.op.cls
+                };
                 fmt_vreg(f, self.acc, u16::from(self.vdata), self.op.vdata, cls)?;
                 f.write_str(", ")?;
             }
@@ -272,7 +318,11 @@ impl Buf {
             } else {
                 write!(f, "s[{}:{}]", r, r + 3)?;
             }
-            match self.literal.map(SOff::Lit).or_else(|| soffset_name(target, self.soffset)) {
+            match self
+                .literal
+                .map(SOff::Lit)
+                .or_else(|| soffset_name(target, self.soffset))
+            {
                 Some(SOff::Lit(l)) => write!(f, ", 0x{l:x}")?,
                 Some(SOff::Sgpr(s)) => write!(f, ", s{s}")?,
                 Some(SOff::Name(n)) => write!(f, ", {n}")?,

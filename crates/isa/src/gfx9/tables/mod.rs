@@ -1,5 +1,5 @@
 //! Opcode tables generated from LLVM 22's disassembler by `scripts/gen/`.
 
 pub mod ds;
-pub mod mubuf;
 pub mod flat;
+pub mod mubuf;
