@@ -8,6 +8,7 @@
 pub mod ds;
 pub mod exp;
 pub mod flat;
+pub mod mimg;
 pub mod mubuf;
 pub mod operand;
 pub mod tables;
@@ -30,6 +31,7 @@ pub struct Inst {
 pub enum Body {
     Ds(ds::Ds),
     Flat(flat::Flat),
+    Mimg(mimg::Mimg),
     Mubuf(mubuf::Buf),
     Mtbuf(mubuf::Buf),
 }
@@ -50,6 +52,7 @@ impl Inst {
         match &self.body {
             Body::Ds(b) => b.encode_into(out),
             Body::Flat(b) => b.encode_into(out),
+            Body::Mimg(b) => b.encode_into(out),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
         }
     }
@@ -67,6 +70,7 @@ impl Inst {
         match &self.body {
             Body::Ds(b) => b.mnemonic(),
             Body::Flat(b) => b.mnemonic(),
+            Body::Mimg(b) => b.mnemonic(),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
         }
     }
@@ -79,6 +83,7 @@ impl fmt::Display for Inst {
         match &self.body {
             Body::Ds(b) => b.fmt(f),
             Body::Flat(b) => b.fmt_with(f, self.target),
+            Body::Mimg(b) => b.fmt(f),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
         }
     }
@@ -160,6 +165,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         Some(Encoding::Mubuf) => mubuf::decode(target, bytes, false),
         Some(Encoding::Mtbuf) => mubuf::decode(target, bytes, true),
         Some(Encoding::Flat) => flat::decode(target, bytes),
+        Some(Encoding::Mimg) => mimg::decode(target, bytes),
         Some(Encoding::Exp) => exp::decode(target, bytes),
         Some(_enc) => Err(invalid),
     }

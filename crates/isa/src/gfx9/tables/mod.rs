@@ -2,4 +2,5 @@
 
 pub mod ds;
 pub mod flat;
+pub mod mimg;
 pub mod mubuf;
