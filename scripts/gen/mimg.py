@@ -25,7 +25,14 @@ def learn(o, op):
     text, _ = dec(o, w0, 20 << 8 | 10)
     name, toks, _ = operands(text)
     width = parse_reg(toks[0])[2]
-    return (name, fix, val, width, len(toks) == 4)
+    # Bit n set: LLVM has an n-dword vdata form (chosen from the dmask).
+    widths = 0
+    for dm in (1, 3, 7, 15):
+        t, _ = dec(o, (w0 & ~(0xF << 8)) | (dm << 8), 20 << 8 | 10)
+        n = parse_reg(operands(t)[1][0])[2]
+        if n == bin(dm).count("1"):
+            widths |= 1 << n
+    return (name, fix, val, width, len(toks) == 4, widths)
 
 
 def names(cpu, op, shift):
@@ -63,8 +70,9 @@ def main():
            "//! MIMG opcodes: mnemonic, fixed bits, base vdata width, sampler; resource names.", "",
            "use crate::gfx9::mimg::MimgOp;", "",
            f"pub static MIMG_OPS: [MimgOp; {len(rows)}] = ["]
-    for name, fix, val, width, samp in rows:
-        out.append(f"    MimgOp {{ name: {rust_str(name)}, fix: 0x{fix:016x}, val: 0x{val:016x}, vdata: {width}, sampler: {str(samp).lower()} }},")
+    for name, fix, val, width, samp, widths in rows:
+        out.append(f"    MimgOp {{ name: {rust_str(name)}, fix: 0x{fix:016x}, val: 0x{val:016x}, vdata: {width}, "
+                   f"widths: 0x{widths:02x}, sampler: {str(samp).lower()} }},")
     out.append("];")
     for cpu in CPUS:
         t = per[cpu]

@@ -22,6 +22,8 @@ pub struct MimgOp {
     pub val: u64,
     /// vdata width of the base form (2 for `image_atomic_cmpswap`).
     pub vdata: u8,
+    /// Bit n set: the opcode has an n-dword vdata form.
+    pub widths: u8,
     /// Takes a sampler operand (ssamp).
     pub sampler: bool,
 }
@@ -106,14 +108,17 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
 
 impl Mimg {
     /// vdata width: one dword per dmask bit (halves packed with d16). LLVM
-    /// keeps the base width when the wider tuple would be misaligned or run
-    /// past the register file.
+    /// keeps the base width when the opcode has no form of that width or the
+    /// tuple would be misaligned or run past the register file.
     fn vdata_width(&self) -> u8 {
         let mut n = (self.dmask.count_ones() as u8).max(1);
         if self.d16 {
             n = n.div_ceil(2);
         }
-        if n != self.op.vdata && (self.vdata % 2 == 1 || u16::from(self.vdata) + u16::from(n) > 256)
+        if n != self.op.vdata
+            && (self.op.widths >> n & 1 == 0
+                || self.vdata % 2 == 1
+                || u16::from(self.vdata) + u16::from(n) > 256)
         {
             return self.op.vdata;
         }

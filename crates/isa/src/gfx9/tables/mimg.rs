@@ -9,6 +9,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x03e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -16,6 +17,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x03e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -23,6 +25,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -30,6 +33,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -37,6 +41,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -44,6 +49,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -51,6 +57,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x03e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -58,6 +65,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x03e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -65,6 +73,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -72,6 +81,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -79,6 +89,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: false,
     },
     MimgOp {
@@ -86,6 +97,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -93,6 +105,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 2,
+        widths: 0x1c,
         sampler: false,
     },
     MimgOp {
@@ -100,6 +113,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -107,6 +121,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -114,6 +129,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -121,6 +137,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -128,6 +145,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -135,6 +153,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -142,6 +161,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -149,6 +169,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -156,6 +177,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -163,6 +185,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -170,6 +193,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x83e0000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x0e,
         sampler: false,
     },
     MimgOp {
@@ -177,6 +201,7 @@ pub static MIMG_OPS: [MimgOp; 25] = [
         fix: 0x0000000000000001,
         val: 0x0000000000000000,
         vdata: 1,
+        widths: 0x1e,
         sampler: true,
     },
 ];
