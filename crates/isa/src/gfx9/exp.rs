@@ -10,3 +10,19 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     Err(DecodeError::Invalid { target, word: w0 })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Target::*;
+    use crate::gfx9::ds::check_cases;
+
+    /// LLVM 22 prints `<invalid>` for every EXP word on the CDNA targets.
+    #[test]
+    fn invalid_on_cdna() {
+        check_cases(&[
+            (Gfx90a, &[0xc400000f, 0x03020100], None, 4),
+            (Gfx942, &[0xc400000f, 0x03020100], None, 4),
+            (Gfx950, &[0xc400080f, 0x03020100], None, 4),
+        ]);
+    }
+}

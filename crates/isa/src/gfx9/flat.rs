@@ -245,3 +245,74 @@ impl Flat {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Target::*;
+    use crate::gfx9::ds::check_cases;
+
+    /// Expected texts are LLVM 22's (`llvm-mc-22 --disassemble`).
+    #[test]
+    fn matches_llvm() {
+        check_cases(&[
+            (
+                Gfx942,
+                &[0xdc508010, 0x01040002],
+                Some("global_load_dword v1, v2, s[4:5] offset:16"),
+                8,
+            ),
+            (
+                Gfx942,
+                &[0xdc508000, 0x017f0002],
+                Some("global_load_dword v1, v[2:3], off"),
+                8,
+            ),
+            (
+                Gfx90a,
+                &[0xdc504000, 0x017f0002],
+                Some("scratch_load_dword v1, v2, off"),
+                8,
+            ),
+            (
+                Gfx942,
+                &[0xdc506000, 0x01040002],
+                Some("scratch_load_dword v1, v2, s4"),
+                8,
+            ),
+            (
+                Gfx942,
+                &[0xdd090000, 0x05000302],
+                Some("flat_atomic_add v5, v[2:3], v3 sc0"),
+                8,
+            ),
+            (
+                Gfx90a,
+                &[0xdd090000, 0x05000302],
+                Some("flat_atomic_add v5, v[2:3], v3 glc"),
+                8,
+            ),
+            (Gfx90a, &[0xdc502000, 0x00000002], None, 4),
+            (
+                Gfx942,
+                &[0xdc501fff, 0x01000002],
+                Some("flat_load_dword v1, v[2:3] offset:8191"),
+                8,
+            ),
+            (
+                Gfx942,
+                &[0xdc509fff, 0x01000002],
+                Some("global_load_dword v1, v2, s[0:1] offset:-1"),
+                8,
+            ),
+            (
+                Gfx942,
+                &[0xdc508000, 0x01810002],
+                Some(
+                    "global_load_dword a1, v2, s[0:1] ; Warning: SGPR_64: scalar reg isn't aligned 1",
+                ),
+                8,
+            ),
+            (Gfx950, &[0xdcf48000, 0x00040002], None, 4),
+        ]);
+    }
+}

@@ -193,3 +193,30 @@ impl fmt::Display for Mimg {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Target::*;
+    use crate::gfx9::ds::check_cases;
+
+    /// Expected texts are LLVM 22's (`llvm-mc-22 --disassemble`).
+    #[test]
+    fn matches_llvm() {
+        check_cases(&[
+            (
+                Gfx90a,
+                &[0xf0800f00, 0x00200201],
+                Some("image_sample v[2:5], v1, s[0:7], s[4:7] dmask:0xf"),
+                8,
+            ),
+            (Gfx942, &[0xf0800f00, 0x00200201], None, 4),
+            (Gfx950, &[0xf0800f00, 0x00200201], None, 4),
+            (
+                Gfx90a,
+                &[0xf2440300, 0x00001401],
+                Some("image_atomic_cmpswap v[20:21], v1, s[0:7] dmask:0x3 slc"),
+                8,
+            ),
+        ]);
+    }
+}

@@ -373,3 +373,64 @@ impl Buf {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Target::*;
+    use crate::gfx9::ds::check_cases;
+
+    /// Expected texts are LLVM 22's (`llvm-mc-22 --disassemble`).
+    #[test]
+    fn matches_llvm() {
+        check_cases(&[
+            (
+                Gfx942,
+                &[0xe0501010, 0x03010201],
+                Some("buffer_load_dword v2, v1, s[4:7], s3 offen offset:16"),
+                8,
+            ),
+            (
+                Gfx90a,
+                &[0xe0503000, 0x03010202],
+                Some("buffer_load_dword v2, v[2:3], s[4:7], s3 idxen offen"),
+                8,
+            ),
+            (
+                Gfx942,
+                &[0xe0514000, 0x80010201],
+                Some("buffer_load_dword off, s[4:7], 0 sc0 lds"),
+                8,
+            ),
+            (
+                Gfx90a,
+                &[0xe0504000, 0x00810201],
+                Some("buffer_load_dword a2, off, s[4:7], s0 glc"),
+                8,
+            ),
+            (
+                Gfx950,
+                &[0xe0500000, 0xff010201, 0x00001234],
+                Some("buffer_load_dword v2, off, s[4:7], 0x1234"),
+                12,
+            ),
+            (Gfx942, &[0xe0a00000, 0x00000000], Some("buffer_wbl2"), 8),
+            (
+                Gfx942,
+                &[0xe9a41000, 0x03010201],
+                Some(
+                    "tbuffer_load_format_d16_x v2, v1, s[4:7], s3 \
+                     format:[BUF_DATA_FORMAT_32,BUF_NUM_FORMAT_SSCALED] offen",
+                ),
+                8,
+            ),
+            (
+                Gfx90a,
+                &[0xe8008000, 0x00410201],
+                Some(
+                    "tbuffer_load_format_xy v[2:3], off, s[4:7], s0 format:[BUF_DATA_FORMAT_INVALID] slc",
+                ),
+                8,
+            ),
+        ]);
+    }
+}
