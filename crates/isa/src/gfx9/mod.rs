@@ -5,6 +5,11 @@
 //! printer. The encoding of a word is chosen from its top bits (the ISA
 //! manuals' "Microcode formats" chapter).
 
+pub mod ds;
+pub mod exp;
+pub mod flat;
+pub mod mimg;
+pub mod mubuf;
 pub mod operand;
 pub mod smem;
 pub mod sop;
@@ -34,6 +39,11 @@ pub enum Body {
     Smem(smem::Smem),
     /// VOP1, VOP2, VOPC (e32, SDWA, DPP).
     Vop(vop::Vop),
+    Ds(ds::Ds),
+    Flat(flat::Flat),
+    Mimg(mimg::Mimg),
+    Mubuf(mubuf::Buf),
+    Mtbuf(mubuf::Buf),
 }
 
 impl Inst {
@@ -55,6 +65,10 @@ impl Inst {
             Body::Sopp(i) => i.encode_into(out),
             Body::Smem(i) => i.encode_into(out),
             Body::Vop(v) => v.encode_into(out),
+            Body::Ds(b) => b.encode_into(out),
+            Body::Flat(b) => b.encode_into(out),
+            Body::Mimg(b) => b.encode_into(out),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
         }
     }
 
@@ -85,6 +99,10 @@ impl Inst {
             Body::Sopp(i) => i.mnemonic(),
             Body::Smem(i) => i.mnemonic(),
             Body::Vop(v) => v.mnemonic(),
+            Body::Ds(b) => b.mnemonic(),
+            Body::Flat(b) => b.mnemonic(),
+            Body::Mimg(b) => b.mnemonic(),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
         }
     }
 }
@@ -99,6 +117,10 @@ impl fmt::Display for Inst {
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
             Body::Vop(v) => v.fmt(f),
+            Body::Ds(b) => b.fmt(f),
+            Body::Flat(b) => b.fmt_with(f, self.target),
+            Body::Mimg(b) => b.fmt(f),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
         }
     }
 }
@@ -196,6 +218,12 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                     vop::decode(target, vop::VopKind::Vopc, w0, bytes),
                     Body::Vop,
                 )?,
+                Encoding::Ds => return ds::decode(target, bytes),
+                Encoding::Mubuf => return mubuf::decode(target, bytes, false),
+                Encoding::Mtbuf => return mubuf::decode(target, bytes, true),
+                Encoding::Flat => return flat::decode(target, bytes),
+                Encoding::Mimg => return mimg::decode(target, bytes),
+                Encoding::Exp => return exp::decode(target, bytes),
                 _ => return Err(invalid),
             };
             Ok(Inst { target, len, body })

@@ -3,3 +3,7 @@
 pub mod smem;
 pub mod sop;
 pub mod vop;
+pub mod ds;
+pub mod flat;
+pub mod mimg;
+pub mod mubuf;
