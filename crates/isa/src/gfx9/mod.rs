@@ -6,6 +6,8 @@
 //! manuals' "Microcode formats" chapter).
 
 pub mod operand;
+pub(crate) mod tables;
+pub mod vop3;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -22,7 +24,9 @@ pub struct Inst {
 
 /// The encoding-specific fields of an instruction.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Body {}
+pub enum Body {
+    Vop3(vop3::Vop3),
+}
 
 impl Inst {
     /// Size in bytes.
@@ -36,8 +40,10 @@ impl Inst {
     }
 
     /// Writes the instruction's bytes (re-encoded from its fields).
-    pub fn encode_into(&self, _out: &mut Vec<u8>) {
-        match self.body {}
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match &self.body {
+            Body::Vop3(i) => i.encode_into(out),
+        }
     }
 
     /// The instruction's bytes, re-encoded from its fields.
@@ -50,23 +56,28 @@ impl Inst {
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
-        match self.body {}
+        match &self.body {
+            Body::Vop3(i) => i.row.name,
+        }
     }
 }
 
 impl fmt::Display for Inst {
     /// The instruction in LLVM 22's assembly syntax, as `llvm-objdump -d`
     /// prints it (without address or raw bytes).
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.body {}
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.body {
+            Body::Vop3(i) => i.fmt(f),
+        }
     }
 }
 
 /// Reads the dword at `i` (little-endian), or reports truncation.
 pub(crate) fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeError> {
-    let s = bytes
-        .get(i * 4..i * 4 + 4)
-        .ok_or(DecodeError::Truncated { need: i * 4 + 4, have: bytes.len() })?;
+    let s = bytes.get(i * 4..i * 4 + 4).ok_or(DecodeError::Truncated {
+        need: i * 4 + 4,
+        have: bytes.len(),
+    })?;
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
@@ -133,6 +144,14 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
+        Some(Encoding::Vop3) => {
+            let i = vop3::decode(target, bytes)?;
+            Ok(Inst {
+                target,
+                len: i.len(),
+                body: Body::Vop3(i),
+            })
+        }
         Some(_enc) => Err(invalid),
     }
 }

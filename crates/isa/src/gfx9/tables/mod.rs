@@ -1,0 +1,5 @@
+//! Opcode tables learned from LLVM 22's disassembler by the generators under
+//! `scripts/gen/`.
+
+#[rustfmt::skip]
+pub(crate) mod vop3;
