@@ -15,6 +15,7 @@ pub mod smem;
 pub mod sop;
 pub mod tables;
 pub mod vop;
+pub mod vop3;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -44,6 +45,7 @@ pub enum Body {
     Mimg(mimg::Mimg),
     Mubuf(mubuf::Buf),
     Mtbuf(mubuf::Buf),
+    Vop3(vop3::Vop3),
 }
 
 impl Inst {
@@ -69,6 +71,7 @@ impl Inst {
             Body::Flat(b) => b.encode_into(out),
             Body::Mimg(b) => b.encode_into(out),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
+            Body::Vop3(i) => i.encode_into(out),
         }
     }
 
@@ -103,6 +106,7 @@ impl Inst {
             Body::Flat(b) => b.mnemonic(),
             Body::Mimg(b) => b.mnemonic(),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
+            Body::Vop3(i) => i.row.name,
         }
     }
 }
@@ -121,6 +125,7 @@ impl fmt::Display for Inst {
             Body::Flat(b) => b.fmt_with(f, self.target),
             Body::Mimg(b) => b.fmt(f),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
+            Body::Vop3(i) => i.fmt(f),
         }
     }
 }
@@ -218,6 +223,11 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                     vop::decode(target, vop::VopKind::Vopc, w0, bytes),
                     Body::Vop,
                 )?,
+                Encoding::Vop3 => {
+                    let i = vop3::decode(target, bytes)?;
+                    let len = i.len();
+                    (Body::Vop3(i), len)
+                }
                 Encoding::Ds => return ds::decode(target, bytes),
                 Encoding::Mubuf => return mubuf::decode(target, bytes, false),
                 Encoding::Mtbuf => return mubuf::decode(target, bytes, true),
