@@ -152,6 +152,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     }
 }
 
+#[inline]
 fn vop_inst(
     target: Target,
     kind: vop::VopKind,

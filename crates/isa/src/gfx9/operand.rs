@@ -182,6 +182,7 @@ pub enum Operand {
 /// Decodes a scalar source/destination field value that names a register or a
 /// special register (not a constant); `count` is the operand width in dwords.
 /// Returns `None` for values that are reserved on `target`.
+#[inline]
 pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
     let full_or = |lo: u16, sp: Special| -> Option<Operand> {
         if count >= 2 {
@@ -211,6 +212,7 @@ pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
 ///
 /// Reserved values, and halves of 64-bit registers used as 64-bit operands
 /// (`vcc_hi`, `m0`, `src_lds_direct`, ...), give `None`, as LLVM's decoder does.
+#[inline]
 pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand> {
     let wide = count >= 2;
     match field {

@@ -220,9 +220,9 @@ pub struct Sdwa {
     pub src0: Mods,
     pub src1_sel: u8,
     pub src1: Mods,
-    /// VOPC: the SGPR-pair destination when the `sd` bit is set (`vcc` when
-    /// clear).
-    pub sdst: Option<Operand>,
+    /// VOPC: the destination is the SGPR pair in the sdst field (in
+    /// [`Vop::dst`]) rather than `vcc`.
+    pub sd: bool,
     /// Bits of the second dword that have no meaning for this instruction
     /// (22, 30, and VOPC's sdst field when `sd` is clear), kept for
     /// re-encoding.
@@ -259,6 +259,7 @@ pub struct Vop {
 }
 
 /// The targets' positions in the generated tables.
+#[inline]
 fn tix(t: Target) -> usize {
     match t {
         Target::Gfx90a => 0,
@@ -268,6 +269,7 @@ fn tix(t: Target) -> usize {
 }
 
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
+#[inline]
 pub fn decode(
     target: Target,
     kind: VopKind,
@@ -323,7 +325,7 @@ pub fn decode(
                     src0: Mods::default(),
                     src1_sel: 0,
                     src1: Mods::default(),
-                    sdst: None,
+                    sd: false,
                     unused: w1,
                 });
             }
@@ -453,6 +455,7 @@ fn decode_sdwa(
         };
         (Some(s1), src1_sel, m1)
     };
+    let mut dst = dst;
     let mut sd = Sdwa {
         dst_sel: 6,
         dst_unused: 0,
@@ -462,12 +465,13 @@ fn decode_sdwa(
         src0: m0,
         src1_sel,
         src1: m1,
-        sdst: None,
+        sd: false,
         unused: 0,
     };
     if kind == VopKind::Vopc {
         if bit(15) {
-            sd.sdst = Some(super::operand::decode_sreg(((w1 >> 8) & 0x7f) as u16, 2)?);
+            sd.sd = true;
+            dst = Some(super::operand::decode_sreg(((w1 >> 8) & 0x7f) as u16, 2)?);
         } else {
             unused |= w1 & 0x7f00;
         }
@@ -558,6 +562,7 @@ fn decode_dpp(
 }
 
 /// Decodes the 9-bit src0 field for an operand of class `cls`.
+#[inline]
 fn decode_src0(cls: Cls, field: u16, lit: Option<u32>) -> Option<Operand> {
     if cls == Cls::A32 && field >= 256 {
         return Some(Operand::Reg(super::operand::Reg::new(
@@ -570,6 +575,7 @@ fn decode_src0(cls: Cls, field: u16, lit: Option<u32>) -> Option<Operand> {
 }
 
 /// Decodes the 8-bit vdst field.
+#[inline]
 fn decode_dst(d: Dst, field: u16, lit: Option<u32>) -> Option<Operand> {
     use super::operand::Reg;
     Some(match d {
@@ -667,8 +673,12 @@ impl Vop {
             w |= u32::from(sd.src1_sel & 7) << 24 | m(&sd.src1, 27) | u32::from(is_sgpr(s1)) << 31;
         }
         if self.kind == VopKind::Vopc {
-            if let Some(d) = &sd.sdst {
-                w |= (u32::from(encode_src(d)) & 0x7f) << 8 | 1 << 15;
+            if sd.sd {
+                let d = self
+                    .dst
+                    .as_ref()
+                    .map_or(0, |d| u32::from(encode_src(d)) & 0x7f);
+                w |= d << 8 | 1 << 15;
             }
         } else {
             w |= u32::from(sd.dst_sel & 7) << 8
@@ -824,14 +834,7 @@ impl fmt::Display for Vop {
         }
         let mut warn = Warn::default();
         f.write_str(" ")?;
-        let sdst = match &self.ext {
-            Ext::Sdwa(sd) => sd.sdst.as_ref(),
-            _ => None,
-        };
-        if let Some(d) = sdst {
-            fmt_special_or_reg(f, d, &mut warn)?;
-            f.write_str(", ")?;
-        } else if let Some(d) = &self.dst {
+        if let Some(d) = &self.dst {
             if info.dst == Dst::S32 {
                 fmt_sdst(f, d)?;
             } else {
@@ -1008,15 +1011,6 @@ fn fmt_modded(
         f.write_str(")")?;
     }
     Ok(())
-}
-
-/// Writes an SGPR-pair or special-register destination.
-fn fmt_special_or_reg(f: &mut fmt::Formatter<'_>, op: &Operand, warn: &mut Warn) -> fmt::Result {
-    match op {
-        Operand::Reg(r) => fmt_reg(f, *r, "SReg_64", warn),
-        Operand::Special(sp, h) => fmt_special(f, *sp, *h),
-        other => write!(f, "{other}"),
-    }
 }
 
 #[cfg(test)]
