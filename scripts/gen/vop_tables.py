@@ -13,7 +13,7 @@ are probed with canonical second dwords.
 """
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
-from fast_oracle import decode_many as safe_decode_many
+from vop_oracle import decode_many as safe_decode_many
 sys.path.insert(0, os.path.dirname(__file__))
 
 CPUS = ["gfx90a", "gfx942", "gfx950"]
