@@ -268,6 +268,31 @@ fn tix(t: Target) -> usize {
     }
 }
 
+/// The opcode table row of a VOP1 / VOP2 / VOPC opcode on `target`.
+pub fn lookup(target: Target, kind: VopKind, op: u32) -> Option<&'static VopOp> {
+    let t = tix(target);
+    let row = match kind {
+        VopKind::Vop2 => tab::VOP2[t].get(op as usize),
+        VopKind::Vop1 => tab::VOP1[t].get(op as usize),
+        VopKind::Vopc => tab::VOPC[t].get(op as usize),
+    };
+    row.copied()
+        .filter(|&r| r != tab::NONE)
+        .and_then(|r| tab::OPS.get(usize::from(r)))
+}
+
+/// The VOP1 / VOP2 / VOPC opcode that a VOP3 (e64) opcode promotes, per the
+/// ISA manual's VOP3 opcode map: VOPC at 0x000, VOP2 at 0x100, VOP1 at
+/// 0x140.
+pub fn from_vop3_opcode(op3: u32) -> Option<(VopKind, u32)> {
+    match op3 {
+        0x000..=0x0ff => Some((VopKind::Vopc, op3)),
+        0x100..=0x13f => Some((VopKind::Vop2, op3 - 0x100)),
+        0x140..=0x1ff => Some((VopKind::Vop1, op3 - 0x140)),
+        _ => None,
+    }
+}
+
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline]
 pub fn decode(
@@ -277,23 +302,12 @@ pub fn decode(
     bytes: &[u8],
 ) -> Result<(Vop, u8), DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
-    let t = tix(target);
-    let (op, row) = match kind {
-        VopKind::Vop2 => {
-            let op = (w0 >> 25) & 0x3f;
-            (op, tab::VOP2[t].get(op as usize).copied())
-        }
-        VopKind::Vop1 => {
-            let op = (w0 >> 9) & 0xff;
-            (op, tab::VOP1[t].get(op as usize).copied())
-        }
-        VopKind::Vopc => {
-            let op = (w0 >> 17) & 0xff;
-            (op, tab::VOPC[t].get(op as usize).copied())
-        }
+    let op = match kind {
+        VopKind::Vop2 => (w0 >> 25) & 0x3f,
+        VopKind::Vop1 => (w0 >> 9) & 0xff,
+        VopKind::Vopc => (w0 >> 17) & 0xff,
     };
-    let row = row.filter(|&r| r != tab::NONE).ok_or(invalid.clone())?;
-    let info = tab::OPS.get(usize::from(row)).ok_or(invalid.clone())?;
+    let info = lookup(target, kind, op).ok_or(invalid.clone())?;
     let src0f = (w0 & 0x1ff) as u16;
     let vsrc1 = ((w0 >> 9) & 0xff) as u16;
     let vdst = ((w0 >> 17) & 0xff) as u16;
@@ -1283,6 +1297,24 @@ mod tests {
                 Err(_) => assert_eq!(size, 0, "{cpu} {h}: LLVM says {text}"),
             }
         }
+    }
+
+    #[test]
+    fn table_lookup_by_vop3_opcode() {
+        use super::{VopKind, from_vop3_opcode, lookup};
+        let name = |t, op3| {
+            let (k, op) = from_vop3_opcode(op3)?;
+            lookup(t, k, op).map(|o| o.name)
+        };
+        assert_eq!(name(Target::Gfx942, 0x101), Some("v_add_f32"));
+        assert_eq!(name(Target::Gfx942, 0x0c2), Some("v_cmp_eq_i32"));
+        assert_eq!(name(Target::Gfx942, 0x141), Some("v_mov_b32"));
+        assert_eq!(name(Target::Gfx90a, 0x116), Some("v_mac_f32"));
+        assert_eq!(name(Target::Gfx942, 0x116), None);
+        assert_eq!(name(Target::Gfx950, 0x116), Some("v_dot2c_f32_bf16"));
+        assert_eq!(from_vop3_opcode(0x200), None);
+        assert!(lookup(Target::Gfx950, VopKind::Vop1, 0x58).is_some());
+        assert!(lookup(Target::Gfx942, VopKind::Vop1, 0x58).is_none());
     }
 
     #[test]
