@@ -159,10 +159,10 @@ fn vop_inst(
     w0: u32,
     bytes: &[u8],
 ) -> Result<Inst, DecodeError> {
-    let (v, len) = vop::decode(target, kind, w0, bytes)?;
+    let v = vop::decode(target, kind, w0, bytes)?;
     Ok(Inst {
         target,
-        len,
+        len: v.size(),
         body: Body::Vop(v),
     })
 }

@@ -246,12 +246,17 @@ pub struct Dpp {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vop {
     pub kind: VopKind,
+    /// The opcode field of `kind`'s encoding.
     pub op: u8,
+    /// The opcode's table row on the instruction's target.
     pub info: &'static VopOp,
-    /// Destination (`Reg`); `vcc` for VOPC; `None` when there is none.
+    /// Destination: a VGPR/AGPR range, the SGPR (or, as LLVM decodes it, any
+    /// scalar source value) of `v_readfirstlane_b32`, `vcc` for VOPC, or the
+    /// SGPR pair of a VOPC SDWA `sd` destination; `None` when there is none.
     pub dst: Option<Operand>,
+    /// src0: any source (e32), a VGPR or scalar source (SDWA), a VGPR (DPP).
     pub src0: Operand,
-    /// vsrc1 (a VGPR), for VOP2 and VOPC.
+    /// vsrc1, for VOP2 and VOPC: a VGPR (or a scalar source in SDWA).
     pub src1: Option<Operand>,
     pub ext: Ext,
     /// Field bits that have no operand (src0 of `v_nop`), kept for re-encoding.
@@ -295,12 +300,7 @@ pub fn from_vop3_opcode(op3: u32) -> Option<(VopKind, u32)> {
 
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline]
-pub fn decode(
-    target: Target,
-    kind: VopKind,
-    w0: u32,
-    bytes: &[u8],
-) -> Result<(Vop, u8), DecodeError> {
+pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let op = match kind {
         VopKind::Vop2 => (w0 >> 25) & 0x3f,
@@ -351,8 +351,7 @@ pub fn decode(
             }
             _ => {}
         }
-        let len = v.size();
-        return Ok((v, len));
+        return Ok(v);
     }
     if src0f == 0xf9 || src0f == 0xfa {
         if !info.ext(if src0f == 0xf9 { ext::SDWA } else { ext::DPP }) {
@@ -370,7 +369,7 @@ pub fn decode(
         };
         let mut v = v.ok_or(invalid)?;
         v.op = op as u8;
-        return Ok((v, 8));
+        return Ok(v);
     }
     let need_lit = src0f == 255 || info.has(MADMK | MADAK) || (info.dst == Dst::S32 && vdst == 255);
     let lit = if need_lit {
@@ -392,20 +391,16 @@ pub fn decode(
         ))),
     };
     let ext = lit.map_or(Ext::None, Ext::Literal);
-    let len = if need_lit { 8 } else { 4 };
-    Ok((
-        Vop {
-            kind,
-            op: op as u8,
-            info,
-            dst,
-            src0,
-            src1,
-            ext,
-            unused: 0,
-        },
-        len,
-    ))
+    Ok(Vop {
+        kind,
+        op: op as u8,
+        info,
+        dst,
+        src0,
+        src1,
+        ext,
+        unused: 0,
+    })
 }
 
 /// Decodes an SDWA second dword.
