@@ -13,7 +13,7 @@ are probed with canonical second dwords.
 """
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
-from fast_oracle import decode_many as safe_decode_many
+from vop_oracle import decode_many as safe_decode_many
 sys.path.insert(0, os.path.dirname(__file__))
 
 CPUS = ["gfx90a", "gfx942", "gfx950"]
@@ -117,6 +117,12 @@ def probe(kind, nops):
         bare = safe_decode_many(cpu, [words(enc(kind, op, s0, vdst=0), 0xE4) for op in ops for s0 in (0xF9, 0xFA)])
         for i, op in enumerate(ops):
             out[(op, cpu)]["bare"] = {"SDWA": bare[2 * i][1] == 8, "DPP": bare[2 * i + 1][1] == 8}
+        # vsrc1's constant printing, seen through an SDWA scalar src1 (0.5):
+        # 16-bit integer operands show the f16 bit pattern.
+        if kind != "vop1":
+            s1 = safe_decode_many(cpu, [words(enc(kind, op, 0xF9, vdst=4, vsrc1=240), 0x86060602) for op in ops])
+            for i, op in enumerate(ops):
+                out[(op, cpu)]["src1_i16"] = "0x3800" in (s1[i][0] or "")
         r = safe_decode_many(cpu, qs)
         n = len(SDWA_PROBES) + len(DPP_PROBES)
         for i, op in enumerate(ops):
@@ -225,6 +231,8 @@ def main():
                 ext = tuple(e for e in ("SDWA", "DPP") if inf["bare"][e])
             if kind == "vopc":
                 ext = tuple(e for e in ext if e not in ("SDWA_CLAMP", "SDWA_OMOD"))
+            if src1w == 1 and inf.get("src1_i16"):
+                src1w = "I16"
             key = (kind, base, dst, cls, src0w, src1w, tuple(flags), ext)
             if key not in rows:
                 rows[key] = len(order); order.append(key)
@@ -258,7 +266,7 @@ def main():
         fl = " | ".join(flags) if flags else "0"
         ex = " | ".join(ext) if ext else "0"
         c0 = f"Cls::{cls}" if cls else "Cls::None"
-        s1 = "Cls::None" if not s1w else ("Cls::B64" if s1w == 2 else "Cls::B32")
+        s1 = "Cls::None" if not s1w else {2: "Cls::B64", 1: "Cls::B32", "I16": "Cls::I16"}[s1w]
         print(f'    op!("{base}", {dst}, {c0[5:]}, {s1[5:]}, {fl}, {ex}),')
     print("];")
     for kind, n in (("vop2", 62), ("vop1", 256), ("vopc", 256)):

@@ -211,18 +211,21 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
                 Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
                 Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
-                Encoding::Vop1 => wrap(
-                    vop::decode(target, vop::VopKind::Vop1, w0, bytes),
-                    Body::Vop,
-                )?,
-                Encoding::Vop2 => wrap(
-                    vop::decode(target, vop::VopKind::Vop2, w0, bytes),
-                    Body::Vop,
-                )?,
-                Encoding::Vopc => wrap(
-                    vop::decode(target, vop::VopKind::Vopc, w0, bytes),
-                    Body::Vop,
-                )?,
+                Encoding::Vop1 => {
+                    let v = vop::decode(target, vop::VopKind::Vop1, w0, bytes)?;
+                    let len = v.size();
+                    (Body::Vop(v), len)
+                }
+                Encoding::Vop2 => {
+                    let v = vop::decode(target, vop::VopKind::Vop2, w0, bytes)?;
+                    let len = v.size();
+                    (Body::Vop(v), len)
+                }
+                Encoding::Vopc => {
+                    let v = vop::decode(target, vop::VopKind::Vopc, w0, bytes)?;
+                    let len = v.size();
+                    (Body::Vop(v), len)
+                }
                 Encoding::Vop3 => {
                     let i = vop3::decode(target, bytes)?;
                     let len = i.len();

@@ -182,6 +182,7 @@ pub enum Operand {
 /// Decodes a scalar source/destination field value that names a register or a
 /// special register (not a constant); `count` is the operand width in dwords.
 /// Returns `None` for values that are reserved on `target`.
+#[inline]
 pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
     let full_or = |lo: u16, sp: Special| -> Option<Operand> {
         if count >= 2 {
@@ -211,6 +212,7 @@ pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
 ///
 /// Reserved values, and halves of 64-bit registers used as 64-bit operands
 /// (`vcc_hi`, `m0`, `src_lds_direct`, ...), give `None`, as LLVM's decoder does.
+#[inline]
 pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand> {
     let wide = count >= 2;
     match field {
@@ -446,5 +448,85 @@ pub fn fmt_inline_float(f: &mut fmt::Formatter<'_>, c: InlineFloat, ty: ValType)
 impl fmt::Display for Operand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         Typed(self, ValType::I32).fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Lit(u32, ValType);
+    impl fmt::Display for Lit {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt_literal(f, self.0, self.1)
+        }
+    }
+
+    /// Literal texts as LLVM 22 prints them (probed with v_add_f32,
+    /// v_add_f16, v_add_u16, v_pk_fmac_f16, v_cvt_f32_bf16, v_rcp_f64 and
+    /// v_mov_b64 on gfx942/gfx950).
+    #[test]
+    fn literal_printing_per_value_type() {
+        let cases: &[(ValType, u32, &str)] = &[
+            (ValType::F32, 0x3f80_0000, "lit(0x3f800000)"),
+            (ValType::F32, 0x3e22_f983, "lit(0x3e22f983)"),
+            (ValType::I32, 0x40, "lit(0x40)"),
+            (ValType::I32, 0x41, "0x41"),
+            (ValType::I32, 0xffff_fff0, "lit(0xfffffff0)"),
+            (ValType::I32, 0xffff_ffef, "0xffffffef"),
+            (ValType::F16, 0x3c00, "lit(0x3c00)"),
+            (ValType::F16, 0xffff_3c00, "lit(0xffff3c00)"),
+            (ValType::F16, 0x1234_5678, "0x5678"),
+            (ValType::F16, 0x3e22_f983, "0xf983"),
+            (ValType::I16, 0x3c00, "0x3c00"),
+            (ValType::I16, 0x3ff0_0000, "0x0"),
+            (ValType::I16, 0x3f80_0000, "lit(0x3f800000)"),
+            (ValType::V2F16, 0x3c00, "lit(0x3c00)"),
+            (ValType::V2F16, 0x3f80_0000, "0x3f800000"),
+            (ValType::BF16, 0x3f80, "lit(0x3f80)"),
+            (ValType::BF16, 0x1234_5678, "0x12345678"),
+            (ValType::V2BF16, 0x3f80, "lit(0x3f80)"),
+            (ValType::V2BF16, 0xffff_3f80, "0xffff3f80"),
+            (ValType::F64, 0, "0"),
+            (ValType::F64, 0x3ff0_0000, "1.0"),
+            (ValType::F64, 0x3f80_0000, "0x3f800000"),
+            (ValType::I64, 0x40, "lit(0x40)"),
+            (ValType::I64, 0xffff_ffff, "0xffffffff"),
+        ];
+        for &(ty, v, want) in cases {
+            assert_eq!(Lit(v, ty).to_string(), want, "{ty:?} {v:#x}");
+        }
+    }
+
+    #[test]
+    fn source_fields_and_64_bit_halves() {
+        assert_eq!(
+            decode_src(106, 1, None),
+            Some(Operand::Special(Special::Vcc, Half::Lo))
+        );
+        assert_eq!(
+            decode_src(106, 2, None),
+            Some(Operand::Special(Special::Vcc, Half::Full))
+        );
+        assert_eq!(decode_src(107, 2, None), None);
+        assert_eq!(decode_src(124, 2, None), None);
+        assert_eq!(decode_src(254, 2, None), None);
+        assert_eq!(decode_src(231, 2, None), None);
+        assert_eq!(decode_src(220, 1, None), None);
+        assert_eq!(decode_src(255, 1, None), None);
+        assert_eq!(decode_src(255, 1, Some(7)), Some(Operand::Literal(7)));
+        for field in (0..512u16).filter(|&f| f != 255) {
+            if let Some(op) = decode_src(field, 1, None) {
+                assert_eq!(encode_src(&op), field, "{op:?}");
+            }
+        }
+        assert_eq!(
+            Operand::InlineFloat(InlineFloat::InvTwoPi).to_string(),
+            "0.15915494"
+        );
+        let t = Typed(&Operand::InlineFloat(InlineFloat::Half), ValType::I16).to_string();
+        assert_eq!(t, "0x3800");
+        let t = Typed(&Operand::InlineFloat(InlineFloat::InvTwoPi), ValType::F64).to_string();
+        assert_eq!(t, "0.15915494309189532");
     }
 }

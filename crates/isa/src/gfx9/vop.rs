@@ -220,9 +220,9 @@ pub struct Sdwa {
     pub src0: Mods,
     pub src1_sel: u8,
     pub src1: Mods,
-    /// VOPC: the SGPR-pair destination when the `sd` bit is set (`vcc` when
-    /// clear).
-    pub sdst: Option<Operand>,
+    /// VOPC: the destination is the SGPR pair in the sdst field (in
+    /// [`Vop::dst`]) rather than `vcc`.
+    pub sd: bool,
     /// Bits of the second dword that have no meaning for this instruction
     /// (22, 30, and VOPC's sdst field when `sd` is clear), kept for
     /// re-encoding.
@@ -246,12 +246,17 @@ pub struct Dpp {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vop {
     pub kind: VopKind,
+    /// The opcode field of `kind`'s encoding.
     pub op: u8,
+    /// The opcode's table row on the instruction's target.
     pub info: &'static VopOp,
-    /// Destination (`Reg`); `vcc` for VOPC; `None` when there is none.
+    /// Destination: a VGPR/AGPR range, the SGPR (or, as LLVM decodes it, any
+    /// scalar source value) of `v_readfirstlane_b32`, `vcc` for VOPC, or the
+    /// SGPR pair of a VOPC SDWA `sd` destination; `None` when there is none.
     pub dst: Option<Operand>,
+    /// src0: any source (e32), a VGPR or scalar source (SDWA), a VGPR (DPP).
     pub src0: Operand,
-    /// vsrc1 (a VGPR), for VOP2 and VOPC.
+    /// vsrc1, for VOP2 and VOPC: a VGPR (or a scalar source in SDWA).
     pub src1: Option<Operand>,
     pub ext: Ext,
     /// Field bits that have no operand (src0 of `v_nop`), kept for re-encoding.
@@ -259,6 +264,7 @@ pub struct Vop {
 }
 
 /// The targets' positions in the generated tables.
+#[inline]
 fn tix(t: Target) -> usize {
     match t {
         Target::Gfx90a => 0,
@@ -267,31 +273,41 @@ fn tix(t: Target) -> usize {
     }
 }
 
-/// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
-pub fn decode(
-    target: Target,
-    kind: VopKind,
-    w0: u32,
-    bytes: &[u8],
-) -> Result<(Vop, u8), DecodeError> {
-    let invalid = DecodeError::Invalid { target, word: w0 };
+/// The opcode table row of a VOP1 / VOP2 / VOPC opcode on `target`.
+pub fn lookup(target: Target, kind: VopKind, op: u32) -> Option<&'static VopOp> {
     let t = tix(target);
-    let (op, row) = match kind {
-        VopKind::Vop2 => {
-            let op = (w0 >> 25) & 0x3f;
-            (op, tab::VOP2[t].get(op as usize).copied())
-        }
-        VopKind::Vop1 => {
-            let op = (w0 >> 9) & 0xff;
-            (op, tab::VOP1[t].get(op as usize).copied())
-        }
-        VopKind::Vopc => {
-            let op = (w0 >> 17) & 0xff;
-            (op, tab::VOPC[t].get(op as usize).copied())
-        }
+    let row = match kind {
+        VopKind::Vop2 => tab::VOP2[t].get(op as usize),
+        VopKind::Vop1 => tab::VOP1[t].get(op as usize),
+        VopKind::Vopc => tab::VOPC[t].get(op as usize),
     };
-    let row = row.filter(|&r| r != tab::NONE).ok_or(invalid.clone())?;
-    let info = tab::OPS.get(usize::from(row)).ok_or(invalid.clone())?;
+    row.copied()
+        .filter(|&r| r != tab::NONE)
+        .and_then(|r| tab::OPS.get(usize::from(r)))
+}
+
+/// The VOP1 / VOP2 / VOPC opcode that a VOP3 (e64) opcode promotes, per the
+/// ISA manual's VOP3 opcode map: VOPC at 0x000, VOP2 at 0x100, VOP1 at
+/// 0x140.
+pub fn from_vop3_opcode(op3: u32) -> Option<(VopKind, u32)> {
+    match op3 {
+        0x000..=0x0ff => Some((VopKind::Vopc, op3)),
+        0x100..=0x13f => Some((VopKind::Vop2, op3 - 0x100)),
+        0x140..=0x1ff => Some((VopKind::Vop1, op3 - 0x140)),
+        _ => None,
+    }
+}
+
+/// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
+#[inline]
+pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
+    let op = match kind {
+        VopKind::Vop2 => (w0 >> 25) & 0x3f,
+        VopKind::Vop1 => (w0 >> 9) & 0xff,
+        VopKind::Vopc => (w0 >> 17) & 0xff,
+    };
+    let info = lookup(target, kind, op).ok_or(invalid.clone())?;
     let src0f = (w0 & 0x1ff) as u16;
     let vsrc1 = ((w0 >> 9) & 0xff) as u16;
     let vdst = ((w0 >> 17) & 0xff) as u16;
@@ -323,7 +339,7 @@ pub fn decode(
                     src0: Mods::default(),
                     src1_sel: 0,
                     src1: Mods::default(),
-                    sdst: None,
+                    sd: false,
                     unused: w1,
                 });
             }
@@ -335,8 +351,7 @@ pub fn decode(
             }
             _ => {}
         }
-        let len = v.size();
-        return Ok((v, len));
+        return Ok(v);
     }
     if src0f == 0xf9 || src0f == 0xfa {
         if !info.ext(if src0f == 0xf9 { ext::SDWA } else { ext::DPP }) {
@@ -354,7 +369,7 @@ pub fn decode(
         };
         let mut v = v.ok_or(invalid)?;
         v.op = op as u8;
-        return Ok((v, 8));
+        return Ok(v);
     }
     let need_lit = src0f == 255 || info.has(MADMK | MADAK) || (info.dst == Dst::S32 && vdst == 255);
     let lit = if need_lit {
@@ -376,20 +391,16 @@ pub fn decode(
         ))),
     };
     let ext = lit.map_or(Ext::None, Ext::Literal);
-    let len = if need_lit { 8 } else { 4 };
-    Ok((
-        Vop {
-            kind,
-            op: op as u8,
-            info,
-            dst,
-            src0,
-            src1,
-            ext,
-            unused: 0,
-        },
-        len,
-    ))
+    Ok(Vop {
+        kind,
+        op: op as u8,
+        info,
+        dst,
+        src0,
+        src1,
+        ext,
+        unused: 0,
+    })
 }
 
 /// Decodes an SDWA second dword.
@@ -453,6 +464,7 @@ fn decode_sdwa(
         };
         (Some(s1), src1_sel, m1)
     };
+    let mut dst = dst;
     let mut sd = Sdwa {
         dst_sel: 6,
         dst_unused: 0,
@@ -462,12 +474,13 @@ fn decode_sdwa(
         src0: m0,
         src1_sel,
         src1: m1,
-        sdst: None,
+        sd: false,
         unused: 0,
     };
     if kind == VopKind::Vopc {
         if bit(15) {
-            sd.sdst = Some(super::operand::decode_sreg(((w1 >> 8) & 0x7f) as u16, 2)?);
+            sd.sd = true;
+            dst = Some(super::operand::decode_sreg(((w1 >> 8) & 0x7f) as u16, 2)?);
         } else {
             unused |= w1 & 0x7f00;
         }
@@ -558,6 +571,7 @@ fn decode_dpp(
 }
 
 /// Decodes the 9-bit src0 field for an operand of class `cls`.
+#[inline]
 fn decode_src0(cls: Cls, field: u16, lit: Option<u32>) -> Option<Operand> {
     if cls == Cls::A32 && field >= 256 {
         return Some(Operand::Reg(super::operand::Reg::new(
@@ -570,6 +584,7 @@ fn decode_src0(cls: Cls, field: u16, lit: Option<u32>) -> Option<Operand> {
 }
 
 /// Decodes the 8-bit vdst field.
+#[inline]
 fn decode_dst(d: Dst, field: u16, lit: Option<u32>) -> Option<Operand> {
     use super::operand::Reg;
     Some(match d {
@@ -667,8 +682,12 @@ impl Vop {
             w |= u32::from(sd.src1_sel & 7) << 24 | m(&sd.src1, 27) | u32::from(is_sgpr(s1)) << 31;
         }
         if self.kind == VopKind::Vopc {
-            if let Some(d) = &sd.sdst {
-                w |= (u32::from(encode_src(d)) & 0x7f) << 8 | 1 << 15;
+            if sd.sd {
+                let d = self
+                    .dst
+                    .as_ref()
+                    .map_or(0, |d| u32::from(encode_src(d)) & 0x7f);
+                w |= d << 8 | 1 << 15;
             }
         } else {
             w |= u32::from(sd.dst_sel & 7) << 8
@@ -824,14 +843,7 @@ impl fmt::Display for Vop {
         }
         let mut warn = Warn::default();
         f.write_str(" ")?;
-        let sdst = match &self.ext {
-            Ext::Sdwa(sd) => sd.sdst.as_ref(),
-            _ => None,
-        };
-        if let Some(d) = sdst {
-            fmt_special_or_reg(f, d, &mut warn)?;
-            f.write_str(", ")?;
-        } else if let Some(d) = &self.dst {
+        if let Some(d) = &self.dst {
             if info.dst == Dst::S32 {
                 fmt_sdst(f, d)?;
             } else {
@@ -1008,15 +1020,6 @@ fn fmt_modded(
         f.write_str(")")?;
     }
     Ok(())
-}
-
-/// Writes an SGPR-pair or special-register destination.
-fn fmt_special_or_reg(f: &mut fmt::Formatter<'_>, op: &Operand, warn: &mut Warn) -> fmt::Result {
-    match op {
-        Operand::Reg(r) => fmt_reg(f, *r, "SReg_64", warn),
-        Operand::Special(sp, h) => fmt_special(f, *sp, *h),
-        other => write!(f, "{other}"),
-    }
 }
 
 #[cfg(test)]
@@ -1289,6 +1292,24 @@ mod tests {
                 Err(_) => assert_eq!(size, 0, "{cpu} {h}: LLVM says {text}"),
             }
         }
+    }
+
+    #[test]
+    fn table_lookup_by_vop3_opcode() {
+        use super::{VopKind, from_vop3_opcode, lookup};
+        let name = |t, op3| {
+            let (k, op) = from_vop3_opcode(op3)?;
+            lookup(t, k, op).map(|o| o.name)
+        };
+        assert_eq!(name(Target::Gfx942, 0x101), Some("v_add_f32"));
+        assert_eq!(name(Target::Gfx942, 0x0c2), Some("v_cmp_eq_i32"));
+        assert_eq!(name(Target::Gfx942, 0x141), Some("v_mov_b32"));
+        assert_eq!(name(Target::Gfx90a, 0x116), Some("v_mac_f32"));
+        assert_eq!(name(Target::Gfx942, 0x116), None);
+        assert_eq!(name(Target::Gfx950, 0x116), Some("v_dot2c_f32_bf16"));
+        assert_eq!(from_vop3_opcode(0x200), None);
+        assert!(lookup(Target::Gfx950, VopKind::Vop1, 0x58).is_some());
+        assert!(lookup(Target::Gfx942, VopKind::Vop1, 0x58).is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod mimg;
 pub mod mubuf;
 pub mod smem;
 pub mod sop;
+#[rustfmt::skip]
 pub mod vop;
 #[rustfmt::skip]
 pub(crate) mod vop3;
