@@ -27,23 +27,40 @@ const TEXT_BUF: usize = 512;
 /// Why the oracle is not available.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("cannot load libLLVM 22 from {path}: {source}; install llvm-22 (scripts/setup.sh) or set ROCJITSU_LIBLLVM")]
-    Load { path: PathBuf, source: libloading::Error },
+    #[error(
+        "cannot load libLLVM 22 from {path}: {source}; install llvm-22 (scripts/setup.sh) or set ROCJITSU_LIBLLVM"
+    )]
+    Load {
+        path: PathBuf,
+        source: libloading::Error,
+    },
     #[error("libLLVM at {path} lacks {symbol}: {source}; install llvm-22 (scripts/setup.sh)")]
-    Symbol { path: PathBuf, symbol: &'static str, source: libloading::Error },
+    Symbol {
+        path: PathBuf,
+        symbol: &'static str,
+        source: libloading::Error,
+    },
     #[error("LLVM cannot create an AMDGPU disassembler for cpu {cpu:?}")]
     Context { cpu: String },
     #[error("cpu name {0:?} contains a NUL byte")]
     CpuName(String),
     #[error("oracle worker {path}: {source}")]
-    Worker { path: PathBuf, source: std::io::Error },
+    Worker {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("oracle worker {path} failed to start for cpu {cpu}: {message}")]
-    WorkerInit { path: PathBuf, cpu: String, message: String },
+    WorkerInit {
+        path: PathBuf,
+        cpu: String,
+        message: String,
+    },
 }
 
 /// The path of libLLVM 22: `ROCJITSU_LIBLLVM` or [`DEFAULT_LIBLLVM`].
 pub fn libllvm_path() -> PathBuf {
-    std::env::var_os("ROCJITSU_LIBLLVM").map_or_else(|| PathBuf::from(DEFAULT_LIBLLVM), PathBuf::from)
+    std::env::var_os("ROCJITSU_LIBLLVM")
+        .map_or_else(|| PathBuf::from(DEFAULT_LIBLLVM), PathBuf::from)
 }
 
 type InitFn = unsafe extern "C" fn();
@@ -58,6 +75,25 @@ type CreateFn = unsafe extern "C" fn(
 ) -> *mut c_void;
 type DisasmFn = unsafe extern "C" fn(*mut c_void, *mut u8, u64, u64, *mut c_char, usize) -> usize;
 type DisposeFn = unsafe extern "C" fn(*mut c_void);
+
+/// Looks up the function `name` in `lib`.
+///
+/// # Safety
+/// `T` must be the function pointer type of the symbol's C signature, and
+/// the result must not be called after `lib` is dropped.
+unsafe fn symbol<T: Copy>(
+    lib: &libloading::Library,
+    path: &Path,
+    name: &'static str,
+) -> Result<T, Error> {
+    // SAFETY: the caller guarantees that `T` is the symbol's type.
+    let s = unsafe { lib.get::<T>(name.as_bytes()) };
+    s.map(|s| *s).map_err(|source| Error::Symbol {
+        path: path.to_path_buf(),
+        symbol: name,
+        source,
+    })
+}
 
 /// An LLVM disassembler context for one AMDGPU processor.
 ///
@@ -77,24 +113,23 @@ impl Oracle {
         let ccpu = CString::new(cpu).map_err(|_| Error::CpuName(cpu.to_string()))?;
         // SAFETY: loading libLLVM runs its static initialisers, which have no
         // preconditions; the library stays loaded for the life of `Oracle`.
-        let lib = unsafe { libloading::Library::new(&path) }
-            .map_err(|source| Error::Load { path: path.clone(), source })?;
-        macro_rules! get {
-            ($name:literal, $ty:ty) => {{
-                // SAFETY: the symbol is an LLVM C API function whose C
-                // signature `$ty` transcribes (llvm-c/Target.h,
-                // llvm-c/Disassembler.h); the pointer is only used while
-                // `lib` is alive (it is stored beside it).
-                let s: Result<libloading::Symbol<'_, $ty>, _> = unsafe { lib.get(concat!($name, "\0").as_bytes()) };
-                *s.map_err(|source| Error::Symbol { path: path.clone(), symbol: $name, source })?
-            }};
-        }
-        let init_info = get!("LLVMInitializeAMDGPUTargetInfo", InitFn);
-        let init_mc = get!("LLVMInitializeAMDGPUTargetMC", InitFn);
-        let init_dis = get!("LLVMInitializeAMDGPUDisassembler", InitFn);
-        let create = get!("LLVMCreateDisasmCPUFeatures", CreateFn);
-        let disasm = get!("LLVMDisasmInstruction", DisasmFn);
-        let dispose = get!("LLVMDisasmDispose", DisposeFn);
+        let lib = unsafe { libloading::Library::new(&path) }.map_err(|source| Error::Load {
+            path: path.clone(),
+            source,
+        })?;
+        // SAFETY: each type transcribes the C signature of the named LLVM C
+        // API function (llvm-c/Target.h, llvm-c/Disassembler.h); the
+        // pointers are stored beside `lib`, which keeps them valid.
+        let (init_info, init_mc, init_dis, create, disasm, dispose) = unsafe {
+            (
+                symbol::<InitFn>(&lib, &path, "LLVMInitializeAMDGPUTargetInfo")?,
+                symbol::<InitFn>(&lib, &path, "LLVMInitializeAMDGPUTargetMC")?,
+                symbol::<InitFn>(&lib, &path, "LLVMInitializeAMDGPUDisassembler")?,
+                symbol::<CreateFn>(&lib, &path, "LLVMCreateDisasmCPUFeatures")?,
+                symbol::<DisasmFn>(&lib, &path, "LLVMDisasmInstruction")?,
+                symbol::<DisposeFn>(&lib, &path, "LLVMDisasmDispose")?,
+            )
+        };
         let triple = CString::new(TRIPLE).map_err(|_| Error::CpuName(TRIPLE.to_string()))?;
         // SAFETY: the initialisers take no arguments and may be called more
         // than once; `create` gets NUL-terminated strings that outlive the
@@ -103,12 +138,27 @@ impl Oracle {
             init_info();
             init_mc();
             init_dis();
-            create(triple.as_ptr(), ccpu.as_ptr(), c"".as_ptr(), std::ptr::null_mut(), 0, std::ptr::null(), std::ptr::null())
+            create(
+                triple.as_ptr(),
+                ccpu.as_ptr(),
+                c"".as_ptr(),
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null(),
+                std::ptr::null(),
+            )
         };
         if ctx.is_null() {
-            return Err(Error::Context { cpu: cpu.to_string() });
+            return Err(Error::Context {
+                cpu: cpu.to_string(),
+            });
         }
-        Ok(Oracle { ctx, disasm, dispose, _lib: lib })
+        Ok(Oracle {
+            ctx,
+            disasm,
+            dispose,
+            _lib: lib,
+        })
     }
 
     /// Decodes the instruction at the start of `bytes`: LLVM's text (without
@@ -123,7 +173,14 @@ impl Oracle {
         // lacks `const`) and writes a NUL-terminated string of at most
         // `buf.len()` bytes into `buf`.
         let n = unsafe {
-            (self.disasm)(self.ctx, bytes.as_ptr().cast_mut(), bytes.len() as u64, 0, buf.as_mut_ptr().cast(), buf.len())
+            (self.disasm)(
+                self.ctx,
+                bytes.as_ptr().cast_mut(),
+                bytes.len() as u64,
+                0,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
         };
         if n == 0 {
             return None;
@@ -161,7 +218,11 @@ pub const WORKER_READY: &str = "ready";
 /// writes one line, `SIZE<TAB>TEXT` or `0` for an invalid encoding, flushed
 /// before the next case is read so that the parent knows which case a crash
 /// happened on.
-pub fn worker_main(cpu: &str, input: impl BufRead, mut out: impl Write) -> Result<(), Box<dyn std::error::Error>> {
+pub fn worker_main(
+    cpu: &str,
+    input: impl BufRead,
+    mut out: impl Write,
+) -> Result<(), Box<dyn std::error::Error>> {
     let oracle = Oracle::new(cpu)?;
     writeln!(out, "{WORKER_READY}")?;
     out.flush()?;
@@ -210,8 +271,16 @@ pub fn decode_isolated(worker: &Path, cpu: &str, cases: &[Vec<u8>]) -> Result<Ve
 
 /// Runs one worker over `cases`, appending its answers to `out` until it
 /// finishes or dies.
-fn run_worker(worker: &Path, cpu: &str, cases: &[Vec<u8>], out: &mut Vec<Outcome>) -> Result<(), Error> {
-    let werr = |source| Error::Worker { path: worker.to_path_buf(), source };
+fn run_worker(
+    worker: &Path,
+    cpu: &str,
+    cases: &[Vec<u8>],
+    out: &mut Vec<Outcome>,
+) -> Result<(), Error> {
+    let werr = |source| Error::Worker {
+        path: worker.to_path_buf(),
+        source,
+    };
     let mut child = Command::new(worker)
         .arg(cpu)
         .stdin(Stdio::piped())
@@ -219,7 +288,8 @@ fn run_worker(worker: &Path, cpu: &str, cases: &[Vec<u8>], out: &mut Vec<Outcome
         .stderr(Stdio::piped())
         .spawn()
         .map_err(werr)?;
-    let (Some(stdin), Some(stdout), Some(mut stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    let (Some(stdin), Some(stdout), Some(mut stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err(werr(std::io::Error::other("worker pipes missing")));
     };
@@ -271,7 +341,10 @@ fn run_worker(worker: &Path, cpu: &str, cases: &[Vec<u8>], out: &mut Vec<Outcome
 fn parse_answer(line: &str) -> Outcome {
     match line.split_once('\t') {
         Some((size, text)) => match size.parse() {
-            Ok(size) if size > 0 => Outcome::Decoded { text: text.to_string(), size },
+            Ok(size) if size > 0 => Outcome::Decoded {
+                text: text.to_string(),
+                size,
+            },
             _ => Outcome::Invalid,
         },
         None => Outcome::Invalid,
@@ -290,7 +363,10 @@ mod tests {
     fn decodes_vop2_and_literal() {
         let o = oracle("gfx942");
         // v_add_f32_e32 v1, v2, v3: VOP2 opcode 1, vdst 1, vsrc1 3, src0 v2.
-        assert_eq!(o.decode(&[0x02, 0x07, 0x02, 0x02]), Some(("v_add_f32_e32 v1, v2, v3".into(), 4)));
+        assert_eq!(
+            o.decode(&[0x02, 0x07, 0x02, 0x02]),
+            Some(("v_add_f32_e32 v1, v2, v3".into(), 4))
+        );
         // s_mov_b32 s0, literal 0x12345678 (SOP1 with src0 = 255).
         let got = o.decode(&[0xff, 0x00, 0x80, 0xbe, 0x78, 0x56, 0x34, 0x12]);
         assert_eq!(got, Some(("s_mov_b32 s0, 0x12345678".into(), 8)));
@@ -306,7 +382,13 @@ mod tests {
     #[test]
     fn answers_parse() {
         assert_eq!(parse_answer("0"), Outcome::Invalid);
-        assert_eq!(parse_answer("8\ts_nop 0"), Outcome::Decoded { text: "s_nop 0".into(), size: 8 });
+        assert_eq!(
+            parse_answer("8\ts_nop 0"),
+            Outcome::Decoded {
+                text: "s_nop 0".into(),
+                size: 8
+            }
+        );
         assert_eq!(hex_bytes("0aFfz1").collect::<Vec<_>>(), vec![0x0a, 0xff]);
     }
 
