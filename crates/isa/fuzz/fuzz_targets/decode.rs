@@ -22,13 +22,21 @@ fuzz_target!(|data: &[u8]| {
                 text.clear();
                 let _ = write!(text, "{inst}");
                 assert_eq!(inst.len(), l.len);
-                assert_eq!(Some(&inst.encode()[..]), data.get(off..off + l.len), "{text}");
+                assert_eq!(
+                    Some(&inst.encode()[..]),
+                    data.get(off..off + l.len),
+                    "{text}"
+                );
             }
             off += l.len;
         }
         assert_eq!(off, data.len());
         if let Ok(inst) = decode(target, data) {
-            assert!(lines.first().is_some_and(|l| l.inst.as_ref() == Some(&inst)));
+            assert!(
+                lines
+                    .first()
+                    .is_some_and(|l| l.inst.as_ref() == Some(&inst))
+            );
         }
     }
 });
