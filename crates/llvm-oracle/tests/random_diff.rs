@@ -58,10 +58,11 @@ fn set(w: u32, mask: u32, value: u32) -> u32 {
     (w & !mask) | (value & mask)
 }
 
-/// The first dword of a forced case: one in 12 cases is forced, the rest stay
-/// uniformly random.
+/// Forces the first two dwords of one case in 12 (each of the 12 kinds below
+/// in 1/144 of the cases) to exercise literals and SDWA/DPP; the other cases
+/// stay uniformly random.
 fn force(rng: &mut SplitMix64, w: u32, w1: u32) -> (u32, u32) {
-    match rng.below(24) {
+    match rng.below(144) {
         // SDWA (0xF9) or DPP (0xFA) marker in src0 of VOP2 / VOP1 / VOPC.
         0 => (
             set(
@@ -101,10 +102,13 @@ fn force(rng: &mut SplitMix64, w: u32, w1: u32) -> (u32, u32) {
             w1,
         ),
         // VOP3 / VOP3P with a source field of 255 (second dword).
-        11 => (
-            set(w, 0xfc00_0000, 0xd000_0000),
-            set(w1, 0x1ff << (9 * rng.below(3)), 0x7fff_ffff),
-        ),
+        11 => {
+            let shift = 9 * rng.below(3);
+            (
+                set(w, 0xfc00_0000, 0xd000_0000),
+                set(w1, 0x1ff << shift, 0xff << shift),
+            )
+        }
         _ => (w, w1),
     }
 }
