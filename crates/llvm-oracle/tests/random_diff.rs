@@ -12,7 +12,9 @@
 //! LLVM runs in `llvm-oracle-worker` child processes; cases that crash LLVM
 //! are counted and left out of the rate. Environment overrides:
 //! `ROCJITSU_DIFF_CASES` (cases per target, default 200000),
-//! `ROCJITSU_DIFF_SEED`, `ROCJITSU_DIFF_SHOW` (disagreements printed).
+//! `ROCJITSU_DIFF_SEED`, `ROCJITSU_DIFF_SHOW` (disagreements printed),
+//! `ROCJITSU_DIFF_ONLY` (print only disagreements of this encoding, e.g.
+//! `vop3`).
 //! Run with `cargo test --release -p llvm-oracle --test random_diff -- --nocapture`.
 
 use llvm_oracle::{Outcome, decode_isolated};
@@ -156,7 +158,14 @@ impl Report {
     }
 }
 
-fn compare(target: Target, cases: &[Vec<u8>], oracle: &[Outcome], show: usize) -> Report {
+/// Which disagreements are printed: the first `count`, of the encoding named
+/// `only` (as `encoding_of` names it, any case) if given.
+struct Show {
+    count: usize,
+    only: Option<String>,
+}
+
+fn compare(target: Target, cases: &[Vec<u8>], oracle: &[Outcome], show: &Show) -> Report {
     let mut r = Report {
         cases: cases.len(),
         ..Report::default()
@@ -186,6 +195,10 @@ fn compare(target: Target, cases: &[Vec<u8>], oracle: &[Outcome], show: usize) -
         };
         let w0 = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         let enc = encoding_of(w0).map_or_else(|| "none".to_string(), |e| format!("{e:?}"));
+        let shown = show
+            .only
+            .as_ref()
+            .is_none_or(|o| o.eq_ignore_ascii_case(&enc));
         let slot = r.by_encoding.entry(enc).or_default();
         slot.0 += 1;
         if ok {
@@ -193,7 +206,7 @@ fn compare(target: Target, cases: &[Vec<u8>], oracle: &[Outcome], show: usize) -
             continue;
         }
         slot.1 += 1;
-        if r.disagreements.len() < show {
+        if shown && r.disagreements.len() < show.count {
             let (otext, olen) = match &ours {
                 Ok(i) => (i.to_string(), i.len()),
                 Err(_) => ("<invalid>".to_string(), 4),
@@ -243,11 +256,14 @@ fn print(target: Target, r: &Report) {
 fn run(target: Target) {
     let n = env_or("ROCJITSU_DIFF_CASES", CASES);
     let seed = env_or("ROCJITSU_DIFF_SEED", SEED) ^ (target as u64).wrapping_mul(0x1000_0000_01b3);
-    let show = env_or("ROCJITSU_DIFF_SHOW", SHOW);
+    let show = Show {
+        count: env_or("ROCJITSU_DIFF_SHOW", SHOW),
+        only: std::env::var("ROCJITSU_DIFF_ONLY").ok(),
+    };
     let cases = cases(seed, n);
     let oracle =
         decode_isolated(Path::new(WORKER), target.name(), &cases).unwrap_or_else(|e| panic!("{e}"));
-    let r = compare(target, &cases, &oracle, show);
+    let r = compare(target, &cases, &oracle, &show);
     print(target, &r);
     assert!(
         r.round_trip.is_empty(),
@@ -314,7 +330,15 @@ fn compare_counts() {
             size: 4,
         },
     ];
-    let r = compare(Target::Gfx942, &cases, &oracle, 5);
+    let r = compare(
+        Target::Gfx942,
+        &cases,
+        &oracle,
+        &Show {
+            count: 5,
+            only: None,
+        },
+    );
     assert_eq!((r.cases, r.crashes, r.agree), (3, 1, 1));
     assert_eq!(
         r.disagreements,
