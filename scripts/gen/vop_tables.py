@@ -13,7 +13,8 @@ are probed with canonical second dwords.
 """
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
-from llvm_oracle import safe_decode_many
+from fast_oracle import decode_many as safe_decode_many
+sys.path.insert(0, os.path.dirname(__file__))
 
 CPUS = ["gfx90a", "gfx942", "gfx950"]
 
@@ -51,6 +52,11 @@ MODELS = {
 }
 PROBE_LITS = [0, 1, 0x41, 0xFFFFFFFF, 0xFFFFFFEF, 0x3C00, 0x3118, 0xFFFF3C00, 0x3F800000, 0x3E22F983,
               0x12345678, 0x3FF00000, 0x80000000, 0x3F80, 0x3E22, 0xFFFF3F80, 0x40000000]
+
+
+SDWA_PROBES = [("SDWA", 0), ("SDWA_S0_SEXT", 1 << 19), ("SDWA_S0_NEG", 1 << 20), ("SDWA_S1_SEXT", 1 << 27),
+               ("SDWA_S1_NEG", 1 << 28), ("SDWA_CLAMP", 1 << 13), ("SDWA_OMOD", 1 << 14)]
+DPP_PROBES = [("DPP", 0), ("DPP_S0_NEG", 1 << 20), ("DPP_S1_NEG", 1 << 22)]
 
 
 def words(*ws):
@@ -97,6 +103,45 @@ def probe(kind, nops):
         r = safe_decode_many(cpu, [words(enc(kind, op, 3, vdst=0 if out[(op, cpu)]["zero_dst"] else 4)) for op in ops])
         for i, op in enumerate(ops):
             out[(op, cpu)]["sgpr"] = r[i][0] or ""
+        # SDWA and DPP: validity with a canonical second dword, then which
+        # modifier bits each accepts.
+        qs = []
+        for op in ops:
+            vd = 0 if out[(op, cpu)]["zero_dst"] else 4
+            sb = 0x00060602 if kind == "vop1" else 0x06060602
+            for name, bit in SDWA_PROBES:
+                qs.append(words(enc(kind, op, 0xF9, vdst=vd), sb | bit))
+            for name, bit in DPP_PROBES:
+                qs.append(words(enc(kind, op, 0xFA, vdst=vd), 0xFF0000E4 | bit))
+        # Operand-less opcodes: an SDWA / DPP dword with every field clear.
+        bare = safe_decode_many(cpu, [words(enc(kind, op, s0, vdst=0), 0xE4) for op in ops for s0 in (0xF9, 0xFA)])
+        for i, op in enumerate(ops):
+            out[(op, cpu)]["bare"] = {"SDWA": bare[2 * i][1] == 8, "DPP": bare[2 * i + 1][1] == 8}
+        r = safe_decode_many(cpu, qs)
+        n = len(SDWA_PROBES) + len(DPP_PROBES)
+        for i, op in enumerate(ops):
+            got = r[i * n:(i + 1) * n]
+            ext = []
+            ok = lambda x: bool(x[0]) and x[0] != "<crash>"
+            if ok(got[0]):
+                ext.append("SDWA")
+                ext += [name for (name, bit), g in zip(SDWA_PROBES[1:], got[1:len(SDWA_PROBES)]) if ok(g)]
+                if kind != "vopc" and "dst_sel:" not in got[0][0]:
+                    ext.append("SDWA_NO_DST_SEL")
+                # Modifier bits accepted but not printed.
+                if ok(got[2]) and got[2][0] == got[0][0]:
+                    ext.append("SDWA_S0_HIDDEN")
+                if ok(got[4]) and got[4][0] == got[0][0]:
+                    ext.append("SDWA_S1_HIDDEN")
+            d = got[len(SDWA_PROBES):]
+            if ok(d[0]):
+                ext.append("DPP")
+                ext += [name for (name, bit), g in zip(DPP_PROBES[1:], d[1:]) if ok(g)]
+                if ok(d[1]) and d[1][0] == d[0][0]:
+                    ext.append("DPP_S0_HIDDEN")
+                if ok(d[2]) and d[2][0] == d[0][0]:
+                    ext.append("DPP_S1_HIDDEN")
+            out[(op, cpu)]["ext"] = ext
     return out
 
 
@@ -175,7 +220,12 @@ def main():
             if cls == "V32" and "SRC0_AGPR" in flags: cls = "A32"
             if cls == "V32" and "VRegOrLds_32" in inf["sgpr"]: cls = "VL32"
             if cls == "B32" and src0w == 2: cls = "B64"
-            key = (kind, base, dst, cls, src0w, src1w, tuple(flags))
+            ext = tuple(inf.get("ext", []))
+            if inf["zero_dst"]:
+                ext = tuple(e for e in ("SDWA", "DPP") if inf["bare"][e])
+            if kind == "vopc":
+                ext = tuple(e for e in ext if e not in ("SDWA_CLAMP", "SDWA_OMOD"))
+            key = (kind, base, dst, cls, src0w, src1w, tuple(flags), ext)
             if key not in rows:
                 rows[key] = len(order); order.append(key)
             idx[kind][cpu][op] = rows[key]
@@ -183,10 +233,10 @@ def main():
     print("//! VOP1 / VOP2 / VOPC opcode tables: one row per opcode meaning, and per-target")
     print("//! opcode-to-row maps (`NONE` = not a valid opcode on that target).")
     print()
-    print("use super::super::vop::{Cls, Dst, VopOp, flags::*};")
+    print("use super::super::vop::{Cls, Dst, VopOp, ext::*, flags::*};")
     print()
     print("macro_rules! op {")
-    print("    ($n:literal, $d:ident, $s0:ident, $s1:ident, $f:expr) => {")
+    print("    ($n:literal, $d:ident, $s0:ident, $s1:ident, $f:expr, $x:expr) => {")
     print("        VopOp {")
     print("            name: $n,")
     print("            e32: concat!($n, \"_e32\"),")
@@ -196,6 +246,7 @@ def main():
     print("            src0: Cls::$s0,")
     print("            src1: Cls::$s1,")
     print("            flags: $f,")
+    print("            ext: $x,")
     print("        }")
     print("    };")
     print("}")
@@ -203,11 +254,12 @@ def main():
     print("pub const NONE: u16 = u16::MAX;")
     print()
     print(f"pub static OPS: [VopOp; {len(order)}] = [")
-    for (kind, base, dst, cls, s0w, s1w, flags) in order:
+    for (kind, base, dst, cls, s0w, s1w, flags, ext) in order:
         fl = " | ".join(flags) if flags else "0"
+        ex = " | ".join(ext) if ext else "0"
         c0 = f"Cls::{cls}" if cls else "Cls::None"
         s1 = "Cls::None" if not s1w else ("Cls::B64" if s1w == 2 else "Cls::B32")
-        print(f'    op!("{base}", {dst}, {c0[5:]}, {s1[5:]}, {fl}),')
+        print(f'    op!("{base}", {dst}, {c0[5:]}, {s1[5:]}, {fl}, {ex}),')
     print("];")
     for kind, n in (("vop2", 62), ("vop1", 256), ("vopc", 256)):
         print()

@@ -17,11 +17,11 @@ pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
 pub const CCOB_MAGIC: &[u8; 4] = b"CCOB";
 /// Alignment of bundles inside `.hip_fatbin`.
 pub const FATBIN_ALIGN: u64 = 4096;
-/// Largest decompressed bundle accepted.
+/// Most bytes decompression may produce for one container.
 pub const MAX_DECOMPRESSED: u64 = 1 << 30;
 
 /// What kind of file [`Container::parse`] read.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ContainerKind {
     /// A bare AMDGPU ELF code object.
     CodeObject,
@@ -35,7 +35,7 @@ pub enum ContainerKind {
 
 /// A bundle entry ID split into its parts:
 /// `<offload kind>-<arch>-<vendor>-<os>-<env>-<target id>`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct BundleId {
     /// The whole ID as written (`hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-`).
     pub id: String,
@@ -81,7 +81,7 @@ impl BundleId {
 }
 
 /// One embedded file: a bundle entry, or the bare code object itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Entry {
     /// Entry ID (for a bare code object: `amdgcn-amd-amdhsa--<target id>`).
     pub id: BundleId,
@@ -92,23 +92,44 @@ pub struct Entry {
     pub offset: u64,
     /// Offset of the bundle in the file.
     pub bundle_offset: u64,
+    #[serde(skip)]
     pub bytes: Vec<u8>,
 }
 
+/// A `__hip_fatbin_wrapper` from a host ELF's `.hipFatBinSegment`: the
+/// structure the HIP runtime registers, pointing at one bundle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FatbinWrapper {
+    /// Offset of the wrapper in the file.
+    pub offset: u64,
+    /// `HIPF` (0x48495046) in a valid wrapper.
+    pub magic: u32,
+    pub version: u32,
+    /// Address of the bundle: resolved in linked files, 0 in relocatable
+    /// objects (where a relocation supplies it).
+    pub binary: u64,
+}
+
+/// Magic of a `__hip_fatbin_wrapper`.
+pub const HIP_FATBIN_WRAPPER_MAGIC: u32 = 0x4849_5046;
+
 /// A parsed container and its entries.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct Container {
     pub name: String,
     pub kind: ContainerKind,
     /// Every entry, host entries included, in file order.
     pub entries: Vec<Entry>,
+    /// For a HIP fat binary: the wrappers of `.hipFatBinSegment`, in order.
+    pub wrappers: Vec<FatbinWrapper>,
 }
 
 impl Container {
     /// Recognizes the format by its magic and lists the embedded files.
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Container> {
         if bytes.starts_with(BUNDLE_MAGIC) || bytes.starts_with(CCOB_MAGIC) {
-            let (entries, _, compressed) = parse_blob(name, None, bytes, 0)?;
+            let mut budget = MAX_DECOMPRESSED;
+            let (entries, _, compressed) = parse_blob(name, None, bytes, 0, &mut budget)?;
             return Ok(Container {
                 name: name.to_string(),
                 kind: if compressed {
@@ -117,6 +138,7 @@ impl Container {
                     ContainerKind::OffloadBundle
                 },
                 entries,
+                wrappers: Vec::new(),
             });
         }
         if !elf::is_elf(bytes) {
@@ -135,6 +157,7 @@ impl Container {
                     bundle_offset: 0,
                     bytes: bytes.to_vec(),
                 }],
+                wrappers: Vec::new(),
             });
         }
         let Some(sec) = e.section(".hip_fatbin") else {
@@ -153,10 +176,26 @@ impl Container {
         };
         let data = e.section_data(name, bytes, sec)?;
         let entries = parse_fatbin(name, &sec.name, data, sec.offset)?;
+        let mut wrappers = Vec::new();
+        if let Some(seg) = e.section(".hipFatBinSegment") {
+            let d = e.section_data(name, bytes, seg)?;
+            for (i, w) in d.chunks_exact(24).enumerate() {
+                let u32_at = |o: usize| u32::from_le_bytes([w[o], w[o + 1], w[o + 2], w[o + 3]]);
+                let mut p = [0u8; 8];
+                p.copy_from_slice(&w[8..16]);
+                wrappers.push(FatbinWrapper {
+                    offset: seg.offset + 24 * i as u64,
+                    magic: u32_at(0),
+                    version: u32_at(4),
+                    binary: u64::from_le_bytes(p),
+                });
+            }
+        }
         Ok(Container {
             name: name.to_string(),
             kind: ContainerKind::HipFatBinary,
             entries,
+            wrappers,
         })
     }
 
@@ -200,6 +239,22 @@ impl Container {
         Ok(found)
     }
 
+    /// The code object whose full target ID (`gfx90a:xnack-`) is `id`.
+    pub fn select_id(&self, id: &str) -> Result<CodeObject> {
+        match self.code_objects().find(|e| e.id.target_id == id) {
+            Some(e) => CodeObject::parse(&e.name, e.bytes.clone()),
+            None => Err(Error::new(
+                &self.name,
+                None,
+                0,
+                ErrorKind::NoMatchingTarget {
+                    wanted: id.to_string(),
+                    available: self.targets(),
+                },
+            )),
+        }
+    }
+
     /// The first code object for `target`, or an error listing the
     /// available target IDs.
     pub fn select(&self, target: Target) -> Result<CodeObject> {
@@ -214,10 +269,12 @@ fn parse_fatbin(name: &str, section: &str, data: &[u8], file_off: u64) -> Result
     let mut entries = Vec::new();
     let mut at = 0u64;
     let len = data.len() as u64;
+    let mut budget = MAX_DECOMPRESSED;
     while at < len {
         let rest = &data[at as usize..];
         if rest.starts_with(BUNDLE_MAGIC) || rest.starts_with(CCOB_MAGIC) {
-            let (mut e, size, _) = parse_blob(name, Some(section), rest, file_off + at)?;
+            let (mut e, size, _) =
+                parse_blob(name, Some(section), rest, file_off + at, &mut budget)?;
             entries.append(&mut e);
             let next = at.saturating_add(size.max(1));
             at = next.div_ceil(FATBIN_ALIGN).saturating_mul(FATBIN_ALIGN);
@@ -240,33 +297,39 @@ fn parse_fatbin(name: &str, section: &str, data: &[u8], file_off: u64) -> Result
 /// Parses one bundle (compressed or not) at the start of `data`, which is at
 /// `file_off` in the file. Returns its entries, its size in `data` (for a
 /// version-1 compressed bundle, which does not record it, all of `data`) and
-/// whether it was compressed.
+/// whether it was compressed. `budget` is what decompression may still
+/// produce for the whole container.
 fn parse_blob(
     name: &str,
     section: Option<&str>,
     data: &[u8],
     file_off: u64,
+    budget: &mut u64,
 ) -> Result<(Vec<Entry>, u64, bool)> {
     if data.starts_with(CCOB_MAGIC) {
-        let (plain, size) = decompress(name, section, data, file_off)?;
+        let (plain, size) = decompress(name, section, data, file_off, *budget)?;
+        *budget -= plain.len() as u64;
         let inner = format!("{name}@0x{file_off:x}(decompressed)");
-        let (entries, _) = parse_bundle(&inner, section, &plain, file_off, name)?;
+        // Errors in the decompressed data carry offsets into that data.
+        let (entries, _) = parse_bundle(&inner, section, &plain, 0, name, file_off)?;
         Ok((entries, size, true))
     } else {
-        let (entries, size) = parse_bundle(name, section, data, file_off, name)?;
+        let (entries, size) = parse_bundle(name, section, data, file_off, name, file_off)?;
         Ok((entries, size, false))
     }
 }
 
 /// Parses an uncompressed bundle: the magic, a u64 entry count, then per
 /// entry a u64 offset, u64 size, u64 ID length and the ID; offsets are from
-/// the bundle start. `err_off` is added to offsets in errors.
+/// the bundle start. `err_off` is added to offsets in errors; `bundle_off`
+/// is where the bundle (or the compressed bundle holding it) is in the file.
 fn parse_bundle(
     name: &str,
     section: Option<&str>,
     data: &[u8],
     err_off: u64,
     file_name: &str,
+    bundle_off: u64,
 ) -> Result<(Vec<Entry>, u64)> {
     let r = Reader {
         bytes: data,
@@ -300,6 +363,7 @@ fn parse_bundle(
     let mut at = 32u64;
     let mut end = at;
     let mut entries = Vec::with_capacity(count as usize);
+    let mut total = 0u64;
     for _ in 0..count {
         let offset = r.u64(at, "bundle entry header").map_err(located)?;
         let size = r.u64(at + 8, "bundle entry header").map_err(located)?;
@@ -330,17 +394,32 @@ fn parse_bundle(
                 ..e
             })
         })?;
+        // Entries of a real bundle are disjoint; overlapping ones would
+        // make the copies below add up to more than the input.
+        total += size;
+        if total > data.len() as u64 {
+            return Err(located(r.err(
+                at,
+                ErrorKind::Invalid {
+                    what: "bundle entries",
+                    detail: format!(
+                        "entry sizes add up to more than the 0x{:x}-byte bundle (overlapping entries)",
+                        data.len()
+                    ),
+                },
+            )));
+        }
         at += 24 + id_len;
         end = end.max(at).max(offset + size);
         let where_ = match section {
-            Some(s) => format!("{file_name}:{s}@0x{err_off:x}:{id}"),
+            Some(s) => format!("{file_name}:{s}@0x{bundle_off:x}:{id}"),
             None => format!("{file_name}:{id}"),
         };
         entries.push(Entry {
             id: BundleId::parse(&id),
             name: where_,
             offset,
-            bundle_offset: err_off,
+            bundle_offset: bundle_off,
             bytes: bytes.to_vec(),
         });
     }
@@ -358,6 +437,7 @@ fn decompress(
     section: Option<&str>,
     data: &[u8],
     file_off: u64,
+    limit: u64,
 ) -> Result<(Vec<u8>, u64)> {
     let r = Reader {
         bytes: data,
@@ -414,13 +494,13 @@ fn decompress(
     let body = r
         .region(header, total - header, "compressed bundle data")
         .map_err(located)?;
-    if plain_size > MAX_DECOMPRESSED {
+    if plain_size > limit {
         return Err(err(
             if version == 3 { 16 } else { 12 },
             ErrorKind::TooLarge {
                 what: "decompressed bundle",
                 size: plain_size,
-                limit: MAX_DECOMPRESSED,
+                limit,
             },
         ));
     }
@@ -513,6 +593,10 @@ mod tests {
         assert_eq!(c.entries.len(), 2);
         assert_eq!(c.targets(), vec!["gfx942".to_string()]);
         assert_eq!(c.code_objects().next().unwrap().bytes, b"abcd");
+        assert!(matches!(
+            c.select_id("gfx942:xnack+").unwrap_err().kind,
+            ErrorKind::NoMatchingTarget { .. }
+        ));
         let e = c.select(Target::Gfx90a).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -526,6 +610,22 @@ mod tests {
         let e = Container::parse("x.bundle", &bad).unwrap_err();
         assert!(e.to_string().contains("bundle entry out of bounds"), "{e}");
         assert_eq!(e.offset, 32 + 24 + 30);
+    }
+
+    #[test]
+    fn overlapping_entries_are_rejected() {
+        let mut b = bundle(&[
+            ("hipv4-amdgcn-amd-amdhsa--gfx942", b"abcd"),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a", b"efgh"),
+        ]);
+        // Point both entries at the whole bundle.
+        let len = b.len() as u64;
+        for at in [32, 32 + 24 + 31] {
+            b[at..at + 8].copy_from_slice(&0u64.to_le_bytes());
+            b[at + 8..at + 16].copy_from_slice(&len.to_le_bytes());
+        }
+        let e = Container::parse("o.bundle", &b).unwrap_err();
+        assert!(e.to_string().contains("overlapping entries"), "{e}");
     }
 
     #[test]

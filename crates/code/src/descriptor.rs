@@ -16,7 +16,7 @@ fn bit(v: u32, b: u32) -> bool {
 }
 
 /// COMPUTE_PGM_RSRC1.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PgmRsrc1 {
     pub raw: u32,
     /// Bits 0-5.
@@ -82,7 +82,7 @@ impl PgmRsrc1 {
 }
 
 /// COMPUTE_PGM_RSRC2.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PgmRsrc2 {
     pub raw: u32,
     /// Bit 0: scratch (private segment) wave offset enabled.
@@ -143,7 +143,7 @@ impl PgmRsrc2 {
 }
 
 /// COMPUTE_PGM_RSRC3 as defined for gfx90a and gfx942/gfx950.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PgmRsrc3 {
     pub raw: u32,
     /// Bits 0-5: first AccVGPR in the unified register file is
@@ -164,7 +164,7 @@ impl PgmRsrc3 {
 }
 
 /// The kernel code properties (descriptor bytes 56-57).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct KernelCodeProperties {
     pub raw: u16,
     /// Bit 0 (4 user SGPRs).
@@ -225,8 +225,49 @@ impl KernelCodeProperties {
     }
 }
 
+/// What the CP or ADC writes into an SGPR at wave launch (AMDGPUUsage
+/// "Initial Kernel Execution State"), in SGPR order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum SgprUse {
+    /// 4 SGPRs: the scratch buffer resource (not on architected flat
+    /// scratch targets such as gfx942).
+    PrivateSegmentBuffer,
+    /// 2 SGPRs: address of the AQL dispatch packet.
+    DispatchPtr,
+    /// 2 SGPRs: address of the AQL queue.
+    QueuePtr,
+    /// 2 SGPRs: address of the kernel arguments.
+    KernargSegmentPtr,
+    /// 2 SGPRs: the 64-bit dispatch ID.
+    DispatchId,
+    /// 2 SGPRs: flat scratch base and size.
+    FlatScratchInit,
+    /// 1 SGPR: per work-item private segment size.
+    PrivateSegmentSize,
+    /// Kernel argument dwords preloaded from the kernarg segment.
+    PreloadedKernargs,
+    /// 1 SGPR each: the workgroup ID in X, Y, Z.
+    WorkgroupIdX,
+    WorkgroupIdY,
+    WorkgroupIdZ,
+    /// 1 SGPR: workgroup information.
+    WorkgroupInfo,
+    /// 1 SGPR: the wave's offset into the scratch segment.
+    PrivateSegmentWaveOffset,
+}
+
+/// One run of SGPRs initialized at launch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SgprSlot {
+    pub what: SgprUse,
+    /// First SGPR index.
+    pub first: u32,
+    /// Number of SGPRs.
+    pub count: u32,
+}
+
 /// The kernel descriptor.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct KernelDescriptor {
     /// Bytes 0-3.
     pub group_segment_fixed_size: u32,
@@ -341,6 +382,230 @@ impl KernelDescriptor {
         (self.compute_pgm_rsrc3.accum_offset + 1) * 4
     }
 
+    /// The descriptor as `.amdhsa_*` assembler directives and their values
+    /// (AMDGPUUsage "Code Object V3 and Above Kernel Descriptor Directives").
+    /// Register counts are the allocated ones (`next_free_*` rounded up to
+    /// the granule), and the `reserve_*` directives are 0, as nothing in the
+    /// descriptor records them. gfx90a names the private segment bit
+    /// `system_sgpr_private_segment_wavefront_offset`; gfx942 and gfx950
+    /// (architected flat scratch) call it `enable_private_segment`.
+    pub fn directives(&self, target: Target) -> Vec<(&'static str, u64)> {
+        let r1 = &self.compute_pgm_rsrc1;
+        let r2 = &self.compute_pgm_rsrc2;
+        let r3 = &self.compute_pgm_rsrc3;
+        let p = &self.kernel_code_properties;
+        fn b<T: Into<u64>>(v: T) -> u64 {
+            v.into()
+        }
+        let private_segment = if target.is_gfx940_plus() {
+            "enable_private_segment"
+        } else {
+            "system_sgpr_private_segment_wavefront_offset"
+        };
+        vec![
+            ("group_segment_fixed_size", b(self.group_segment_fixed_size)),
+            (
+                "private_segment_fixed_size",
+                b(self.private_segment_fixed_size),
+            ),
+            ("kernarg_size", b(self.kernarg_size)),
+            ("accum_offset", b(self.accum_offset())),
+            ("tg_split", b(r3.tg_split)),
+            ("next_free_vgpr", b(self.vgpr_count(target))),
+            ("reserve_vcc", 0),
+            ("reserve_flat_scratch", 0),
+            ("reserve_xnack_mask", 0),
+            ("next_free_sgpr", b(self.sgpr_count(target))),
+            ("float_round_mode_32", b(r1.float_round_mode_32)),
+            ("float_round_mode_16_64", b(r1.float_round_mode_16_64)),
+            ("float_denorm_mode_32", b(r1.float_denorm_mode_32)),
+            ("float_denorm_mode_16_64", b(r1.float_denorm_mode_16_64)),
+            ("dx10_clamp", b(r1.enable_dx10_clamp)),
+            ("ieee_mode", b(r1.enable_ieee_mode)),
+            ("fp16_overflow", b(r1.fp16_ovfl)),
+            (private_segment, b(r2.enable_private_segment)),
+            (
+                "system_sgpr_workgroup_id_x",
+                b(r2.enable_sgpr_workgroup_id_x),
+            ),
+            (
+                "system_sgpr_workgroup_id_y",
+                b(r2.enable_sgpr_workgroup_id_y),
+            ),
+            (
+                "system_sgpr_workgroup_id_z",
+                b(r2.enable_sgpr_workgroup_id_z),
+            ),
+            (
+                "system_sgpr_workgroup_info",
+                b(r2.enable_sgpr_workgroup_info),
+            ),
+            ("system_vgpr_workitem_id", b(r2.enable_vgpr_workitem_id)),
+            (
+                "exception_fp_ieee_invalid_op",
+                b(r2.enable_exception_ieee_754_fp_invalid_operation),
+            ),
+            (
+                "exception_fp_denorm_src",
+                b(r2.enable_exception_fp_denormal_source),
+            ),
+            (
+                "exception_fp_ieee_div_zero",
+                b(r2.enable_exception_ieee_754_fp_division_by_zero),
+            ),
+            (
+                "exception_fp_ieee_overflow",
+                b(r2.enable_exception_ieee_754_fp_overflow),
+            ),
+            (
+                "exception_fp_ieee_underflow",
+                b(r2.enable_exception_ieee_754_fp_underflow),
+            ),
+            (
+                "exception_fp_ieee_inexact",
+                b(r2.enable_exception_ieee_754_fp_inexact),
+            ),
+            (
+                "exception_int_div_zero",
+                b(r2.enable_exception_int_divide_by_zero),
+            ),
+            ("user_sgpr_count", b(r2.user_sgpr_count)),
+            (
+                "user_sgpr_private_segment_buffer",
+                b(p.enable_sgpr_private_segment_buffer),
+            ),
+            ("user_sgpr_dispatch_ptr", b(p.enable_sgpr_dispatch_ptr)),
+            ("user_sgpr_queue_ptr", b(p.enable_sgpr_queue_ptr)),
+            (
+                "user_sgpr_kernarg_segment_ptr",
+                b(p.enable_sgpr_kernarg_segment_ptr),
+            ),
+            ("user_sgpr_dispatch_id", b(p.enable_sgpr_dispatch_id)),
+            (
+                "user_sgpr_flat_scratch_init",
+                b(p.enable_sgpr_flat_scratch_init),
+            ),
+            (
+                "user_sgpr_private_segment_size",
+                b(p.enable_sgpr_private_segment_size),
+            ),
+            (
+                "user_sgpr_kernarg_preload_length",
+                b(self.kernarg_preload_spec_length),
+            ),
+            (
+                "user_sgpr_kernarg_preload_offset",
+                b(self.kernarg_preload_spec_offset),
+            ),
+            ("wavefront_size32", b(p.enable_wavefront_size32)),
+            ("uses_dynamic_stack", b(p.uses_dynamic_stack)),
+        ]
+    }
+
+    /// The SGPRs initialized at wave launch, in order: the user SGPRs the
+    /// code properties enable, the preloaded kernel arguments, then the
+    /// system SGPRs, which start at COMPUTE_PGM_RSRC2.USER_SGPR_COUNT.
+    pub fn sgpr_layout(&self) -> Vec<SgprSlot> {
+        let p = &self.kernel_code_properties;
+        let r = &self.compute_pgm_rsrc2;
+        let mut out = Vec::new();
+        let mut next = 0;
+        let mut push = |what, on: bool, count: u32, next: &mut u32| {
+            if on && count > 0 {
+                out.push(SgprSlot {
+                    what,
+                    first: *next,
+                    count,
+                });
+                *next += count;
+            }
+        };
+        push(
+            SgprUse::PrivateSegmentBuffer,
+            p.enable_sgpr_private_segment_buffer,
+            4,
+            &mut next,
+        );
+        push(
+            SgprUse::DispatchPtr,
+            p.enable_sgpr_dispatch_ptr,
+            2,
+            &mut next,
+        );
+        push(SgprUse::QueuePtr, p.enable_sgpr_queue_ptr, 2, &mut next);
+        push(
+            SgprUse::KernargSegmentPtr,
+            p.enable_sgpr_kernarg_segment_ptr,
+            2,
+            &mut next,
+        );
+        push(SgprUse::DispatchId, p.enable_sgpr_dispatch_id, 2, &mut next);
+        push(
+            SgprUse::FlatScratchInit,
+            p.enable_sgpr_flat_scratch_init,
+            2,
+            &mut next,
+        );
+        push(
+            SgprUse::PrivateSegmentSize,
+            p.enable_sgpr_private_segment_size,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::PreloadedKernargs,
+            true,
+            self.kernarg_preload_spec_length,
+            &mut next,
+        );
+        let mut next = r.user_sgpr_count.max(next);
+        push(
+            SgprUse::WorkgroupIdX,
+            r.enable_sgpr_workgroup_id_x,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::WorkgroupIdY,
+            r.enable_sgpr_workgroup_id_y,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::WorkgroupIdZ,
+            r.enable_sgpr_workgroup_id_z,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::WorkgroupInfo,
+            r.enable_sgpr_workgroup_info,
+            1,
+            &mut next,
+        );
+        push(
+            SgprUse::PrivateSegmentWaveOffset,
+            r.enable_private_segment,
+            1,
+            &mut next,
+        );
+        out
+    }
+
+    /// The first SGPR of `what`, if the descriptor enables it.
+    pub fn sgpr_of(&self, what: SgprUse) -> Option<u32> {
+        self.sgpr_layout()
+            .into_iter()
+            .find(|s| s.what == what)
+            .map(|s| s.first)
+    }
+
+    /// Work-item IDs arrive packed in v0 (X bits 0-9, Y 10-19, Z 20-29) on
+    /// gfx90a, gfx942 and gfx950; earlier GFX9 used v0, v1, v2.
+    pub fn workitem_ids_packed(&self, _target: Target) -> bool {
+        true
+    }
+
     /// Work-item ID dimensions delivered in VGPRs (1, 2 or 3).
     pub fn workitem_id_dims(&self) -> u32 {
         self.compute_pgm_rsrc2.enable_vgpr_workitem_id.min(2) + 1
@@ -385,5 +650,19 @@ mod tests {
         assert_eq!(kd.system_sgpr_count(), 1);
         assert_eq!(kd.kernarg_preload_spec_length, 2);
         assert_eq!(kd.to_bytes(), b);
+        let layout: Vec<(SgprUse, u32, u32)> = kd
+            .sgpr_layout()
+            .iter()
+            .map(|s| (s.what, s.first, s.count))
+            .collect();
+        assert_eq!(
+            layout,
+            [
+                (SgprUse::PrivateSegmentBuffer, 0, 4),
+                (SgprUse::KernargSegmentPtr, 4, 2),
+                (SgprUse::PreloadedKernargs, 6, 2),
+                (SgprUse::WorkgroupIdX, 8, 1),
+            ]
+        );
     }
 }

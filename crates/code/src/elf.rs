@@ -28,6 +28,13 @@ pub const SHT_DYNSYM: u32 = 11;
 /// Section flag: executable instructions.
 pub const SHF_EXECINSTR: u64 = 0x4;
 
+/// Program header types used here.
+pub const PT_LOAD: u32 = 1;
+pub const PT_DYNAMIC: u32 = 2;
+pub const PT_NOTE: u32 = 4;
+/// Segment flag: executable.
+pub const PF_X: u32 = 1;
+
 /// The AMDGPU metadata note type (`NT_AMDGPU_METADATA`, owner "AMDGPU").
 pub const NT_AMDGPU_METADATA: u32 = 32;
 
@@ -37,7 +44,7 @@ const PHDR_SIZE: u64 = 56;
 const SYM_SIZE: u64 = 24;
 
 /// The state of a target feature (`xnack`, `sramecc`) in a code object.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum FeatureState {
     /// The target does not support the feature.
     Unsupported,
@@ -69,7 +76,7 @@ impl FeatureState {
 }
 
 /// The AMDGPU interpretation of ELF `e_flags`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct AmdgpuFlags {
     /// EF_AMDGPU_MACH (bits 0-7).
     pub mach: u32,
@@ -144,7 +151,7 @@ pub fn mach_name(mach: u32) -> Option<&'static str> {
 }
 
 /// The ELF file header fields this reader keeps.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Header {
     /// `EI_OSABI`.
     pub os_abi: u8,
@@ -184,7 +191,7 @@ impl Header {
 }
 
 /// One section header.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Section {
     /// Index in the section header table.
     pub index: u32,
@@ -223,7 +230,7 @@ impl Section {
 }
 
 /// One program header.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Segment {
     /// `p_type`.
     pub kind: u32,
@@ -244,7 +251,7 @@ pub struct Segment {
 }
 
 /// `STT_*` symbol types.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum SymbolType {
     NoType,
     Object,
@@ -290,7 +297,7 @@ impl SymbolType {
 }
 
 /// `STB_*` symbol bindings.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum SymbolBinding {
     Local,
     Global,
@@ -320,7 +327,7 @@ impl SymbolBinding {
 }
 
 /// Which symbol table a symbol came from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum SymbolTable {
     /// `.symtab` (SHT_SYMTAB).
     Symtab,
@@ -329,7 +336,7 @@ pub enum SymbolTable {
 }
 
 /// One symbol table entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Symbol {
     /// Name from the linked string table.
     pub name: String,
@@ -486,6 +493,9 @@ impl Elf {
             symbols: Vec::new(),
         };
         elf.symbols = parse_symbols(&r, &elf.sections)?;
+        if elf.sections.is_empty() {
+            elf.symbols = elf.dynamic_symbols(&r)?;
+        }
         Ok(elf)
     }
 
@@ -510,6 +520,111 @@ impl Elf {
         })
     }
 
+    /// The section a symbol is defined in (`None` for undefined, absolute
+    /// and common symbols).
+    pub fn symbol_section(&self, sym: &Symbol) -> Option<&Section> {
+        if sym.shndx == 0 || sym.shndx >= 0xff00 {
+            return None;
+        }
+        self.sections.get(usize::from(sym.shndx))
+    }
+
+    /// The file offset of `len` bytes at virtual address `addr`, through the
+    /// PT_LOAD segments (for relocatable objects, which have none, through
+    /// the sections' addresses).
+    pub fn file_offset_of(&self, addr: u64, len: u64) -> Option<u64> {
+        let end = addr.checked_add(len)?;
+        if let Some(p) = self.segments.iter().find(|p| {
+            p.kind == PT_LOAD && p.vaddr <= addr && end <= p.vaddr.saturating_add(p.filesz)
+        }) {
+            return p.offset.checked_add(addr - p.vaddr);
+        }
+        let s = self.sections.iter().find(|s| {
+            s.has_file_data() && s.addr <= addr && end <= s.addr.saturating_add(s.size)
+        })?;
+        s.offset.checked_add(addr - s.addr)
+    }
+
+    /// The dynamic symbol table found through PT_DYNAMIC (DT_SYMTAB,
+    /// DT_STRTAB, DT_STRSZ, and DT_HASH for the count), for files whose
+    /// section headers were stripped; empty when any of these is missing.
+    fn dynamic_symbols(&self, r: &Reader<'_, '_>) -> Result<Vec<Symbol>> {
+        const DT_NULL: u64 = 0;
+        const DT_HASH: u64 = 4;
+        const DT_STRTAB: u64 = 5;
+        const DT_SYMTAB: u64 = 6;
+        const DT_STRSZ: u64 = 10;
+        let Some(dynamic) = self.segments.iter().find(|p| p.kind == PT_DYNAMIC) else {
+            return Ok(Vec::new());
+        };
+        let r = r.in_section("PT_DYNAMIC segment");
+        let data = r.region(dynamic.offset, dynamic.filesz, "dynamic segment")?;
+        let (mut hash, mut strtab, mut symtab, mut strsz) = (None, None, None, None);
+        for e in data.chunks_exact(16) {
+            let mut t = [0u8; 8];
+            t.copy_from_slice(&e[0..8]);
+            let mut v = [0u8; 8];
+            v.copy_from_slice(&e[8..16]);
+            let (tag, val) = (u64::from_le_bytes(t), u64::from_le_bytes(v));
+            match tag {
+                DT_NULL => break,
+                DT_HASH => hash = Some(val),
+                DT_STRTAB => strtab = Some(val),
+                DT_SYMTAB => symtab = Some(val),
+                DT_STRSZ => strsz = Some(val),
+                _ => {}
+            }
+        }
+        let (Some(hash), Some(strtab), Some(symtab), Some(strsz)) = (hash, strtab, symtab, strsz)
+        else {
+            return Ok(Vec::new());
+        };
+        let at = |addr: u64, len: u64, what: &'static str| {
+            self.file_offset_of(addr, len).ok_or_else(|| {
+                r.err(
+                    dynamic.offset,
+                    ErrorKind::Invalid {
+                        what,
+                        detail: format!(
+                            "address 0x{addr:x} (+0x{len:x}) is not in a PT_LOAD segment"
+                        ),
+                    },
+                )
+            })
+        };
+        // DT_HASH: nbucket, nchain; nchain is the number of symbols.
+        let nchain = u64::from(r.u32(at(hash, 8, "DT_HASH")? + 4, "DT_HASH nchain")?);
+        let syms_off = at(symtab, nchain.saturating_mul(SYM_SIZE), "DT_SYMTAB")?;
+        let str_off = at(strtab, strsz, "DT_STRTAB")?;
+        let syms = Section {
+            index: 0,
+            name: "PT_DYNAMIC symbols".into(),
+            kind: SHT_DYNSYM,
+            flags: 0,
+            addr: symtab,
+            offset: syms_off,
+            size: nchain * SYM_SIZE,
+            link: 1,
+            info: 0,
+            addralign: 8,
+            entsize: SYM_SIZE,
+        };
+        let strs = Section {
+            index: 1,
+            name: "PT_DYNAMIC strings".into(),
+            kind: SHT_STRTAB,
+            flags: 0,
+            addr: strtab,
+            offset: str_off,
+            size: strsz,
+            link: 0,
+            info: 0,
+            addralign: 1,
+            entsize: 0,
+        };
+        parse_symbols(&r, &[syms, strs])
+    }
+
     /// The section with this name.
     pub fn section(&self, name: &str) -> Option<&Section> {
         self.sections.iter().find(|s| s.name == name)
@@ -526,10 +641,39 @@ impl Elf {
     }
 
     /// All notes of all SHT_NOTE sections.
+    /// The notes come from the SHT_NOTE sections, or, in a file without
+    /// section headers, from the PT_NOTE segments.
     pub fn notes<'a>(&self, file: &str, bytes: &'a [u8]) -> Result<Vec<Note<'a>>> {
+        let mut regions: Vec<(&str, u64, u64)> = self
+            .sections
+            .iter()
+            .filter(|s| s.kind == SHT_NOTE)
+            .map(|s| (s.name.as_str(), s.offset, s.size))
+            .collect();
+        if self.sections.is_empty() {
+            regions.extend(
+                self.segments
+                    .iter()
+                    .filter(|p| p.kind == PT_NOTE)
+                    .map(|p| ("PT_NOTE segment", p.offset, p.filesz)),
+            );
+        }
         let mut out = Vec::new();
-        for s in self.sections.iter().filter(|s| s.kind == SHT_NOTE) {
-            let r = Reader::new(file, bytes).in_section(&s.name);
+        for (name, offset, size) in regions {
+            let s = Section {
+                index: 0,
+                name: String::new(),
+                kind: SHT_NOTE,
+                flags: 0,
+                addr: 0,
+                offset,
+                size,
+                link: 0,
+                info: 0,
+                addralign: 0,
+                entsize: 0,
+            };
+            let r = Reader::new(file, bytes).in_section(name);
             r.region(s.offset, s.size, "note section")?;
             let end = s.offset + s.size;
             let mut at = s.offset;

@@ -33,7 +33,7 @@ pub enum ErrorKind {
     },
     /// A region named by a header lies outside the data.
     #[error(
-        "{what} out of bounds: bytes {offset}..{offset}+{size} exceed the {limit}-byte {container}"
+        "{what} out of bounds: bytes 0x{offset:x}..0x{offset:x}+0x{size:x} exceed the 0x{limit:x}-byte {container}"
     )]
     OutOfBounds {
         what: &'static str,

@@ -111,8 +111,14 @@ impl ValueKind {
     }
 }
 
+impl serde::Serialize for ValueKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// One entry of a kernel's `.args`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct KernelArg {
     pub name: Option<String>,
     pub type_name: Option<String>,
@@ -133,7 +139,7 @@ pub struct KernelArg {
 }
 
 /// One entry of `amdhsa.kernels`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct KernelMeta {
     /// Source name (`.name`).
     pub name: String,
@@ -164,7 +170,7 @@ pub struct KernelMeta {
 }
 
 /// The whole metadata note.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Metadata {
     /// `amdhsa.version` (`[1, 2]` for code object v5).
     pub version: Vec<u64>,

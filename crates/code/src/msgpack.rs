@@ -98,6 +98,42 @@ impl Value {
     }
 }
 
+/// Serializes as the equivalent JSON-like value: maps with string keys,
+/// binary data as byte arrays, ext types as `[type, bytes]`.
+impl serde::Serialize for Value {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Nil => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(i) => s.serialize_i64(*i),
+            Value::UInt(u) => s.serialize_u64(*u),
+            Value::F32(f) => s.serialize_f32(*f),
+            Value::F64(f) => s.serialize_f64(*f),
+            Value::Str(v) => s.serialize_str(v),
+            Value::Bin(b) => s.collect_seq(b),
+            Value::Ext(t, b) => (t, b).serialize(s),
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            Value::Map(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    match k {
+                        Value::Str(k) => map.serialize_entry(k, v)?,
+                        k => map.serialize_entry(&format!("{k:?}"), v)?,
+                    }
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 struct Decoder<'a> {
     bytes: &'a [u8],
     at: usize,

@@ -3,14 +3,17 @@
 //! that every accessor is infallible.
 
 use crate::descriptor::{KERNEL_DESCRIPTOR_SIZE, KernelDescriptor};
-use crate::elf::{AmdgpuFlags, Elf, NT_AMDGPU_METADATA, Section, Symbol, SymbolTable, SymbolType};
+use crate::elf::{
+    AmdgpuFlags, Elf, NT_AMDGPU_METADATA, PF_X, PT_LOAD, Section, Symbol, SymbolTable, SymbolType,
+};
 use crate::error::{Error, ErrorKind, Reader, Result};
 use crate::metadata::{KernelMeta, Metadata};
 use crate::msgpack::Value;
 use rocjitsu_isa::Target;
+use std::collections::{HashMap, HashSet};
 
 /// A kernel: its descriptor (`name.kd`), metadata entry and code.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Kernel {
     /// Kernel name (the descriptor symbol without `.kd`).
     pub name: String,
@@ -37,7 +40,7 @@ impl Kernel {
 }
 
 /// A function symbol (STT_FUNC): kernels and the functions they call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Function {
     pub name: String,
     pub address: u64,
@@ -72,7 +75,8 @@ pub struct CodeObject {
     /// Defined, named symbols (no section/file symbols), deduplicated across
     /// `.symtab` and `.dynsym`, sorted by address.
     by_address: Vec<Symbol>,
-    text: Option<usize>,
+    /// Address, file offset and size of the code.
+    text: Option<(u64, u64, u64)>,
 }
 
 impl CodeObject {
@@ -84,11 +88,13 @@ impl CodeObject {
         let flags = elf.amdgpu_flags();
         let metadata = parse_metadata(name, &bytes, &elf)?;
 
+        // `.symtab` comes first, so its entry wins over the `.dynsym` copy.
         let mut by_address: Vec<Symbol> = Vec::new();
+        let mut seen = HashSet::new();
         for s in &elf.symbols {
             let defined = s.shndx != 0 && !s.name.is_empty();
             let plain = !matches!(s.kind, SymbolType::Section | SymbolType::File);
-            if defined && plain && !by_address.iter().any(|o| o.name == s.name) {
+            if defined && plain && seen.insert((s.name.as_str(), s.value, s.shndx)) {
                 by_address.push(s.clone());
             }
         }
@@ -96,6 +102,8 @@ impl CodeObject {
 
         let kernels = find_kernels(name, &bytes, &elf, metadata.as_ref(), &by_address)?;
 
+        let entries: HashSet<(&str, u64)> =
+            kernels.iter().map(|k| (k.name.as_str(), k.entry)).collect();
         let mut functions: Vec<Function> = by_address
             .iter()
             .filter(|s| s.kind == SymbolType::Func)
@@ -103,9 +111,7 @@ impl CodeObject {
                 name: s.name.clone(),
                 address: s.value,
                 size: s.size,
-                is_kernel: kernels
-                    .iter()
-                    .any(|k| k.entry == s.value && k.name == s.name),
+                is_kernel: entries.contains(&(s.name.as_str(), s.value)),
                 shndx: s.shndx,
             })
             .collect();
@@ -114,11 +120,20 @@ impl CodeObject {
         let text = elf
             .sections
             .iter()
-            .position(|s| s.name == ".text" && s.is_executable())
+            .find(|s| s.name == ".text" && s.is_executable())
             .or_else(|| {
                 elf.sections
                     .iter()
-                    .position(|s| s.is_executable() && s.has_file_data())
+                    .find(|s| s.is_executable() && s.has_file_data())
+            })
+            .map(|s| (s.addr, s.offset, s.size))
+            .or_else(|| {
+                // Without section headers: the executable PT_LOAD segment.
+                elf.segments
+                    .iter()
+                    .filter(|_| elf.sections.is_empty())
+                    .find(|p| p.kind == PT_LOAD && p.flags & PF_X != 0)
+                    .map(|p| (p.vaddr, p.offset, p.filesz))
             });
         Ok(CodeObject {
             name: name.to_string(),
@@ -190,17 +205,27 @@ impl CodeObject {
         &self.functions
     }
 
-    /// The code section (`.text`, else the first executable section).
+    /// The code section (`.text`, else the first executable section; in a
+    /// file without section headers, the executable PT_LOAD segment).
     pub fn text(&self) -> Option<Text<'_>> {
-        let s = self.elf.sections.get(self.text?)?;
+        let (address, offset, size) = self.text?;
         let bytes = self
             .bytes
-            .get(s.offset as usize..(s.offset.saturating_add(s.size)) as usize)?;
+            .get(usize::try_from(offset).ok()?..usize::try_from(offset.checked_add(size)?).ok()?)?;
         Some(Text {
-            address: s.addr,
+            address,
             bytes,
-            file_offset: s.offset,
+            file_offset: offset,
         })
+    }
+
+    /// `len` bytes at virtual address `addr` as the loader would map them
+    /// (file data only: NOBITS and the zero-filled tail of segments are not
+    /// readable here).
+    pub fn bytes_at(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        let off = self.elf.file_offset_of(addr, len)?;
+        self.bytes
+            .get(usize::try_from(off).ok()?..usize::try_from(off.checked_add(len)?).ok()?)
     }
 
     /// File bytes of a section.
@@ -268,17 +293,37 @@ fn find_kernels(
     symbols: &[Symbol],
 ) -> Result<Vec<Kernel>> {
     let mut out = Vec::new();
+    let mut funcs_by_name: HashMap<&str, &Symbol> = HashMap::new();
+    let mut funcs_by_value: HashMap<u64, Vec<&Symbol>> = HashMap::new();
+    for f in symbols.iter().filter(|f| f.kind == SymbolType::Func) {
+        funcs_by_name.entry(f.name.as_str()).or_insert(f);
+        funcs_by_value.entry(f.value).or_default().push(f);
+    }
+    let mut kernel_names = HashSet::new();
+    let mut meta_by_symbol: HashMap<&str, &KernelMeta> = HashMap::new();
+    for k in metadata.map(|m| m.kernels.as_slice()).unwrap_or_default() {
+        meta_by_symbol.entry(k.symbol.as_str()).or_insert(k);
+    }
     for s in symbols {
         let Some(kname) = s.name.strip_suffix(".kd") else {
             continue;
         };
-        if s.kind != SymbolType::Object {
+        // One kernel per descriptor name (a repeated name, which no linker
+        // produces, would otherwise repeat its metadata).
+        if s.kind != SymbolType::Object || !kernel_names.insert(s.name.as_str()) {
             continue;
         }
         let section = elf.sections.get(usize::from(s.shndx));
         let sname = section.map(|x| x.name.as_str());
         let off = elf
             .symbol_file_offset(s.shndx, s.value, KERNEL_DESCRIPTOR_SIZE as u64)
+            .or_else(|| {
+                // Without section headers, through the PT_LOAD segments.
+                elf.sections
+                    .is_empty()
+                    .then(|| elf.file_offset_of(s.value, KERNEL_DESCRIPTOR_SIZE as u64))
+                    .flatten()
+            })
             .ok_or_else(|| {
                 Error::new(
                     name,
@@ -299,26 +344,26 @@ fn find_kernels(
         let mut b = [0u8; KERNEL_DESCRIPTOR_SIZE];
         b.copy_from_slice(raw);
         let descriptor = KernelDescriptor::from_bytes(&b);
-        let func = symbols
-            .iter()
-            .find(|f| f.kind == SymbolType::Func && f.name == kname);
+        let func = funcs_by_name.get(kname);
         let entry = if elf.header.is_relocatable() {
             func.map_or(0, |f| f.value)
         } else {
             s.value
                 .wrapping_add(descriptor.kernel_code_entry_byte_offset as u64)
         };
-        let code_size = symbols
-            .iter()
-            .filter(|f| f.kind == SymbolType::Func && f.value == entry)
-            .min_by_key(|f| (f.name != kname, f.table == SymbolTable::Dynsym))
+        let code_size = funcs_by_value
+            .get(&entry)
+            .and_then(|fs| {
+                fs.iter()
+                    .min_by_key(|f| (f.name != kname, f.table == SymbolTable::Dynsym))
+            })
             .map_or(0, |f| f.size);
         out.push(Kernel {
             name: kname.to_string(),
             descriptor_symbol: s.name.clone(),
             descriptor_address: s.value,
             descriptor,
-            metadata: metadata.and_then(|m| m.kernels.iter().find(|k| k.symbol == s.name).cloned()),
+            metadata: meta_by_symbol.get(s.name.as_str()).map(|m| (*m).clone()),
             entry,
             code_size,
         });

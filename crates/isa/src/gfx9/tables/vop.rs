@@ -2,10 +2,10 @@
 //! VOP1 / VOP2 / VOPC opcode tables: one row per opcode meaning, and per-target
 //! opcode-to-row maps (`NONE` = not a valid opcode on that target).
 
-use super::super::vop::{Cls, Dst, VopOp, flags::*};
+use super::super::vop::{Cls, Dst, VopOp, ext::*, flags::*};
 
 macro_rules! op {
-    ($n:literal, $d:ident, $s0:ident, $s1:ident, $f:expr) => {
+    ($n:literal, $d:ident, $s0:ident, $s1:ident, $f:expr, $x:expr) => {
         VopOp {
             name: $n,
             e32: concat!($n, "_e32"),
@@ -15,6 +15,7 @@ macro_rules! op {
             src0: Cls::$s0,
             src1: Cls::$s1,
             flags: $f,
+            ext: $x,
         }
     };
 }
@@ -22,357 +23,2157 @@ macro_rules! op {
 pub const NONE: u16 = u16::MAX;
 
 pub static OPS: [VopOp; 351] = [
-    op!("v_cndmask_b32", V32, B32, B32, VCC_IN),
-    op!("v_add_f32", V32, B32, B32, 0),
-    op!("v_sub_f32", V32, B32, B32, 0),
-    op!("v_subrev_f32", V32, B32, B32, 0),
-    op!("v_fmac_f64", V64, F64, B64, 0),
-    op!("v_mul_f32", V32, B32, B32, 0),
-    op!("v_mul_i32_i24", V32, B32, B32, 0),
-    op!("v_mul_hi_i32_i24", V32, B32, B32, 0),
-    op!("v_mul_u32_u24", V32, B32, B32, 0),
-    op!("v_mul_hi_u32_u24", V32, B32, B32, 0),
-    op!("v_min_f32", V32, B32, B32, 0),
-    op!("v_max_f32", V32, B32, B32, 0),
-    op!("v_min_i32", V32, B32, B32, 0),
-    op!("v_max_i32", V32, B32, B32, 0),
-    op!("v_min_u32", V32, B32, B32, 0),
-    op!("v_max_u32", V32, B32, B32, 0),
-    op!("v_lshrrev_b32", V32, B32, B32, 0),
-    op!("v_ashrrev_i32", V32, B32, B32, 0),
-    op!("v_lshlrev_b32", V32, B32, B32, 0),
-    op!("v_and_b32", V32, B32, B32, 0),
-    op!("v_or_b32", V32, B32, B32, 0),
-    op!("v_xor_b32", V32, B32, B32, 0),
-    op!("v_mac_f32", V32, B32, B32, 0),
-    op!("v_dot2c_f32_bf16", V32, V2BF16, B32, 0),
-    op!("v_madmk_f32", V32, B32, B32, NO_SUFFIX | MADMK),
-    op!("v_fmamk_f32", V32, B32, B32, NO_SUFFIX | MADMK),
-    op!("v_madak_f32", V32, B32, B32, NO_SUFFIX | MADAK),
-    op!("v_fmaak_f32", V32, B32, B32, NO_SUFFIX | MADAK),
-    op!("v_add_co_u32", V32, B32, B32, CARRY_OUT),
-    op!("v_sub_co_u32", V32, B32, B32, CARRY_OUT),
-    op!("v_subrev_co_u32", V32, B32, B32, CARRY_OUT),
-    op!("v_addc_co_u32", V32, B32, B32, CARRY_OUT | VCC_IN),
-    op!("v_subb_co_u32", V32, B32, B32, CARRY_OUT | VCC_IN),
-    op!("v_subbrev_co_u32", V32, B32, B32, CARRY_OUT | VCC_IN),
-    op!("v_add_f16", V32, F16, B32, 0),
-    op!("v_sub_f16", V32, F16, B32, 0),
-    op!("v_subrev_f16", V32, F16, B32, 0),
-    op!("v_mul_f16", V32, F16, B32, 0),
-    op!("v_mac_f16", V32, F16, B32, 0),
-    op!("v_madmk_f16", V32, F16, B32, NO_SUFFIX | MADMK),
-    op!("v_madak_f16", V32, F16, B32, NO_SUFFIX | MADAK),
-    op!("v_add_u16", V32, I16, B32, 0),
-    op!("v_sub_u16", V32, I16, B32, 0),
-    op!("v_subrev_u16", V32, I16, B32, 0),
-    op!("v_mul_lo_u16", V32, I16, B32, 0),
-    op!("v_lshlrev_b16", V32, I16, B32, 0),
-    op!("v_lshrrev_b16", V32, I16, B32, 0),
-    op!("v_ashrrev_i16", V32, I16, B32, 0),
-    op!("v_max_f16", V32, F16, B32, 0),
-    op!("v_min_f16", V32, F16, B32, 0),
-    op!("v_max_u16", V32, I16, B32, 0),
-    op!("v_max_i16", V32, I16, B32, 0),
-    op!("v_min_u16", V32, I16, B32, 0),
-    op!("v_min_i16", V32, I16, B32, 0),
-    op!("v_ldexp_f16", V32, F16, B32, 0),
-    op!("v_add_u32", V32, B32, B32, 0),
-    op!("v_sub_u32", V32, B32, B32, 0),
-    op!("v_subrev_u32", V32, B32, B32, 0),
-    op!("v_dot2c_f32_f16", V32, V2F16, B32, 0),
-    op!("v_dot2c_i32_i16", V32, B32, B32, 0),
-    op!("v_dot4c_i32_i8", V32, B32, B32, 0),
-    op!("v_dot8c_i32_i4", V32, B32, B32, 0),
-    op!("v_fmac_f32", V32, B32, B32, 0),
-    op!("v_pk_fmac_f16", V32, V2F16, B32, 0),
-    op!("v_xnor_b32", V32, B32, B32, 0),
-    op!("v_nop", None, None, None, NO_SUFFIX | NO_OPERANDS),
-    op!("v_mov_b32", V32, B32, None, 0),
-    op!("v_readfirstlane_b32", S32, VL32, None, NO_SUFFIX),
-    op!("v_cvt_i32_f64", V32, F64, None, 0),
-    op!("v_cvt_f64_i32", V64, B32, None, 0),
-    op!("v_cvt_f32_i32", V32, B32, None, 0),
-    op!("v_cvt_f32_u32", V32, B32, None, 0),
-    op!("v_cvt_u32_f32", V32, B32, None, 0),
-    op!("v_cvt_i32_f32", V32, B32, None, 0),
-    op!("v_cvt_f16_f32", V32, B32, None, 0),
-    op!("v_cvt_f32_f16", V32, F16, None, 0),
-    op!("v_cvt_rpi_i32_f32", V32, B32, None, 0),
-    op!("v_cvt_flr_i32_f32", V32, B32, None, 0),
-    op!("v_cvt_off_f32_i4", V32, B32, None, 0),
-    op!("v_cvt_f32_f64", V32, F64, None, 0),
-    op!("v_cvt_f64_f32", V64, B32, None, 0),
-    op!("v_cvt_f32_ubyte0", V32, B32, None, 0),
-    op!("v_cvt_f32_ubyte1", V32, B32, None, 0),
-    op!("v_cvt_f32_ubyte2", V32, B32, None, 0),
-    op!("v_cvt_f32_ubyte3", V32, B32, None, 0),
-    op!("v_cvt_u32_f64", V32, F64, None, 0),
-    op!("v_cvt_f64_u32", V64, B32, None, 0),
-    op!("v_trunc_f64", V64, F64, None, 0),
-    op!("v_ceil_f64", V64, F64, None, 0),
-    op!("v_rndne_f64", V64, F64, None, 0),
-    op!("v_floor_f64", V64, F64, None, 0),
-    op!("v_fract_f32", V32, B32, None, 0),
-    op!("v_trunc_f32", V32, B32, None, 0),
-    op!("v_ceil_f32", V32, B32, None, 0),
-    op!("v_rndne_f32", V32, B32, None, 0),
-    op!("v_floor_f32", V32, B32, None, 0),
-    op!("v_exp_f32", V32, B32, None, 0),
-    op!("v_log_f32", V32, B32, None, 0),
-    op!("v_rcp_f32", V32, B32, None, 0),
-    op!("v_rcp_iflag_f32", V32, B32, None, 0),
-    op!("v_rsq_f32", V32, B32, None, 0),
-    op!("v_rcp_f64", V64, F64, None, 0),
-    op!("v_rsq_f64", V64, F64, None, 0),
-    op!("v_sqrt_f32", V32, B32, None, 0),
-    op!("v_sqrt_f64", V64, F64, None, 0),
-    op!("v_sin_f32", V32, B32, None, 0),
-    op!("v_cos_f32", V32, B32, None, 0),
-    op!("v_not_b32", V32, B32, None, 0),
-    op!("v_bfrev_b32", V32, B32, None, 0),
-    op!("v_ffbh_u32", V32, B32, None, 0),
-    op!("v_ffbl_b32", V32, B32, None, 0),
-    op!("v_ffbh_i32", V32, B32, None, 0),
-    op!("v_frexp_exp_i32_f64", V32, F64, None, 0),
-    op!("v_frexp_mant_f64", V64, F64, None, 0),
-    op!("v_fract_f64", V64, F64, None, 0),
-    op!("v_frexp_exp_i32_f32", V32, B32, None, 0),
-    op!("v_frexp_mant_f32", V32, B32, None, 0),
-    op!("v_clrexcp", None, None, None, NO_SUFFIX | NO_OPERANDS),
-    op!("v_screen_partition_4se_b32", V32, B32, None, 0),
-    op!("v_mov_b64", V64, B64, None, 0),
-    op!("v_cvt_f16_u16", V32, I16, None, 0),
-    op!("v_cvt_f16_i16", V32, I16, None, 0),
-    op!("v_cvt_u16_f16", V32, F16, None, 0),
-    op!("v_cvt_i16_f16", V32, F16, None, 0),
-    op!("v_rcp_f16", V32, F16, None, 0),
-    op!("v_sqrt_f16", V32, F16, None, 0),
-    op!("v_rsq_f16", V32, F16, None, 0),
-    op!("v_log_f16", V32, F16, None, 0),
-    op!("v_exp_f16", V32, F16, None, 0),
-    op!("v_frexp_mant_f16", V32, F16, None, 0),
-    op!("v_frexp_exp_i16_f16", V32, F16, None, 0),
-    op!("v_floor_f16", V32, F16, None, 0),
-    op!("v_ceil_f16", V32, F16, None, 0),
-    op!("v_trunc_f16", V32, F16, None, 0),
-    op!("v_rndne_f16", V32, F16, None, 0),
-    op!("v_fract_f16", V32, F16, None, 0),
-    op!("v_sin_f16", V32, F16, None, 0),
-    op!("v_cos_f16", V32, F16, None, 0),
-    op!("v_exp_legacy_f32", V32, B32, None, 0),
-    op!("v_log_legacy_f32", V32, B32, None, 0),
-    op!("v_cvt_norm_i16_f16", V32, F16, None, 0),
-    op!("v_cvt_norm_u16_f16", V32, F16, None, 0),
-    op!("v_sat_pk_u8_i16", V32, B32, None, 0),
-    op!("v_swap_b32", V32, V32, None, NO_SUFFIX),
-    op!("v_accvgpr_mov_b32", A32, A32, None, NO_SUFFIX | SRC0_AGPR),
-    op!("v_cvt_f32_fp8", V32, B32, None, 0),
-    op!("v_cvt_f32_bf8", V32, B32, None, 0),
-    op!("v_cvt_pk_f32_fp8", V64, B32, None, 0),
-    op!("v_cvt_pk_f32_bf8", V64, B32, None, 0),
-    op!("v_prng_b32", V32, B32, None, 0),
-    op!("v_permlane16_swap_b32", V32, V32, None, 0),
-    op!("v_permlane32_swap_b32", V32, V32, None, 0),
-    op!("v_cvt_f32_bf16", V32, BF16, None, 0),
-    op!("v_cmp_class_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_class_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_class_f64", Vcc, F64, B32, 0),
-    op!("v_cmpx_class_f64", Vcc, F64, B32, 0),
-    op!("v_cmp_class_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_class_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_f_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_lt_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_eq_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_le_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_gt_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_lg_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_ge_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_o_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_u_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_nge_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_nlg_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_ngt_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_nle_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_neq_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_nlt_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_tru_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_f_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_lt_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_eq_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_le_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_gt_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_lg_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_ge_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_o_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_u_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_nge_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_nlg_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_ngt_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_nle_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_neq_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_nlt_f16", Vcc, F16, B32, 0),
-    op!("v_cmpx_tru_f16", Vcc, F16, B32, 0),
-    op!("v_cmp_f_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_lt_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_eq_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_le_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_gt_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_lg_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_ge_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_o_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_u_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_nge_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_nlg_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_ngt_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_nle_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_neq_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_nlt_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_tru_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_f_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_lt_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_eq_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_le_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_gt_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_lg_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_ge_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_o_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_u_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_nge_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_nlg_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_ngt_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_nle_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_neq_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_nlt_f32", Vcc, B32, B32, 0),
-    op!("v_cmpx_tru_f32", Vcc, B32, B32, 0),
-    op!("v_cmp_f_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_lt_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_eq_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_le_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_gt_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_lg_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_ge_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_o_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_u_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_nge_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_nlg_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_ngt_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_nle_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_neq_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_nlt_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_tru_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_f_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_lt_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_eq_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_le_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_gt_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_lg_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_ge_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_o_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_u_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_nge_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_nlg_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_ngt_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_nle_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_neq_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_nlt_f64", Vcc, F64, B64, 0),
-    op!("v_cmpx_tru_f64", Vcc, F64, B64, 0),
-    op!("v_cmp_f_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_lt_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_eq_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_le_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_gt_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_ne_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_ge_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_t_i16", Vcc, I16, B32, 0),
-    op!("v_cmp_f_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_lt_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_eq_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_le_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_gt_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_ne_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_ge_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_t_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_f_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_lt_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_eq_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_le_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_gt_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_ne_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_ge_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_t_i16", Vcc, I16, B32, 0),
-    op!("v_cmpx_f_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_lt_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_eq_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_le_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_gt_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_ne_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_ge_u16", Vcc, I16, B32, 0),
-    op!("v_cmpx_t_u16", Vcc, I16, B32, 0),
-    op!("v_cmp_f_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_lt_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_eq_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_le_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_gt_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_ne_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_ge_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_t_i32", Vcc, B32, B32, 0),
-    op!("v_cmp_f_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_lt_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_eq_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_le_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_gt_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_ne_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_ge_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_t_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_f_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_lt_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_eq_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_le_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_gt_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_ne_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_ge_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_t_i32", Vcc, B32, B32, 0),
-    op!("v_cmpx_f_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_lt_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_eq_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_le_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_gt_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_ne_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_ge_u32", Vcc, B32, B32, 0),
-    op!("v_cmpx_t_u32", Vcc, B32, B32, 0),
-    op!("v_cmp_f_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_lt_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_eq_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_le_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_gt_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_ne_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_ge_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_t_i64", Vcc, B64, B64, 0),
-    op!("v_cmp_f_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_lt_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_eq_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_le_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_gt_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_ne_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_ge_u64", Vcc, B64, B64, 0),
-    op!("v_cmp_t_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_f_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_lt_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_eq_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_le_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_gt_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_ne_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_ge_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_t_i64", Vcc, B64, B64, 0),
-    op!("v_cmpx_f_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_lt_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_eq_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_le_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_gt_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_ne_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_ge_u64", Vcc, B64, B64, 0),
-    op!("v_cmpx_t_u64", Vcc, B64, B64, 0),
+    op!(
+        "v_cndmask_b32",
+        V32,
+        B32,
+        B32,
+        VCC_IN,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_add_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_sub_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_subrev_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_fmac_f64",
+        V64,
+        F64,
+        B64,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_mul_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_mul_i32_i24",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_mul_hi_i32_i24",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_mul_u32_u24",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_mul_hi_u32_u24",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_min_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_max_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_min_i32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_max_i32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_min_u32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_max_u32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_lshrrev_b32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_ashrrev_i32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_lshlrev_b32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_and_b32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_or_b32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_xor_b32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!("v_mac_f32", V32, B32, B32, 0, DPP | DPP_S0_NEG | DPP_S1_NEG),
+    op!(
+        "v_dot2c_f32_bf16",
+        V32,
+        V2BF16,
+        B32,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!("v_madmk_f32", V32, B32, B32, NO_SUFFIX | MADMK, 0),
+    op!("v_fmamk_f32", V32, B32, B32, NO_SUFFIX | MADMK, 0),
+    op!("v_madak_f32", V32, B32, B32, NO_SUFFIX | MADAK, 0),
+    op!("v_fmaak_f32", V32, B32, B32, NO_SUFFIX | MADAK, 0),
+    op!(
+        "v_add_co_u32",
+        V32,
+        B32,
+        B32,
+        CARRY_OUT,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_sub_co_u32",
+        V32,
+        B32,
+        B32,
+        CARRY_OUT,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_subrev_co_u32",
+        V32,
+        B32,
+        B32,
+        CARRY_OUT,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_addc_co_u32",
+        V32,
+        B32,
+        B32,
+        CARRY_OUT | VCC_IN,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_subb_co_u32",
+        V32,
+        B32,
+        B32,
+        CARRY_OUT | VCC_IN,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_subbrev_co_u32",
+        V32,
+        B32,
+        B32,
+        CARRY_OUT | VCC_IN,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_add_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_sub_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_subrev_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_mul_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!("v_mac_f16", V32, F16, B32, 0, DPP | DPP_S0_NEG | DPP_S1_NEG),
+    op!("v_madmk_f16", V32, F16, B32, NO_SUFFIX | MADMK, 0),
+    op!("v_madak_f16", V32, F16, B32, NO_SUFFIX | MADAK, 0),
+    op!(
+        "v_add_u16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_sub_u16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_subrev_u16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_mul_lo_u16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_lshlrev_b16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_lshrrev_b16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_ashrrev_i16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_max_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_min_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_max_u16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_max_i16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_min_u16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_min_i16",
+        V32,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_ldexp_f16",
+        V32,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG
+            | SDWA_S1_SEXT
+            | SDWA_CLAMP
+            | SDWA_OMOD
+            | DPP
+            | DPP_S0_NEG
+            | DPP_S1_NEG
+            | DPP_S1_HIDDEN
+    ),
+    op!(
+        "v_add_u32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_sub_u32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_subrev_u32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_dot2c_f32_f16",
+        V32,
+        V2F16,
+        B32,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_dot2c_i32_i16",
+        V32,
+        B32,
+        B32,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG | DPP_S0_HIDDEN | DPP_S1_HIDDEN
+    ),
+    op!(
+        "v_dot4c_i32_i8",
+        V32,
+        B32,
+        B32,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG | DPP_S0_HIDDEN | DPP_S1_HIDDEN
+    ),
+    op!(
+        "v_dot8c_i32_i4",
+        V32,
+        B32,
+        B32,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG | DPP_S0_HIDDEN | DPP_S1_HIDDEN
+    ),
+    op!(
+        "v_fmac_f32",
+        V32,
+        B32,
+        B32,
+        0,
+        DPP | DPP_S0_NEG | DPP_S1_NEG
+    ),
+    op!(
+        "v_pk_fmac_f16",
+        V32,
+        V2F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG
+            | SDWA_S1_NEG
+            | SDWA_CLAMP
+            | SDWA_OMOD
+            | SDWA_S0_HIDDEN
+            | SDWA_S1_HIDDEN
+            | DPP
+            | DPP_S0_NEG
+            | DPP_S1_NEG
+    ),
+    op!(
+        "v_xnor_b32",
+        V32,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_nop",
+        None,
+        None,
+        None,
+        NO_SUFFIX | NO_OPERANDS,
+        SDWA | DPP
+    ),
+    op!(
+        "v_mov_b32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!("v_readfirstlane_b32", S32, VL32, None, NO_SUFFIX, 0),
+    op!("v_cvt_i32_f64", V32, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_cvt_f64_i32", V64, B32, None, 0, DPP),
+    op!(
+        "v_cvt_f32_i32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_f32_u32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_u32_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_i32_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_f16_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_f32_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_rpi_i32_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_flr_i32_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_off_f32_i4",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!("v_cvt_f32_f64", V32, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_cvt_f64_f32", V64, B32, None, 0, DPP | DPP_S0_NEG),
+    op!(
+        "v_cvt_f32_ubyte0",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_f32_ubyte1",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_f32_ubyte2",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_f32_ubyte3",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!("v_cvt_u32_f64", V32, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_cvt_f64_u32", V64, B32, None, 0, DPP),
+    op!("v_trunc_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_ceil_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_rndne_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_floor_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!(
+        "v_fract_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_trunc_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_ceil_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rndne_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_floor_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_exp_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_log_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rcp_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rcp_iflag_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rsq_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!("v_rcp_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_rsq_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!(
+        "v_sqrt_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!("v_sqrt_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!(
+        "v_sin_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cos_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_not_b32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_bfrev_b32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_ffbh_u32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_ffbl_b32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!(
+        "v_ffbh_i32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!("v_frexp_exp_i32_f64", V32, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_frexp_mant_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!("v_fract_f64", V64, F64, None, 0, DPP | DPP_S0_NEG),
+    op!(
+        "v_frexp_exp_i32_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_frexp_mant_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!("v_clrexcp", None, None, None, NO_SUFFIX | NO_OPERANDS, 0),
+    op!(
+        "v_screen_partition_4se_b32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!("v_mov_b64", V64, B64, None, 0, DPP),
+    op!(
+        "v_cvt_f16_u16",
+        V32,
+        I16,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_f16_i16",
+        V32,
+        I16,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | DPP
+    ),
+    op!(
+        "v_cvt_u16_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_i16_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rcp_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_sqrt_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rsq_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_log_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_exp_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_frexp_mant_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_frexp_exp_i16_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_floor_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_ceil_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_trunc_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_rndne_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_fract_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_sin_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cos_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_exp_legacy_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_log_legacy_f32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_norm_i16_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cvt_norm_u16_f16",
+        V32,
+        F16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_sat_pk_u8_i16",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!("v_swap_b32", V32, V32, None, NO_SUFFIX, 0),
+    op!(
+        "v_accvgpr_mov_b32",
+        A32,
+        A32,
+        None,
+        NO_SUFFIX | SRC0_AGPR,
+        0
+    ),
+    op!(
+        "v_cvt_f32_fp8",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
+    ),
+    op!(
+        "v_cvt_f32_bf8",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
+    ),
+    op!(
+        "v_cvt_pk_f32_fp8",
+        V64,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
+    ),
+    op!(
+        "v_cvt_pk_f32_bf8",
+        V64,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | SDWA_OMOD | SDWA_NO_DST_SEL | DPP
+    ),
+    op!(
+        "v_prng_b32",
+        V32,
+        B32,
+        None,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_CLAMP | DPP
+    ),
+    op!("v_permlane16_swap_b32", V32, V32, None, 0, 0),
+    op!("v_permlane32_swap_b32", V32, V32, None, 0, 0),
+    op!(
+        "v_cvt_f32_bf16",
+        V32,
+        BF16,
+        None,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_CLAMP | SDWA_OMOD | DPP | DPP_S0_NEG
+    ),
+    op!(
+        "v_cmp_class_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_class_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_SEXT
+    ),
+    op!("v_cmp_class_f64", Vcc, F64, B32, 0, 0),
+    op!("v_cmpx_class_f64", Vcc, F64, B32, 0, 0),
+    op!(
+        "v_cmp_class_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_class_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_f_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_lt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_eq_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_le_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_gt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_lg_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_ge_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_o_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_u_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nge_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nlg_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_ngt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nle_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_neq_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nlt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_tru_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_f_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_lt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_eq_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_le_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_gt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_lg_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_ge_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_o_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_u_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nge_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nlg_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_ngt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nle_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_neq_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nlt_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_tru_f16",
+        Vcc,
+        F16,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_f_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_lt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_eq_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_le_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_gt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_lg_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_ge_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_o_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_u_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nge_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nlg_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_ngt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nle_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_neq_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_nlt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmp_tru_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_f_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_lt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_eq_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_le_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_gt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_lg_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_ge_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_o_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_u_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nge_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nlg_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_ngt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nle_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_neq_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_nlt_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!(
+        "v_cmpx_tru_f32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_NEG | SDWA_S1_NEG
+    ),
+    op!("v_cmp_f_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_lt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_eq_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_le_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_gt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_lg_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_ge_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_o_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_u_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_nge_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_nlg_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_ngt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_nle_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_neq_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_nlt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmp_tru_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_f_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_lt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_eq_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_le_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_gt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_lg_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_ge_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_o_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_u_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_nge_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_nlg_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_ngt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_nle_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_neq_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_nlt_f64", Vcc, F64, B64, 0, 0),
+    op!("v_cmpx_tru_f64", Vcc, F64, B64, 0, 0),
+    op!(
+        "v_cmp_f_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_lt_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_eq_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_le_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_gt_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ne_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ge_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_t_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_f_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_lt_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_eq_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_le_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_gt_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ne_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ge_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_t_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_f_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_lt_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_eq_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_le_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_gt_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ne_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ge_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_t_i16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_f_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_lt_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_eq_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_le_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_gt_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ne_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ge_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_t_u16",
+        Vcc,
+        I16,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_f_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_lt_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_eq_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_le_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_gt_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ne_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ge_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_t_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_f_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_lt_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_eq_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_le_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_gt_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ne_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_ge_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmp_t_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_f_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_lt_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_eq_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_le_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_gt_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ne_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ge_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_t_i32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_f_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_lt_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_eq_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_le_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_gt_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ne_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_ge_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!(
+        "v_cmpx_t_u32",
+        Vcc,
+        B32,
+        B32,
+        0,
+        SDWA | SDWA_S0_SEXT | SDWA_S1_SEXT
+    ),
+    op!("v_cmp_f_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_lt_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_eq_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_le_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_gt_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_ne_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_ge_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_t_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_f_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_lt_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_eq_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_le_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_gt_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_ne_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_ge_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmp_t_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_f_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_lt_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_eq_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_le_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_gt_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_ne_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_ge_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_t_i64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_f_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_lt_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_eq_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_le_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_gt_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_ne_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_ge_u64", Vcc, B64, B64, 0, 0),
+    op!("v_cmpx_t_u64", Vcc, B64, B64, 0, 0),
 ];
 
 /// VOP2 opcode to row of [`OPS`], per target (gfx90a, gfx942, gfx950).
