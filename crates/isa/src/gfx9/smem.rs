@@ -56,7 +56,7 @@ pub enum SmemOffset {
 
 /// An SMEM instruction.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Smem {
+pub struct SmemFields {
     pub row: &'static SmemRow,
     pub sdata: Field,
     pub sbase: Option<Operand>,
@@ -105,9 +105,9 @@ fn sext21(v: u32) -> i32 {
 const OFFSET_MASK: u64 = 0x1f_ffff << 32;
 const SOFFSET_MASK: u64 = 0x7f << 57;
 
-impl Smem {
+impl SmemFields {
     #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Smem, u8), DecodeError> {
+    pub fn decode_fields(target: Target, bytes: &[u8]) -> Result<(SmemFields, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
         let w1 = super::word(bytes, 1)?;
@@ -174,7 +174,7 @@ impl Smem {
         let nv = w0 >> 15 & 1 == 1;
         let unused_bits = raw & !used;
         Ok((
-            Smem {
+            SmemFields {
                 row,
                 sdata,
                 sbase,
@@ -226,7 +226,7 @@ fn fmt_offset(f: &mut fmt::Formatter<'_>, o: i32) -> fmt::Result {
     }
 }
 
-impl fmt::Display for Smem {
+impl fmt::Display for SmemFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = self.row;
         let mut warn = Warnings::default();
@@ -291,6 +291,88 @@ impl fmt::Display for Smem {
             f.write_str(" glc")?;
         }
         warn.write(f)
+    }
+}
+
+/// An SMEM instruction as decoded: the opcode's table row and the instruction's
+/// dwords, whose operand fields [`Smem::fields`] expands. Keeping the
+/// fields packed makes decoding cheap: the operands are validated when
+/// decoding, but only built into [`Operand`]s when asked for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Smem {
+    pub target: Target,
+    /// Size in bytes.
+    len: u8,
+    pub row: &'static SmemRow,
+    /// The first dword.
+    w0: u32,
+    /// The second dword of an 8-byte instruction; 0 for a 4-byte one.
+    w1: u32,
+}
+
+impl Smem {
+    /// Decodes An SMEM instruction (with its second dword).
+    #[inline(always)]
+    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Smem, u8), DecodeError> {
+        let (v, len) = SmemFields::decode_fields(target, bytes)?;
+        let row = v.row;
+        let w0 = super::word(bytes, 0)?;
+        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
+        Ok((
+            Smem {
+                target,
+
+                len,
+                row,
+                w0,
+                w1,
+            },
+            len,
+        ))
+    }
+
+    /// The instruction's bytes and their count.
+    fn bytes(&self) -> ([u8; 8], usize) {
+        let mut b = [0; 8];
+        b[..4].copy_from_slice(&self.w0.to_le_bytes());
+        b[4..].copy_from_slice(&self.w1.to_le_bytes());
+        (b, usize::from(self.len).min(8))
+    }
+
+    /// The typed operands and modifiers. `None` only for a value that
+    /// [`Smem::decode`] did not produce.
+    pub fn fields(&self) -> Option<SmemFields> {
+        let (b, n) = self.bytes();
+        let target = self.target;
+
+        let bytes = b.get(..n)?;
+        SmemFields::decode_fields(target, bytes)
+            .ok()
+            .map(|(v, _)| v)
+    }
+
+    pub fn mnemonic(&self) -> &'static str {
+        self.row.name
+    }
+
+    /// Writes the instruction's bytes, re-encoded from its fields.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match self.fields() {
+            Some(v) => v.encode_into(out),
+            None => {
+                let (b, n) = self.bytes();
+                out.extend_from_slice(b.get(..n).unwrap_or_default());
+            }
+        }
+    }
+}
+
+impl fmt::Display for Smem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.fields() {
+            Some(v) => v.fmt(f),
+            None => f.write_str("<invalid>"),
+        }
     }
 }
 

@@ -94,7 +94,7 @@ pub enum Field {
 
 /// A SOP1, SOP2 or SOPC instruction.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Salu {
+pub struct SaluFields {
     pub form: AluForm,
     pub row: &'static AluRow,
     pub sdst: Field,
@@ -361,10 +361,14 @@ fn field_literal(f: &Field) -> Option<u32> {
     }
 }
 
-impl Salu {
+impl SaluFields {
     /// Decodes a SOP1, SOP2 or SOPC word (and its literal).
     #[inline(always)]
-    pub fn decode(target: Target, form: AluForm, bytes: &[u8]) -> Result<(Salu, u8), DecodeError> {
+    pub fn decode_fields(
+        target: Target,
+        form: AluForm,
+        bytes: &[u8],
+    ) -> Result<(SaluFields, u8), DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
         let (rows, idx, op, d, s0, s1): (&'static [AluRow], &[u8], u32, u8, u8, u8) = match form {
@@ -403,7 +407,7 @@ impl Salu {
         let src1 = decode_field(s1, row.src1, lit).ok_or(invalid)?;
         let len = if lit.is_some() { 8 } else { 4 };
         Ok((
-            Salu {
+            SaluFields {
                 form,
                 row,
                 sdst,
@@ -452,7 +456,7 @@ fn fmt_gpr_idx(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
     f.write_str(")")
 }
 
-impl fmt::Display for Salu {
+impl fmt::Display for SaluFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.row.name)?;
         let mut warn = Warnings::default();
@@ -728,6 +732,89 @@ impl fmt::Display for Sopp {
                 write!(f, "{name} ")?;
                 fmt_gpr_idx(f, u32::from(v))
             }
+        }
+    }
+}
+
+/// A SOP1, SOP2 or SOPC instruction as decoded: the opcode's table row and the instruction's
+/// dwords, whose operand fields [`Salu::fields`] expands. Keeping the
+/// fields packed makes decoding cheap: the operands are validated when
+/// decoding, but only built into [`Operand`]s when asked for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Salu {
+    pub target: Target,
+    pub form: AluForm,
+    /// Size in bytes.
+    len: u8,
+    pub row: &'static AluRow,
+    /// The first dword.
+    w0: u32,
+    /// The second dword of an 8-byte instruction; 0 for a 4-byte one.
+    w1: u32,
+}
+
+impl Salu {
+    /// Decodes A SOP1, SOP2 or SOPC instruction (with its second dword).
+    #[inline(always)]
+    pub fn decode(target: Target, form: AluForm, bytes: &[u8]) -> Result<(Salu, u8), DecodeError> {
+        let (v, len) = SaluFields::decode_fields(target, form, bytes)?;
+        let row = v.row;
+        let w0 = super::word(bytes, 0)?;
+        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
+        Ok((
+            Salu {
+                target,
+                form,
+                len,
+                row,
+                w0,
+                w1,
+            },
+            len,
+        ))
+    }
+
+    /// The instruction's bytes and their count.
+    fn bytes(&self) -> ([u8; 8], usize) {
+        let mut b = [0; 8];
+        b[..4].copy_from_slice(&self.w0.to_le_bytes());
+        b[4..].copy_from_slice(&self.w1.to_le_bytes());
+        (b, usize::from(self.len).min(8))
+    }
+
+    /// The typed operands and modifiers. `None` only for a value that
+    /// [`Salu::decode`] did not produce.
+    pub fn fields(&self) -> Option<SaluFields> {
+        let (b, n) = self.bytes();
+        let target = self.target;
+        let form = self.form;
+        let bytes = b.get(..n)?;
+        SaluFields::decode_fields(target, form, bytes)
+            .ok()
+            .map(|(v, _)| v)
+    }
+
+    pub fn mnemonic(&self) -> &'static str {
+        self.row.name
+    }
+
+    /// Writes the instruction's bytes, re-encoded from its fields.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match self.fields() {
+            Some(v) => v.encode_into(out),
+            None => {
+                let (b, n) = self.bytes();
+                out.extend_from_slice(b.get(..n).unwrap_or_default());
+            }
+        }
+    }
+}
+
+impl fmt::Display for Salu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.fields() {
+            Some(v) => v.fmt(f),
+            None => f.write_str("<invalid>"),
         }
     }
 }

@@ -207,7 +207,7 @@ pub struct Mods {
 }
 
 /// The SDWA fields (ISA manual, "VOP_SDWA"). The operands themselves are in
-/// [`Vop`]'s `src0`/`src1`; the `s0`/`s1` bits follow from whether they are
+/// [`VopFields`]'s `src0`/`src1`; the `s0`/`s1` bits follow from whether they are
 /// VGPRs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Sdwa {
@@ -221,7 +221,7 @@ pub struct Sdwa {
     pub src1_sel: u8,
     pub src1: Mods,
     /// VOPC: the destination is the SGPR pair in the sdst field (in
-    /// [`Vop::dst`]) rather than `vcc`.
+    /// [`VopFields::dst`]) rather than `vcc`.
     pub sd: bool,
     /// Bits of the second dword that have no meaning for this instruction
     /// (22, 30, and VOPC's sdst field when `sd` is clear), kept for
@@ -242,9 +242,95 @@ pub struct Dpp {
     pub unused: u32,
 }
 
-/// A VOP1 / VOP2 / VOPC instruction.
-#[derive(Clone, Debug, PartialEq)]
+/// A VOP1 / VOP2 / VOPC instruction as decoded: the opcode's table row and
+/// the instruction's dwords, whose operand fields [`Vop::fields`] expands.
+/// Keeping the fields packed makes decoding cheap: the operands are validated
+/// when decoding, but only built into [`Operand`]s when asked for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Vop {
+    pub kind: VopKind,
+    /// The opcode field of `kind`'s encoding.
+    pub op: u8,
+    /// Size in bytes (4 or 8).
+    len: u8,
+    /// The opcode's table row on the instruction's target.
+    pub info: &'static VopOp,
+    /// The first dword.
+    w0: u32,
+    /// The second dword (literal, SDWA or DPP) of an 8-byte instruction; 0
+    /// for a 4-byte one.
+    w1: u32,
+}
+
+impl Vop {
+    /// Size in bytes.
+    #[inline]
+    pub fn size(&self) -> u8 {
+        self.len
+    }
+
+    /// The instruction's dwords.
+    fn bytes(&self) -> ([u8; 8], usize) {
+        let mut b = [0; 8];
+        b[..4].copy_from_slice(&self.w0.to_le_bytes());
+        b[4..].copy_from_slice(&self.w1.to_le_bytes());
+        (b, usize::from(self.len).min(8))
+    }
+
+    /// The typed operands and modifiers. `None` only for a value that
+    /// [`decode`] did not produce.
+    pub fn fields(&self) -> Option<VopFields> {
+        let (b, n) = self.bytes();
+        // The target only names the error; the row is already chosen.
+        let v = decode_with(self.info, self.kind, self.w0, b.get(..n)?, Target::Gfx942).ok()?;
+        (v.size() == self.len).then_some(v)
+    }
+
+    /// LLVM's mnemonic, with the encoding suffix it prints.
+    pub fn mnemonic(&self) -> &'static str {
+        self.fields().map_or(self.info.name, |v| v.mnemonic())
+    }
+
+    /// Writes the instruction's bytes, re-encoded from its fields.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match self.fields() {
+            Some(v) => v.encode_into(out),
+            None => {
+                let (b, n) = self.bytes();
+                out.extend_from_slice(b.get(..n).unwrap_or_default());
+            }
+        }
+    }
+}
+
+impl fmt::Display for Vop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.fields() {
+            Some(v) => v.fmt(f),
+            None => f.write_str("<invalid>"),
+        }
+    }
+}
+
+/// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
+#[inline(always)]
+pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
+    let v = decode_fields(target, kind, w0, bytes)?;
+    let len = v.size();
+    let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
+    Ok(Vop {
+        kind,
+        op: v.op,
+        len,
+        info: v.info,
+        w0,
+        w1,
+    })
+}
+
+/// The typed operands and modifiers of a VOP1 / VOP2 / VOPC instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VopFields {
     pub kind: VopKind,
     /// The opcode field of `kind`'s encoding.
     pub op: u8,
@@ -300,14 +386,38 @@ pub fn from_vop3_opcode(op3: u32) -> Option<(VopKind, u32)> {
 
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline]
-pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
-    let invalid = DecodeError::Invalid { target, word: w0 };
-    let op = match kind {
+pub fn decode_fields(
+    target: Target,
+    kind: VopKind,
+    w0: u32,
+    bytes: &[u8],
+) -> Result<VopFields, DecodeError> {
+    let info =
+        lookup(target, kind, opcode(kind, w0)).ok_or(DecodeError::Invalid { target, word: w0 })?;
+    decode_with(info, kind, w0, bytes, target)
+}
+
+/// The opcode field of a VOP1 / VOP2 / VOPC word.
+#[inline(always)]
+fn opcode(kind: VopKind, w0: u32) -> u32 {
+    match kind {
         VopKind::Vop2 => (w0 >> 25) & 0x3f,
         VopKind::Vop1 => (w0 >> 9) & 0xff,
         VopKind::Vopc => (w0 >> 17) & 0xff,
-    };
-    let info = lookup(target, kind, op).ok_or(invalid.clone())?;
+    }
+}
+
+/// Decodes the operands of a word whose opcode row is `info`.
+#[inline(always)]
+fn decode_with(
+    info: &'static VopOp,
+    kind: VopKind,
+    w0: u32,
+    bytes: &[u8],
+    target: Target,
+) -> Result<VopFields, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
+    let op = opcode(kind, w0);
     let src0f = (w0 & 0x1ff) as u16;
     let vsrc1 = ((w0 >> 9) & 0xff) as u16;
     let vdst = ((w0 >> 17) & 0xff) as u16;
@@ -315,7 +425,7 @@ pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vo
         if vdst != 0 {
             return Err(invalid);
         }
-        let mut v = Vop {
+        let mut v = VopFields {
             kind,
             op: op as u8,
             info,
@@ -391,7 +501,7 @@ pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vo
         ))),
     };
     let ext = lit.map_or(Ext::None, Ext::Literal);
-    Ok(Vop {
+    Ok(VopFields {
         kind,
         op: op as u8,
         info,
@@ -410,7 +520,7 @@ fn decode_sdwa(
     w1: u32,
     vsrc1: u16,
     dst: Option<Operand>,
-) -> Option<Vop> {
+) -> Option<VopFields> {
     use super::operand::Reg;
     let bit = |b: u32| (w1 >> b) & 1 != 0;
     let sel = |b: u32| ((w1 >> b) & 7) as u8;
@@ -502,7 +612,7 @@ fn decode_sdwa(
         }
     }
     sd.unused = unused;
-    Some(Vop {
+    Some(VopFields {
         kind,
         op: 0,
         info,
@@ -521,7 +631,7 @@ fn decode_dpp(
     w1: u32,
     vsrc1: u16,
     dst: Option<Operand>,
-) -> Option<Vop> {
+) -> Option<VopFields> {
     use super::operand::Reg;
     let bit = |b: u32| (w1 >> b) & 1 != 0;
     let m0 = Mods {
@@ -558,7 +668,7 @@ fn decode_dpp(
         row_mask: (w1 >> 28) as u8,
         unused: w1 & (3 << 17),
     };
-    Some(Vop {
+    Some(VopFields {
         kind,
         op: 0,
         info,
@@ -610,7 +720,7 @@ fn field9(op: &Operand) -> u32 {
     u32::from(encode_src(op)) & 0x1ff
 }
 
-impl Vop {
+impl VopFields {
     /// Size in bytes.
     pub fn size(&self) -> u8 {
         match self.ext {
@@ -831,7 +941,7 @@ fn fmt_vreg(f: &mut fmt::Formatter<'_>, op: &Operand, warn: &mut Warn) -> fmt::R
     }
 }
 
-impl fmt::Display for Vop {
+impl fmt::Display for VopFields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let info = self.info;
         f.write_str(self.mnemonic())?;
@@ -908,7 +1018,7 @@ const SEL: [&str; 8] = [
 ];
 const UNUSED: [&str; 4] = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 
-impl Vop {
+impl VopFields {
     /// Writes the SDWA modifiers that follow the operands.
     fn fmt_sdwa(&self, f: &mut fmt::Formatter<'_>, sd: &Sdwa) -> fmt::Result {
         let sel = |v: u8| SEL[usize::from(v & 7)];
