@@ -197,32 +197,47 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 }
 
 /// Decodes one instruction.
+#[inline]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = word(bytes, 0)?;
+    // VOP1, VOP2 and VOPC (top bit clear) are the most frequent encodings.
+    if w0 >> 31 == 0 {
+        let kind = match w0 >> 25 {
+            0x3f => vop::VopKind::Vop1,
+            0x3e => vop::VopKind::Vopc,
+            _ => vop::VopKind::Vop2,
+        };
+        let v = vop::decode(target, kind, w0, bytes)?;
+        return Ok(Inst {
+            target,
+            len: v.size(),
+            body: Body::Vop(v),
+        });
+    }
+    decode_other(target, w0, bytes)
+}
+
+/// Decodes an instruction of an encoding other than VOP1 / VOP2 / VOPC.
+fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
         Some(enc) => {
             use sop::AluForm::{Sop1, Sop2, Sopc};
             let (body, len) = match enc {
+                Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
                 Encoding::Sop1 => wrap(sop::Salu::decode(target, Sop1, bytes), Body::Salu)?,
                 Encoding::Sop2 => wrap(sop::Salu::decode(target, Sop2, bytes), Body::Salu)?,
                 Encoding::Sopc => wrap(sop::Salu::decode(target, Sopc, bytes), Body::Salu)?,
                 Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
-                Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
                 Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
-                Encoding::Vop1 => {
-                    let v = vop::decode(target, vop::VopKind::Vop1, w0, bytes)?;
-                    let len = v.size();
-                    (Body::Vop(v), len)
-                }
-                Encoding::Vop2 => {
-                    let v = vop::decode(target, vop::VopKind::Vop2, w0, bytes)?;
-                    let len = v.size();
-                    (Body::Vop(v), len)
-                }
-                Encoding::Vopc => {
-                    let v = vop::decode(target, vop::VopKind::Vopc, w0, bytes)?;
+                Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
+                    let kind = match enc {
+                        Encoding::Vop1 => vop::VopKind::Vop1,
+                        Encoding::Vopc => vop::VopKind::Vopc,
+                        _ => vop::VopKind::Vop2,
+                    };
+                    let v = vop::decode(target, kind, w0, bytes)?;
                     let len = v.size();
                     (Body::Vop(v), len)
                 }

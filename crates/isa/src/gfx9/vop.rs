@@ -385,7 +385,7 @@ pub fn from_vop3_opcode(op3: u32) -> Option<(VopKind, u32)> {
 }
 
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
-#[inline]
+#[inline(always)]
 pub fn decode_fields(
     target: Target,
     kind: VopKind,
