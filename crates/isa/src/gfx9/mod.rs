@@ -202,16 +202,20 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = word(bytes, 0)?;
     // VOP1, VOP2 and VOPC (top bit clear) are the most frequent encodings.
     if w0 >> 31 == 0 {
-        let kind = match w0 >> 25 {
-            0x3f => vop::VopKind::Vop1,
-            0x3e => vop::VopKind::Vopc,
-            _ => vop::VopKind::Vop2,
-        };
-        let v = vop::decode(target, kind, w0, bytes)?;
+        let v = vop::decode(target, vop::kind_of(w0), w0, bytes)?;
         return Ok(Inst {
             target,
             len: v.size(),
             body: Body::Vop(v),
+        });
+    }
+    // SOPP (mostly `s_nop` and `s_waitcnt`) is the most frequent of the rest.
+    if w0 >> 23 == 0x17f {
+        let (i, len) = sop::Sopp::decode(target, bytes)?;
+        return Ok(Inst {
+            target,
+            len,
+            body: Body::Sopp(i),
         });
     }
     decode_other(target, w0, bytes)

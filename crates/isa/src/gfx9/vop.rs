@@ -248,18 +248,13 @@ pub struct Dpp {
 /// when decoding, but only built into [`Operand`]s when asked for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Vop {
-    pub kind: VopKind,
-    /// The opcode field of `kind`'s encoding.
-    pub op: u8,
-    /// Size in bytes (4 or 8).
-    len: u8,
     /// The opcode's table row on the instruction's target.
     pub info: &'static VopOp,
-    /// The first dword.
-    w0: u32,
-    /// The second dword (literal, SDWA or DPP) of an 8-byte instruction; 0
-    /// for a 4-byte one.
-    w1: u32,
+    /// The first dword (low half) and, for an 8-byte instruction, the second
+    /// dword (literal, SDWA or DPP; high half, 0 for a 4-byte instruction).
+    raw: u64,
+    /// Size in bytes (4 or 8).
+    len: u8,
 }
 
 impl Vop {
@@ -269,20 +264,28 @@ impl Vop {
         self.len
     }
 
+    /// Which of the three encodings (from the first dword's top bits).
+    pub fn kind(&self) -> VopKind {
+        kind_of(self.raw as u32)
+    }
+
+    /// The opcode field of the encoding.
+    pub fn op(&self) -> u8 {
+        opcode(self.kind(), self.raw as u32) as u8
+    }
+
     /// The instruction's dwords.
     fn bytes(&self) -> ([u8; 8], usize) {
-        let mut b = [0; 8];
-        b[..4].copy_from_slice(&self.w0.to_le_bytes());
-        b[4..].copy_from_slice(&self.w1.to_le_bytes());
-        (b, usize::from(self.len).min(8))
+        (self.raw.to_le_bytes(), usize::from(self.len).min(8))
     }
 
     /// The typed operands and modifiers. `None` only for a value that
     /// [`decode`] did not produce.
     pub fn fields(&self) -> Option<VopFields> {
         let (b, n) = self.bytes();
+        let w0 = self.raw as u32;
         // The target only names the error; the row is already chosen.
-        let v = decode_with(self.info, self.kind, self.w0, b.get(..n)?, Target::Gfx942).ok()?;
+        let v = decode_with(self.info, self.kind(), w0, b.get(..n)?, Target::Gfx942).ok()?;
         (v.size() == self.len).then_some(v)
     }
 
@@ -312,6 +315,17 @@ impl fmt::Display for Vop {
     }
 }
 
+/// The encoding of a first dword whose top bit is clear (ISA manual,
+/// "Microcode formats": VOP1 and VOPC are carved out of VOP2's opcode space).
+#[inline(always)]
+pub fn kind_of(w0: u32) -> VopKind {
+    match w0 >> 25 {
+        0x3f => VopKind::Vop1,
+        0x3e => VopKind::Vopc,
+        _ => VopKind::Vop2,
+    }
+}
+
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline(always)]
 pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
@@ -319,12 +333,9 @@ pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vo
     let len = v.size();
     let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
     Ok(Vop {
-        kind,
-        op: v.op,
-        len,
         info: v.info,
-        w0,
-        w1,
+        raw: u64::from(w0) | u64::from(w1) << 32,
+        len,
     })
 }
 
