@@ -53,7 +53,7 @@ def learn(o, w0):
         t4, _ = dec(o, a0, a1)
         if t4 is not None and t4 != text:
             cpol |= 1 << i
-    lds_first = bool(w0 & LDS)
+    lds_first = (w0 >> 26) == 0x38 and bool(w0 & LDS)
     return (name, fix, val, width, cls[0], cls[1], bool(toks), lds_vdata, cpol, lds_first)
 
 

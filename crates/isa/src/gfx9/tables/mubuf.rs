@@ -950,7 +950,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_load_format_xyzw",
@@ -962,7 +962,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_store_format_x",
@@ -998,7 +998,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_store_format_xyzw",
@@ -1010,7 +1010,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_load_format_d16_x",
@@ -1046,7 +1046,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_load_format_d16_xyzw",
@@ -1058,7 +1058,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_store_format_d16_x",
@@ -1094,7 +1094,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "tbuffer_store_format_d16_xyzw",
@@ -1106,7 +1106,7 @@ pub static BUF_OPS: [BufOp; 102] = [
         has_ops: true,
         lds_vdata: true,
         cpol: 7,
-        lds_first: true,
+        lds_first: false,
     },
     BufOp {
         name: "buffer_wbl2",
