@@ -108,8 +108,8 @@ def main():
             out.append("];")
     out += ["", "/// MTBUF `format:` text for each `nfmt << 4 | dfmt` (empty: the default, not printed).",
             "pub static MTBUF_FORMAT: [&str; 128] = ["]
-    for s in fmts:
-        out.append(f"    {rust_str(s)},")
+    for i in range(0, 128, 2):
+        out.append("    " + " ".join(f"{rust_str(s)}," for s in fmts[i:i + 2]))
     out.append("];")
     open(OUT, "w").write("\n".join(out) + "\n")
 
