@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build demo test test-unit test-corpus test-diff fuzz bench fmt lint
+.PHONY: setup build demo test test-unit test-corpus test-diff fuzz bench fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -13,9 +13,53 @@ build: setup
 demo: build
 	@bash scripts/demo.sh
 
-test: setup
+# The kernel corpus (tests/corpus/src compiled for every target, with
+# llvm-objdump's text): incremental, see scripts/corpus.py. The check confirms
+# that the listings are what LLVM's C-API disassembler (the oracle) prints.
+corpus: setup
+	@python3 scripts/corpus.py build
+	@python3 scripts/corpus_check.py
+
+corpus-stats:
+	@python3 scripts/corpus.py stats
+
+corpus-clean:
+	@python3 scripts/corpus.py clean
+
+# Only the corpus test (crates/isa/tests/corpus.rs) against a fresh corpus.
+test-corpus: corpus
+	$(CARGO) test --release -p rocjitsu-isa --test corpus -- --nocapture
+
+test: setup corpus
 	$(CARGO) build --release --workspace
 	$(CARGO) test --release --workspace
+
+# The differential test against LLVM 22 on seeded random words (also part of
+# `make test`), with its report printed.
+test-diff: setup
+	$(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture
+
+# Decode throughput on one core over the corpus's .text (criterion; the plain
+# instructions/s figure per target is printed first).
+bench: corpus
+	$(CARGO) bench -p rocjitsu-isa --bench decode
+
+# libFuzzer over the decoder (crates/isa/fuzz/fuzz_targets/decode.rs) for
+# FUZZ_TIME seconds. Needs the nightly toolchain (for -Zsanitizer=address) and
+# a C++ compiler for libFuzzer; cargo-fuzz is not needed (`cargo fuzz run
+# decode` in crates/isa/fuzz works too where it is installed). Findings go to
+# crates/isa/fuzz/artifacts/, the growing input corpus to crates/isa/fuzz/corpus/.
+FUZZ_TIME ?= 60
+FUZZ_CARGO ?= cargo +nightly
+FUZZ_HOST := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
+FUZZ_RUSTFLAGS := --cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+	-Cllvm-args=-sanitizer-coverage-trace-compares -Zsanitizer=address -Cdebug-assertions -Coverflow-checks
+fuzz:
+	cd crates/isa/fuzz && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(FUZZ_CARGO) build --release --target $(FUZZ_HOST) --bin decode
+	mkdir -p crates/isa/fuzz/corpus/decode crates/isa/fuzz/artifacts/decode
+	crates/isa/fuzz/target/$(FUZZ_HOST)/release/decode crates/isa/fuzz/corpus/decode \
+		-max_total_time=$(FUZZ_TIME) -max_len=64 -artifact_prefix=crates/isa/fuzz/artifacts/decode/
 
 fmt:
 	$(CARGO) fmt --all

@@ -24,7 +24,11 @@ fn main() {
         let r = match rocjitsu_isa::decode(target, &bytes) {
             Ok(inst) => {
                 let enc = inst.encode();
-                let rt = if bytes.get(..enc.len()) == Some(&enc[..]) { "" } else { "\tRT-MISMATCH" };
+                let rt = if bytes.get(..enc.len()) == Some(&enc[..]) {
+                    ""
+                } else {
+                    "\tRT-MISMATCH"
+                };
                 writeln!(out, "{inst}\t{}{rt}", inst.len())
             }
             Err(_) => writeln!(out, "<invalid>\t4"),

@@ -57,12 +57,20 @@ pub fn disassemble(target: Target, bytes: &[u8]) -> Vec<Line> {
         match decode(target, &bytes[off..]) {
             Ok(inst) => {
                 let len = inst.len();
-                out.push(Line { offset: off, len, inst: Some(inst) });
+                out.push(Line {
+                    offset: off,
+                    len,
+                    inst: Some(inst),
+                });
                 off += len;
             }
             Err(_) => {
                 let len = (bytes.len() - off).min(4);
-                out.push(Line { offset: off, len, inst: None });
+                out.push(Line {
+                    offset: off,
+                    len,
+                    inst: None,
+                });
                 off += len;
             }
         }

@@ -109,8 +109,14 @@ mod tests {
     #[test]
     fn parses_names_and_target_ids() {
         assert_eq!("gfx942".parse::<Target>().unwrap(), Target::Gfx942);
-        assert_eq!("gfx90a:sramecc+:xnack-".parse::<Target>().unwrap(), Target::Gfx90a);
-        assert_eq!("amdgcn-amd-amdhsa--gfx950".parse::<Target>().unwrap(), Target::Gfx950);
+        assert_eq!(
+            "gfx90a:sramecc+:xnack-".parse::<Target>().unwrap(),
+            Target::Gfx90a
+        );
+        assert_eq!(
+            "amdgcn-amd-amdhsa--gfx950".parse::<Target>().unwrap(),
+            Target::Gfx950
+        );
         assert!("gfx1100".parse::<Target>().is_err());
     }
 

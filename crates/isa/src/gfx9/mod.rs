@@ -11,7 +11,11 @@ pub mod flat;
 pub mod mimg;
 pub mod mubuf;
 pub mod operand;
+pub mod smem;
+pub mod sop;
 pub mod tables;
+pub mod vop;
+pub mod vop3;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -29,11 +33,19 @@ pub struct Inst {
 /// The encoding-specific fields of an instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
+    /// SOP1, SOP2 and SOPC.
+    Salu(sop::Salu),
+    Sopk(sop::Sopk),
+    Sopp(sop::Sopp),
+    Smem(smem::Smem),
+    /// VOP1, VOP2, VOPC (e32, SDWA, DPP).
+    Vop(vop::Vop),
     Ds(ds::Ds),
     Flat(flat::Flat),
     Mimg(mimg::Mimg),
     Mubuf(mubuf::Buf),
     Mtbuf(mubuf::Buf),
+    Vop3(vop3::Vop3),
 }
 
 impl Inst {
@@ -50,10 +62,16 @@ impl Inst {
     /// Writes the instruction's bytes (re-encoded from its fields).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         match &self.body {
+            Body::Salu(i) => i.encode_into(out),
+            Body::Sopk(i) => i.encode_into(out),
+            Body::Sopp(i) => i.encode_into(out),
+            Body::Smem(i) => i.encode_into(out),
+            Body::Vop(v) => v.encode_into(out),
             Body::Ds(b) => b.encode_into(out),
             Body::Flat(b) => b.encode_into(out),
             Body::Mimg(b) => b.encode_into(out),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
+            Body::Vop3(i) => i.encode_into(out),
         }
     }
 
@@ -64,14 +82,31 @@ impl Inst {
         v
     }
 
+    /// For PC-relative branches (SOPP branches, `s_call_b64` and
+    /// `s_cbranch_i_fork`), the address that the instruction at `pc`
+    /// branches to.
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        match &self.body {
+            Body::Sopp(i) => i.branch_target(pc),
+            Body::Sopk(i) => i.branch_target(pc),
+            _ => None,
+        }
+    }
+
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
         match &self.body {
+            Body::Salu(i) => i.mnemonic(),
+            Body::Sopk(i) => i.mnemonic(),
+            Body::Sopp(i) => i.mnemonic(),
+            Body::Smem(i) => i.mnemonic(),
+            Body::Vop(v) => v.mnemonic(),
             Body::Ds(b) => b.mnemonic(),
             Body::Flat(b) => b.mnemonic(),
             Body::Mimg(b) => b.mnemonic(),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
+            Body::Vop3(i) => i.row.name,
         }
     }
 }
@@ -81,10 +116,16 @@ impl fmt::Display for Inst {
     /// prints it (without address or raw bytes).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.body {
+            Body::Salu(i) => i.fmt(f),
+            Body::Sopk(i) => i.fmt_with(f, self.target),
+            Body::Sopp(i) => i.fmt(f),
+            Body::Smem(i) => i.fmt(f),
+            Body::Vop(v) => v.fmt(f),
             Body::Ds(b) => b.fmt(f),
             Body::Flat(b) => b.fmt_with(f, self.target),
             Body::Mimg(b) => b.fmt(f),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
+            Body::Vop3(i) => i.fmt(f),
         }
     }
 }
@@ -161,12 +202,50 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
-        Some(Encoding::Ds) => ds::decode(target, bytes),
-        Some(Encoding::Mubuf) => mubuf::decode(target, bytes, false),
-        Some(Encoding::Mtbuf) => mubuf::decode(target, bytes, true),
-        Some(Encoding::Flat) => flat::decode(target, bytes),
-        Some(Encoding::Mimg) => mimg::decode(target, bytes),
-        Some(Encoding::Exp) => exp::decode(target, bytes),
-        Some(_enc) => Err(invalid),
+        Some(enc) => {
+            use sop::AluForm::{Sop1, Sop2, Sopc};
+            let (body, len) = match enc {
+                Encoding::Sop1 => wrap(sop::Salu::decode(target, Sop1, bytes), Body::Salu)?,
+                Encoding::Sop2 => wrap(sop::Salu::decode(target, Sop2, bytes), Body::Salu)?,
+                Encoding::Sopc => wrap(sop::Salu::decode(target, Sopc, bytes), Body::Salu)?,
+                Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
+                Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
+                Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
+                Encoding::Vop1 => {
+                    let v = vop::decode(target, vop::VopKind::Vop1, w0, bytes)?;
+                    let len = v.size();
+                    (Body::Vop(v), len)
+                }
+                Encoding::Vop2 => {
+                    let v = vop::decode(target, vop::VopKind::Vop2, w0, bytes)?;
+                    let len = v.size();
+                    (Body::Vop(v), len)
+                }
+                Encoding::Vopc => {
+                    let v = vop::decode(target, vop::VopKind::Vopc, w0, bytes)?;
+                    let len = v.size();
+                    (Body::Vop(v), len)
+                }
+                Encoding::Vop3 => {
+                    let i = vop3::decode(target, bytes)?;
+                    let len = i.len();
+                    (Body::Vop3(i), len)
+                }
+                Encoding::Ds => return ds::decode(target, bytes),
+                Encoding::Mubuf => return mubuf::decode(target, bytes, false),
+                Encoding::Mtbuf => return mubuf::decode(target, bytes, true),
+                Encoding::Flat => return flat::decode(target, bytes),
+                Encoding::Mimg => return mimg::decode(target, bytes),
+                Encoding::Exp => return exp::decode(target, bytes),
+                _ => return Err(invalid),
+            };
+            Ok(Inst { target, len, body })
+        }
     }
+}
+
+/// Wraps an encoding decoder's `(fields, length)` result into a [`Body`].
+#[inline(always)]
+fn wrap<T>(r: Result<(T, u8), DecodeError>, f: fn(T) -> Body) -> Result<(Body, u8), DecodeError> {
+    r.map(|(t, len)| (f(t), len))
 }

@@ -182,6 +182,7 @@ pub enum Operand {
 /// Decodes a scalar source/destination field value that names a register or a
 /// special register (not a constant); `count` is the operand width in dwords.
 /// Returns `None` for values that are reserved on `target`.
+#[inline]
 pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
     let full_or = |lo: u16, sp: Special| -> Option<Operand> {
         if count >= 2 {
@@ -206,13 +207,20 @@ pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
 }
 
 /// Decodes a 9-bit vector-ALU source field (or an 8-bit scalar source field,
-/// which is the same space below 256). `literal` is the dword that follows
-/// the instruction when the field is 255.
+/// which is the same space below 256). `count` is the operand width in dwords;
+/// `literal` is the dword that follows the instruction when the field is 255.
+///
+/// Reserved values, and halves of 64-bit registers used as 64-bit operands
+/// (`vcc_hi`, `m0`, `src_lds_direct`, ...), give `None`, as LLVM's decoder does.
+#[inline]
 pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand> {
+    let wide = count >= 2;
     match field {
         0..=127 => decode_sreg(field, count),
         128..=192 => Some(Operand::InlineInt((field - 128) as i8)),
         193..=208 => Some(Operand::InlineInt(-((field - 192) as i8))),
+        230 => Some(Operand::Special(Special::SrcFlatScratchBase, Half::Lo)),
+        231 if !wide => Some(Operand::Special(Special::SrcFlatScratchBase, Half::Hi)),
         235 => Some(Operand::Special(Special::SrcSharedBase, Half::Full)),
         236 => Some(Operand::Special(Special::SrcSharedLimit, Half::Full)),
         237 => Some(Operand::Special(Special::SrcPrivateBase, Half::Full)),
@@ -222,7 +230,7 @@ pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand
         251 => Some(Operand::Special(Special::SrcVccz, Half::Full)),
         252 => Some(Operand::Special(Special::SrcExecz, Half::Full)),
         253 => Some(Operand::Special(Special::SrcScc, Half::Full)),
-        254 => Some(Operand::Special(Special::SrcLdsDirect, Half::Full)),
+        254 if !wide => Some(Operand::Special(Special::SrcLdsDirect, Half::Full)),
         255 => literal.map(Operand::Literal),
         256..=511 => Some(Operand::Reg(Reg::new(RegFile::Vgpr, field - 256, count))),
         _ => None,
@@ -304,28 +312,221 @@ impl fmt::Display for Typed<'_> {
             Operand::Special(sp, half) => fmt_special(f, sp, half),
             Operand::InlineInt(v) => write!(f, "{v}"),
             Operand::InlineFloat(c) => fmt_inline_float(f, c, self.1),
-            Operand::Literal(v) => write!(f, "0x{v:x}"),
+            Operand::Literal(v) => fmt_literal(f, v, self.1),
             Operand::Imm(v) => write!(f, "{v}"),
         }
     }
 }
 
-/// LLVM prints 1/(2*pi) with the precision of the operand type.
-fn fmt_inline_float(f: &mut fmt::Formatter<'_>, c: InlineFloat, ty: ValType) -> fmt::Result {
-    match c {
-        InlineFloat::InvTwoPi => match ty {
-            ValType::F64 | ValType::I64 => f.write_str("0.15915494309189532"),
-            _ => f.write_str("0.15915494"),
-        },
-        _ => {
-            let v = c.value();
-            write!(f, "{v:.1}")
+/// The f32 bit patterns of the inline float constants (source 240..248).
+const F32_INLINE: [u32; 9] = [
+    0x3f00_0000,
+    0xbf00_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x4000_0000,
+    0xc000_0000,
+    0x4080_0000,
+    0xc080_0000,
+    0x3e22_f983,
+];
+/// The f16 bit patterns of the inline float constants.
+const F16_INLINE: [u16; 9] = [
+    0x3800, 0xb800, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x4400, 0xc400, 0x3118,
+];
+/// The bf16 bit patterns of the inline float constants.
+const BF16_INLINE: [u16; 9] = [
+    0x3f00, 0xbf00, 0x3f80, 0xbf80, 0x4000, 0xc000, 0x4080, 0xc080, 0x3e22,
+];
+/// The high dwords of the f64 inline float constants (1/(2*pi) has no such
+/// form), in [`InlineFloat`] order.
+const F64_HI_INLINE: [u32; 8] = [
+    0x3fe0_0000,
+    0xbfe0_0000,
+    0x3ff0_0000,
+    0xbff0_0000,
+    0x4000_0000,
+    0xc000_0000,
+    0x4010_0000,
+    0xc010_0000,
+];
+const FLOAT_TEXT: [&str; 9] = [
+    "0.5",
+    "-0.5",
+    "1.0",
+    "-1.0",
+    "2.0",
+    "-2.0",
+    "4.0",
+    "-4.0",
+    "0.15915494",
+];
+
+/// Whether a 32-bit value equals an inline integer (-16..=64).
+fn inline_int32(v: u32) -> bool {
+    let s = v as i32;
+    (-16..=64).contains(&s)
+}
+
+/// Whether a 16-bit value equals an inline integer (-16..=64 as 16 bits).
+fn inline_int16(v: u16) -> bool {
+    let s = v as i16;
+    (-16..=64).contains(&s)
+}
+
+/// Whether a 32-bit value could have been encoded as an inline constant of
+/// a 32-bit operand (an integer or one of the f32 float constants).
+pub fn inline32(v: u32) -> bool {
+    inline_int32(v) || F32_INLINE.contains(&v)
+}
+
+/// Writes a 32-bit value the way LLVM writes a 32-bit immediate that is not
+/// tied to an operand type: an inline integer or float constant by value,
+/// anything else in hex.
+pub fn fmt_plain32(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
+    if inline_int32(v) {
+        return write!(f, "{}", v as i32);
+    }
+    if let Some(i) = F32_INLINE.iter().position(|&c| c == v) {
+        return f.write_str(FLOAT_TEXT[i]);
+    }
+    write!(f, "0x{v:x}")
+}
+
+/// Writes a literal constant (source 255) as LLVM 22 does for an operand of
+/// type `ty`. A literal whose value an inline constant of that type could have
+/// expressed is marked `lit(...)`; 16-bit operands show only the low half
+/// unless they are so marked; a 64-bit float operand takes the literal as its
+/// high dword and prints the resulting double when it is an inline value; a
+/// 64-bit integer operand zero-extends it.
+pub fn fmt_literal(f: &mut fmt::Formatter<'_>, v: u32, ty: ValType) -> fmt::Result {
+    let lo = v as u16;
+    let (marked, shown) = match ty {
+        ValType::I32 | ValType::F32 | ValType::V2I16 => (inline32(v), v),
+        ValType::F16 => (inline_int16(lo) || F16_INLINE.contains(&lo), u32::from(lo)),
+        ValType::I16 => (inline32(v), u32::from(lo)),
+        ValType::BF16 => (inline_int16(lo) || BF16_INLINE.contains(&lo), v),
+        ValType::V2F16 => (
+            inline_int32(v) || F16_INLINE.contains(&(v as u16)) && v >> 16 == 0,
+            v,
+        ),
+        ValType::V2BF16 => (
+            inline_int32(v) || BF16_INLINE.contains(&(v as u16)) && v >> 16 == 0,
+            v,
+        ),
+        ValType::F64 | ValType::V2F32 => {
+            if v == 0 {
+                return f.write_str("0");
+            }
+            if let Some(i) = F64_HI_INLINE.iter().position(|&c| c == v) {
+                return f.write_str(FLOAT_TEXT[i]);
+            }
+            (false, v)
         }
+        ValType::I64 => (v <= 64, v),
+    };
+    if marked {
+        write!(f, "lit(0x{v:x})")
+    } else {
+        write!(f, "0x{shown:x}")
+    }
+}
+
+/// LLVM prints 1/(2*pi) with the precision of the operand type, and the
+/// float constants of a 16-bit integer operand as their f16 bit patterns.
+pub fn fmt_inline_float(f: &mut fmt::Formatter<'_>, c: InlineFloat, ty: ValType) -> fmt::Result {
+    let i = usize::from(c.field() - 240);
+    match ty {
+        ValType::I16 => write!(f, "0x{:x}", F16_INLINE[i]),
+        ValType::F64 | ValType::I64 | ValType::V2F32 if c == InlineFloat::InvTwoPi => {
+            f.write_str("0.15915494309189532")
+        }
+        _ => f.write_str(FLOAT_TEXT[i]),
     }
 }
 
 impl fmt::Display for Operand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         Typed(self, ValType::I32).fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Lit(u32, ValType);
+    impl fmt::Display for Lit {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt_literal(f, self.0, self.1)
+        }
+    }
+
+    /// Literal texts as LLVM 22 prints them (probed with v_add_f32,
+    /// v_add_f16, v_add_u16, v_pk_fmac_f16, v_cvt_f32_bf16, v_rcp_f64 and
+    /// v_mov_b64 on gfx942/gfx950).
+    #[test]
+    fn literal_printing_per_value_type() {
+        let cases: &[(ValType, u32, &str)] = &[
+            (ValType::F32, 0x3f80_0000, "lit(0x3f800000)"),
+            (ValType::F32, 0x3e22_f983, "lit(0x3e22f983)"),
+            (ValType::I32, 0x40, "lit(0x40)"),
+            (ValType::I32, 0x41, "0x41"),
+            (ValType::I32, 0xffff_fff0, "lit(0xfffffff0)"),
+            (ValType::I32, 0xffff_ffef, "0xffffffef"),
+            (ValType::F16, 0x3c00, "lit(0x3c00)"),
+            (ValType::F16, 0xffff_3c00, "lit(0xffff3c00)"),
+            (ValType::F16, 0x1234_5678, "0x5678"),
+            (ValType::F16, 0x3e22_f983, "0xf983"),
+            (ValType::I16, 0x3c00, "0x3c00"),
+            (ValType::I16, 0x3ff0_0000, "0x0"),
+            (ValType::I16, 0x3f80_0000, "lit(0x3f800000)"),
+            (ValType::V2F16, 0x3c00, "lit(0x3c00)"),
+            (ValType::V2F16, 0x3f80_0000, "0x3f800000"),
+            (ValType::BF16, 0x3f80, "lit(0x3f80)"),
+            (ValType::BF16, 0x1234_5678, "0x12345678"),
+            (ValType::V2BF16, 0x3f80, "lit(0x3f80)"),
+            (ValType::V2BF16, 0xffff_3f80, "0xffff3f80"),
+            (ValType::F64, 0, "0"),
+            (ValType::F64, 0x3ff0_0000, "1.0"),
+            (ValType::F64, 0x3f80_0000, "0x3f800000"),
+            (ValType::I64, 0x40, "lit(0x40)"),
+            (ValType::I64, 0xffff_ffff, "0xffffffff"),
+        ];
+        for &(ty, v, want) in cases {
+            assert_eq!(Lit(v, ty).to_string(), want, "{ty:?} {v:#x}");
+        }
+    }
+
+    #[test]
+    fn source_fields_and_64_bit_halves() {
+        assert_eq!(
+            decode_src(106, 1, None),
+            Some(Operand::Special(Special::Vcc, Half::Lo))
+        );
+        assert_eq!(
+            decode_src(106, 2, None),
+            Some(Operand::Special(Special::Vcc, Half::Full))
+        );
+        assert_eq!(decode_src(107, 2, None), None);
+        assert_eq!(decode_src(124, 2, None), None);
+        assert_eq!(decode_src(254, 2, None), None);
+        assert_eq!(decode_src(231, 2, None), None);
+        assert_eq!(decode_src(220, 1, None), None);
+        assert_eq!(decode_src(255, 1, None), None);
+        assert_eq!(decode_src(255, 1, Some(7)), Some(Operand::Literal(7)));
+        for field in (0..512u16).filter(|&f| f != 255) {
+            if let Some(op) = decode_src(field, 1, None) {
+                assert_eq!(encode_src(&op), field, "{op:?}");
+            }
+        }
+        assert_eq!(
+            Operand::InlineFloat(InlineFloat::InvTwoPi).to_string(),
+            "0.15915494"
+        );
+        let t = Typed(&Operand::InlineFloat(InlineFloat::Half), ValType::I16).to_string();
+        assert_eq!(t, "0x3800");
+        let t = Typed(&Operand::InlineFloat(InlineFloat::InvTwoPi), ValType::F64).to_string();
+        assert_eq!(t, "0.15915494309189532");
     }
 }

@@ -8,3 +8,9 @@ pub mod flat;
 pub mod mimg;
 #[rustfmt::skip]
 pub mod mubuf;
+pub mod smem;
+pub mod sop;
+#[rustfmt::skip]
+pub mod vop;
+#[rustfmt::skip]
+pub(crate) mod vop3;

@@ -1,0 +1,1306 @@
+//! GPU configurations: the JSON files under `configs/` that describe the
+//! virtual GPUs (identity, SoC shape, per-CU resources, caches, memory,
+//! queues and the values the simulated KFD topology reports).
+//!
+//! The schema is documented field by field in `configs/README.md` and, as a
+//! JSON Schema, in `configs/schema.json`. Loading is strict: unknown keys are
+//! rejected, and every error names the file and the JSON path of the
+//! offending value (`gpus[0].soc.xcds: expected a positive integer, got 0`).
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The configuration format version this loader reads.
+pub const CONFIG_VERSION: u32 = 1;
+
+/// PCI vendor id of AMD (ATI) GPUs.
+pub const AMD_VENDOR_ID: u16 = 0x1002;
+
+/// An error loading or validating a configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not valid JSON, does not match the schema, or fails
+    /// semantic validation. `path` is the JSON path of the offending value
+    /// (or of the object missing a field).
+    #[error("{file}: {path}: {message}")]
+    Invalid {
+        file: String,
+        path: String,
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// JSON path of the offending value, if the error is about a value.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            ConfigError::Io { .. } => None,
+            ConfigError::Invalid { path, .. } => Some(path),
+        }
+    }
+}
+
+/// A configuration file: one or more GPUs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    /// Optional pointer to the JSON Schema, ignored by the loader.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Format version; must equal [`CONFIG_VERSION`].
+    pub version: u32,
+    /// The GPUs of the system, in KFD node order.
+    pub gpus: Vec<GpuSpec>,
+}
+
+/// The gfx targets the emulator implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GfxTarget {
+    Gfx90a,
+    Gfx942,
+    Gfx950,
+}
+
+impl GfxTarget {
+    /// The LLVM processor name, e.g. `gfx942`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GfxTarget::Gfx90a => "gfx90a",
+            GfxTarget::Gfx942 => "gfx942",
+            GfxTarget::Gfx950 => "gfx950",
+        }
+    }
+
+    /// The KFD `gfx_target_version` (major * 10000 + minor * 100 + stepping).
+    pub fn gfx_target_version(self) -> u32 {
+        match self {
+            GfxTarget::Gfx90a => 90010,
+            GfxTarget::Gfx942 => 90402,
+            GfxTarget::Gfx950 => 90500,
+        }
+    }
+
+    /// The architecture family name.
+    pub fn family(self) -> &'static str {
+        match self {
+            GfxTarget::Gfx90a => "CDNA2",
+            GfxTarget::Gfx942 => "CDNA3",
+            GfxTarget::Gfx950 => "CDNA4",
+        }
+    }
+}
+
+impl fmt::Display for GfxTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One GPU (one KFD node).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuSpec {
+    /// Marketing name, e.g. `AMD Instinct MI300X`.
+    pub marketing_name: String,
+    /// LLVM processor name.
+    pub gfx_target: GfxTarget,
+    /// KFD `gfx_target_version`; must agree with `gfx_target`.
+    pub gfx_target_version: u32,
+    /// Architecture family (`CDNA2`, `CDNA3`, `CDNA4`); must agree with `gfx_target`.
+    pub family: String,
+    pub pci: Pci,
+    pub soc: Soc,
+    pub cu: Cu,
+    pub caches: Caches,
+    pub memory: Memory,
+    pub queues: Queues,
+    #[serde(default)]
+    pub kfd: Kfd,
+}
+
+/// PCI identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pci {
+    /// PCI vendor id (0x1002 for AMD).
+    pub vendor_id: u16,
+    /// PCI device id.
+    pub device_id: u16,
+    /// PCI revision id.
+    #[serde(default)]
+    pub revision_id: u8,
+    /// PCI domain (segment).
+    #[serde(default)]
+    pub domain: u32,
+    /// PCI bus/device/function as `bus << 8 | device << 3 | function`.
+    #[serde(default)]
+    pub location_id: u32,
+}
+
+/// SoC layout: XCDs (accelerator complex dies, one XCC each), shader engines
+/// per XCD, CUs per shader engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Soc {
+    /// Number of XCDs (KFD `num_xcc`).
+    pub xcds: u32,
+    /// Shader engines per XCD.
+    pub shader_engines_per_xcd: u32,
+    /// Shader arrays per shader engine (KFD `simd_arrays_per_engine`).
+    #[serde(default = "one")]
+    pub shader_arrays_per_engine: u32,
+    /// Active CUs in each shader engine of an XCD (same for every XCD);
+    /// its length is `shader_engines_per_xcd`.
+    pub cus_per_shader_engine: Vec<u32>,
+    /// Physical CUs per shader array, active or not (KFD `cu_per_simd_array`).
+    pub max_cus_per_shader_array: u32,
+    /// Active CUs of the whole GPU; must equal `xcds * sum(cus_per_shader_engine)`.
+    pub total_cus: u32,
+    /// Peak engine (shader) clock in MHz (KFD `max_engine_clk_fccompute`).
+    pub max_engine_clock_mhz: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Per-CU resources.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cu {
+    /// SIMD units per CU (KFD `simd_per_cu`).
+    pub simds: u32,
+    /// Wave slots per SIMD (KFD `max_waves_per_simd`).
+    pub wave_slots_per_simd: u32,
+    /// Lanes per wave; 64 on CDNA.
+    #[serde(default = "wave64")]
+    pub wavefront_size: u32,
+    /// Local data share per CU in bytes (KFD `lds_size_in_kb` * 1024).
+    pub lds_bytes: u32,
+    /// Vector registers per SIMD lane, architectural and accumulation together
+    /// (the unified VGPR file).
+    pub vgprs_per_simd: u32,
+    /// Most architectural VGPRs (v0..) one wave may address.
+    pub max_vgprs_per_wave: u32,
+    /// Most accumulation VGPRs (a0..) one wave may address.
+    pub max_agprs_per_wave: u32,
+    /// VGPR allocation granule (registers per lane).
+    pub vgpr_alloc_granule: u32,
+    /// Scalar registers per SIMD.
+    pub sgprs_per_simd: u32,
+    /// Most SGPRs one wave may address (excluding VCC and trap temporaries).
+    pub max_sgprs_per_wave: u32,
+    /// SGPR allocation granule.
+    pub sgpr_alloc_granule: u32,
+    /// Most work-items in a workgroup.
+    #[serde(default = "max_wg")]
+    pub max_workgroup_size: u32,
+    /// Scratch wave slots per CU (KFD `max_slots_scratch_cu`).
+    pub max_scratch_slots: u32,
+}
+
+fn wave64() -> u32 {
+    64
+}
+
+fn max_wg() -> u32 {
+    1024
+}
+
+/// Cache hierarchy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Caches {
+    /// Vector L1 (TCP), one per CU.
+    pub l1_vector: CuCache,
+    /// Scalar data cache, shared by `cus_per_instance` CUs.
+    pub l1_scalar: CuCache,
+    /// Instruction cache, shared by `cus_per_instance` CUs.
+    pub l1_instruction: CuCache,
+    /// L2 (TCC), one per XCD.
+    pub l2: L2Cache,
+    /// Memory-attached last-level cache (AMD Infinity Cache); absent or
+    /// `null` when the part has none.
+    #[serde(default)]
+    pub mall: Option<Mall>,
+}
+
+/// A cache private to one CU or shared by a few.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CuCache {
+    /// Capacity of one instance in bytes (power of two).
+    pub size_bytes: u32,
+    /// Line size in bytes (power of two).
+    pub line_bytes: u32,
+    /// Ways (1 = direct mapped).
+    pub associativity: u32,
+    /// CUs sharing one instance.
+    #[serde(default = "one")]
+    pub cus_per_instance: u32,
+}
+
+/// The L2 cache of one XCD.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2Cache {
+    /// Capacity per XCD in bytes (power of two).
+    pub size_bytes_per_xcd: u32,
+    /// Line size in bytes (power of two).
+    pub line_bytes: u32,
+    /// Ways.
+    pub associativity: u32,
+    /// Channels (slices) per XCD (power of two).
+    pub channels: u32,
+}
+
+/// The memory-attached last-level cache of the whole GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mall {
+    /// Capacity in bytes (power of two).
+    pub size_bytes: u64,
+    /// Line size in bytes (power of two).
+    pub line_bytes: u32,
+}
+
+/// Device memory (KFD `mem_banks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    /// Memory technology, e.g. `HBM3`.
+    pub kind: String,
+    /// Capacity in bytes (a multiple of 1 MiB; KFD `local_mem_size`).
+    pub size_bytes: u64,
+    /// Bus width in bits.
+    pub bus_width_bits: u32,
+    /// Peak memory clock in MHz (KFD `mem_clk_max`).
+    pub clock_mhz: u32,
+    /// HBM stacks.
+    pub stacks: u32,
+}
+
+/// Hardware queues, DMA engines and doorbells.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Queues {
+    /// SDMA engines for host<->device copies (KFD `num_sdma_engines`).
+    pub sdma_engines: u32,
+    /// SDMA engines dedicated to XGMI peer copies (KFD `num_sdma_xgmi_engines`).
+    pub sdma_xgmi_engines: u32,
+    /// Queues per SDMA engine (KFD `num_sdma_queues_per_engine`).
+    pub sdma_queues_per_engine: u32,
+    /// Micro engines for compute (MEC) per XCC.
+    pub mecs_per_xcc: u32,
+    /// Pipes per MEC.
+    pub pipes_per_mec: u32,
+    /// Hardware queues per pipe.
+    pub queues_per_pipe: u32,
+    /// Compute queues the KFD may map to hardware, whole GPU (KFD `num_cp_queues`).
+    pub cp_queues: u32,
+    /// Size of one doorbell in bytes (8: 64-bit doorbells on GFX9).
+    pub doorbell_bytes: u32,
+    /// Doorbells in one process's doorbell page range.
+    pub doorbells_per_process: u32,
+}
+
+/// Values the simulated KFD topology reports that are not implied by the
+/// rest of the configuration. All default to 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Kfd {
+    /// Global data share per XCC in KiB (`gds_size_in_kb`).
+    pub gds_size_in_kb: u32,
+    /// Global wave sync resources (`num_gws`).
+    pub num_gws: u32,
+    /// HSA capability bits (`capability`).
+    pub capability: u32,
+    /// Debugger properties (`debug_prop`).
+    pub debug_prop: u64,
+    /// MEC firmware version (`fw_version`).
+    pub fw_version: u32,
+    /// SDMA firmware version (`sdma_fw_version`).
+    pub sdma_fw_version: u32,
+    /// XGMI hive id, 0 when not in a hive (`hive_id`).
+    pub hive_id: u64,
+    /// Unique id of the device (`unique_id`).
+    pub unique_id: u64,
+    /// DRM render node minor number (`drm_render_minor`).
+    pub drm_render_minor: u32,
+    /// Peak clock of the host CPU in MHz (`max_engine_clk_ccompute`).
+    pub host_cpu_clock_mhz: u32,
+}
+
+impl GpuConfig {
+    /// The configuration shipped in `configs/` for a target: MI210
+    /// (gfx90a), MI300X (gfx942) or MI355X (gfx950).
+    pub fn builtin(target: GfxTarget) -> GpuConfig {
+        let (name, text) = match target {
+            GfxTarget::Gfx90a => (
+                "configs/gfx90a_cdna2_kmd.json",
+                include_str!("../../../configs/gfx90a_cdna2_kmd.json"),
+            ),
+            GfxTarget::Gfx942 => (
+                "configs/gfx942_cdna3_kmd.json",
+                include_str!("../../../configs/gfx942_cdna3_kmd.json"),
+            ),
+            GfxTarget::Gfx950 => (
+                "configs/gfx950_cdna4_kmd.json",
+                include_str!("../../../configs/gfx950_cdna4_kmd.json"),
+            ),
+        };
+        // The shipped files are validated by this crate's tests.
+        GpuConfig::from_str(name, text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Reads, parses and validates a configuration file.
+    pub fn load(path: impl AsRef<Path>) -> Result<GpuConfig, ConfigError> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        GpuConfig::from_str(&file, &text)
+    }
+
+    /// Parses and validates configuration text; `name` names the source in errors.
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(name: &str, text: &str) -> Result<GpuConfig, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let config: GpuConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            ConfigError::Invalid {
+                file: name.to_string(),
+                path: if path == "." { "$".to_string() } else { path },
+                message: e.into_inner().to_string(),
+            }
+        })?;
+        config
+            .validate()
+            .map_err(|(path, message)| ConfigError::Invalid {
+                file: name.to_string(),
+                path,
+                message,
+            })?;
+        Ok(config)
+    }
+
+    /// Semantic checks beyond the types: counts add up, sizes are powers of
+    /// two where the hardware needs it, identity fields agree with the target.
+    /// Returns the JSON path and message of the first problem.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.version != CONFIG_VERSION {
+            return Err((
+                "version".into(),
+                format!(
+                    "unsupported version {}, expected {CONFIG_VERSION}",
+                    self.version
+                ),
+            ));
+        }
+        if self.gpus.is_empty() {
+            return Err(("gpus".into(), "expected at least one GPU".into()));
+        }
+        for (i, gpu) in self.gpus.iter().enumerate() {
+            gpu.validate(&format!("gpus[{i}]"))?;
+        }
+        Ok(())
+    }
+}
+
+type Check = Result<(), (String, String)>;
+
+fn positive(path: &str, field: &str, v: u64) -> Check {
+    if v == 0 {
+        return Err((
+            format!("{path}.{field}"),
+            format!("expected a positive integer, got {v}"),
+        ));
+    }
+    Ok(())
+}
+
+fn pow2(path: &str, field: &str, v: u64) -> Check {
+    if !v.is_power_of_two() {
+        return Err((
+            format!("{path}.{field}"),
+            format!("expected a power of two, got {v}"),
+        ));
+    }
+    Ok(())
+}
+
+fn multiple(path: &str, field: &str, v: u64, of: u64, what: &str) -> Check {
+    if v == 0 || !v.is_multiple_of(of) {
+        return Err((
+            format!("{path}.{field}"),
+            format!("expected a positive multiple of {what}, got {v}"),
+        ));
+    }
+    Ok(())
+}
+
+fn fail(path: String, message: String) -> Check {
+    Err((path, message))
+}
+
+impl GpuSpec {
+    fn validate(&self, p: &str) -> Check {
+        let t = self.gfx_target;
+        if self.gfx_target_version != t.gfx_target_version() {
+            return fail(
+                format!("{p}.gfx_target_version"),
+                format!(
+                    "{} has gfx_target_version {}, got {}",
+                    t,
+                    t.gfx_target_version(),
+                    self.gfx_target_version
+                ),
+            );
+        }
+        if self.family != t.family() {
+            return fail(
+                format!("{p}.family"),
+                format!("{} is family {}, got {:?}", t, t.family(), self.family),
+            );
+        }
+        if self.marketing_name.trim().is_empty() {
+            return fail(
+                format!("{p}.marketing_name"),
+                "expected a non-empty name".into(),
+            );
+        }
+        if self.pci.vendor_id != AMD_VENDOR_ID {
+            return fail(
+                format!("{p}.pci.vendor_id"),
+                format!(
+                    "expected {AMD_VENDOR_ID} (0x1002, AMD), got {}",
+                    self.pci.vendor_id
+                ),
+            );
+        }
+        positive(&format!("{p}.pci"), "device_id", self.pci.device_id.into())?;
+
+        let s = &self.soc;
+        let sp = format!("{p}.soc");
+        positive(&sp, "xcds", s.xcds.into())?;
+        positive(
+            &sp,
+            "shader_engines_per_xcd",
+            s.shader_engines_per_xcd.into(),
+        )?;
+        positive(
+            &sp,
+            "shader_arrays_per_engine",
+            s.shader_arrays_per_engine.into(),
+        )?;
+        positive(
+            &sp,
+            "max_cus_per_shader_array",
+            s.max_cus_per_shader_array.into(),
+        )?;
+        positive(&sp, "max_engine_clock_mhz", s.max_engine_clock_mhz.into())?;
+        if s.cus_per_shader_engine.len() != s.shader_engines_per_xcd as usize {
+            return fail(
+                format!("{sp}.cus_per_shader_engine"),
+                format!(
+                    "expected {} entries (shader_engines_per_xcd), got {}",
+                    s.shader_engines_per_xcd,
+                    s.cus_per_shader_engine.len()
+                ),
+            );
+        }
+        let max_per_se =
+            u64::from(s.max_cus_per_shader_array) * u64::from(s.shader_arrays_per_engine);
+        for (i, &n) in s.cus_per_shader_engine.iter().enumerate() {
+            let f = format!("cus_per_shader_engine[{i}]");
+            positive(&sp, &f, n.into())?;
+            if u64::from(n) > max_per_se {
+                return fail(
+                    format!("{sp}.{f}"),
+                    format!(
+                        "{n} CUs exceed max_cus_per_shader_array * shader_arrays_per_engine = {max_per_se}"
+                    ),
+                );
+            }
+        }
+        let per_xcd: u64 = s.cus_per_shader_engine.iter().map(|&n| u64::from(n)).sum();
+        let total = per_xcd * u64::from(s.xcds);
+        if total != u64::from(s.total_cus) {
+            return fail(
+                format!("{sp}.total_cus"),
+                format!(
+                    "expected xcds * sum(cus_per_shader_engine) = {} * {per_xcd} = {total}, got {}",
+                    s.xcds, s.total_cus
+                ),
+            );
+        }
+
+        let c = &self.cu;
+        let cp = format!("{p}.cu");
+        positive(&cp, "simds", c.simds.into())?;
+        positive(&cp, "wave_slots_per_simd", c.wave_slots_per_simd.into())?;
+        if c.wavefront_size != 64 {
+            return fail(
+                format!("{cp}.wavefront_size"),
+                format!("CDNA waves have 64 lanes, got {}", c.wavefront_size),
+            );
+        }
+        multiple(&cp, "lds_bytes", c.lds_bytes.into(), 1024, "1024 (1 KiB)")?;
+        positive(&cp, "vgpr_alloc_granule", c.vgpr_alloc_granule.into())?;
+        pow2(&cp, "vgpr_alloc_granule", c.vgpr_alloc_granule.into())?;
+        positive(&cp, "sgpr_alloc_granule", c.sgpr_alloc_granule.into())?;
+        pow2(&cp, "sgpr_alloc_granule", c.sgpr_alloc_granule.into())?;
+        multiple(
+            &cp,
+            "vgprs_per_simd",
+            c.vgprs_per_simd.into(),
+            c.vgpr_alloc_granule.into(),
+            "vgpr_alloc_granule",
+        )?;
+        positive(&cp, "max_vgprs_per_wave", c.max_vgprs_per_wave.into())?;
+        if c.max_vgprs_per_wave + c.max_agprs_per_wave > c.vgprs_per_simd {
+            return fail(
+                format!("{cp}.max_agprs_per_wave"),
+                format!(
+                    "max_vgprs_per_wave + max_agprs_per_wave = {} exceeds vgprs_per_simd = {}",
+                    c.max_vgprs_per_wave + c.max_agprs_per_wave,
+                    c.vgprs_per_simd
+                ),
+            );
+        }
+        positive(&cp, "max_sgprs_per_wave", c.max_sgprs_per_wave.into())?;
+        if c.max_sgprs_per_wave > c.sgprs_per_simd {
+            return fail(
+                format!("{cp}.max_sgprs_per_wave"),
+                format!(
+                    "{} exceeds sgprs_per_simd = {}",
+                    c.max_sgprs_per_wave, c.sgprs_per_simd
+                ),
+            );
+        }
+        if c.max_workgroup_size == 0
+            || !c.max_workgroup_size.is_multiple_of(c.wavefront_size)
+            || c.max_workgroup_size > c.wavefront_size * c.simds * c.wave_slots_per_simd
+        {
+            return fail(
+                format!("{cp}.max_workgroup_size"),
+                format!(
+                    "expected a multiple of wavefront_size that fits in one CU, got {}",
+                    c.max_workgroup_size
+                ),
+            );
+        }
+        positive(&cp, "max_scratch_slots", c.max_scratch_slots.into())?;
+
+        let k = format!("{p}.caches");
+        for (name, cache) in [
+            ("l1_vector", &self.caches.l1_vector),
+            ("l1_scalar", &self.caches.l1_scalar),
+            ("l1_instruction", &self.caches.l1_instruction),
+        ] {
+            let cp = format!("{k}.{name}");
+            pow2(&cp, "size_bytes", cache.size_bytes.into())?;
+            pow2(&cp, "line_bytes", cache.line_bytes.into())?;
+            positive(&cp, "associativity", cache.associativity.into())?;
+            positive(&cp, "cus_per_instance", cache.cus_per_instance.into())?;
+            if cache.line_bytes > cache.size_bytes {
+                return fail(
+                    format!("{cp}.line_bytes"),
+                    "line larger than the cache".into(),
+                );
+            }
+        }
+        let l2 = &self.caches.l2;
+        let lp = format!("{k}.l2");
+        pow2(&lp, "size_bytes_per_xcd", l2.size_bytes_per_xcd.into())?;
+        pow2(&lp, "line_bytes", l2.line_bytes.into())?;
+        positive(&lp, "associativity", l2.associativity.into())?;
+        pow2(&lp, "channels", l2.channels.into())?;
+        if let Some(m) = &self.caches.mall {
+            let mp = format!("{k}.mall");
+            pow2(&mp, "size_bytes", m.size_bytes)?;
+            pow2(&mp, "line_bytes", m.line_bytes.into())?;
+        }
+
+        let m = &self.memory;
+        let mp = format!("{p}.memory");
+        multiple(&mp, "size_bytes", m.size_bytes, 1 << 20, "1 MiB")?;
+        positive(&mp, "bus_width_bits", m.bus_width_bits.into())?;
+        pow2(&mp, "bus_width_bits", m.bus_width_bits.into())?;
+        positive(&mp, "clock_mhz", m.clock_mhz.into())?;
+        positive(&mp, "stacks", m.stacks.into())?;
+
+        let q = &self.queues;
+        let qp = format!("{p}.queues");
+        positive(&qp, "sdma_engines", q.sdma_engines.into())?;
+        positive(
+            &qp,
+            "sdma_queues_per_engine",
+            q.sdma_queues_per_engine.into(),
+        )?;
+        positive(&qp, "mecs_per_xcc", q.mecs_per_xcc.into())?;
+        positive(&qp, "pipes_per_mec", q.pipes_per_mec.into())?;
+        positive(&qp, "queues_per_pipe", q.queues_per_pipe.into())?;
+        let hw = u64::from(s.xcds)
+            * u64::from(q.mecs_per_xcc)
+            * u64::from(q.pipes_per_mec)
+            * u64::from(q.queues_per_pipe);
+        positive(&qp, "cp_queues", q.cp_queues.into())?;
+        if u64::from(q.cp_queues) > hw {
+            return fail(
+                format!("{qp}.cp_queues"),
+                format!(
+                    "{} exceeds the hardware queues (xcds * mecs_per_xcc * pipes_per_mec * queues_per_pipe = {hw})",
+                    q.cp_queues
+                ),
+            );
+        }
+        if q.doorbell_bytes != 4 && q.doorbell_bytes != 8 {
+            return fail(
+                format!("{qp}.doorbell_bytes"),
+                format!("expected 4 or 8, got {}", q.doorbell_bytes),
+            );
+        }
+        positive(&qp, "doorbells_per_process", q.doorbells_per_process.into())?;
+        Ok(())
+    }
+
+    /// Active CUs per XCD.
+    pub fn cus_per_xcd(&self) -> u32 {
+        self.soc.cus_per_shader_engine.iter().sum()
+    }
+
+    /// Shader engines of the whole GPU (KFD `array_count` / `simd_arrays_per_engine`).
+    pub fn shader_engines(&self) -> u32 {
+        self.soc.xcds * self.soc.shader_engines_per_xcd
+    }
+
+    /// SIMDs of the whole GPU (KFD `simd_count`).
+    pub fn simd_count(&self) -> u32 {
+        self.soc.total_cus * self.cu.simds
+    }
+
+    /// Wave slots of the whole GPU.
+    pub fn wave_slots(&self) -> u64 {
+        u64::from(self.simd_count()) * u64::from(self.cu.wave_slots_per_simd)
+    }
+
+    /// LDS per CU in KiB (KFD `lds_size_in_kb`).
+    pub fn lds_size_in_kb(&self) -> u32 {
+        self.cu.lds_bytes / 1024
+    }
+
+    /// The GPU-specific lines of the KFD topology node's `properties` file
+    /// (`/sys/class/kfd/kfd/topology/nodes/N/properties`), in the kernel's
+    /// order, as (name, value). Per-system values (ids of CPU cores and
+    /// SIMDs, link counts) are left to the caller.
+    pub fn kfd_properties(&self) -> Vec<(&'static str, u64)> {
+        let s = &self.soc;
+        let c = &self.cu;
+        let q = &self.queues;
+        let k = &self.kfd;
+        vec![
+            ("simd_count", self.simd_count().into()),
+            ("mem_banks_count", 1),
+            ("max_waves_per_simd", c.wave_slots_per_simd.into()),
+            ("lds_size_in_kb", self.lds_size_in_kb().into()),
+            ("gds_size_in_kb", k.gds_size_in_kb.into()),
+            ("num_gws", k.num_gws.into()),
+            ("wave_front_size", c.wavefront_size.into()),
+            (
+                "array_count",
+                u64::from(self.shader_engines()) * u64::from(s.shader_arrays_per_engine),
+            ),
+            ("simd_arrays_per_engine", s.shader_arrays_per_engine.into()),
+            ("cu_per_simd_array", s.max_cus_per_shader_array.into()),
+            ("simd_per_cu", c.simds.into()),
+            ("max_slots_scratch_cu", c.max_scratch_slots.into()),
+            ("gfx_target_version", self.gfx_target_version.into()),
+            ("vendor_id", self.pci.vendor_id.into()),
+            ("device_id", self.pci.device_id.into()),
+            ("location_id", self.pci.location_id.into()),
+            ("domain", self.pci.domain.into()),
+            ("drm_render_minor", k.drm_render_minor.into()),
+            ("hive_id", k.hive_id),
+            ("num_sdma_engines", q.sdma_engines.into()),
+            ("num_sdma_xgmi_engines", q.sdma_xgmi_engines.into()),
+            (
+                "num_sdma_queues_per_engine",
+                q.sdma_queues_per_engine.into(),
+            ),
+            ("num_cp_queues", q.cp_queues.into()),
+            ("max_engine_clk_fccompute", s.max_engine_clock_mhz.into()),
+            ("local_mem_size", self.memory.size_bytes),
+            ("fw_version", k.fw_version.into()),
+            ("capability", k.capability.into()),
+            ("debug_prop", k.debug_prop),
+            ("sdma_fw_version", k.sdma_fw_version.into()),
+            ("unique_id", k.unique_id),
+            ("num_xcc", s.xcds.into()),
+            ("max_engine_clk_ccompute", k.host_cpu_clock_mhz.into()),
+        ]
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn configs_dir() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
+    }
+
+    /// The shipped configurations, loaded and validated, with their file names.
+    pub(crate) fn shipped() -> Vec<(String, GpuConfig)> {
+        let mut out = Vec::new();
+        let mut names: Vec<_> = std::fs::read_dir(configs_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with("_kmd.json"))
+            .collect();
+        names.sort();
+        for n in names {
+            let cfg = GpuConfig::load(configs_dir().join(&n)).unwrap_or_else(|e| panic!("{e}"));
+            out.push((n, cfg));
+        }
+        out
+    }
+
+    fn mi300x_text() -> String {
+        std::fs::read_to_string(configs_dir().join("gfx942_cdna3_kmd.json")).unwrap()
+    }
+
+    /// The MI300X config with one edit applied to its JSON value.
+    fn edited(f: impl FnOnce(&mut Value)) -> String {
+        let mut v: Value = serde_json::from_str(&mi300x_text()).unwrap();
+        f(&mut v);
+        serde_json::to_string_pretty(&v).unwrap()
+    }
+
+    fn err(text: &str) -> (String, String) {
+        match GpuConfig::from_str("test.json", text) {
+            Ok(_) => panic!("accepted: {text}"),
+            Err(e) => {
+                let shown = e.to_string();
+                assert!(shown.starts_with("test.json: "), "{shown}");
+                (e.path().unwrap().to_string(), shown)
+            }
+        }
+    }
+
+    #[test]
+    fn shipped_configs_load() {
+        let all = shipped();
+        let names: Vec<_> = all.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "gfx90a_cdna2_kmd.json",
+                "gfx942_cdna3_kmd.json",
+                "gfx950_cdna4_kmd.json"
+            ]
+        );
+        let want = [
+            (
+                "AMD Instinct MI210",
+                GfxTarget::Gfx90a,
+                90010,
+                104,
+                64u64 << 30,
+                65536,
+            ),
+            (
+                "AMD Instinct MI300X",
+                GfxTarget::Gfx942,
+                90402,
+                304,
+                192 << 30,
+                65536,
+            ),
+            (
+                "AMD Instinct MI355X",
+                GfxTarget::Gfx950,
+                90500,
+                256,
+                288 << 30,
+                163840,
+            ),
+        ];
+        for ((file, cfg), (name, target, ver, cus, mem, lds)) in all.iter().zip(want) {
+            assert_eq!(cfg.gpus.len(), 1, "{file}");
+            let g = &cfg.gpus[0];
+            assert_eq!(g.marketing_name, name);
+            assert_eq!(g.gfx_target, target);
+            assert_eq!(g.gfx_target_version, ver);
+            assert_eq!(g.soc.total_cus, cus);
+            assert_eq!(g.memory.size_bytes, mem);
+            assert_eq!(g.cu.lds_bytes, lds);
+            assert_eq!(g.cu.wavefront_size, 64);
+            assert_eq!(g.simd_count(), cus * 4);
+            assert!(file.starts_with(target.name()));
+        }
+    }
+
+    #[test]
+    fn kfd_properties_cover_the_node_file() {
+        let (_, cfg) = shipped()
+            .into_iter()
+            .find(|(n, _)| n == "gfx942_cdna3_kmd.json")
+            .unwrap();
+        let props: std::collections::HashMap<_, _> =
+            cfg.gpus[0].kfd_properties().into_iter().collect();
+        for name in [
+            "simd_count",
+            "max_waves_per_simd",
+            "lds_size_in_kb",
+            "gds_size_in_kb",
+            "num_gws",
+            "wave_front_size",
+            "array_count",
+            "simd_arrays_per_engine",
+            "cu_per_simd_array",
+            "simd_per_cu",
+            "max_slots_scratch_cu",
+            "vendor_id",
+            "device_id",
+            "location_id",
+            "domain",
+            "drm_render_minor",
+            "hive_id",
+            "num_sdma_engines",
+            "num_sdma_xgmi_engines",
+            "num_sdma_queues_per_engine",
+            "num_cp_queues",
+            "max_engine_clk_fccompute",
+            "local_mem_size",
+            "fw_version",
+            "capability",
+            "debug_prop",
+            "sdma_fw_version",
+            "unique_id",
+            "num_xcc",
+            "max_engine_clk_ccompute",
+            "gfx_target_version",
+        ] {
+            assert!(props.contains_key(name), "{name}");
+        }
+        assert_eq!(props["simd_count"], 1216);
+        assert_eq!(props["array_count"], 32);
+        assert_eq!(props["cu_per_simd_array"], 10);
+        assert_eq!(props["num_xcc"], 8);
+        assert_eq!(props["lds_size_in_kb"], 64);
+        assert_eq!(props["gfx_target_version"], 90402);
+        assert_eq!(props["device_id"], 0x74a1);
+        assert_eq!(props["wave_front_size"], 64);
+    }
+
+    #[test]
+    fn builtin_configs_are_the_shipped_files() {
+        for (name, cfg) in shipped() {
+            let t = cfg.gpus[0].gfx_target;
+            assert_eq!(GpuConfig::builtin(t), cfg, "{name}");
+        }
+    }
+
+    #[test]
+    fn error_names_file_and_path() {
+        let (path, shown) = err(&edited(|v| v["gpus"][0]["soc"]["xcds"] = 0.into()));
+        assert_eq!(path, "gpus[0].soc.xcds");
+        assert_eq!(
+            shown,
+            "test.json: gpus[0].soc.xcds: expected a positive integer, got 0"
+        );
+    }
+
+    #[test]
+    fn load_names_the_file() {
+        let e = GpuConfig::load("/nonexistent/x.json").unwrap_err();
+        assert!(e.to_string().starts_with("/nonexistent/x.json: "), "{e}");
+        let dir = std::env::temp_dir().join(format!("rocjitsu-gpu-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("bad.json");
+        std::fs::write(&f, edited(|v| v["gpus"][0]["cu"]["simds"] = "four".into())).unwrap();
+        let e = GpuConfig::load(&f).unwrap_err();
+        let shown = e.to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            shown.starts_with(&format!("{}: gpus[0].cu.simds: ", f.display())),
+            "{shown}"
+        );
+        assert!(shown.contains("invalid type"), "{shown}");
+    }
+
+    #[test]
+    fn unknown_key() {
+        let (path, shown) = err(&edited(|v| v["gpus"][0]["soc"]["xcd_count"] = 8.into()));
+        assert_eq!(path, "gpus[0].soc.xcd_count");
+        assert!(shown.contains("unknown field `xcd_count`"), "{shown}");
+        let (path, _) = err(&edited(|v| v["extra"] = true.into()));
+        assert_eq!(path, "extra");
+    }
+
+    #[test]
+    fn wrong_type() {
+        let (path, shown) = err(&edited(|v| {
+            v["gpus"][0]["memory"]["size_bytes"] = (-1).into()
+        }));
+        assert_eq!(path, "gpus[0].memory.size_bytes");
+        assert!(shown.contains("invalid value"), "{shown}");
+        let (path, shown) = err(&edited(|v| v["gpus"][0]["gfx_target"] = "gfx1100".into()));
+        assert_eq!(path, "gpus[0].gfx_target");
+        assert!(shown.contains("unknown variant `gfx1100`"), "{shown}");
+        let (path, _) = err("true");
+        assert_eq!(path, "$");
+        let (_, shown) = err("{\"version\": 1, \"gpus\": [");
+        assert!(shown.contains("EOF"), "{shown}");
+    }
+
+    #[test]
+    fn missing_field() {
+        let (path, shown) = err(&edited(|v| {
+            v["gpus"][0]["soc"].as_object_mut().unwrap().remove("xcds");
+        }));
+        assert_eq!(path, "gpus[0].soc");
+        assert!(shown.contains("missing field `xcds`"), "{shown}");
+    }
+
+    #[test]
+    fn defaults_apply() {
+        let cfg = GpuConfig::from_str(
+            "t",
+            &edited(|v| {
+                let g = &mut v["gpus"][0];
+                g.as_object_mut().unwrap().remove("kfd");
+                g["cu"].as_object_mut().unwrap().remove("wavefront_size");
+                g["soc"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("shader_arrays_per_engine");
+                g["caches"].as_object_mut().unwrap().remove("mall");
+            }),
+        )
+        .unwrap();
+        let g = &cfg.gpus[0];
+        assert_eq!(g.kfd, Kfd::default());
+        assert_eq!(g.cu.wavefront_size, 64);
+        assert_eq!(g.soc.shader_arrays_per_engine, 1);
+        assert_eq!(g.caches.mall, None);
+    }
+
+    #[test]
+    fn semantic_errors() {
+        type Edit = Box<dyn Fn(&mut Value)>;
+        let cases: Vec<(Edit, &str, &str)> = vec![
+            (
+                Box::new(|v| v["gpus"][0]["soc"]["total_cus"] = 300.into()),
+                "gpus[0].soc.total_cus",
+                "expected xcds * sum(cus_per_shader_engine) = 8 * 38 = 304, got 300",
+            ),
+            (
+                Box::new(|v| {
+                    v["gpus"][0]["soc"]["cus_per_shader_engine"] = serde_json::json!([10, 10, 18])
+                }),
+                "gpus[0].soc.cus_per_shader_engine",
+                "expected 4 entries (shader_engines_per_xcd), got 3",
+            ),
+            (
+                Box::new(|v| {
+                    v["gpus"][0]["soc"]["cus_per_shader_engine"] = serde_json::json!([11, 10, 9, 8])
+                }),
+                "gpus[0].soc.cus_per_shader_engine[0]",
+                "11 CUs exceed",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["caches"]["l2"]["size_bytes_per_xcd"] = 3_000_000.into()),
+                "gpus[0].caches.l2.size_bytes_per_xcd",
+                "expected a power of two, got 3000000",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["caches"]["l1_vector"]["line_bytes"] = 96.into()),
+                "gpus[0].caches.l1_vector.line_bytes",
+                "power of two",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["gfx_target_version"] = 90400.into()),
+                "gpus[0].gfx_target_version",
+                "gfx942 has gfx_target_version 90402, got 90400",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["family"] = "CDNA4".into()),
+                "gpus[0].family",
+                "gfx942 is family CDNA3",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["cu"]["wavefront_size"] = 32.into()),
+                "gpus[0].cu.wavefront_size",
+                "64 lanes",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["cu"]["lds_bytes"] = 1000.into()),
+                "gpus[0].cu.lds_bytes",
+                "multiple of 1024",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["memory"]["size_bytes"] = 12345.into()),
+                "gpus[0].memory.size_bytes",
+                "multiple of 1 MiB",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["queues"]["doorbell_bytes"] = 16.into()),
+                "gpus[0].queues.doorbell_bytes",
+                "expected 4 or 8, got 16",
+            ),
+            (
+                Box::new(|v| v["gpus"][0]["pci"]["vendor_id"] = 0x10de.into()),
+                "gpus[0].pci.vendor_id",
+                "AMD",
+            ),
+            (
+                Box::new(|v| v["gpus"] = serde_json::json!([])),
+                "gpus",
+                "at least one GPU",
+            ),
+            (
+                Box::new(|v| v["version"] = 2.into()),
+                "version",
+                "unsupported version 2",
+            ),
+            (
+                Box::new(|v| {
+                    let g = v["gpus"][0].clone();
+                    let mut g2 = g.clone();
+                    g2["cu"]["simds"] = 0.into();
+                    v["gpus"] = serde_json::json!([g, g2]);
+                }),
+                "gpus[1].cu.simds",
+                "expected a positive integer, got 0",
+            ),
+        ];
+        for (edit, want_path, want_msg) in cases {
+            let (path, shown) = err(&edited(edit));
+            assert_eq!(path, want_path, "{shown}");
+            assert!(shown.contains(want_msg), "{shown}");
+        }
+    }
+
+    /// A validator for the subset of JSON Schema that `configs/schema.json`
+    /// uses (type, properties, required, additionalProperties: false,
+    /// minimum, maximum, enum, items, minItems, oneOf). Returns the path of
+    /// the first violation.
+    fn check(schema: &Value, v: &Value, path: &str) -> Result<(), String> {
+        if let Some(alts) = schema.get("oneOf").and_then(Value::as_array) {
+            let ok = alts.iter().filter(|s| check(s, v, path).is_ok()).count();
+            return if ok == 1 {
+                Ok(())
+            } else {
+                Err(format!("{path}: oneOf matched {ok}"))
+            };
+        }
+        if let Some(t) = schema.get("type").and_then(Value::as_str) {
+            let ok = match t {
+                "object" => v.is_object(),
+                "array" => v.is_array(),
+                "string" => v.is_string(),
+                "integer" => v.is_i64() || v.is_u64(),
+                "null" => v.is_null(),
+                _ => panic!("schema type {t} not supported by the test validator"),
+            };
+            if !ok {
+                return Err(format!("{path}: expected {t}"));
+            }
+        }
+        if let Some(e) = schema.get("enum").and_then(Value::as_array)
+            && !e.contains(v)
+        {
+            return Err(format!("{path}: not in enum"));
+        }
+        if let Some(n) = v.as_f64() {
+            if schema
+                .get("minimum")
+                .and_then(Value::as_f64)
+                .is_some_and(|m| n < m)
+            {
+                return Err(format!("{path}: below minimum"));
+            }
+            if schema
+                .get("maximum")
+                .and_then(Value::as_f64)
+                .is_some_and(|m| n > m)
+            {
+                return Err(format!("{path}: above maximum"));
+            }
+        }
+        if let Some(a) = v.as_array() {
+            let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+            if (a.len() as u64) < min {
+                return Err(format!("{path}: too few items"));
+            }
+            if let Some(items) = schema.get("items") {
+                for (i, x) in a.iter().enumerate() {
+                    check(items, x, &format!("{path}[{i}]"))?;
+                }
+            }
+        }
+        if let Some(o) = v.as_object() {
+            let props = schema.get("properties").and_then(Value::as_object);
+            for r in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let r = r.as_str().unwrap();
+                if !o.contains_key(r) {
+                    return Err(format!("{path}: missing {r}"));
+                }
+            }
+            for (k, x) in o {
+                let sub = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match props.and_then(|p| p.get(k)) {
+                    Some(s) => check(s, x, &sub)?,
+                    None if schema.get("additionalProperties") == Some(&Value::Bool(false)) => {
+                        return Err(format!("{sub}: not allowed"));
+                    }
+                    None => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn schema() -> Value {
+        serde_json::from_str(&std::fs::read_to_string(configs_dir().join("schema.json")).unwrap())
+            .unwrap()
+    }
+
+    /// Every property the schema declares, as dotted paths (`gpus.soc.xcds`).
+    fn schema_props(s: &Value, prefix: &str, out: &mut Vec<String>) {
+        for alt in s
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            schema_props(alt, prefix, out);
+        }
+        if let Some(items) = s.get("items") {
+            schema_props(items, prefix, out);
+        }
+        for (k, sub) in s
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let p = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            out.push(p.clone());
+            schema_props(sub, &p, out);
+        }
+    }
+
+    /// Every key present in a value, as dotted paths, arrays flattened.
+    fn value_keys(v: &Value, prefix: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o {
+                    let p = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    out.push(p.clone());
+                    value_keys(x, &p, out);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| value_keys(x, prefix, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn shipped_configs_match_schema() {
+        let s = schema();
+        for (name, _) in shipped() {
+            let text = std::fs::read_to_string(configs_dir().join(&name)).unwrap();
+            let v: Value = serde_json::from_str(&text).unwrap();
+            check(&s, &v, "").unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn schema_and_structs_agree() {
+        let s = schema();
+        let mut declared = vec![];
+        schema_props(&s, "", &mut declared);
+        declared.sort();
+        declared.dedup();
+        // Serializing writes every struct field, so the serialized config's
+        // keys are exactly the structs' fields (plus the MALL's, present in
+        // the MI300X config).
+        let (_, mut cfg) = shipped()
+            .into_iter()
+            .find(|(n, _)| n == "gfx942_cdna3_kmd.json")
+            .unwrap();
+        cfg.schema = Some("./schema.json".into());
+        let v = serde_json::to_value(&cfg).unwrap();
+        check(&s, &v, "").unwrap();
+        let mut fields = vec![];
+        value_keys(&v, "", &mut fields);
+        fields.sort();
+        fields.dedup();
+        assert_eq!(declared, fields);
+    }
+
+    #[test]
+    fn schema_rejects_broken_configs() {
+        let s = schema();
+        for bad in [
+            edited(|v| v["gpus"][0]["soc"]["xcd_count"] = 8.into()),
+            edited(|v| v["gpus"][0]["cu"]["simds"] = "four".into()),
+            edited(|v| {
+                v["gpus"][0]["soc"].as_object_mut().unwrap().remove("xcds");
+            }),
+            edited(|v| v["gpus"][0]["soc"]["xcds"] = 0.into()),
+            edited(|v| v["gpus"][0]["gfx_target"] = "gfx1100".into()),
+        ] {
+            let v: Value = serde_json::from_str(&bad).unwrap();
+            assert!(check(&s, &v, "").is_err(), "{bad}");
+            assert!(GpuConfig::from_str("t", &bad).is_err());
+        }
+    }
+
+    #[test]
+    fn readme_documents_every_field() {
+        let readme = std::fs::read_to_string(configs_dir().join("README.md")).unwrap();
+        let mut declared = vec![];
+        schema_props(&schema(), "", &mut declared);
+        for p in declared {
+            let leaf = p.rsplit('.').next().unwrap();
+            assert!(
+                readme.contains(&format!("`{leaf}`")),
+                "README lacks `{leaf}` ({p})"
+            );
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Differential test of `rocjitsu_isa::decode` against LLVM 22's disassembler
+//! over seeded random instruction words, for gfx90a, gfx942 and gfx950.
+//!
+//! Every case is 12 random bytes, so 64-bit encodings and literals get random
+//! second and third dwords. Most cases are uniformly random; a fixed share is
+//! forced to exercise literals (a source field of 255) and the SDWA/DPP
+//! markers (src0 = 0xF9/0xFA in VOP1/VOP2/VOPC). A case agrees when LLVM and
+//! we print the same text (whitespace-normalised) and consume the same number
+//! of bytes, or when LLVM reports `<invalid>` and we return an error. Every
+//! case we decode must re-encode to its input bytes.
+//!
+//! LLVM runs in `llvm-oracle-worker` child processes; cases that crash LLVM
+//! are counted and left out of the rate. Environment overrides:
+//! `ROCJITSU_DIFF_CASES` (cases per target, default 200000),
+//! `ROCJITSU_DIFF_SEED`, `ROCJITSU_DIFF_SHOW` (disagreements printed),
+//! `ROCJITSU_DIFF_ONLY` (print only disagreements of this encoding, e.g.
+//! `vop3`).
+//! Run with `cargo test --release -p llvm-oracle --test random_diff -- --nocapture`.
+
+use llvm_oracle::{Outcome, decode_isolated};
+use rocjitsu_isa::Target;
+use rocjitsu_isa::gfx9::encoding_of;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const CASES: usize = 200_000;
+const SEED: u64 = 0x726f_636a_6974_7375;
+const SHOW: usize = 25;
+/// Lowest agreement accepted, in percent.
+const MIN_AGREEMENT: f64 = 99.9;
+const WORKER: &str = env!("CARGO_BIN_EXE_llvm-oracle-worker");
+
+/// splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
+/// generators").
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Sets the bits under `mask` of `w` to `value`.
+fn set(w: u32, mask: u32, value: u32) -> u32 {
+    (w & !mask) | (value & mask)
+}
+
+/// Forces the first two dwords of one case in 12 (each of the 12 kinds below
+/// in 1/144 of the cases) to exercise literals and SDWA/DPP; the other cases
+/// stay uniformly random.
+fn force(rng: &mut SplitMix64, w: u32, w1: u32) -> (u32, u32) {
+    match rng.below(144) {
+        // SDWA (0xF9) or DPP (0xFA) marker in src0 of VOP2 / VOP1 / VOPC.
+        0 => (
+            set(
+                set(w, 0x8000_01ff, 0xf9),
+                0x7e00_0000,
+                (rng.below(0x3e) as u32) << 25,
+            ),
+            w1,
+        ),
+        1 => (set(w, 0xfe00_01ff, 0x7e00_00fa), w1),
+        2 => (set(w, 0xfe00_01ff, 0x7c00_00f9 + rng.below(2) as u32), w1),
+        3 => (set(w, 0xfe00_01ff, 0x7e00_00f9), w1),
+        // Literal in src0 of VOP2 / VOP1 / VOPC.
+        4 => (set(w, 0x8000_01ff, 0xff), w1),
+        5 => (set(w, 0xfe00_01ff, 0x7e00_00ff), w1),
+        6 => (set(w, 0xfe00_01ff, 0x7c00_00ff), w1),
+        // Literal in SOP2 ssrc0 / ssrc1, SOP1 ssrc0, SOPC ssrc0 or ssrc1.
+        7 => (
+            set(
+                set(w, 0xc000_00ff, 0x8000_00ff),
+                0x3000_0000,
+                (rng.below(3) as u32) << 28,
+            ),
+            w1,
+        ),
+        8 => (
+            set(
+                set(w, 0xc000_ff00, 0x8000_ff00),
+                0x3000_0000,
+                (rng.below(3) as u32) << 28,
+            ),
+            w1,
+        ),
+        9 => (set(w, 0xff80_00ff, 0xbe80_00ff), w1),
+        10 => (
+            set(w, 0xff80_0000 | 0xff << (8 * rng.below(2)), 0xbf00_ffff),
+            w1,
+        ),
+        // VOP3 / VOP3P with a source field of 255 (second dword).
+        11 => {
+            let shift = 9 * rng.below(3);
+            (
+                set(w, 0xfc00_0000, 0xd000_0000),
+                set(w1, 0x1ff << shift, 0xff << shift),
+            )
+        }
+        _ => (w, w1),
+    }
+}
+
+/// The seeded cases for one target: 12 bytes each.
+fn cases(seed: u64, n: usize) -> Vec<Vec<u8>> {
+    let mut rng = SplitMix64(seed);
+    (0..n)
+        .map(|_| {
+            let a = rng.next();
+            let b = rng.next();
+            let (w0, w1) = force(&mut rng, a as u32, (a >> 32) as u32);
+            let mut v = Vec::with_capacity(12);
+            v.extend_from_slice(&w0.to_le_bytes());
+            v.extend_from_slice(&w1.to_le_bytes());
+            v.extend_from_slice(&(b as u32).to_le_bytes());
+            v
+        })
+        .collect()
+}
+
+fn normalise(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The comparison of one target's cases.
+#[derive(Default)]
+struct Report {
+    cases: usize,
+    crashes: usize,
+    agree: usize,
+    round_trip: Vec<String>,
+    /// Per encoding (by the first dword's top bits): cases, disagreements.
+    by_encoding: BTreeMap<String, (usize, usize)>,
+    disagreements: Vec<String>,
+}
+
+impl Report {
+    fn rate(&self) -> f64 {
+        100.0 * self.agree as f64 / (self.cases - self.crashes).max(1) as f64
+    }
+}
+
+/// Which disagreements are printed: the first `count`, of the encoding named
+/// `only` (as `encoding_of` names it, any case) if given.
+struct Show {
+    count: usize,
+    only: Option<String>,
+}
+
+fn compare(target: Target, cases: &[Vec<u8>], oracle: &[Outcome], show: &Show) -> Report {
+    let mut r = Report {
+        cases: cases.len(),
+        ..Report::default()
+    };
+    for (bytes, want) in cases.iter().zip(oracle) {
+        let ours = rocjitsu_isa::decode(target, bytes);
+        if let Ok(inst) = &ours {
+            let enc = inst.encode();
+            if bytes.get(..enc.len()) != Some(&enc[..]) || enc.len() != inst.len() {
+                r.round_trip.push(format!(
+                    "{} | {inst} | re-encoded {}",
+                    hex(&bytes[..inst.len().min(12)]),
+                    hex(&enc)
+                ));
+            }
+        }
+        if *want == Outcome::Crashed {
+            r.crashes += 1;
+            continue;
+        }
+        let ok = match (&ours, want) {
+            (Ok(inst), Outcome::Decoded { text, size }) => {
+                inst.len() == *size && normalise(&inst.to_string()) == normalise(text)
+            }
+            (Err(_), Outcome::Invalid) => true,
+            _ => false,
+        };
+        let w0 = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let enc = encoding_of(w0).map_or_else(|| "none".to_string(), |e| format!("{e:?}"));
+        let shown = show
+            .only
+            .as_ref()
+            .is_none_or(|o| o.eq_ignore_ascii_case(&enc));
+        let slot = r.by_encoding.entry(enc).or_default();
+        slot.0 += 1;
+        if ok {
+            r.agree += 1;
+            continue;
+        }
+        slot.1 += 1;
+        if shown && r.disagreements.len() < show.count {
+            let (otext, olen) = match &ours {
+                Ok(i) => (i.to_string(), i.len()),
+                Err(_) => ("<invalid>".to_string(), 4),
+            };
+            let (ltext, llen) = match want {
+                Outcome::Decoded { text, size } => (text.clone(), *size),
+                _ => ("<invalid>".to_string(), 4),
+            };
+            r.disagreements.push(format!(
+                "{} | {otext} | {ltext}",
+                hex(&bytes[..olen.max(llen).min(12)])
+            ));
+        }
+    }
+    r
+}
+
+fn print(target: Target, r: &Report) {
+    println!(
+        "{}: {} cases, {} crash LLVM, {}/{} agree ({:.3}%), {} round-trip failures",
+        target.name(),
+        r.cases,
+        r.crashes,
+        r.agree,
+        r.cases - r.crashes,
+        r.rate(),
+        r.round_trip.len()
+    );
+    println!("  disagreements by encoding (bad/cases):");
+    for (enc, (n, bad)) in &r.by_encoding {
+        if *bad > 0 {
+            println!(
+                "    {enc:<8} {bad:>7}/{n:<7} ({:.3}% agree)",
+                100.0 * (n - bad) as f64 / *n as f64
+            );
+        }
+    }
+    println!("  first disagreements (HEX | ours | llvm):");
+    for d in &r.disagreements {
+        println!("    {d}");
+    }
+    for d in r.round_trip.iter().take(25) {
+        println!("  round-trip failure: {d}");
+    }
+}
+
+fn run(target: Target) {
+    let n = env_or("ROCJITSU_DIFF_CASES", CASES);
+    let seed = env_or("ROCJITSU_DIFF_SEED", SEED) ^ (target as u64).wrapping_mul(0x1000_0000_01b3);
+    let show = Show {
+        count: env_or("ROCJITSU_DIFF_SHOW", SHOW),
+        only: std::env::var("ROCJITSU_DIFF_ONLY").ok(),
+    };
+    let cases = cases(seed, n);
+    let oracle =
+        decode_isolated(Path::new(WORKER), target.name(), &cases).unwrap_or_else(|e| panic!("{e}"));
+    let r = compare(target, &cases, &oracle, &show);
+    print(target, &r);
+    assert!(
+        r.round_trip.is_empty(),
+        "{}: {} round-trip failures",
+        target.name(),
+        r.round_trip.len()
+    );
+    assert!(
+        r.rate() >= MIN_AGREEMENT,
+        "{}: agreement {:.3}% is below {MIN_AGREEMENT}%",
+        target.name(),
+        r.rate()
+    );
+}
+
+#[test]
+fn random_words_gfx90a() {
+    run(Target::Gfx90a);
+}
+
+#[test]
+fn random_words_gfx942() {
+    run(Target::Gfx942);
+}
+
+#[test]
+fn random_words_gfx950() {
+    run(Target::Gfx950);
+}
+
+/// The isolation itself: a case that crashes LLVM 22 (gfx942 bytes
+/// `f9 ce 9b 5c 6b be 87 25`, a VOPC SDWA word) is reported as crashed and
+/// the cases after it are still decoded.
+#[test]
+fn crash_is_isolated() {
+    let cases = vec![
+        vec![0x02, 0x07, 0x02, 0x02],
+        vec![0xf9, 0xce, 0x9b, 0x5c, 0x6b, 0xbe, 0x87, 0x25],
+        vec![0xff, 0xff, 0xff, 0xff],
+        vec![0x02, 0x07, 0x02, 0x02],
+    ];
+    let got =
+        decode_isolated(Path::new(WORKER), "gfx942", &cases).unwrap_or_else(|e| panic!("{e}"));
+    let v_add = Outcome::Decoded {
+        text: "v_add_f32_e32 v1, v2, v3".into(),
+        size: 4,
+    };
+    assert_eq!(
+        got,
+        vec![v_add.clone(), Outcome::Crashed, Outcome::Invalid, v_add]
+    );
+}
+
+/// The comparison counts an error against `<invalid>` as agreement and a
+/// decoded case against a crashed one as neither.
+#[test]
+fn compare_counts() {
+    let cases = vec![vec![0xff; 12], vec![0xff; 12], vec![0xff; 12]];
+    let oracle = vec![
+        Outcome::Invalid,
+        Outcome::Crashed,
+        Outcome::Decoded {
+            text: "s_nop 0".into(),
+            size: 4,
+        },
+    ];
+    let r = compare(
+        Target::Gfx942,
+        &cases,
+        &oracle,
+        &Show {
+            count: 5,
+            only: None,
+        },
+    );
+    assert_eq!((r.cases, r.crashes, r.agree), (3, 1, 1));
+    assert_eq!(
+        r.disagreements,
+        vec!["ffffffff | <invalid> | s_nop 0".to_string()]
+    );
+    assert_eq!(r.rate(), 50.0);
+}

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Builds the kernel corpus: the sources under tests/corpus/src/ compiled for
+every target into build/corpus/<target>/<name>.hsaco, with LLVM's
+disassembly of each beside it as <name>.objdump (`llvm-objdump-22 -d`).
+
+  scripts/corpus.py build [--jobs N] [--force] [--out DIR] [--target T ...]
+  scripts/corpus.py stats [--out DIR]
+  scripts/corpus.py clean [--out DIR]
+
+Sources:
+  *.cl   OpenCL C, compiled with clang-22 (-x cl, -nogpulib)
+  *.hip  HIP device code, compiled with clang++-22 (--cuda-device-only, -nogpulib -nogpuinc)
+  *.py   Triton kernels (a CORPUS list, see scripts/corpus_triton.py), compiled with
+         Triton in the venv made by scripts/setup.sh
+A `corpus-flags: FLAGS` line in the first lines of a .cl/.hip source replaces
+the default optimisation flags (-O2), e.g. `// corpus-flags: -O0`.
+
+Incremental: each (source, target) has a stamp under <target>/.stamps holding
+a hash of the source, the shared headers, the flags, this recipe and the
+compiler and disassembler versions; a unit whose stamp matches and whose
+outputs exist is skipped. Outputs no current source produces are removed.
+"""
+
+import argparse
+import concurrent.futures as cf
+import hashlib
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SRC = ROOT / "tests" / "corpus" / "src"
+INCLUDE = SRC / "include"
+TARGETS = ("gfx90a", "gfx942", "gfx950")
+CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".cache" / "rocjitsu"))
+VENV_PYTHON = CACHE / "triton-venv" / "bin" / "python"
+TRITON_WORKER = ROOT / "scripts" / "corpus_triton.py"
+DEFAULT_FLAGS = ["-O2"]
+# Bump when the way outputs are produced changes without any input changing.
+RECIPE = "1"
+
+CLANG = "clang-22"
+CLANGXX = "clang++-22"
+OBJDUMP = "llvm-objdump-22"
+
+
+def log(msg: str) -> None:
+    print(f"corpus: {msg}", file=sys.stderr, flush=True)
+
+
+class BuildError(Exception):
+    pass
+
+
+def run(cmd, **kw) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, **kw)
+    except FileNotFoundError as exc:
+        raise BuildError(f"{cmd[0]} not found ({exc}); run scripts/setup.sh") from exc
+
+
+def tool_version(cmd: str) -> str:
+    p = run([cmd, "--version"])
+    if p.returncode != 0:
+        raise BuildError(f"`{cmd} --version` failed: {p.stderr.strip()}")
+    return p.stdout.strip()
+
+
+def triton_version() -> str:
+    for d in sorted(VENV_PYTHON.parent.parent.glob("lib/python*/site-packages/triton-*.dist-info")):
+        return d.name
+    raise BuildError(f"Triton not installed in {VENV_PYTHON.parent.parent}; run scripts/setup.sh")
+
+
+def source_flags(path: pathlib.Path) -> list[str]:
+    with path.open(encoding="utf-8") as f:
+        for _, line in zip(range(5), f):
+            m = re.search(r"corpus-flags:\s*(.*)$", line)
+            if m:
+                return m.group(1).split()
+    return list(DEFAULT_FLAGS)
+
+
+def sha(*parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class Unit:
+    """One source compiled for one target; produces one or more code objects."""
+
+    def __init__(self, src: pathlib.Path, target: str, outdir: pathlib.Path, key: str):
+        self.src, self.target, self.outdir, self.key = src, target, outdir, key
+        self.stamp = outdir / ".stamps" / f"{src.name}.json"
+
+    def stamped_outputs(self) -> list[str] | None:
+        try:
+            data = json.loads(self.stamp.read_text())
+        except (OSError, ValueError):
+            return None
+        if data.get("key") != self.key:
+            return None
+        outs = data.get("outputs", [])
+        for name in outs:
+            if not (self.outdir / f"{name}.hsaco").exists() or not (self.outdir / f"{name}.objdump").exists():
+                return None
+        return outs
+
+    def write_stamp(self, outputs: list[str]) -> None:
+        self.stamp.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.stamp.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"key": self.key, "source": str(self.src.relative_to(ROOT)), "outputs": outputs}))
+        tmp.replace(self.stamp)
+
+
+def objdump(outdir: pathlib.Path, name: str) -> None:
+    # Run in the output directory so the text names the file, not a path.
+    p = run([OBJDUMP, "-d", f"{name}.hsaco"], cwd=outdir)
+    if p.returncode != 0:
+        raise BuildError(f"{OBJDUMP} -d {outdir / name}.hsaco failed:\n{p.stderr}")
+    tmp = outdir / f"{name}.objdump.tmp"
+    tmp.write_text(p.stdout)
+    tmp.replace(outdir / f"{name}.objdump")
+
+
+def clang_command(src: pathlib.Path, target: str, out: pathlib.Path) -> list[str]:
+    flags = source_flags(src)
+    common = ["-nogpulib", "-mcode-object-version=5", f"-I{INCLUDE}", "-Wno-everything", *flags]
+    if src.suffix == ".cl":
+        return [CLANG, "-x", "cl", "-target", "amdgcn-amd-amdhsa", f"-mcpu={target}", *common, str(src), "-o", str(out)]
+    return [CLANGXX, "-x", "hip", f"--offload-arch={target}", "--cuda-device-only", "--no-gpu-bundle-output",
+            "-nogpuinc", *common, str(src), "-o", str(out)]
+
+
+def build_clang(unit: Unit) -> list[str]:
+    name = unit.src.stem
+    tmp = unit.outdir / f"{name}.hsaco.tmp"
+    cmd = clang_command(unit.src, unit.target, tmp)
+    p = run(cmd)
+    if p.returncode != 0:
+        raise BuildError(f"compiling {unit.src.relative_to(ROOT)} for {unit.target} failed:\n"
+                         f"$ {' '.join(cmd)}\n{p.stderr}")
+    tmp.replace(unit.outdir / f"{name}.hsaco")
+    objdump(unit.outdir, name)
+    return [name]
+
+
+def build_triton(units: list[Unit]) -> dict[Unit, list[str]]:
+    target, outdir = units[0].target, units[0].outdir
+    env = dict(os.environ)
+    env.setdefault("TRITON_CACHE_DIR", str(outdir.parent / ".triton-cache"))
+    env.setdefault("TRITON_HOME", str(outdir.parent / ".triton-home"))
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    cmd = [str(VENV_PYTHON), str(TRITON_WORKER), target, str(outdir), *(str(u.src) for u in units)]
+    p = run(cmd, env=env)
+    if p.returncode != 0:
+        raise BuildError(f"Triton compilation for {target} failed:\n$ {' '.join(cmd)}\n{p.stderr[-4000:]}")
+    by_src = {str(u.src): u for u in units}
+    done = {}
+    for line in p.stdout.splitlines():
+        rec = json.loads(line)
+        unit = by_src[rec["source"]]
+        for name in rec["outputs"]:
+            objdump(outdir, name)
+        done[unit] = rec["outputs"]
+    missing = [str(u.src) for u in units if u not in done]
+    if missing:
+        raise BuildError(f"Triton worker for {target} produced nothing for {missing}")
+    return done
+
+
+def sources() -> list[pathlib.Path]:
+    return sorted(p for p in SRC.iterdir() if p.suffix in (".cl", ".hip", ".py") and p.is_file())
+
+
+def cmd_build(args) -> int:
+    t0 = time.monotonic()
+    srcs = sources()
+    if not srcs:
+        raise BuildError(f"no sources in {SRC}")
+    headers = b"".join(p.read_bytes() for p in sorted(INCLUDE.glob("*")) if p.is_file())
+    objdump_v = tool_version(OBJDUMP)
+    clang_v = tool_version(CLANG)
+    has_py = any(s.suffix == ".py" for s in srcs)
+    triton_v = triton_version() if has_py else ""
+    worker = TRITON_WORKER.read_bytes()
+
+    todo_clang: list[Unit] = []
+    todo_triton: dict[str, list[Unit]] = {}
+    fresh: dict[Unit, list[str]] = {}
+    all_units: list[Unit] = []
+    for target in args.target:
+        outdir = args.out / target
+        outdir.mkdir(parents=True, exist_ok=True)
+        for src in srcs:
+            body = src.read_bytes()
+            if src.suffix == ".py":
+                key = sha(RECIPE, "triton", body, triton_v, worker, objdump_v, target)
+            else:
+                key = sha(RECIPE, "clang", body, headers, source_flags(src), clang_v, objdump_v, target)
+            unit = Unit(src, target, outdir, key)
+            all_units.append(unit)
+            outs = None if args.force else unit.stamped_outputs()
+            if outs is not None:
+                fresh[unit] = outs
+            elif src.suffix == ".py":
+                todo_triton.setdefault(target, []).append(unit)
+            else:
+                todo_clang.append(unit)
+
+    n_todo = len(todo_clang) + sum(len(v) for v in todo_triton.values())
+    log(f"{len(all_units)} units ({len(srcs)} sources x {len(args.target)} targets), "
+        f"{len(fresh)} up to date, {n_todo} to build, {args.jobs} jobs")
+    done_count = 0
+
+    def finished(unit: Unit, outs: list[str]) -> None:
+        nonlocal done_count
+        unit.write_stamp(outs)
+        fresh[unit] = outs
+        done_count += 1
+        log(f"[{done_count}/{n_todo}] {unit.target} {unit.src.name} -> {len(outs)} code object(s)")
+
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        # Triton workers first: they are the longest.
+        futs = {pool.submit(build_triton, units): ("triton", units) for units in todo_triton.values()}
+        futs.update({pool.submit(build_clang, u): ("clang", u) for u in todo_clang})
+        errors = []
+        for fut in cf.as_completed(futs):
+            kind, what = futs[fut]
+            try:
+                res = fut.result()
+            except BuildError as exc:
+                errors.append(str(exc))
+                continue
+            if kind == "triton":
+                for unit, outs in res.items():
+                    finished(unit, outs)
+            else:
+                finished(what, res)
+        if errors:
+            for e in errors:
+                log(f"ERROR: {e}")
+            raise BuildError(f"{len(errors)} unit(s) failed")
+
+    # Remove outputs that no current source produces.
+    for target in args.target:
+        outdir = args.out / target
+        keep = {name for u, outs in fresh.items() if u.target == target for name in outs}
+        keep_stamps = {u.stamp.name for u in all_units if u.target == target}
+        for f in outdir.iterdir():
+            if f.suffix in (".hsaco", ".objdump", ".tmp") and f.name.split(".")[0] not in keep:
+                log(f"removing stale {f.relative_to(args.out)}")
+                f.unlink()
+        for f in (outdir / ".stamps").glob("*"):
+            if f.name not in keep_stamps:
+                f.unlink()
+
+    print_stats(args.out, args.target)
+    log(f"done in {time.monotonic() - t0:.1f} s")
+    return 0
+
+
+INST_RE = re.compile(r"//\s*[0-9A-Fa-f]+:\s")
+
+
+def objdump_counts(path: pathlib.Path) -> tuple[int, int]:
+    """(instruction lines, kernels) in one llvm-objdump output. Kernels are the
+    function symbols, less the callable copies clang makes of OpenCL kernels."""
+    insts = funcs = 0
+    for line in path.read_text().splitlines():
+        if line.startswith("\t") and INST_RE.search(line):
+            insts += 1
+        elif re.match(r"^[0-9a-f]+ <(.*)>:$", line) and "<__clang_ocl_kern_imp_" not in line:
+            funcs += 1
+    return insts, funcs
+
+
+def print_stats(out: pathlib.Path, targets) -> None:
+    total = 0
+    for target in targets:
+        files = sorted((out / target).glob("*.objdump"))
+        insts = funcs = 0
+        for f in files:
+            i, k = objdump_counts(f)
+            insts += i
+            funcs += k
+        total += insts
+        print(f"corpus: {target}: {len(files)} code objects, {funcs} kernels/functions, {insts} instructions")
+    print(f"corpus: total {total} instructions")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("build", "stats", "clean"))
+    ap.add_argument("--out", type=pathlib.Path, default=ROOT / "build" / "corpus")
+    ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--force", action="store_true", help="rebuild everything")
+    ap.add_argument("--target", action="append", choices=TARGETS, help="only these targets (repeatable)")
+    args = ap.parse_args()
+    args.target = args.target or list(TARGETS)
+    args.out = args.out.resolve()
+    try:
+        if args.command == "build":
+            return cmd_build(args)
+        if args.command == "stats":
+            print_stats(args.out, args.target)
+            return 0
+        if args.out.exists():
+            shutil.rmtree(args.out)
+        return 0
+    except BuildError as exc:
+        log(f"FAILED: {exc}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Learns the GFX9 VOP3 opcode table (opcodes 0x000..0x37f) by probing LLVM 22's
+disassembler, and writes crates/isa/src/gfx9/tables/vop3.rs.
+
+For every opcode and target it decodes a few probe words and records:
+the mnemonic; the destination kind (VGPR, SGPR, none) and width; whether a
+VOP3b scalar carry destination is present; for each source its width, which
+register files it accepts (VGPR or SGPR or constant, VGPR only, SGPR only)
+and how inline float constants print; and, for each modifier bit, whether it
+must be zero (LLVM rejects the word), is ignored, or is printed.
+
+    python3 scripts/gen/vop3.py   # needs libLLVM 22 (see scripts/dev/llvm_oracle.py)
+"""
+import os, re, struct, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
+from llvm_oracle import safe_decode_many
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx9", "tables", "vop3.rs")
+CPUS = ["gfx90a", "gfx942", "gfx950"]
+SRC = (266, 276, 286)  # v10, v20, v30
+
+
+def word(op, vdst=4, srcs=SRC, w0bits=0, w1bits=0):
+    w0 = 0xD0000000 | (op << 16) | vdst | w0bits
+    w1 = srcs[0] | (srcs[1] << 9) | (srcs[2] << 18) | w1bits
+    return struct.pack("<III", w0, w1, 0)
+
+
+REG = re.compile(r"^(-?\|?)(v|s|a|ttmp)(\d+|\[(\d+):(\d+)\])")
+
+
+def operands(text):
+    """Splits LLVM text into mnemonic, operand tokens and trailing modifiers."""
+    text = text.split(" ; ")[0]
+    text = re.sub(r"/\*[^*]*\*/", lambda m: m.group(0).replace(" ", "~").replace(",", "`"), text)
+    name, _, rest = text.partition(" ")
+    toks = [t.strip() for t in rest.split(",")] if rest else []
+    mods = []
+    if toks:
+        last = toks[-1].split(" ")
+        toks[-1] = last[0]
+        mods = last[1:]
+    return name, toks, mods
+
+
+def reg_of(tok):
+    tok = tok.split("/*")[0].strip("-|")
+    m = re.match(r"^(v|s|a|ttmp)(\d+)$", tok)
+    if m:
+        return m.group(1), int(m.group(2)), 1
+    m = re.match(r"^(v|s|a|ttmp)\[(\d+):(\d+)\]$", tok)
+    if m:
+        lo, hi = int(m.group(2)), int(m.group(3))
+        return m.group(1), lo, hi - lo + 1
+    return None
+
+
+# Source slot flags (see `vop3::Src`): 1 VGPR flagged (SGPR-only slot), 2 odd
+# VGPR range flagged, 16 with class VReg (else VS), 4 SGPR flagged (VGPR-only
+# slot), 8 inline constant flagged.
+
+# Per-(target, opcode) probes.  Index names the probe.
+PROBES = [
+    ("base", {}),
+    ("odd", dict(vdst=5, srcs=(267, 277, 287))),
+    ("odd2", dict(vdst=7, srcs=(269, 279, 289))),
+    ("sgpr", dict(srcs=(12, 22, 32))),
+    ("sgpr2", dict(srcs=(16, 24, 40))),
+    ("const", dict(srcs=(128, 128, 128))),
+    ("const2", dict(srcs=(129, 130, 131))),
+    ("opsel", dict(w0bits=0x7800)),
+    ("half", dict(srcs=(240, 240, 240))),
+    ("inv2pi", dict(srcs=(248, 248, 248))),
+]
+BITS0 = list(range(8, 16))   # abs[2:0], op_sel[3:0], clamp (VOP3a); sdst, clamp (VOP3b)
+BITS1 = list(range(27, 32))  # omod[1:0], neg[2:0]
+for b in BITS0:
+    PROBES.append((f"w0b{b}", dict(w0bits=1 << b)))
+for b in BITS1:
+    PROBES.append((f"w1b{b}", dict(w1bits=1 << b)))
+
+
+def learn(cpu):
+    datas, keys = [], []
+    for op in range(0x380):
+        for name, kw in PROBES:
+            datas.append(word(op, **kw))
+            keys.append((op, name))
+    res = {}
+    for k, r in zip(keys, safe_decode_many(cpu, datas)):
+        res[k] = r[0]
+    rows = {}
+    for op in range(0x380):
+        base = res[(op, "base")]
+        if base is None or base == "<crash>":
+            continue
+        rows[op] = analyse(op, {n: res[(op, n)] for n, _ in PROBES})
+    return rows
+
+
+def analyse(op, r):
+    name, toks, mods = operands(r["base"])
+    assert not mods, (op, r["base"])
+    dst = ("-", 0)
+    sdst = False
+    srcs = []
+    for i, t in enumerate(toks):
+        if "/*" in t:
+            bad = re.search(r"'(\w+)'", t).group(1) if "'" in t else t
+        else:
+            bad = ""
+        reg = reg_of(t)
+        assert reg, (op, r["base"], t)
+        f, idx, n = reg
+        if i == 0 and idx == 4:
+            dst = (f, n)
+        elif idx == 0 and f == "s":
+            sdst = True
+        else:
+            srcs.append((idx, f, n, bad))
+    srcs.sort()
+    slots = []
+    for j, (idx, f, n, bad) in enumerate(srcs):
+        assert idx == 10 * (j + 1), (op, r["base"])
+        pos = len(toks) - len(srcs) + j
+        fl = 0
+        if bad.startswith("SReg"):
+            fl |= 1
+        t = tok_at(r, ("odd", "odd2"), pos)
+        if t and "/*Invalid~register" in t:
+            fl |= 2
+            if "'VReg" in t:
+                fl |= 16
+        t = tok_at(r, ("sgpr", "sgpr2"), pos)
+        if t and "/*Invalid~register" in t:
+            fl |= 4
+        t = tok_at(r, ("const", "const2"), pos)
+        if t and "/*Invalid~immediate" in t:
+            fl |= 8
+        cst = const_style(r, pos)
+        slots.append((n, fl, cst))
+    flags = {}
+    for b in BITS0 + BITS1:
+        key = f"w0b{b}" if b in BITS0 and f"w0b{b}" in r and b < 16 else f"w1b{b}"
+        t = r[key]
+        if t is None:
+            flags[b] = "Z"
+        elif t == "<crash>" or t == r["base"]:
+            flags[b] = "I"
+        else:
+            flags[b] = "M"
+    return dict(name=name, dst=dst, sdst=sdst, srcs=slots, flags=flags, opsel=opsel_entries(r))
+
+
+def tok_at(r, probes, pos):
+    for p in probes:
+        t = r[p]
+        if t and t != "<crash>":
+            return operands(t)[1][pos]
+    return None
+
+
+def opsel_entries(r):
+    t = r["opsel"]
+    if t and t != "<crash>" and "op_sel:[" in t:
+        return t.split("op_sel:[")[1].split("]")[0].count(",") + 1
+    return 0
+
+
+def const_style(r, pos):
+    toks = []
+    for p in ("half", "inv2pi"):
+        t = r[p]
+        if t is None or t == "<crash>":
+            toks.append("?")
+        else:
+            toks.append(operands(t)[1][pos].split("/*")[0])
+    return tuple(toks)
+
+
+STYLE = {("0.5", "0.15915494"): "F32", ("0x3800", "0x3118"): "I16",
+         ("0.5", "0.15915494309189532"): "F64"}
+
+
+def main():
+    per = {cpu: learn(cpu) for cpu in CPUS}
+    rows = []
+    styles = set()
+    for op in range(0x380):
+        groups = []
+        for ci, cpu in enumerate(CPUS):
+            d = per[cpu].get(op)
+            if d is None:
+                continue
+            for g in groups:
+                if g[1] == d:
+                    g[0] |= 1 << ci
+                    break
+            else:
+                groups.append([1 << ci, d])
+        for mask, d in groups:
+            rows.append((op, mask, d))
+            for s in d["srcs"]:
+                styles.add(s[2])
+    unknown = [s for s in styles if s not in STYLE]
+    print("unrecognised constant styles:", unknown, file=sys.stderr)
+    out = ["// @generated by scripts/gen/vop3.py from LLVM 22's disassembler; do not edit.",
+           "//! VOP3 opcodes (0x000..0x37f): mnemonic, operand kinds and modifier bits",
+           "//! for each target set (bit 0 gfx90a, bit 1 gfx942, bit 2 gfx950).",
+           "",
+           "use super::super::vop3::{Row, Src, Cst::*, Dst::*};",
+           "",
+           "pub(crate) static VOP3: &[Row] = &["]
+    for op, mask, d in rows:
+        f, n = d["dst"]
+        dst = {"v": f"V({n})", "s": f"S({n})", "-": "No", "a": f"A({n})"}[f]
+        srcs = ", ".join(f"Src({n}, {acc}, {STYLE.get(c, 'F32')})" for n, acc, c in d["srcs"])
+        z = m = 0
+        for b, c in d["flags"].items():
+            bit = (b - 8) if b < 16 else (b - 27 + 8)
+            if c == "Z":
+                z |= 1 << bit
+            elif c == "M":
+                m |= 1 << bit
+        out.append(f"    Row {{ op: 0x{op:03x}, tg: {mask}, name: \"{d['name']}\", dst: {dst}, "
+                   f"sdst: {str(d['sdst']).lower()}, srcs: &[{srcs}], opsel: {d['opsel']}, zero: 0x{z:04x}, mods: 0x{m:04x} }},")
+    out.append("];")
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as fh:
+        fh.write("\n".join(out) + "\n")
+    print(f"wrote {len(rows)} rows to {OUT}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+// Layer normalisation of rows: mean and variance via wave-level DPP sums and LDS.
+#include "ocl.h"
+
+static float wave_sum(float v) {
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x111, 0xf, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x112, 0xf, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x114, 0xf, 0xe, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x118, 0xf, 0xc, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x142, 0xa, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x143, 0xc, 0xf, false));
+  return AS_FLOAT(__builtin_amdgcn_readlane(AS_INT(v), 63));
+}
+
+__kernel void layernorm(__global float *out, __global const float *in, __global const float *gamma,
+                        __global const float *beta, int cols, float eps) {
+  __local float part[2][4];
+  int t = TID_X, row = GROUP_X, wave = t >> 6;
+  __global const float *x = in + row * cols;
+  float s = 0.0f, s2 = 0.0f;
+  for (int c = t; c < cols; c += 256) {
+    float v = x[c];
+    s += v;
+    s2 += v * v;
+  }
+  s = wave_sum(s);
+  s2 = wave_sum(s2);
+  if ((t & 63) == 0) {
+    part[0][wave] = s;
+    part[1][wave] = s2;
+  }
+  LDS_BARRIER();
+  s = part[0][0] + part[0][1] + part[0][2] + part[0][3];
+  s2 = part[1][0] + part[1][1] + part[1][2] + part[1][3];
+  float mean = s / cols;
+  float rstd = __builtin_amdgcn_rsqf(s2 / cols - mean * mean + eps);
+  for (int c = t; c < cols; c += 256)
+    out[row * cols + c] = (x[c] - mean) * rstd * gamma[c] + beta[c];
+}
