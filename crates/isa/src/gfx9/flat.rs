@@ -194,9 +194,9 @@ impl Flat {
             Some((a, b)) => (a, Some(b)),
             None => (self.saddr_name(target), None),
         };
-        // The GLOBAL LDS loads (no vdst, no data) take exec as saddr without
-        // the register-class complaint LLVM prints for the other opcodes.
-        if self.seg == 2 && self.saddr == 126 && self.op.vdst_glc == 0 && self.op.data == 0 {
+        // GLOBAL loads to LDS (no vdst, no data) take exec as saddr without
+        // the register-class complaint LLVM prints for the other forms.
+        if self.seg == 2 && self.saddr == 126 && vd == 0 && self.op.data == 0 {
             sname = "exec";
         }
         f.write_str(sep)?;
