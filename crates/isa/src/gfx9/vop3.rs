@@ -52,6 +52,8 @@ pub const SRC_NO_SGPR: u8 = 4;
 pub const SRC_NO_CONST: u8 = 8;
 /// The slot's register class is `VReg_*` rather than `VS_*`.
 pub const SRC_VREG: u8 = 16;
+/// A literal constant is read (and printed) as 16 bits.
+pub const SRC_LIT16: u8 = 32;
 
 /// One opcode of the VOP3 table.
 #[derive(Debug, PartialEq, Eq)]
@@ -382,6 +384,7 @@ pub(crate) fn write_src(
                     Cst::F64 => f.write_str("0.15915494309189532")?,
                     Cst::F32 => f.write_str("0.15915494")?,
                 },
+                255 if fl & SRC_LIT16 != 0 => return write!(f, "0x{:x}", lit & 0xffff),
                 255 => return write!(f, "0x{lit:x}"),
                 230 => return f.write_str("src_flat_scratch_base_lo"),
                 231 => return f.write_str("src_flat_scratch_base_hi"),
@@ -484,8 +487,11 @@ impl fmt::Display for Vop3 {
         }
         if bitop3 {
             let t = self.neg | ((self.abs_opsel_sdst & 7) << 3) | (self.omod << 6);
-            if t != 0 {
-                write!(f, " bitop3:0x{t:x}")?;
+            // LLVM prints small values in decimal.
+            match t {
+                0 => {}
+                1..=10 => write!(f, " bitop3:{t}")?,
+                _ => write!(f, " bitop3:0x{t:x}")?,
             }
         }
         if !r.sdst && (0..4).any(|k| self.has(M_OPSEL + k)) {
