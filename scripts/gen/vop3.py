@@ -72,6 +72,10 @@ def operands(text):
     """Splits LLVM text into mnemonic, operand tokens and trailing modifiers."""
     text = text.split(" ; ")[0]
     text = re.sub(r"/\*[^*]*\*/", lambda m: m.group(0).replace(" ", "~").replace(",", "`"), text)
+    m = re.search(r" (op_sel|op_sel_hi|neg_lo|neg_hi|neg|cbsz|abid|blgp|bitop3):| clamp| mul:| div:", text)
+    tail = ""
+    if m:
+        text, tail = text[: m.start()], text[m.start():]
     name, _, rest = text.partition(" ")
     toks = [t.strip() for t in rest.split(",")] if rest else []
     mods = []
@@ -79,6 +83,7 @@ def operands(text):
         last = toks[-1].split(" ")
         toks[-1] = last[0]
         mods = last[1:]
+    mods += tail.split()
     return name, toks, mods
 
 

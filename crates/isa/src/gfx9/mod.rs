@@ -8,6 +8,7 @@
 pub mod operand;
 pub(crate) mod tables;
 pub mod vop3;
+pub mod vop3p;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -26,6 +27,7 @@ pub struct Inst {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     Vop3(vop3::Vop3),
+    Vop3p(vop3p::Vop3p),
 }
 
 impl Inst {
@@ -43,6 +45,7 @@ impl Inst {
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         match &self.body {
             Body::Vop3(i) => i.encode_into(out),
+            Body::Vop3p(i) => i.encode_into(out),
         }
     }
 
@@ -58,6 +61,7 @@ impl Inst {
     pub fn mnemonic(&self) -> &'static str {
         match &self.body {
             Body::Vop3(i) => i.row.name,
+            Body::Vop3p(i) => i.row.name,
         }
     }
 }
@@ -68,6 +72,7 @@ impl fmt::Display for Inst {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.body {
             Body::Vop3(i) => i.fmt(f),
+            Body::Vop3p(i) => i.fmt(f),
         }
     }
 }
@@ -150,6 +155,14 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 target,
                 len: i.len(),
                 body: Body::Vop3(i),
+            })
+        }
+        Some(Encoding::Vop3p) => {
+            let i = vop3p::decode(target, bytes)?;
+            Ok(Inst {
+                target,
+                len: i.len(),
+                body: Body::Vop3p(i),
             })
         }
         Some(_enc) => Err(invalid),

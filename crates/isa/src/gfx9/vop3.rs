@@ -279,7 +279,7 @@ impl Warnings {
 }
 
 /// Writes a register range as LLVM does (`v1`, `v[2:3]`).
-fn write_range(f: &mut fmt::Formatter<'_>, p: &str, idx: u16, n: u8) -> fmt::Result {
+pub(crate) fn write_range(f: &mut fmt::Formatter<'_>, p: &str, idx: u16, n: u8) -> fmt::Result {
     if n <= 1 {
         write!(f, "{p}{idx}")
     } else {

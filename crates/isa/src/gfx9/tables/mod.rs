@@ -3,3 +3,5 @@
 
 #[rustfmt::skip]
 pub(crate) mod vop3;
+#[rustfmt::skip]
+pub(crate) mod vop3p;

@@ -1,0 +1,385 @@
+//! VOP3P: packed math, dot products, `v_fma_mix*`, AccVGPR moves, and the
+//! matrix instructions MFMA and SMFMAC. ISA manual, "Microcode formats:
+//! VOP3P" and "Matrix fused multiply-add".
+//!
+//! Word 0: vdst[7:0], neg_hi[10:8], op_sel[13:11], op_sel_hi[2] [14],
+//! clamp[15], op[22:16], 0x1A7 [31:23]. For MFMA: cbsz[10:8], abid[14:11],
+//! acc_cd[15] (destination and srcC are AccVGPRs). Word 1: src0[8:0],
+//! src1[17:9], src2[26:18], op_sel_hi[1:0] [28:27] (MFMA: acc bits for srcA
+//! and srcB), neg_lo[31:29] (MFMA: blgp, or `neg:` on gfx940+ f64 MFMA).
+
+use super::tables::vop3p::VOP3P;
+use super::vop3::{Cst, Warnings, target_bit, write_range, write_sreg};
+use crate::{DecodeError, Target};
+use std::fmt;
+
+/// How an opcode's modifier bits are used and printed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// op_sel / op_sel_hi / neg_lo / neg_hi lists.
+    Packed,
+    /// `v_fma_mix*`: neg_lo is `-`, neg_hi is `|..|`, op_sel_hi defaults to 0.
+    Mix,
+    /// MFMA / SMFMAC: cbsz, abid, blgp (or neg), acc bits.
+    Mfma,
+}
+
+/// A VOP3P source slot.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PSrc {
+    /// Width in dwords.
+    pub n: u8,
+    /// The VGPR-range field names AccVGPRs.
+    pub agpr: bool,
+    /// Register class LLVM names for an odd-aligned range ("" if none).
+    pub odd: &'static str,
+    /// Register class LLVM names for an SGPR ("" if accepted).
+    pub sg: &'static str,
+    /// Inline constants are flagged `/*Invalid immediate*/`.
+    pub noc: bool,
+    pub cst: Cst,
+    /// Literals are read as 16 bits.
+    pub lit16: bool,
+}
+
+/// One opcode of the VOP3P table.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PRow {
+    pub op: u8,
+    /// Targets: bit 0 gfx90a, bit 1 gfx942, bit 2 gfx950.
+    pub tg: u8,
+    pub name: &'static str,
+    pub kind: Kind,
+    /// Destination width in dwords (0: none).
+    pub dst: u8,
+    pub dst_agpr: bool,
+    pub dst_odd: &'static str,
+    /// MFMA: the blgp bits print as `neg:[a,b,c]`.
+    pub neg: bool,
+    pub srcs: &'static [PSrc],
+    /// Modifier bits LLVM requires to be zero (bit i < 8: word 0 bit 8+i;
+    /// bit 8+j: word 1 bit 27+j).
+    pub zero: u16,
+    /// Modifier bits LLVM prints.
+    pub mods: u16,
+}
+
+fn lookup(op: u8, target: Target) -> Option<&'static PRow> {
+    let bit = target_bit(target);
+    let start = VOP3P.partition_point(|r| r.op < op);
+    VOP3P
+        .get(start..)?
+        .iter()
+        .take_while(|r| r.op == op)
+        .find(|r| r.tg & bit != 0)
+}
+
+/// A decoded VOP3P instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vop3p {
+    pub row: &'static PRow,
+    pub vdst: u8,
+    /// Word 0 bits 14:8: neg_hi[2:0], op_sel[2:0], op_sel_hi[2] (MFMA:
+    /// cbsz[2:0], abid[3:0]).
+    pub hi_bits: u8,
+    /// Word 0 bit 15: clamp (MFMA: acc_cd).
+    pub clamp: bool,
+    pub src: [u16; 3],
+    /// Word 1 bits 28:27: op_sel_hi[1:0] (MFMA: acc for srcA, srcB).
+    pub op_sel_hi: u8,
+    /// Word 1 bits 31:29: neg_lo (MFMA: blgp).
+    pub neg_lo: u8,
+    /// The literal constant dword (gfx950), if a source field is 255.
+    pub literal: Option<u32>,
+}
+
+fn valid_src(v: u16, n: u8) -> bool {
+    match v {
+        102..=107 | 126 | 127 if n > 2 => false,
+        0..=127 => super::operand::decode_sreg(v, n).is_some(),
+        128..=208 | 230 | 235..=248 | 251..=253 | 256..=511 => true,
+        231 | 254 => n == 1,
+        _ => false,
+    }
+}
+
+impl Vop3p {
+    /// Decodes from the two instruction dwords and the optional third. On
+    /// failure, reports whether the literal dword was missing.
+    pub fn decode(target: Target, w0: u32, w1: u32, w2: Option<u32>) -> Result<Vop3p, bool> {
+        let row = lookup(((w0 >> 16) & 0x7f) as u8, target).ok_or(false)?;
+        let m = (((w0 >> 8) & 0xff) | (((w1 >> 27) & 0x1f) << 8)) as u16;
+        if m & row.zero != 0 {
+            return Err(false);
+        }
+        let src = [
+            (w1 & 0x1ff) as u16,
+            ((w1 >> 9) & 0x1ff) as u16,
+            ((w1 >> 18) & 0x1ff) as u16,
+        ];
+        let wants_lit = src.iter().take(row.srcs.len()).any(|&v| v == 255);
+        let literal = if wants_lit && target.is_gfx950() {
+            Some(w2.ok_or(true)?)
+        } else {
+            None
+        };
+        let ok = row
+            .srcs
+            .iter()
+            .zip(src)
+            .all(|(s, v)| valid_src(v, s.n) || (v == 255 && literal.is_some()));
+        // MFMA srcC takes no src_* hardware constants; the destination range
+        // must fit in the register file.
+        let mfma = row.kind == Kind::Mfma;
+        let c_bad = mfma && matches!(src[2], 235..=239 | 251..=254);
+        let d_bad = mfma && u32::from(w0 & 0xff) + u32::from(row.dst) > 256;
+        if !ok || c_bad || d_bad {
+            return Err(false);
+        }
+        Ok(Vop3p {
+            row,
+            vdst: w0 as u8,
+            hi_bits: ((w0 >> 8) & 0x7f) as u8,
+            clamp: w0 & 0x8000 != 0,
+            src,
+            op_sel_hi: ((w1 >> 27) & 3) as u8,
+            neg_lo: (w1 >> 29) as u8,
+            literal,
+        })
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> u8 {
+        if self.literal.is_some() { 12 } else { 8 }
+    }
+
+    /// Never true.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The two instruction dwords.
+    pub fn encode(&self) -> [u32; 2] {
+        let w0 = 0xD380_0000
+            | (u32::from(self.row.op & 0x7f) << 16)
+            | (u32::from(self.clamp) << 15)
+            | (u32::from(self.hi_bits & 0x7f) << 8)
+            | u32::from(self.vdst);
+        let w1 = u32::from(self.src[0] & 0x1ff)
+            | (u32::from(self.src[1] & 0x1ff) << 9)
+            | (u32::from(self.src[2] & 0x1ff) << 18)
+            | (u32::from(self.op_sel_hi & 3) << 27)
+            | (u32::from(self.neg_lo & 7) << 29);
+        [w0, w1]
+    }
+
+    /// Appends the instruction's bytes to `out`.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let [w0, w1] = self.encode();
+        out.extend_from_slice(&w0.to_le_bytes());
+        out.extend_from_slice(&w1.to_le_bytes());
+        if let Some(l) = self.literal {
+            out.extend_from_slice(&l.to_le_bytes());
+        }
+    }
+
+    fn has(&self, bit: u16) -> bool {
+        self.row.mods & (1 << bit) != 0
+    }
+
+    /// Whether a source slot names AccVGPRs (MFMA acc / acc_cd bits).
+    fn src_agpr(&self, i: usize, s: &PSrc) -> bool {
+        if self.row.kind == Kind::Mfma {
+            match i {
+                0 | 1 => s.agpr || self.op_sel_hi & (1 << i) != 0,
+                _ => s.agpr || self.clamp,
+            }
+        } else {
+            s.agpr
+        }
+    }
+
+    /// op_sel_hi bit of source `i` (src2's lives in word 0 bit 14).
+    fn osh(&self, i: usize) -> u8 {
+        if i < 2 {
+            (self.op_sel_hi >> i) & 1
+        } else {
+            (self.hi_bits >> 6) & 1
+        }
+    }
+}
+
+fn write_list(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    n: usize,
+    bit: impl Fn(usize) -> u8,
+) -> fmt::Result {
+    write!(f, " {name}:[")?;
+    for i in 0..n {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{}", bit(i))?;
+    }
+    f.write_str("]")
+}
+
+/// Replaces the `VReg` of a register class name by `AReg` for AccVGPRs.
+fn class_for(class: &str, agpr: bool, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match class.strip_prefix("VReg") {
+        Some(rest) if agpr => write!(
+            f,
+            "/*Invalid register, operand has 'AReg{rest}' register class*/"
+        ),
+        _ => write!(
+            f,
+            "/*Invalid register, operand has '{class}' register class*/"
+        ),
+    }
+}
+
+fn write_psrc(
+    f: &mut fmt::Formatter<'_>,
+    w: &mut Warnings,
+    v: u16,
+    s: &PSrc,
+    agpr: bool,
+    lit: u32,
+) -> fmt::Result {
+    match v {
+        256..=511 => {
+            let idx = v - 256;
+            write_range(f, if agpr { "a" } else { "v" }, idx, s.n)?;
+            if s.n > 1 && idx % 2 == 1 && !s.odd.is_empty() {
+                class_for(s.odd, agpr, f)?;
+            }
+            Ok(())
+        }
+        0..=127 => {
+            write_sreg(f, w, v, s.n)?;
+            if !s.sg.is_empty() && v != 125 {
+                class_for(s.sg, agpr, f)?;
+            }
+            Ok(())
+        }
+        255 => {
+            let l = if s.lit16 { lit & 0xffff } else { lit };
+            write!(f, "0x{l:x}")
+        }
+        _ => {
+            let flags = if s.noc { super::vop3::SRC_NO_CONST } else { 0 };
+            super::vop3::write_src(f, w, v, super::vop3::Src(s.n, flags, s.cst), lit)
+        }
+    }
+}
+
+impl fmt::Display for Vop3p {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self.row;
+        let mut w = Warnings::new();
+        let mfma = r.kind == Kind::Mfma;
+        f.write_str(r.name)?;
+        let mut first = true;
+        if r.dst > 0 {
+            f.write_str(" ")?;
+            first = false;
+            let agpr = r.dst_agpr || (mfma && self.clamp);
+            write_range(f, if agpr { "a" } else { "v" }, u16::from(self.vdst), r.dst)?;
+            if r.dst > 1 && self.vdst % 2 == 1 && !r.dst_odd.is_empty() {
+                class_for(r.dst_odd, agpr, f)?;
+            }
+        }
+        let lit = self.literal.unwrap_or(0);
+        for (i, (s, &v)) in r.srcs.iter().zip(self.src.iter()).enumerate() {
+            f.write_str(if first { " " } else { ", " })?;
+            first = false;
+            if r.kind == Kind::Mix {
+                let neg = self.neg_lo & (1 << i) != 0;
+                let abs = self.hi_bits & (1 << i) != 0;
+                // A negated constant without abs prints as `neg(c)`.
+                let neg_fn = neg && !abs && matches!(v, 128..=208 | 240..=248 | 255);
+                f.write_str(match (neg, abs) {
+                    _ if neg_fn => "neg(",
+                    (true, true) => "-|",
+                    (true, false) => "-",
+                    (false, true) => "|",
+                    _ => "",
+                })?;
+                write_psrc(f, &mut w, v, s, false, lit)?;
+                if abs {
+                    f.write_str("|")?;
+                } else if neg_fn {
+                    f.write_str(")")?;
+                }
+            } else {
+                write_psrc(f, &mut w, v, s, self.src_agpr(i, s), lit)?;
+            }
+        }
+        let n = r.srcs.len();
+        match r.kind {
+            Kind::Mfma => {
+                let cbsz = self.hi_bits & 7;
+                let abid = (self.hi_bits >> 3) & 15;
+                if cbsz != 0 && self.has(0) {
+                    write!(f, " cbsz:{cbsz}")?;
+                }
+                if abid != 0 && self.has(3) {
+                    write!(f, " abid:{abid}")?;
+                }
+                if self.neg_lo != 0 && self.has(10) {
+                    if r.neg {
+                        write_list(f, "neg", 3, |i| (self.neg_lo >> i) & 1)?;
+                    } else {
+                        write!(f, " blgp:{}", self.neg_lo)?;
+                    }
+                }
+            }
+            Kind::Packed | Kind::Mix => {
+                let os = self.hi_bits >> 3 & 7;
+                if (0..3).any(|k| self.has(3 + k)) && os & ((1 << n) - 1) != 0 {
+                    write_list(f, "op_sel", n, |i| (os >> i) & 1)?;
+                }
+                let osh_print = self.has(8) || self.has(9) || self.has(6);
+                let all: u8 = (0..n).map(|i| self.osh(i)).sum();
+                let show = if r.kind == Kind::Mix {
+                    all != 0
+                } else {
+                    usize::from(all) != n
+                };
+                if osh_print && show {
+                    write_list(f, "op_sel_hi", n, |i| self.osh(i))?;
+                }
+                if r.kind == Kind::Packed {
+                    if self.has(10) && self.neg_lo & ((1 << n) - 1) != 0 {
+                        write_list(f, "neg_lo", n, |i| (self.neg_lo >> i) & 1)?;
+                    }
+                    if self.has(0) && self.hi_bits & ((1 << n) - 1) != 0 {
+                        write_list(f, "neg_hi", n, |i| (self.hi_bits >> i) & 1)?;
+                    }
+                }
+                if self.clamp && self.has(7) {
+                    f.write_str(" clamp")?;
+                }
+            }
+        }
+        w.write(f)
+    }
+}
+
+/// Decodes a VOP3P instruction (8 bytes, 12 with a gfx950 literal).
+pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
+    let w0 = super::word(bytes, 0)?;
+    let w1 = super::word(bytes, 1)?;
+    let w2 = super::word(bytes, 2).ok();
+    Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
+        if need_lit {
+            DecodeError::Truncated {
+                need: 12,
+                have: bytes.len(),
+            }
+        } else {
+            DecodeError::Invalid { target, word: w0 }
+        }
+    })
+}
