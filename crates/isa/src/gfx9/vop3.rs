@@ -322,6 +322,8 @@ pub(crate) fn write_sreg(
     if n <= 1 {
         return write!(f, "{p}{idx}");
     }
+    // LLVM has no 1024-bit scalar class: it decodes those as 512 bits.
+    let n = n.min(16);
     let align = if n >= 4 { 4 } else { 2 };
     let a = idx & !(align - 1);
     if a != idx {

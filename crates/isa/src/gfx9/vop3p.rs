@@ -128,15 +128,7 @@ impl Vop3p {
             .iter()
             .zip(src)
             .all(|(s, v)| valid_src(v, s.n) || (v == 255 && literal.is_some()));
-        // MFMA srcC takes no src_* hardware constants; the destination range
-        // must fit in the register file.
-        let mfma = row.kind == Kind::Mfma;
-        let c_bad = mfma && matches!(src[2], 235..=239 | 251..=254);
-        let d_bad = mfma && u32::from(w0 & 0xff) + u32::from(row.dst) > 256;
-        if !ok || c_bad || d_bad {
-            return Err(false);
-        }
-        Ok(Vop3p {
+        let i = Vop3p {
             row,
             vdst: w0 as u8,
             hi_bits: ((w0 >> 8) & 0x7f) as u8,
@@ -145,6 +137,31 @@ impl Vop3p {
             op_sel_hi: ((w1 >> 27) & 3) as u8,
             neg_lo: (w1 >> 29) as u8,
             literal,
+        };
+        if !ok || !i.ranges_fit() {
+            return Err(false);
+        }
+        Ok(i)
+    }
+
+    /// LLVM rejects AccVGPR, SGPR and TTMP ranges that run past the end of
+    /// their register file (VGPR ranges are printed regardless), and an
+    /// AccVGPR srcC that is a hardware constant register.
+    fn ranges_fit(&self) -> bool {
+        let r = self.row;
+        let d_agpr = r.dst_agpr || (r.kind == Kind::Mfma && self.clamp);
+        if d_agpr && u16::from(self.vdst) + u16::from(r.dst) > 256 {
+            return false;
+        }
+        r.srcs.iter().enumerate().zip(self.src).all(|((i, s), v)| {
+            let n = u16::from(s.n.min(16));
+            match v {
+                256..=511 => !self.src_agpr(i, s) || v - 256 + n <= 256,
+                0..=101 => v + n <= 102,
+                108..=123 => v - 108 + n <= 16,
+                235..=239 | 251..=254 => !(i == 2 && self.src_agpr(i, s)),
+                _ => true,
+            }
         })
     }
 
@@ -192,7 +209,8 @@ impl Vop3p {
         if self.row.kind == Kind::Mfma {
             match i {
                 0 | 1 => s.agpr || self.op_sel_hi & (1 << i) != 0,
-                _ => s.agpr || self.clamp,
+                // The SMFMAC sparsity index (srcC) is always a VGPR.
+                _ => s.agpr || (self.clamp && s.n > 1),
             }
         } else {
             s.agpr
