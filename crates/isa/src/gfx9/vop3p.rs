@@ -153,16 +153,44 @@ impl Vop3p {
         if d_agpr && u16::from(self.vdst) + u16::from(r.dst) > 256 {
             return false;
         }
+        let mfma = r.kind == Kind::Mfma;
         r.srcs.iter().enumerate().zip(self.src).all(|((i, s), v)| {
-            let n = u16::from(s.n.min(16));
+            let n = u16::from(self.width(i, s).min(16));
+            let align = if n >= 4 {
+                4
+            } else if n == 2 {
+                2
+            } else {
+                1
+            };
             match v {
                 256..=511 => !self.src_agpr(i, s) || v - 256 + n <= 256,
-                0..=101 => v + n <= 102,
-                108..=123 => v - 108 + n <= 16,
-                235..=239 | 251..=254 => !(i == 2 && self.src_agpr(i, s)),
+                0..=101 => (v & !(align - 1)) + n <= 104,
+                108..=123 => ((v - 108) & !(align - 1)) + n <= 16,
+                // Matrix operands wider than a dword take no hardware constants.
+                230 | 231 | 235..=239 | 251..=254 => !(mfma && (n > 1 || i == 2)),
                 _ => true,
             }
         })
+    }
+
+    /// Width in dwords of source `i`: gfx950 `*_f8f6f4` MFMAs size srcA and
+    /// srcB by their formats (cbsz, blgp): fp8/bf8 8, fp6/bf6 6, fp4 4.
+    pub fn width(&self, i: usize, s: &PSrc) -> u8 {
+        if i < 2 && self.row.name.ends_with("f8f6f4") {
+            let fmt = if i == 0 {
+                self.hi_bits & 7
+            } else {
+                self.neg_lo & 7
+            };
+            match fmt {
+                2 | 3 => 6,
+                4 => 4,
+                _ => 8,
+            }
+        } else {
+            s.n
+        }
     }
 
     /// Size in bytes.
@@ -283,7 +311,11 @@ fn write_psrc(
         }
         255 => {
             let l = if s.lit16 { lit & 0xffff } else { lit };
-            write!(f, "0x{l:x}")
+            write!(f, "0x{l:x}")?;
+            if s.noc {
+                f.write_str("/*Invalid immediate*/")?;
+            }
+            Ok(())
         }
         _ => {
             let flags = if s.noc { super::vop3::SRC_NO_CONST } else { 0 };
@@ -331,7 +363,11 @@ impl fmt::Display for Vop3p {
                     f.write_str(")")?;
                 }
             } else {
-                write_psrc(f, &mut w, v, s, self.src_agpr(i, s), lit)?;
+                let sw = PSrc {
+                    n: self.width(i, s),
+                    ..*s
+                };
+                write_psrc(f, &mut w, v, &sw, self.src_agpr(i, s), lit)?;
             }
         }
         let n = r.srcs.len();
