@@ -155,7 +155,8 @@ impl Vop3p {
         }
         let mfma = r.kind == Kind::Mfma;
         r.srcs.iter().enumerate().zip(self.src).all(|((i, s), v)| {
-            let n = u16::from(self.width(i, s).min(16));
+            let full = u16::from(self.width(i, s));
+            let n = full.min(16);
             let align = if n >= 4 {
                 4
             } else if n == 2 {
@@ -164,11 +165,11 @@ impl Vop3p {
                 1
             };
             match v {
-                256..=511 => !self.src_agpr(i, s) || v - 256 + n <= 256,
+                256..=511 => !self.src_agpr(i, s) || v - 256 + full <= 256,
                 0..=101 => (v & !(align - 1)) + n <= 104,
                 108..=123 => ((v - 108) & !(align - 1)) + n <= 16,
-                // Matrix operands wider than a dword take no hardware constants.
-                230 | 231 | 235..=239 | 251..=254 => !(mfma && (n > 1 || i == 2)),
+                // Matrix operands wider than 64 bits take no hardware constants.
+                230 | 231 | 235..=239 | 251..=254 => !(mfma && n > 2),
                 _ => true,
             }
         })
@@ -316,6 +317,10 @@ fn write_psrc(
                 f.write_str("/*Invalid immediate*/")?;
             }
             Ok(())
+        }
+        254 if !s.sg.is_empty() => {
+            f.write_str("src_lds_direct")?;
+            class_for(s.sg, agpr, f)
         }
         _ => {
             let flags = if s.noc { super::vop3::SRC_NO_CONST } else { 0 };
