@@ -165,6 +165,9 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 body: Body::Vop3p(i),
             })
         }
+        // LLVM 22 decodes no VINTRP word on the CDNA targets (they have no
+        // interpolation hardware).
+        Some(Encoding::Vintrp) => Err(invalid),
         Some(_enc) => Err(invalid),
     }
 }

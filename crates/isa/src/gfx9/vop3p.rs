@@ -442,3 +442,76 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Target;
+
+    /// Decodes `hex` and checks LLVM 22's text and the re-encoded bytes.
+    fn check(t: Target, hex: &str, llvm: &str) {
+        let bytes: Vec<u8> = (0..hex.len() / 2)
+            .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        let inst = crate::decode(t, &bytes).unwrap();
+        assert_eq!(inst.to_string(), llvm);
+        assert_eq!(inst.encode(), bytes);
+        assert_eq!(inst.len(), bytes.len());
+    }
+
+    #[test]
+    fn packed_and_mix_modifiers() {
+        let t = Target::Gfx942;
+        check(
+            t,
+            "04ff8ed30a297afc",
+            "v_pk_fma_f16 v4, v10, v20, v30 op_sel:[1,1,1] neg_lo:[1,1,1] neg_hi:[1,1,1] clamp",
+        );
+        check(
+            t,
+            "0400b0d30a297a04",
+            "v_pk_fma_f32 v[4:5], v[10:11], v[20:21], v[30:31] op_sel_hi:[0,0,0]",
+        );
+        check(t, "0401a0d30a297a24", "v_fma_mix_f32 v4, -|v10|, v20, v30");
+        check(t, "0400d8d30a010000", "v_accvgpr_read_b32 v4, a10");
+    }
+
+    #[test]
+    fn mfma() {
+        check(
+            Target::Gfx942,
+            "04c1ccd30a297a5c",
+            "v_mfma_f32_32x32x8_f16 a[4:19], a[10:11], a[20:21], a[30:45] cbsz:1 abid:8 blgp:2",
+        );
+        // gfx940+ spells blgp as neg:[...] on f64 MFMA.
+        check(
+            Target::Gfx942,
+            "0400eed30a297aa4",
+            "v_mfma_f64_16x16x4_f64 v[4:11], v[10:11], v[20:21], v[30:37] neg:[1,0,1]",
+        );
+        // gfx90a names.
+        check(
+            Target::Gfx90a,
+            "0400ccd30a297a04",
+            "v_mfma_f32_32x32x8f16 v[4:19], v[10:11], v[20:21], v[30:45]",
+        );
+        // From llvm-objdump-22 on a clang-22 gfx942 GEMM kernel.
+        check(
+            Target::Gfx942,
+            "0000ccd316310204",
+            "v_mfma_f32_32x32x8_f16 v[0:15], v[22:23], v[24:25], v[0:15]",
+        );
+        // gfx950 f8f6f4: srcA is fp6 (cbsz:2, 6 dwords), srcB fp4 (blgp:4, 4 dwords).
+        check(
+            Target::Gfx950,
+            "0402add30a297a84",
+            "v_mfma_f32_16x16x128_f8f6f4 v[4:7], v[10:15], v[20:23], v[30:33] cbsz:2 blgp:4",
+        );
+        assert!(
+            crate::decode(
+                Target::Gfx942,
+                &[0x04, 0x02, 0xad, 0xd3, 0x0a, 0x29, 0x7a, 0x84]
+            )
+            .is_err()
+        );
+    }
+}
