@@ -286,6 +286,15 @@ fn class_for(class: &str, agpr: bool, f: &mut fmt::Formatter<'_>) -> fmt::Result
     }
 }
 
+/// The `AV_*_Align2` class of a gfx950 f8f6f4 operand of `n` dwords.
+fn av_class(n: u8) -> &'static str {
+    match n {
+        4 => "AV_128_Align2",
+        6 => "AV_192_Align2",
+        _ => "AV_256_Align2",
+    }
+}
+
 fn write_psrc(
     f: &mut fmt::Formatter<'_>,
     w: &mut Warnings,
@@ -368,11 +377,27 @@ impl fmt::Display for Vop3p {
                     f.write_str(")")?;
                 }
             } else {
-                let sw = PSrc {
-                    n: self.width(i, s),
-                    ..*s
+                let n = self.width(i, s);
+                if n != s.n && matches!(v, 128..=208) {
+                    // LLVM prints an integer constant in a narrowed (fp6,
+                    // fp4) slot of an f8f6f4 MFMA as 0.
+                    f.write_str("0/*Invalid immediate*/")?;
+                    continue;
+                }
+                let sw = if n == s.n {
+                    *s
+                } else {
+                    PSrc {
+                        n,
+                        odd: av_class(n),
+                        sg: av_class(n),
+                        ..*s
+                    }
                 };
+                // Alignment warnings name the opcode's 256-bit class.
+                w.class_bits = if n == s.n { 0 } else { u16::from(s.n) * 32 };
                 write_psrc(f, &mut w, v, &sw, self.src_agpr(i, s), lit)?;
+                w.class_bits = 0;
             }
         }
         let n = r.srcs.len();
