@@ -54,6 +54,14 @@ def learn(cpu):
             datas.append(word(op, **kw))
             keys.append((op, name))
     res = {k: r[0] for k, r in zip(keys, safe_decode_many(cpu, datas))}
+    # Opcodes without a destination (v_mfma_ld_scale_b32) need vdst = 0.
+    retry = [op for op in range(0x80) if res[(op, "base")] is None]
+    datas, keys = [], []
+    for op in retry:
+        for name, kw in PROBES:
+            datas.append(word(op, **dict(kw, vdst=0)))
+            keys.append((op, name))
+    res.update({k: r[0] for k, r in zip(keys, safe_decode_many(cpu, datas))})
     rows = {}
     for op in range(0x80):
         r = {n: res[(op, n)] for n, _ in PROBES}
@@ -90,7 +98,7 @@ def analyse(op, r):
                 cst=STYLE.get(tuple((tok_at(r, (p,), pos) or "?").split("/*")[0] for p in ("half", "inv2pi")), "F32"),
                 lit16=bool(lit) and lit.strip("-|").startswith("0x5678"),
             ))
-    if name.startswith(("v_mfma", "v_smfmac")):
+    if name.startswith(("v_mfma", "v_smfmac")) and "ld_scale" not in name:
         kind = "Mfma"
     elif name.startswith("v_fma_mix"):
         kind = "Mix"

@@ -109,7 +109,8 @@ impl Vop3p {
     pub fn decode(target: Target, w0: u32, w1: u32, w2: Option<u32>) -> Result<Vop3p, bool> {
         let row = lookup(((w0 >> 16) & 0x7f) as u8, target).ok_or(false)?;
         let m = (((w0 >> 8) & 0xff) | (((w1 >> 27) & 0x1f) << 8)) as u16;
-        if m & row.zero != 0 {
+        // Without a destination the vdst field must be zero.
+        if m & row.zero != 0 || (row.dst == 0 && w0 & 0xff != 0) {
             return Err(false);
         }
         let src = [
