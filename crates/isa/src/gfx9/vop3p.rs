@@ -91,6 +91,37 @@ pub struct Vop3p {
     pub neg_lo: u8,
     /// The literal constant dword (gfx950), if a source field is 255.
     pub literal: Option<u32>,
+    /// gfx950: this `v_mfma_ld_scale_b32` prefixes an f8f6f4 MFMA, and LLVM
+    /// reads the pair as one `v_mfma_scale_*` instruction (16 bytes).
+    pub scaled: Option<ScaledMfma>,
+}
+
+/// The MFMA half of a gfx950 `v_mfma_scale_*` pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScaledMfma {
+    pub row: &'static PRow,
+    pub vdst: u8,
+    pub hi_bits: u8,
+    pub clamp: bool,
+    pub src: [u16; 3],
+    pub op_sel_hi: u8,
+    pub neg_lo: u8,
+}
+
+impl ScaledMfma {
+    fn as_vop3p(&self) -> Vop3p {
+        Vop3p {
+            row: self.row,
+            vdst: self.vdst,
+            hi_bits: self.hi_bits,
+            clamp: self.clamp,
+            src: self.src,
+            op_sel_hi: self.op_sel_hi,
+            neg_lo: self.neg_lo,
+            literal: None,
+            scaled: None,
+        }
+    }
 }
 
 fn valid_src(v: u16, n: u8) -> bool {
@@ -138,6 +169,7 @@ impl Vop3p {
             op_sel_hi: ((w1 >> 27) & 3) as u8,
             neg_lo: (w1 >> 29) as u8,
             literal,
+            scaled: None,
         };
         if !ok || !i.ranges_fit() {
             return Err(false);
@@ -197,7 +229,13 @@ impl Vop3p {
 
     /// Size in bytes.
     pub fn len(&self) -> u8 {
-        if self.literal.is_some() { 12 } else { 8 }
+        if self.scaled.is_some() {
+            16
+        } else if self.literal.is_some() {
+            12
+        } else {
+            8
+        }
     }
 
     /// Never true.
@@ -227,6 +265,9 @@ impl Vop3p {
         out.extend_from_slice(&w1.to_le_bytes());
         if let Some(l) = self.literal {
             out.extend_from_slice(&l.to_le_bytes());
+        }
+        if let Some(m) = &self.scaled {
+            m.as_vop3p().encode_into(out);
         }
     }
 
@@ -341,10 +382,58 @@ fn write_psrc(
 
 impl fmt::Display for Vop3p {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let r = self.row;
         let mut w = Warnings::new();
+        if let Some(m) = &self.scaled {
+            let m = m.as_vop3p();
+            let base = m.row.name.strip_prefix("v_mfma_").unwrap_or(m.row.name);
+            write!(f, "v_mfma_scale_{base}")?;
+            m.write_ops(f, &mut w)?;
+            let lit = self.literal.unwrap_or(0);
+            // The scale operands are VGPRs (class VGPR_32).
+            let scale = PSrc {
+                n: 1,
+                agpr: false,
+                odd: "",
+                sg: "VGPR_32",
+                noc: true,
+                cst: Cst::F32,
+                lit16: false,
+            };
+            for &v in self.src.iter().take(self.row.srcs.len()) {
+                f.write_str(", ")?;
+                write_psrc(f, &mut w, v, &scale, false, lit)?;
+            }
+            let os = (self.hi_bits >> 3) & 3;
+            if os != 0 {
+                write!(f, " op_sel:[{},{},0]", os & 1, os >> 1)?;
+            }
+            write!(
+                f,
+                " op_sel_hi:[{},{},0]",
+                self.op_sel_hi & 1,
+                (self.op_sel_hi >> 1) & 1
+            )?;
+            let (cbsz, blgp) = (m.hi_bits & 7, m.neg_lo);
+            if cbsz != 0 {
+                write!(f, " cbsz:{cbsz}")?;
+            }
+            if blgp != 0 {
+                write!(f, " blgp:{blgp}")?;
+            }
+            return w.write(f);
+        }
+        f.write_str(self.row.name)?;
+        self.write_ops(f, &mut w)?;
+        self.write_mods(f)?;
+        w.write(f)
+    }
+}
+
+impl Vop3p {
+    /// Writes the operand list (with its leading space).
+    fn write_ops(&self, f: &mut fmt::Formatter<'_>, w: &mut Warnings) -> fmt::Result {
+        let r = self.row;
         let mfma = r.kind == Kind::Mfma;
-        f.write_str(r.name)?;
         let mut first = true;
         if r.dst > 0 {
             f.write_str(" ")?;
@@ -371,7 +460,7 @@ impl fmt::Display for Vop3p {
                     (false, true) => "|",
                     _ => "",
                 })?;
-                write_psrc(f, &mut w, v, s, false, lit)?;
+                write_psrc(f, w, v, s, false, lit)?;
                 if abs {
                     f.write_str("|")?;
                 } else if neg_fn {
@@ -397,10 +486,16 @@ impl fmt::Display for Vop3p {
                 };
                 // Alignment warnings name the opcode's 256-bit class.
                 w.class_bits = if n == s.n { 0 } else { u16::from(s.n) * 32 };
-                write_psrc(f, &mut w, v, &sw, self.src_agpr(i, s), lit)?;
+                write_psrc(f, w, v, &sw, self.src_agpr(i, s), lit)?;
                 w.class_bits = 0;
             }
         }
+        Ok(())
+    }
+
+    /// Writes the modifiers.
+    fn write_mods(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self.row;
         let n = r.srcs.len();
         match r.kind {
             Kind::Mfma => {
@@ -448,7 +543,7 @@ impl fmt::Display for Vop3p {
                 }
             }
         }
-        w.write(f)
+        Ok(())
     }
 }
 
@@ -457,6 +552,9 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let w1 = super::word(bytes, 1)?;
     let w2 = super::word(bytes, 2).ok();
+    if let Some(i) = decode_scaled(target, bytes, w0, w1) {
+        return Ok(i);
+    }
     Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
         if need_lit {
             DecodeError::Truncated {
@@ -466,6 +564,54 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
         } else {
             DecodeError::Invalid { target, word: w0 }
         }
+    })
+}
+
+/// gfx950: a `v_mfma_ld_scale_b32` followed by an f8f6f4 MFMA whose abid
+/// field is 1 decodes as one `v_mfma_scale_*` instruction. LLVM ignores the
+/// ld_scale modifier bits that the standalone form rejects.
+fn decode_scaled(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Option<Vop3p> {
+    let row = lookup(((w0 >> 16) & 0x7f) as u8, target)?;
+    if row.dst != 0 || row.kind != Kind::Packed {
+        return None;
+    }
+    let m0 = super::word(bytes, 2).ok()?;
+    let m1 = super::word(bytes, 3).ok()?;
+    if m0 >> 23 != 0x1a7 || (m0 >> 11) & 0xf != 1 {
+        return None;
+    }
+    // The abid field (which the plain MFMA requires to be zero) marks the
+    // pair; decode the MFMA without it.
+    let m = Vop3p::decode(target, m0 & !(0xf << 11), m1, None).ok()?;
+    if !m.row.name.ends_with("f8f6f4") {
+        return None;
+    }
+    let src = [
+        (w1 & 0x1ff) as u16,
+        ((w1 >> 9) & 0x1ff) as u16,
+        ((w1 >> 18) & 0x1ff) as u16,
+    ];
+    if !row.srcs.iter().zip(src).all(|(s, v)| valid_src(v, s.n)) {
+        return None;
+    }
+    Some(Vop3p {
+        row,
+        vdst: w0 as u8,
+        hi_bits: ((w0 >> 8) & 0x7f) as u8,
+        clamp: w0 & 0x8000 != 0,
+        src,
+        op_sel_hi: ((w1 >> 27) & 3) as u8,
+        neg_lo: (w1 >> 29) as u8,
+        literal: None,
+        scaled: Some(ScaledMfma {
+            row: m.row,
+            vdst: m.vdst,
+            hi_bits: m.hi_bits | (1 << 3),
+            clamp: m.clamp,
+            src: m.src,
+            op_sel_hi: m.op_sel_hi,
+            neg_lo: m.neg_lo,
+        }),
     })
 }
 
@@ -513,6 +659,14 @@ mod tests {
             Target::Gfx942,
             "0400eed30a297aa4",
             "v_mfma_f64_16x16x4_f64 v[4:11], v[10:11], v[20:21], v[30:37] neg:[1,0,1]",
+        );
+        // Annotations LLVM adds for operands outside their register class.
+        check(
+            Target::Gfx942,
+            "4c38d2d30b472df9",
+            "v_mfma_i32_4x4x4_16b_i8 v[76:79], a11, 35/*Invalid immediate*/, \
+             s[72:75]/*Invalid register, operand has 'VReg_128_Align2' register class*/ abid:7 blgp:7 \
+             ; Warning: SGPR_128: scalar reg isn't aligned 75",
         );
         // gfx90a names.
         check(
