@@ -694,4 +694,31 @@ mod tests {
             .is_err()
         );
     }
+
+    #[test]
+    fn gfx950_scaled_mfma_pair() {
+        let t = Target::Gfx950;
+        // llvm-mc-22 -mcpu=gfx950 encoding of the scaled MFMA.
+        check(
+            t,
+            "0000acd3142b02000008add304190204",
+            "v_mfma_scale_f32_16x16x128_f8f6f4 v[0:3], v[4:11], v[12:19], v[0:3], v20, v21 op_sel_hi:[0,0,0]",
+        );
+        check(
+            t,
+            "0000acd3142b02000088add30419020c",
+            "v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], a[4:11], v[12:19], a[0:3], v20, v21 op_sel_hi:[0,0,0]",
+        );
+        // abid other than 1: two instructions.
+        check(
+            t,
+            "0000acd3142b0200",
+            "v_mfma_ld_scale_b32 v20, v21 op_sel_hi:[0,0]",
+        );
+        let pair = [
+            0x00, 0x00, 0xac, 0xd3, 0x14, 0x2b, 0x02, 0x00, 0x00, 0x18, 0xad, 0xd3, 0x04, 0x19,
+            0x02, 0x04,
+        ];
+        assert_eq!(crate::decode(t, &pair).unwrap().len(), 8);
+    }
 }
