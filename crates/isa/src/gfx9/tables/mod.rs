@@ -14,3 +14,5 @@ pub mod sop;
 pub mod vop;
 #[rustfmt::skip]
 pub(crate) mod vop3;
+#[rustfmt::skip]
+pub(crate) mod vop3p;
