@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup build demo test test-unit test-corpus test-diff fuzz bench fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff fuzz bench fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -55,11 +55,22 @@ FUZZ_HOST := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
 FUZZ_RUSTFLAGS := --cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Zsanitizer=address -Cdebug-assertions -Coverflow-checks
-fuzz:
-	cd crates/isa/fuzz && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(FUZZ_CARGO) build --release --target $(FUZZ_HOST) --bin decode
-	mkdir -p crates/isa/fuzz/corpus/decode crates/isa/fuzz/artifacts/decode
-	crates/isa/fuzz/target/$(FUZZ_HOST)/release/decode crates/isa/fuzz/corpus/decode \
-		-max_total_time=$(FUZZ_TIME) -max_len=64 -artifact_prefix=crates/isa/fuzz/artifacts/decode/
+# `make fuzz` runs both libFuzzer targets for FUZZ_TIME seconds each: the
+# decoder (crates/isa/fuzz) and the code-object parser (crates/code/fuzz).
+fuzz: fuzz-decode fuzz-container
+
+fuzz-decode:
+	$(call run_fuzz,crates/isa/fuzz,decode)
+
+fuzz-container:
+	$(call run_fuzz,crates/code/fuzz,container)
+
+define run_fuzz
+	cd $(1) && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(FUZZ_CARGO) build --release --target $(FUZZ_HOST) --bin $(2)
+	mkdir -p $(1)/corpus/$(2) $(1)/artifacts/$(2)
+	$(1)/target/$(FUZZ_HOST)/release/$(2) $(1)/corpus/$(2) \
+		-max_total_time=$(FUZZ_TIME) -max_len=65536 -artifact_prefix=$(1)/artifacts/$(2)/
+endef
 
 fmt:
 	$(CARGO) fmt --all

@@ -127,8 +127,8 @@ def main():
         for nm, names in (("SADDR64", sn[cpu][0]), ("SADDR32", sn[cpu][1])):
             out += ["", f"/// How LLVM prints each {nm[5:]}-bit saddr value on {cpu} (empty: invalid).",
                     f"pub static {nm}_{cpu.upper()}: [&str; 128] = ["]
-            for s in names:
-                out.append(f"    {rust_str(s)},")
+            for i in range(0, 128, 4):
+                out.append("    " + " ".join(f"{rust_str(s)}," for s in names[i:i + 4]))
             out.append("];")
     open(OUT, "w").write("\n".join(out) + "\n")
 

@@ -83,7 +83,7 @@ def main():
         out.append("];")
     for nm, vals in (("SRSRC", srsrc), ("SSAMP", ssamp)):
         out += ["", f"/// How LLVM prints each {nm.lower()} field value (empty: invalid).", f"pub static {nm}: [&str; 32] = ["]
-        out += [f"    {rust_str(s)}," for s in vals]
+        out += ["    " + " ".join(f"{rust_str(s)}," for s in vals[i:i + 8]) for i in range(0, 32, 8)]
         out.append("];")
     open(OUT, "w").write("\n".join(out) + "\n")
 

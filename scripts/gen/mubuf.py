@@ -53,7 +53,7 @@ def learn(o, w0):
         t4, _ = dec(o, a0, a1)
         if t4 is not None and t4 != text:
             cpol |= 1 << i
-    lds_first = bool(w0 & LDS)
+    lds_first = (w0 >> 26) == 0x38 and bool(w0 & LDS)
     return (name, fix, val, width, cls[0], cls[1], bool(toks), lds_vdata, cpol, lds_first)
 
 
@@ -108,8 +108,8 @@ def main():
             out.append("];")
     out += ["", "/// MTBUF `format:` text for each `nfmt << 4 | dfmt` (empty: the default, not printed).",
             "pub static MTBUF_FORMAT: [&str; 128] = ["]
-    for s in fmts:
-        out.append(f"    {rust_str(s)},")
+    for i in range(0, 128, 2):
+        out.append("    " + " ".join(f"{rust_str(s)}," for s in fmts[i:i + 2]))
     out.append("];")
     open(OUT, "w").write("\n".join(out) + "\n")
 

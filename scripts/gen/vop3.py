@@ -13,7 +13,45 @@ must be zero (LLVM rejects the word), is ignored, or is printed.
 """
 import os, re, struct, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
-from llvm_oracle import safe_decode_many
+import multiprocessing
+from llvm_oracle import Oracle
+
+def _worker(cpu, items, conn):
+    o = Oracle(cpu)
+    for i, data in items:
+        conn.send((i, o.decode(data)))
+    conn.send(None)
+
+
+def safe_decode_many(cpu, datas):
+    """Like llvm_oracle.safe_decode_many (inputs that crash LLVM become
+    ("<crash>", 0)), but notices a crashed child at once through a pipe."""
+    out = [None] * len(datas)
+    todo = list(enumerate(datas))
+    ctx = multiprocessing.get_context("fork")
+    while todo:
+        rx, tx = ctx.Pipe(False)
+        p = ctx.Process(target=_worker, args=(cpu, todo, tx))
+        p.start()
+        tx.close()
+        done = 0
+        while True:
+            try:
+                r = rx.recv()
+            except EOFError:
+                break
+            if r is None:
+                break
+            out[r[0]] = r[1]
+            done += 1
+        p.join()
+        rest = todo[done:]
+        if rest and p.exitcode != 0:
+            out[rest[0][0]] = ("<crash>", 0)
+            rest = rest[1:]
+        todo = rest
+    return out
+
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx9", "tables", "vop3.rs")
@@ -24,7 +62,7 @@ SRC = (266, 276, 286)  # v10, v20, v30
 def word(op, vdst=4, srcs=SRC, w0bits=0, w1bits=0):
     w0 = 0xD0000000 | (op << 16) | vdst | w0bits
     w1 = srcs[0] | (srcs[1] << 9) | (srcs[2] << 18) | w1bits
-    return struct.pack("<III", w0, w1, 0)
+    return struct.pack("<III", w0, w1, 0x12345678)
 
 
 REG = re.compile(r"^(-?\|?)(v|s|a|ttmp)(\d+|\[(\d+):(\d+)\])")
@@ -34,6 +72,10 @@ def operands(text):
     """Splits LLVM text into mnemonic, operand tokens and trailing modifiers."""
     text = text.split(" ; ")[0]
     text = re.sub(r"/\*[^*]*\*/", lambda m: m.group(0).replace(" ", "~").replace(",", "`"), text)
+    m = re.search(r" (op_sel|op_sel_hi|neg_lo|neg_hi|neg|cbsz|abid|blgp|bitop3):| clamp| mul:| div:", text)
+    tail = ""
+    if m:
+        text, tail = text[: m.start()], text[m.start():]
     name, _, rest = text.partition(" ")
     toks = [t.strip() for t in rest.split(",")] if rest else []
     mods = []
@@ -41,6 +83,7 @@ def operands(text):
         last = toks[-1].split(" ")
         toks[-1] = last[0]
         mods = last[1:]
+    mods += tail.split()
     return name, toks, mods
 
 
@@ -58,7 +101,8 @@ def reg_of(tok):
 
 # Source slot flags (see `vop3::Src`): 1 VGPR flagged (SGPR-only slot), 2 odd
 # VGPR range flagged, 16 with class VReg (else VS), 4 SGPR flagged (VGPR-only
-# slot), 8 inline constant flagged.
+# slot), 8 inline constant flagged, 32 a literal is read as 16 bits (learned
+# on gfx950, the only target with VOP3 literals, and applied to all).
 
 # Per-(target, opcode) probes.  Index names the probe.
 PROBES = [
@@ -70,6 +114,7 @@ PROBES = [
     ("const", dict(srcs=(128, 128, 128))),
     ("const2", dict(srcs=(129, 130, 131))),
     ("opsel", dict(w0bits=0x7800)),
+    ("lit", dict(srcs=(255, 255, 255))),
     ("half", dict(srcs=(240, 240, 240))),
     ("inv2pi", dict(srcs=(248, 248, 248))),
 ]
@@ -138,6 +183,9 @@ def analyse(op, r):
         t = tok_at(r, ("const", "const2"), pos)
         if t and "/*Invalid~immediate" in t:
             fl |= 8
+        t = tok_at(r, ("lit",), pos)
+        if t and t.strip("-|").startswith("0x5678"):
+            fl |= 32
         cst = const_style(r, pos)
         slots.append((n, fl, cst))
     flags = {}
@@ -185,6 +233,11 @@ STYLE = {("0.5", "0.15915494"): "F32", ("0x3800", "0x3118"): "I16",
 
 def main():
     per = {cpu: learn(cpu) for cpu in CPUS}
+    for op, d in per["gfx950"].items():
+        for cpu in CPUS[:2]:
+            o = per[cpu].get(op)
+            if o and o["name"] == d["name"]:
+                o["srcs"] = [(n, fl | (f2 & 32), c) for (n, fl, c), (_, f2, _) in zip(o["srcs"], d["srcs"])]
     rows = []
     styles = set()
     for op in range(0x380):

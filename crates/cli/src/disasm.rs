@@ -29,7 +29,7 @@ pub struct Args {
     /// Read hex bytes (`0x01 0x05 ...`, as `llvm-mc --disassemble` does) from stdin
     #[arg(long)]
     hex: bool,
-    /// Only disassemble this kernel (or function symbol)
+    /// Only disassemble this kernel (or function symbol), up to its symbol size
     #[arg(long, value_name = "NAME")]
     kernel: Option<String>,
     /// Print one JSON object per instruction

@@ -29,7 +29,8 @@ use std::io::{self, Write};
 pub struct Options {
     /// Omit the address before symbol labels.
     pub no_leading_addr: bool,
-    /// Only print the block of the symbol with this name.
+    /// Only print the symbol with this name, up to its `st_size` (objdump
+    /// would go on through the alignment padding up to the next symbol).
     pub only: Option<String>,
     /// Print JSON lines instead of text.
     pub json: bool,
@@ -42,6 +43,8 @@ struct Sym {
     name: String,
     /// The ELF `STT_*` value.
     kind: u8,
+    /// `st_size` (0 when unknown).
+    size: u64,
 }
 
 const STT_NOTYPE: u8 = 0;
@@ -96,6 +99,7 @@ impl SymbolIndex {
                     addr: s.value,
                     name: s.name.clone(),
                     kind: type_code(s.kind),
+                    size: s.size,
                 };
                 let idx = usize::from(s.shndx);
                 if s.shndx != 0 && s.shndx < 0xff00 && idx < n {
@@ -120,6 +124,7 @@ impl SymbolIndex {
                         addr: s.addr,
                         name: s.name.clone(),
                         kind: STT_FUNC,
+                        size: 0,
                     },
                 );
             }
@@ -215,7 +220,10 @@ pub fn write_object(
                 j += 1;
             }
             let label = &syms[j - 1];
-            let end = syms.get(j).map_or(sec_end, |s| s.addr).min(sec_end);
+            let mut end = syms.get(j).map_or(sec_end, |s| s.addr).min(sec_end);
+            if opts.only.is_some() && label.size > 0 {
+                end = end.min(start.saturating_add(label.size));
+            }
             i = j;
             printed.labels.push(label.name.clone());
             if start < sec.addr || start >= end || !wanted(&label.name) {

@@ -190,10 +190,15 @@ impl Flat {
             sep = ", ";
         }
         let off_saddr = self.saddr == 0x7f;
-        let (sname, warn) = match self.saddr_name(target).split_once(" ; ") {
+        let (mut sname, warn) = match self.saddr_name(target).split_once(" ; ") {
             Some((a, b)) => (a, Some(b)),
             None => (self.saddr_name(target), None),
         };
+        // GLOBAL loads to LDS (no vdst, no data) take exec as saddr without
+        // the register-class complaint LLVM prints for the other forms.
+        if self.seg == 2 && self.saddr == 126 && vd == 0 && self.op.data == 0 {
+            sname = "exec";
+        }
         f.write_str(sep)?;
         match self.seg {
             0 => fmt_vreg(f, false, u16::from(self.addr), 2, "VReg_64_Align2")?,
@@ -313,6 +318,12 @@ mod tests {
                 8,
             ),
             (Gfx950, &[0xdcf48000, 0x00040002], None, 4),
+            (
+                Gfx950,
+                &[0xddf895c1, 0x877e436f],
+                Some("global_load_lds_dwordx3 v111, exec offset:-2623"),
+                8,
+            ),
         ]);
     }
 }

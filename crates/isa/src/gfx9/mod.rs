@@ -16,6 +16,7 @@ pub mod sop;
 pub mod tables;
 pub mod vop;
 pub mod vop3;
+pub mod vop3p;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -46,6 +47,7 @@ pub enum Body {
     Mubuf(mubuf::Buf),
     Mtbuf(mubuf::Buf),
     Vop3(vop3::Vop3),
+    Vop3p(vop3p::Vop3p),
 }
 
 impl Inst {
@@ -72,6 +74,7 @@ impl Inst {
             Body::Mimg(b) => b.encode_into(out),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
             Body::Vop3(i) => i.encode_into(out),
+            Body::Vop3p(i) => i.encode_into(out),
         }
     }
 
@@ -107,6 +110,7 @@ impl Inst {
             Body::Mimg(b) => b.mnemonic(),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
             Body::Vop3(i) => i.row.name,
+            Body::Vop3p(i) => i.row.name,
         }
     }
 }
@@ -126,6 +130,7 @@ impl fmt::Display for Inst {
             Body::Mimg(b) => b.fmt(f),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
             Body::Vop3(i) => i.fmt(f),
+            Body::Vop3p(i) => i.fmt(f),
         }
     }
 }
@@ -250,6 +255,14 @@ fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeErr
                     let len = i.len();
                     (Body::Vop3(i), len)
                 }
+                Encoding::Vop3p => {
+                    let i = vop3p::decode(target, bytes)?;
+                    let len = i.len();
+                    (Body::Vop3p(i), len)
+                }
+                // LLVM 22 decodes no VINTRP word on the CDNA targets (they
+                // have no interpolation hardware).
+                Encoding::Vintrp => return Err(invalid),
                 Encoding::Ds => return ds::decode(target, bytes),
                 Encoding::Mubuf => return mubuf::decode(target, bytes, false),
                 Encoding::Mtbuf => return mubuf::decode(target, bytes, true),

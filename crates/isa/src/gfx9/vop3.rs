@@ -52,6 +52,8 @@ pub const SRC_NO_SGPR: u8 = 4;
 pub const SRC_NO_CONST: u8 = 8;
 /// The slot's register class is `VReg_*` rather than `VS_*`.
 pub const SRC_VREG: u8 = 16;
+/// A literal constant is read (and printed) as 16 bits.
+pub const SRC_LIT16: u8 = 32;
 
 /// One opcode of the VOP3 table.
 #[derive(Debug, PartialEq, Eq)]
@@ -138,7 +140,9 @@ impl Vop3 {
             ((w1 >> 9) & 0x1ff) as u16,
             ((w1 >> 18) & 0x1ff) as u16,
         ];
-        let wants_lit = src.iter().take(row.srcs.len()).any(|&v| v == 255);
+        // VOPC `_e64` destinations decode like sources, literal included.
+        let dst_lit = matches!(row.dst, Dst::S(_)) && w0 & 0xff == 255;
+        let wants_lit = dst_lit || src.iter().take(row.srcs.len()).any(|&v| v == 255);
         let literal = if wants_lit && target.is_gfx950() {
             Some(w2.ok_or(true)?)
         } else {
@@ -162,7 +166,9 @@ impl Vop3 {
     fn valid(&self) -> bool {
         let r = self.row;
         let dst_ok = match r.dst {
-            Dst::S(n) => sdst_ok(u16::from(self.vdst), n),
+            Dst::S(n) => {
+                sdst_ok(u16::from(self.vdst), n) || (self.vdst == 255 && self.literal.is_some())
+            }
             _ => true,
         };
         let sdst_valid = !r.sdst || sdst_ok(u16::from(self.abs_opsel_sdst), 2);
@@ -248,6 +254,9 @@ fn src_valid(v: u16, n: u8) -> bool {
 pub(crate) struct Warnings {
     items: [(&'static str, u16, u16); 6],
     len: usize,
+    /// When nonzero, the register-class size (bits) named in warnings,
+    /// for operands LLVM decodes wider than it prints.
+    pub(crate) class_bits: u16,
 }
 
 impl Warnings {
@@ -255,6 +264,7 @@ impl Warnings {
         Warnings {
             items: [("", 0, 0); 6],
             len: 0,
+            class_bits: 0,
         }
     }
 
@@ -277,7 +287,7 @@ impl Warnings {
 }
 
 /// Writes a register range as LLVM does (`v1`, `v[2:3]`).
-fn write_range(f: &mut fmt::Formatter<'_>, p: &str, idx: u16, n: u8) -> fmt::Result {
+pub(crate) fn write_range(f: &mut fmt::Formatter<'_>, p: &str, idx: u16, n: u8) -> fmt::Result {
     if n <= 1 {
         write!(f, "{p}{idx}")
     } else {
@@ -320,10 +330,17 @@ pub(crate) fn write_sreg(
     if n <= 1 {
         return write!(f, "{p}{idx}");
     }
+    // LLVM has no 1024-bit scalar class: it decodes those as 512 bits.
+    let n = n.min(16);
     let align = if n >= 4 { 4 } else { 2 };
     let a = idx & !(align - 1);
     if a != idx {
-        w.push(file, u16::from(n) * 32, idx);
+        let bits = if w.class_bits != 0 {
+            w.class_bits
+        } else {
+            u16::from(n) * 32
+        };
+        w.push(file, bits, idx);
     }
     write_range(f, p, a, n)
 }
@@ -382,7 +399,8 @@ pub(crate) fn write_src(
                     Cst::F64 => f.write_str("0.15915494309189532")?,
                     Cst::F32 => f.write_str("0.15915494")?,
                 },
-                255 => return write!(f, "0x{lit:x}"),
+                255 if fl & SRC_LIT16 != 0 => write!(f, "0x{:x}", lit & 0xffff)?,
+                255 => write!(f, "0x{lit:x}")?,
                 230 => return f.write_str("src_flat_scratch_base_lo"),
                 231 => return f.write_str("src_flat_scratch_base_hi"),
                 _ => {
@@ -414,6 +432,7 @@ pub(crate) fn write_dst(
     w: &mut Warnings,
     v: u16,
     d: Dst,
+    lit: u32,
 ) -> fmt::Result {
     match d {
         Dst::No => Ok(()),
@@ -426,7 +445,7 @@ pub(crate) fn write_dst(
             }
             Ok(())
         }
-        Dst::S(n) if v > 127 => write_src(f, w, v, Src(n, SRC_NO_CONST, Cst::F32), 0),
+        Dst::S(n) if v > 127 => write_src(f, w, v, Src(n, SRC_NO_CONST, Cst::F32), lit),
         Dst::S(n) => {
             write_sreg(f, w, v, n)?;
             if n == 1 && v == 124 {
@@ -450,7 +469,13 @@ impl fmt::Display for Vop3 {
         };
         if r.dst != Dst::No {
             sep(f)?;
-            write_dst(f, &mut w, u16::from(self.vdst), r.dst)?;
+            write_dst(
+                f,
+                &mut w,
+                u16::from(self.vdst),
+                r.dst,
+                self.literal.unwrap_or(0),
+            )?;
         }
         if r.sdst {
             sep(f)?;
@@ -484,8 +509,11 @@ impl fmt::Display for Vop3 {
         }
         if bitop3 {
             let t = self.neg | ((self.abs_opsel_sdst & 7) << 3) | (self.omod << 6);
-            if t != 0 {
-                write!(f, " bitop3:0x{t:x}")?;
+            // LLVM prints small values in decimal.
+            match t {
+                0 => {}
+                1..=10 => write!(f, " bitop3:{t}")?,
+                _ => write!(f, " bitop3:0x{t:x}")?,
             }
         }
         if !r.sdst && (0..4).any(|k| self.has(M_OPSEL + k)) {

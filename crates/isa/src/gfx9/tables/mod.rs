@@ -1,8 +1,12 @@
 //! Opcode tables generated from LLVM 22's disassembler by `scripts/gen/`.
 
+#[rustfmt::skip]
 pub mod ds;
+#[rustfmt::skip]
 pub mod flat;
+#[rustfmt::skip]
 pub mod mimg;
+#[rustfmt::skip]
 pub mod mubuf;
 pub mod smem;
 pub mod sop;
@@ -10,3 +14,5 @@ pub mod sop;
 pub mod vop;
 #[rustfmt::skip]
 pub(crate) mod vop3;
+#[rustfmt::skip]
+pub(crate) mod vop3p;

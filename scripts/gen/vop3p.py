@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Learns the GFX9 VOP3P opcode table (packed math, dot products, fma_mix,
+AccVGPR moves, MFMA and SMFMAC) by probing LLVM 22's disassembler, and writes
+crates/isa/src/gfx9/tables/vop3p.rs.
+
+For every opcode and target: the mnemonic; the kind (packed, mix, MFMA,
+plain); destination width and register file; per source its width, register
+file, how inline float constants print and which operand kinds LLVM annotates
+(with the register class it names); and per modifier bit whether LLVM rejects
+it, ignores it or prints it.
+
+    python3 scripts/gen/vop3p.py   # needs libLLVM 22 (see scripts/dev/llvm_oracle.py)
+"""
+import os, re, struct, sys
+sys.path.insert(0, os.path.dirname(__file__))
+from vop3 import safe_decode_many, operands, reg_of, tok_at, STYLE
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx9", "tables", "vop3p.rs")
+CPUS = ["gfx90a", "gfx942", "gfx950"]
+SRC = (266, 276, 286)
+
+
+def word(op, vdst=4, srcs=SRC, w0bits=0, w1bits=0):
+    w0 = 0xD3800000 | (op << 16) | vdst | w0bits
+    w1 = srcs[0] | (srcs[1] << 9) | (srcs[2] << 18) | w1bits
+    return struct.pack("<III", w0, w1, 0x12345678)
+
+
+PROBES = [
+    ("base", {}),
+    ("odd", dict(vdst=5, srcs=(267, 277, 287))),
+    ("odd2", dict(vdst=7, srcs=(269, 279, 289))),
+    ("sgpr", dict(srcs=(12, 22, 32))),
+    ("sgpr2", dict(srcs=(16, 24, 40))),
+    ("const", dict(srcs=(128, 128, 128))),
+    ("const2", dict(srcs=(129, 130, 131))),
+    ("half", dict(srcs=(240, 240, 240))),
+    ("inv2pi", dict(srcs=(248, 248, 248))),
+    ("lit", dict(srcs=(255, 255, 255))),
+]
+BITS0 = list(range(8, 16))
+BITS1 = list(range(27, 32))
+for b in BITS0:
+    PROBES.append((f"w0b{b}", dict(w0bits=1 << b)))
+for b in BITS1:
+    PROBES.append((f"w1b{b}", dict(w1bits=1 << b)))
+
+
+def learn(cpu):
+    datas, keys = [], []
+    for op in range(0x80):
+        for name, kw in PROBES:
+            datas.append(word(op, **kw))
+            keys.append((op, name))
+    res = {k: r[0] for k, r in zip(keys, safe_decode_many(cpu, datas))}
+    # Opcodes without a destination (v_mfma_ld_scale_b32) need vdst = 0.
+    retry = [op for op in range(0x80) if res[(op, "base")] is None]
+    datas, keys = [], []
+    for op in retry:
+        for name, kw in PROBES:
+            datas.append(word(op, **dict(kw, vdst=0)))
+            keys.append((op, name))
+    res.update({k: r[0] for k, r in zip(keys, safe_decode_many(cpu, datas))})
+    rows = {}
+    for op in range(0x80):
+        r = {n: res[(op, n)] for n, _ in PROBES}
+        if r["base"] is None or r["base"] == "<crash>":
+            continue
+        rows[op] = analyse(op, r)
+    return rows
+
+
+def cls(tok):
+    if tok and "Invalid~register" in tok:
+        return re.search(r"'(\w+)'", tok).group(1)
+    return ""
+
+
+def analyse(op, r):
+    name, toks, mods = operands(r["base"])
+    dst = None
+    srcs = []
+    for i, t in enumerate(toks):
+        rr = reg_of(t)
+        assert rr, (op, r["base"])
+        f, idx, n = rr
+        if i == 0 and idx == 4:
+            dst = (f, n, cls(tok_at(r, ("odd", "odd2"), 0)))
+        else:
+            pos = i
+            lit = tok_at(r, ("lit",), pos)
+            srcs.append(dict(
+                n=n, f=f,
+                odd=cls(tok_at(r, ("odd", "odd2"), pos)),
+                sg=cls(tok_at(r, ("sgpr", "sgpr2"), pos)),
+                noc="Invalid~immediate" in (tok_at(r, ("const", "const2"), pos) or ""),
+                cst=STYLE.get(tuple((tok_at(r, (p,), pos) or "?").split("/*")[0] for p in ("half", "inv2pi")), "F32"),
+                lit16=bool(lit) and lit.strip("-|").startswith("0x5678"),
+            ))
+    if name.startswith(("v_mfma", "v_smfmac")) and "ld_scale" not in name:
+        kind = "Mfma"
+    elif name.startswith("v_fma_mix"):
+        kind = "Mix"
+    elif "op_sel_hi" in " ".join(mods) or any("op_sel_hi" in (r[f"w1b{b}"] or "") for b in (27, 28)):
+        kind = "Packed"
+    else:
+        kind = "Packed"
+    flags = {}
+    for b in BITS0 + BITS1:
+        t = r[f"w0b{b}"] if b in BITS0 else r[f"w1b{b}"]
+        if t is None:
+            flags[b] = "Z"
+        elif t == "<crash>" or t == r["base"]:
+            flags[b] = "I"
+        else:
+            flags[b] = "M"
+    negf = any("neg:[" in (r[f"w1b{b}"] or "") for b in (29, 30, 31))
+    return dict(name=name, kind=kind, dst=dst, srcs=srcs, flags=flags, negf=negf)
+
+
+def main():
+    per = {cpu: learn(cpu) for cpu in CPUS}
+    rows = []
+    for op in range(0x80):
+        groups = []
+        for ci, cpu in enumerate(CPUS):
+            d = per[cpu].get(op)
+            if d is None:
+                continue
+            for g in groups:
+                if g[1] == d:
+                    g[0] |= 1 << ci
+                    break
+            else:
+                groups.append([1 << ci, d])
+        rows += [(op, m, d) for m, d in groups]
+    out = ["// @generated by scripts/gen/vop3p.py from LLVM 22's disassembler; do not edit.",
+           "//! VOP3P opcodes: mnemonic, kind, operands and modifier bits for each",
+           "//! target set (bit 0 gfx90a, bit 1 gfx942, bit 2 gfx950).",
+           "",
+           "use super::super::vop3::Cst::*;",
+           "use super::super::vop3p::{Kind::*, PRow, PSrc};",
+           "",
+           "pub(crate) static VOP3P: &[PRow] = &["]
+    for op, mask, d in rows:
+        f, n, odd = d["dst"] if d["dst"] else ("-", 0, "")
+        srcs = ", ".join(
+            f"PSrc {{ n: {s['n']}, agpr: {str(s['f'] == 'a').lower()}, odd: \"{s['odd']}\", sg: \"{s['sg']}\", "
+            f"noc: {str(s['noc']).lower()}, cst: {s['cst']}, lit16: {str(s['lit16']).lower()} }}"
+            for s in d["srcs"])
+        z = m = 0
+        for b, c in d["flags"].items():
+            bit = (b - 8) if b < 16 else (b - 27 + 8)
+            if c == "Z":
+                z |= 1 << bit
+            elif c == "M":
+                m |= 1 << bit
+        out.append(f"    PRow {{ op: 0x{op:02x}, tg: {mask}, name: \"{d['name']}\", kind: {d['kind']}, "
+                   f"dst: {n}, dst_agpr: {str(f == 'a').lower()}, dst_odd: \"{odd}\", neg: {str(d['negf']).lower()}, "
+                   f"srcs: &[{srcs}], zero: 0x{z:04x}, mods: 0x{m:04x} }},")
+    out.append("];")
+    with open(OUT, "w") as fh:
+        fh.write("\n".join(out) + "\n")
+    print(f"wrote {len(rows)} rows to {OUT}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
