@@ -269,7 +269,6 @@ fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeErr
                 Encoding::Flat => return flat::decode(target, bytes),
                 Encoding::Mimg => return mimg::decode(target, bytes),
                 Encoding::Exp => return exp::decode(target, bytes),
-                _ => return Err(invalid),
             };
             Ok(Inst { target, len, body })
         }
