@@ -82,6 +82,7 @@ const M_CLAMP: u16 = 7;
 const M_OMOD: u16 = 8;
 const M_NEG: u16 = 10;
 
+#[cfg(test)]
 pub(crate) fn target_bit(t: Target) -> u8 {
     match t {
         Target::Gfx90a => 1,
@@ -90,7 +91,9 @@ pub(crate) fn target_bit(t: Target) -> u8 {
     }
 }
 
-/// Looks up the row for `op` on `target`.
+/// Looks up the row for `op` on `target` by searching the table (the
+/// reference for [`lookup_vop3`]).
+#[cfg(test)]
 pub(crate) fn lookup(rows: &[Row], op: u16, target: Target) -> Option<&Row> {
     let bit = target_bit(target);
     let start = rows.partition_point(|r| r.op < op);
@@ -98,6 +101,40 @@ pub(crate) fn lookup(rows: &[Row], op: u16, target: Target) -> Option<&Row> {
         .iter()
         .take_while(|r| r.op == op)
         .find(|r| r.tg & bit != 0)
+}
+
+/// The index in [`VOP3`] of the row for each (target, opcode), `u16::MAX`
+/// where there is none; the same row [`lookup`] finds (the first of the
+/// opcode's rows that names the target), built at compile time so that
+/// decoding is one indexed load.
+static VOP3_IDX: [[u16; 1024]; 3] = {
+    let mut t = [[u16::MAX; 1024]; 3];
+    // Walking backwards leaves the first matching row in each slot.
+    let mut i = VOP3.len();
+    while i > 0 {
+        i -= 1;
+        let r = &VOP3[i];
+        let mut k = 0;
+        while k < 3 {
+            if r.tg & (1 << k) != 0 {
+                t[k][(r.op & 0x3ff) as usize] = i as u16;
+            }
+            k += 1;
+        }
+    }
+    t
+};
+
+/// The VOP3 row of `op` (10 bits) on `target`, by table index.
+#[inline]
+fn lookup_vop3(op: u16, target: Target) -> Option<&'static Row> {
+    let k = match target {
+        Target::Gfx90a => 0,
+        Target::Gfx942 => 1,
+        Target::Gfx950 => 2,
+    };
+    let i = *VOP3_IDX.get(k)?.get(usize::from(op))?;
+    VOP3.get(usize::from(i))
 }
 
 /// A decoded VOP3 instruction.
@@ -127,7 +164,7 @@ impl Vop3 {
     /// On failure, reports whether the literal dword was missing.
     pub fn decode(target: Target, w0: u32, w1: u32, w2: Option<u32>) -> Result<Vop3, bool> {
         let op = ((w0 >> 16) & 0x3ff) as u16;
-        let row = lookup(VOP3, op, target).ok_or(false)?;
+        let row = lookup_vop3(op, target).ok_or(false)?;
         let mut zero = row.zero;
         if row.sdst {
             zero &= !0x7f;
@@ -548,6 +585,7 @@ impl fmt::Display for Vop3 {
 }
 
 /// Decodes a VOP3 instruction (8 bytes).
+#[inline]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let w1 = super::word(bytes, 1)?;
@@ -566,6 +604,18 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3, DecodeError> {
 
 #[cfg(test)]
 mod tests {
+    /// The compile-time index finds the same row as searching the table.
+    #[test]
+    fn indexed_lookup_matches_search() {
+        for t in Target::ALL {
+            for op in 0..1024u16 {
+                let a = super::lookup_vop3(op, t).map(|r| r as *const super::Row);
+                let b = super::lookup(super::VOP3, op, t).map(|r| r as *const super::Row);
+                assert_eq!(a, b, "{t:?} {op:#x}");
+            }
+        }
+    }
+
     use crate::Target;
 
     /// Decodes `hex` and checks LLVM 22's text and the re-encoded bytes.

@@ -9,7 +9,7 @@
 //! and srcB), neg_lo[31:29] (MFMA: blgp, or `neg:` on gfx940+ f64 MFMA).
 
 use super::tables::vop3p::VOP3P;
-use super::vop3::{Cst, Warnings, target_bit, write_range, write_sreg};
+use super::vop3::{Cst, Warnings, write_range, write_sreg};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -64,8 +64,44 @@ pub struct PRow {
     pub mods: u16,
 }
 
+/// The index in [`VOP3P`] of the row for each (target, opcode), `u16::MAX`
+/// where there is none: the first of the opcode's rows that names the
+/// target, as [`lookup_search`] finds it, built at compile time.
+static VOP3P_IDX: [[u16; 128]; 3] = {
+    let mut t = [[u16::MAX; 128]; 3];
+    // Walking backwards leaves the first matching row in each slot.
+    let mut i = VOP3P.len();
+    while i > 0 {
+        i -= 1;
+        let r = &VOP3P[i];
+        let mut k = 0;
+        while k < 3 {
+            if r.tg & (1 << k) != 0 {
+                t[k][(r.op & 0x7f) as usize] = i as u16;
+            }
+            k += 1;
+        }
+    }
+    t
+};
+
+/// The row of the 7-bit opcode `op` on `target`, by table index.
+#[inline]
 fn lookup(op: u8, target: Target) -> Option<&'static PRow> {
-    let bit = target_bit(target);
+    let k = match target {
+        Target::Gfx90a => 0,
+        Target::Gfx942 => 1,
+        Target::Gfx950 => 2,
+    };
+    let i = *VOP3P_IDX.get(k)?.get(usize::from(op))?;
+    VOP3P.get(usize::from(i))
+}
+
+/// Finds the row of `op` on `target` by searching the table (the reference
+/// for [`lookup`]).
+#[cfg(test)]
+fn lookup_search(op: u8, target: Target) -> Option<&'static PRow> {
+    let bit = super::vop3::target_bit(target);
     let start = VOP3P.partition_point(|r| r.op < op);
     VOP3P
         .get(start..)?
@@ -548,6 +584,7 @@ impl Vop3p {
 }
 
 /// Decodes a VOP3P instruction (8 bytes, 12 with a gfx950 literal).
+#[inline]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let w1 = super::word(bytes, 1)?;
@@ -617,6 +654,18 @@ fn decode_scaled(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Option<Vop3p
 
 #[cfg(test)]
 mod tests {
+    /// The compile-time index finds the same row as searching the table.
+    #[test]
+    fn indexed_lookup_matches_search() {
+        for t in crate::Target::ALL {
+            for op in 0..128u8 {
+                let a = super::lookup(op, t).map(|r| r as *const super::PRow);
+                let b = super::lookup_search(op, t).map(|r| r as *const super::PRow);
+                assert_eq!(a, b, "{t:?} {op:#x}");
+            }
+        }
+    }
+
     use crate::Target;
 
     /// Decodes `hex` and checks LLVM 22's text and the re-encoded bytes.
