@@ -227,6 +227,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
 }
 
 /// Decodes an instruction of an encoding other than VOP1 / VOP2 / VOPC.
+#[inline]
 fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
