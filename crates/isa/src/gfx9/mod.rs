@@ -250,7 +250,6 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
                 Encoding::Flat => return flat::decode(target, bytes),
                 Encoding::Mimg => return mimg::decode(target, bytes),
                 Encoding::Exp => return exp::decode(target, bytes),
-                _ => return Err(invalid),
             };
             Ok(Inst { target, len, body })
         }
