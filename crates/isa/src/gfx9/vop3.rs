@@ -553,7 +553,18 @@ impl fmt::Display for Vop3 {
                 _ => write!(f, " bitop3:0x{t:x}")?,
             }
         }
-        if !r.sdst && (0..4).any(|k| self.has(M_OPSEL + k)) {
+        // gfx950's v_permlane16/32_swap_b32_e64 reuse op_sel[1:0] as the
+        // DPP-style bound_ctrl and fi controls.
+        let permlane_swap = r.name.starts_with("v_permlane") && r.name.contains("_swap");
+        if permlane_swap {
+            let os = self.abs_opsel_sdst >> 3;
+            if os & 2 != 0 {
+                f.write_str(" bound_ctrl:1")?;
+            }
+            if os & 1 != 0 {
+                f.write_str(" fi:1")?;
+            }
+        } else if !r.sdst && (0..4).any(|k| self.has(M_OPSEL + k)) {
             let os = self.abs_opsel_sdst >> 3;
             if os != 0 {
                 // Entries for the sources, then the destination (bit 3).
@@ -670,6 +681,28 @@ mod tests {
             "040089d20a290200",
             "v_readlane_b32 s4, v10, v20/*Invalid register, operand has 'SReg_32' register class*/",
         );
+    }
+
+    /// Texts from LLVM 22 (`D199100C 0000010B` is in the gfx950 corpus).
+    #[test]
+    fn permlane_swap_controls() {
+        let t = Target::Gfx950;
+        check(
+            t,
+            "0c1099d10b010000",
+            "v_permlane16_swap_b32_e64 v12, v11 bound_ctrl:1",
+        );
+        check(
+            t,
+            "0c0899d10b010000",
+            "v_permlane16_swap_b32_e64 v12, v11 fi:1",
+        );
+        check(
+            t,
+            "0c1899d10b010000",
+            "v_permlane16_swap_b32_e64 v12, v11 bound_ctrl:1 fi:1",
+        );
+        check(t, "0c2099d10b010000", "v_permlane16_swap_b32_e64 v12, v11");
     }
 
     #[test]
