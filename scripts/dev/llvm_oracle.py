@@ -63,9 +63,11 @@ def safe_decode_many(cpu, datas):
         done = 0
         while True:
             try:
-                r = q.get(timeout=5)
+                r = q.get(timeout=0.05)
             except Exception:
-                if not p.is_alive():
+                # A crashed child answers nothing more; notice it at once
+                # (after draining what it queued before dying).
+                if not p.is_alive() and q.empty():
                     break
                 continue
             if r is None:
