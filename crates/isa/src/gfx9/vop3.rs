@@ -605,7 +605,8 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3, DecodeError> {
         if need_lit {
             DecodeError::Truncated {
                 need: 12,
-                have: bytes.len(),
+                // Fewer than 12 bytes, so the value fits.
+                have: bytes.len() as u32,
             }
         } else {
             DecodeError::Invalid { target, word: w0 }
