@@ -273,7 +273,12 @@ fn sdst_ok(v: u16, n: u8) -> bool {
 }
 
 /// Whether a source field value decodes at all for a slot of `n` dwords.
+#[inline]
 fn src_valid(v: u16, n: u8) -> bool {
+    // VGPRs, the most frequent sources, are valid at any width.
+    if v >= 256 {
+        return true;
+    }
     match v {
         0..=127 => decode_sreg(v, n).is_some(),
         128..=208 => true,

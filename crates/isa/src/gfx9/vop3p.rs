@@ -169,7 +169,12 @@ impl ScaledMfma {
     }
 }
 
+#[inline]
 fn valid_src(v: u16, n: u8) -> bool {
+    // VGPRs, the most frequent sources, are valid at any width.
+    if v >= 256 {
+        return true;
+    }
     match v {
         102..=107 | 126 | 127 if n > 2 => false,
         0..=127 => super::operand::decode_sreg(v, n).is_some(),
