@@ -22,7 +22,7 @@ pub enum DecodeError {
     Invalid { target: Target, word: u32 },
     /// The instruction needs more bytes than were given.
     #[error("truncated instruction: needs {need} bytes, {have} available")]
-    Truncated { need: usize, have: usize },
+    Truncated { need: u32, have: u32 },
 }
 
 /// Decodes one instruction from the start of `bytes`.

@@ -138,8 +138,9 @@ impl fmt::Display for Inst {
 /// Reads the dword at `i` (little-endian), or reports truncation.
 pub(crate) fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeError> {
     let s = bytes.get(i * 4..i * 4 + 4).ok_or(DecodeError::Truncated {
-        need: i * 4 + 4,
-        have: bytes.len(),
+        need: (i * 4 + 4) as u32,
+        // Fewer bytes than `need`, so the value fits.
+        have: bytes.len() as u32,
     })?;
     Ok(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
@@ -280,4 +281,31 @@ fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeErr
 #[inline(always)]
 fn wrap<T>(r: Result<(T, u8), DecodeError>, f: fn(T) -> Body) -> Result<(Body, u8), DecodeError> {
     r.map(|(t, len)| (f(t), len))
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    /// The decoded instruction stays small: it is returned by value from
+    /// every `decode` call, so its size is a large part of the decode cost.
+    #[test]
+    fn inst_is_small() {
+        for (name, size) in [
+            ("Salu", size_of::<sop::Salu>()),
+            ("Sopk", size_of::<sop::Sopk>()),
+            ("Smem", size_of::<smem::Smem>()),
+            ("Vop", size_of::<vop::Vop>()),
+            ("Ds", size_of::<ds::Ds>()),
+            ("Flat", size_of::<flat::Flat>()),
+            ("Mimg", size_of::<mimg::Mimg>()),
+            ("Buf", size_of::<mubuf::Buf>()),
+            ("Vop3", size_of::<vop3::Vop3>()),
+            ("Vop3p", size_of::<vop3p::Vop3p>()),
+        ] {
+            assert!(size <= 32, "{name} is {size} bytes");
+        }
+        assert!(size_of::<Inst>() <= 48);
+        assert_eq!(size_of::<Result<Inst, DecodeError>>(), size_of::<Inst>());
+    }
 }

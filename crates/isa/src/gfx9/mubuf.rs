@@ -62,14 +62,13 @@ pub struct Buf {
     pub srsrc: u8,
     pub acc: bool,
     pub soffset: u8,
-    /// The literal that follows when soffset is 255 (gfx950).
-    pub literal: Option<u32>,
-    /// Bits LLVM ignores (MUBUF dword 0 bit 25, dword 1 bits 21-22), kept so
-    /// the word re-encodes exactly.
-    pub unused: u64,
+    /// Whether the literal dword `lit` follows (gfx950, soffset 255).
+    pub has_lit: bool,
+    pub lit: u32,
+    /// Bits LLVM ignores, kept so the word re-encodes exactly: bit 0 is
+    /// MUBUF dword 0 bit 25, bits 1-2 are MUBUF dword 1 bits 21-22.
+    pub unused: u8,
 }
-
-const MUBUF_UNUSED: u64 = (1 << 25) | (3 << 53);
 
 fn tables(target: Target) -> (&'static [u8; 128], &'static [u8; 16]) {
     match target {
@@ -142,8 +141,13 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
         srsrc,
         acc: w1 & (1 << 23) != 0,
         soffset,
-        literal,
-        unused: if mtbuf { 0 } else { all & MUBUF_UNUSED },
+        has_lit: literal.is_some(),
+        lit: literal.unwrap_or(0),
+        unused: if mtbuf {
+            0
+        } else {
+            (((w0 >> 25) & 1) | ((w1 >> 20) & 6)) as u8
+        },
     };
     if b.acc && b.lds {
         return Err(invalid);
@@ -151,7 +155,7 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
     if b.acc && b.shows_vdata() && u16::from(b.vdata) + u16::from(op.vdata) > 256 {
         return Err(invalid);
     }
-    let len = if b.literal.is_some() { 12 } else { 8 };
+    let len = if b.has_lit { 12 } else { 8 };
     Ok(Inst {
         target,
         len,
@@ -244,6 +248,11 @@ const FLOATS: [&str; 9] = [
 ];
 
 impl Buf {
+    /// The literal dword that follows when soffset is 255 (gfx950).
+    pub fn literal(&self) -> Option<u32> {
+        self.has_lit.then_some(self.lit)
+    }
+
     fn shows_vdata(&self) -> bool {
         self.op.vdata > 0 && (!self.lds || self.op.lds_vdata)
     }
@@ -275,11 +284,11 @@ impl Buf {
                 | (u32::from(self.slc) << 17)
                 | (u32::from(self.opcode) << 18);
         }
-        w0 |= self.unused as u32;
-        w1 |= (self.unused >> 32) as u32;
+        w0 |= u32::from(self.unused & 1) << 25;
+        w1 |= u32::from(self.unused & 6) << 20;
         out.extend_from_slice(&w0.to_le_bytes());
         out.extend_from_slice(&w1.to_le_bytes());
-        if let Some(l) = self.literal {
+        if let Some(l) = self.literal() {
             out.extend_from_slice(&l.to_le_bytes());
         }
     }
@@ -319,7 +328,7 @@ impl Buf {
                 write!(f, "s[{}:{}]", r, r + 3)?;
             }
             match self
-                .literal
+                .literal()
                 .map(SOff::Lit)
                 .or_else(|| soffset_name(target, self.soffset))
             {

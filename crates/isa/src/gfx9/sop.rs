@@ -106,7 +106,8 @@ pub struct SaluFields {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sopk {
     pub row: &'static KRow,
-    pub sdst: Field,
+    /// The raw sdst field (bits 22:16); see [`Sopk::sdst`].
+    pub sdst_bits: u8,
     pub simm16: u16,
     /// The trailing dword of `s_setreg_imm32_b32`.
     pub imm32: Option<u32>,
@@ -496,12 +497,7 @@ impl Sopk {
             return Err(invalid);
         }
         let d = (w0 >> 16) as u8 & 0x7f;
-        let width = match row.kind {
-            SopkKind::Branch64 => 2,
-            SopkKind::SetRegImm32 => 0,
-            _ => 1,
-        };
-        let sdst = decode_field(d, width, None).ok_or(invalid)?;
+        decode_field(d, sdst_width(row.kind), None).ok_or(invalid)?;
         let (imm32, len) = match row.kind {
             SopkKind::SetRegImm32 => (Some(super::word(bytes, 1)?), 8),
             _ => (None, 4),
@@ -509,7 +505,7 @@ impl Sopk {
         Ok((
             Sopk {
                 row,
-                sdst,
+                sdst_bits: d,
                 simm16: w0 as u16,
                 imm32,
             },
@@ -524,7 +520,7 @@ impl Sopk {
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         let w = 0xb000_0000
             | u32::from(self.row.op) << 23
-            | field_bits(&self.sdst) << 16
+            | u32::from(self.sdst_bits) << 16
             | u32::from(self.simm16);
         out.extend_from_slice(&w.to_le_bytes());
         if let Some(v) = self.imm32 {
@@ -539,7 +535,22 @@ fn branch_dest(pc: u64, simm16: u16) -> u64 {
         .wrapping_add_signed(i64::from(simm16 as i16) * 4)
 }
 
+/// The width in dwords of a SOPK sdst operand (0: the field is unused).
+fn sdst_width(kind: SopkKind) -> u8 {
+    match kind {
+        SopkKind::Branch64 => 2,
+        SopkKind::SetRegImm32 => 0,
+        _ => 1,
+    }
+}
+
 impl Sopk {
+    /// The sdst operand (decoded from [`Sopk::sdst_bits`] on demand).
+    pub fn sdst(&self) -> Field {
+        decode_field(self.sdst_bits, sdst_width(self.row.kind), None)
+            .unwrap_or(Field::Unused(self.sdst_bits))
+    }
+
     /// For `s_call_b64` and `s_cbranch_i_fork`, the target address of the
     /// instruction at `pc`.
     pub fn branch_target(&self, pc: u64) -> Option<u64> {
@@ -571,7 +582,8 @@ impl Sopk {
     pub(crate) fn fmt_with(&self, f: &mut fmt::Formatter<'_>, target: Target) -> fmt::Result {
         let mut warn = Warnings::default();
         let name = self.row.name;
-        let dst = |f: &mut fmt::Formatter<'_>, w: &mut Warnings| match &self.sdst {
+        let sdst = self.sdst();
+        let dst = |f: &mut fmt::Formatter<'_>, w: &mut Warnings| match &sdst {
             Field::Op(op) => fmt_sop(f, op, 1, w),
             Field::Unused(_) => Ok(()),
         };
@@ -583,7 +595,7 @@ impl Sopk {
             }
             SopkKind::Branch64 => {
                 write!(f, "{name} ")?;
-                if let Field::Op(op) = &self.sdst {
+                if let Field::Op(op) = &sdst {
                     fmt_sop(f, op, 2, &mut warn)?;
                 }
                 write!(f, ", {}", self.simm16)?;

@@ -329,7 +329,22 @@ pub fn kind_of(w0: u32) -> VopKind {
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline(always)]
 pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
-    let v = decode_fields(target, kind, w0, bytes)?;
+    let info =
+        lookup(target, kind, opcode(kind, w0)).ok_or(DecodeError::Invalid { target, word: w0 })?;
+    // The common 4-byte form with a VGPR src0 (field 256-511): no literal
+    // can follow and every src0, vsrc1 and vector vdst value is valid, so
+    // only the opcodes with other operand rules need the full decode.
+    if w0 & 0x100 != 0
+        && !info.has(NO_OPERANDS | MADMK | MADAK)
+        && (kind == VopKind::Vopc || info.dst != Dst::S32)
+    {
+        return Ok(Vop {
+            info,
+            raw: u64::from(w0),
+            len: 4,
+        });
+    }
+    let v = decode_with(info, kind, w0, bytes, target)?;
     let len = v.size();
     let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
     Ok(Vop {

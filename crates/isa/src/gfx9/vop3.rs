@@ -273,7 +273,12 @@ fn sdst_ok(v: u16, n: u8) -> bool {
 }
 
 /// Whether a source field value decodes at all for a slot of `n` dwords.
+#[inline]
 fn src_valid(v: u16, n: u8) -> bool {
+    // VGPRs, the most frequent sources, are valid at any width.
+    if v >= 256 {
+        return true;
+    }
     match v {
         0..=127 => decode_sreg(v, n).is_some(),
         128..=208 => true,
@@ -605,7 +610,8 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3, DecodeError> {
         if need_lit {
             DecodeError::Truncated {
                 need: 12,
-                have: bytes.len(),
+                // Fewer than 12 bytes, so the value fits.
+                have: bytes.len() as u32,
             }
         } else {
             DecodeError::Invalid { target, word: w0 }

@@ -125,42 +125,56 @@ pub struct Vop3p {
     pub op_sel_hi: u8,
     /// Word 1 bits 31:29: neg_lo (MFMA: blgp).
     pub neg_lo: u8,
-    /// The literal constant dword (gfx950), if a source field is 255.
-    pub literal: Option<u32>,
-    /// gfx950: this `v_mfma_ld_scale_b32` prefixes an f8f6f4 MFMA, and LLVM
-    /// reads the pair as one `v_mfma_scale_*` instruction (16 bytes).
-    pub scaled: Option<ScaledMfma>,
+    /// What follows the two instruction dwords.
+    pub tail: Tail,
 }
 
-/// The MFMA half of a gfx950 `v_mfma_scale_*` pair.
+/// The dwords that follow a VOP3P instruction's two dwords.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tail {
+    None,
+    /// The literal constant dword (gfx950), if a source field is 255.
+    Literal(u32),
+    /// gfx950: this `v_mfma_ld_scale_b32` prefixes an f8f6f4 MFMA, and LLVM
+    /// reads the pair as one `v_mfma_scale_*` instruction (16 bytes).
+    Scaled(ScaledMfma),
+}
+
+/// The MFMA half of a gfx950 `v_mfma_scale_*` pair: its two dwords (abid
+/// field included), from which its row and fields are read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScaledMfma {
-    pub row: &'static PRow,
-    pub vdst: u8,
-    pub hi_bits: u8,
-    pub clamp: bool,
-    pub src: [u16; 3],
-    pub op_sel_hi: u8,
-    pub neg_lo: u8,
+    pub words: [u32; 2],
 }
 
 impl ScaledMfma {
-    fn as_vop3p(&self) -> Vop3p {
-        Vop3p {
-            row: self.row,
-            vdst: self.vdst,
-            hi_bits: self.hi_bits,
-            clamp: self.clamp,
-            src: self.src,
-            op_sel_hi: self.op_sel_hi,
-            neg_lo: self.neg_lo,
-            literal: None,
-            scaled: None,
-        }
+    /// The MFMA as a plain instruction (`None` only for words that
+    /// [`decode_scaled`] did not accept).
+    fn as_vop3p(&self) -> Option<Vop3p> {
+        let [w0, w1] = self.words;
+        Some(Vop3p {
+            row: lookup(((w0 >> 16) & 0x7f) as u8, Target::Gfx950)?,
+            vdst: w0 as u8,
+            hi_bits: ((w0 >> 8) & 0x7f) as u8,
+            clamp: w0 & 0x8000 != 0,
+            src: [
+                (w1 & 0x1ff) as u16,
+                ((w1 >> 9) & 0x1ff) as u16,
+                ((w1 >> 18) & 0x1ff) as u16,
+            ],
+            op_sel_hi: ((w1 >> 27) & 3) as u8,
+            neg_lo: (w1 >> 29) as u8,
+            tail: Tail::None,
+        })
     }
 }
 
+#[inline]
 fn valid_src(v: u16, n: u8) -> bool {
+    // VGPRs, the most frequent sources, are valid at any width.
+    if v >= 256 {
+        return true;
+    }
     match v {
         102..=107 | 126 | 127 if n > 2 => false,
         0..=127 => super::operand::decode_sreg(v, n).is_some(),
@@ -204,8 +218,7 @@ impl Vop3p {
             src,
             op_sel_hi: ((w1 >> 27) & 3) as u8,
             neg_lo: (w1 >> 29) as u8,
-            literal,
-            scaled: None,
+            tail: literal.map_or(Tail::None, Tail::Literal),
         };
         if !ok || !i.ranges_fit() {
             return Err(false);
@@ -263,14 +276,20 @@ impl Vop3p {
         }
     }
 
+    /// The literal constant dword, if any.
+    pub fn literal(&self) -> Option<u32> {
+        match self.tail {
+            Tail::Literal(l) => Some(l),
+            _ => None,
+        }
+    }
+
     /// Size in bytes.
     pub fn len(&self) -> u8 {
-        if self.scaled.is_some() {
-            16
-        } else if self.literal.is_some() {
-            12
-        } else {
-            8
+        match self.tail {
+            Tail::None => 8,
+            Tail::Literal(_) => 12,
+            Tail::Scaled(_) => 16,
         }
     }
 
@@ -299,11 +318,14 @@ impl Vop3p {
         let [w0, w1] = self.encode();
         out.extend_from_slice(&w0.to_le_bytes());
         out.extend_from_slice(&w1.to_le_bytes());
-        if let Some(l) = self.literal {
-            out.extend_from_slice(&l.to_le_bytes());
-        }
-        if let Some(m) = &self.scaled {
-            m.as_vop3p().encode_into(out);
+        match &self.tail {
+            Tail::None => {}
+            Tail::Literal(l) => out.extend_from_slice(&l.to_le_bytes()),
+            Tail::Scaled(m) => {
+                for w in m.words {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
         }
     }
 
@@ -419,12 +441,12 @@ fn write_psrc(
 impl fmt::Display for Vop3p {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut w = Warnings::new();
-        if let Some(m) = &self.scaled {
-            let m = m.as_vop3p();
+        if let Tail::Scaled(m) = &self.tail {
+            let m = m.as_vop3p().ok_or(fmt::Error)?;
             let base = m.row.name.strip_prefix("v_mfma_").unwrap_or(m.row.name);
             write!(f, "v_mfma_scale_{base}")?;
             m.write_ops(f, &mut w)?;
-            let lit = self.literal.unwrap_or(0);
+            let lit = self.literal().unwrap_or(0);
             // The scale operands are VGPRs (class VGPR_32).
             let scale = PSrc {
                 n: 1,
@@ -480,7 +502,7 @@ impl Vop3p {
                 class_for(r.dst_odd, agpr, f)?;
             }
         }
-        let lit = self.literal.unwrap_or(0);
+        let lit = self.literal().unwrap_or(0);
         for (i, (s, &v)) in r.srcs.iter().zip(self.src.iter()).enumerate() {
             f.write_str(if first { " " } else { ", " })?;
             first = false;
@@ -596,7 +618,8 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
         if need_lit {
             DecodeError::Truncated {
                 need: 12,
-                have: bytes.len(),
+                // Fewer than 12 bytes, so the value fits.
+                have: bytes.len() as u32,
             }
         } else {
             DecodeError::Invalid { target, word: w0 }
@@ -608,6 +631,10 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
 /// field is 1 decodes as one `v_mfma_scale_*` instruction. LLVM ignores the
 /// ld_scale modifier bits that the standalone form rejects.
 fn decode_scaled(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Option<Vop3p> {
+    // The f8f6f4 MFMAs exist on gfx950 only.
+    if !target.is_gfx950() {
+        return None;
+    }
     let row = lookup(((w0 >> 16) & 0x7f) as u8, target)?;
     if row.dst != 0 || row.kind != Kind::Packed {
         return None;
@@ -639,16 +666,7 @@ fn decode_scaled(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Option<Vop3p
         src,
         op_sel_hi: ((w1 >> 27) & 3) as u8,
         neg_lo: (w1 >> 29) as u8,
-        literal: None,
-        scaled: Some(ScaledMfma {
-            row: m.row,
-            vdst: m.vdst,
-            hi_bits: m.hi_bits | (1 << 3),
-            clamp: m.clamp,
-            src: m.src,
-            op_sel_hi: m.op_sel_hi,
-            neg_lo: m.neg_lo,
-        }),
+        tail: Tail::Scaled(ScaledMfma { words: [m0, m1] }),
     })
 }
 
