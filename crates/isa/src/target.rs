@@ -37,6 +37,23 @@ impl Target {
         }
     }
 
+    /// The target's position in [`Target::ALL`]; generated opcode tables
+    /// index per-target columns and availability masks by it.
+    #[inline]
+    pub const fn index(self) -> usize {
+        match self {
+            Target::Gfx90a => 0,
+            Target::Gfx942 => 1,
+            Target::Gfx950 => 2,
+        }
+    }
+
+    /// `1 << index()`: the target's bit in a table's availability mask.
+    #[inline]
+    pub const fn bit(self) -> u8 {
+        1 << self.index()
+    }
+
     /// The encoding family.
     pub fn family(self) -> Family {
         Family::Gfx9

@@ -7,7 +7,7 @@
 //! dword 1: offset[20:0], soffset[31:25].
 
 use super::operand::{Half, Operand, Reg, RegFile, Special};
-use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment, target_bit};
+use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment};
 use super::tables::smem as tab;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -116,7 +116,7 @@ impl SmemFields {
             .get(((w0 >> 18) & 0xff) as usize)
             .and_then(|&i| tab::SMEM.get(usize::from(i)))
             .ok_or(invalid.clone())?;
-        if row.targets & target_bit(target) == 0 {
+        if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let (imm, soe) = (w0 >> 17 & 1 == 1, w0 >> 14 & 1 == 1);

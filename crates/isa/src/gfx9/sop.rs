@@ -139,15 +139,6 @@ static SOPC_IDX: [u8; 128] = ops_of!(tab::SOPC, 128);
 static SOPK_IDX: [u8; 32] = ops_of!(tab::SOPK, 32);
 static SOPP_IDX: [u8; 128] = ops_of!(tab::SOPP, 128);
 
-/// The bit of `t` in the tables' `targets` masks.
-pub(crate) fn target_bit(t: Target) -> u8 {
-    match t {
-        Target::Gfx90a => 1,
-        Target::Gfx942 => 2,
-        Target::Gfx950 => 4,
-    }
-}
-
 fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<&'static R> {
     rows.get(usize::from(*idx.get(op)?))
 }
@@ -399,7 +390,7 @@ impl SaluFields {
             ),
         };
         let row = lookup(rows, idx, op as usize).ok_or(invalid.clone())?;
-        if row.targets & target_bit(target) == 0 {
+        if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let lit = literal_for(bytes, &[(s0, row.src0), (s1, row.src1)])?;
@@ -493,7 +484,7 @@ impl Sopk {
         let invalid = DecodeError::Invalid { target, word: w0 };
         let row =
             lookup(tab::SOPK, &SOPK_IDX, ((w0 >> 23) & 0x1f) as usize).ok_or(invalid.clone())?;
-        if row.targets & target_bit(target) == 0 {
+        if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let d = (w0 >> 16) as u8 & 0x7f;
@@ -567,7 +558,7 @@ fn fmt_hwreg(f: &mut fmt::Formatter<'_>, target: Target, v: u16) -> fmt::Result 
     f.write_str("hwreg(")?;
     match tab::HWREG
         .iter()
-        .find(|r| r.0 == id && r.2 & target_bit(target) != 0)
+        .find(|r| r.0 == id && r.2 & target.bit() != 0)
     {
         Some(r) => f.write_str(r.1)?,
         None => write!(f, "{id}")?,
@@ -630,7 +621,7 @@ impl Sopp {
         let invalid = DecodeError::Invalid { target, word: w0 };
         let row =
             lookup(tab::SOPP, &SOPP_IDX, ((w0 >> 16) & 0x7f) as usize).ok_or(invalid.clone())?;
-        if row.targets & target_bit(target) == 0 {
+        if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let simm16 = w0 as u16;

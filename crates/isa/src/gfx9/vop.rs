@@ -375,19 +375,9 @@ pub struct VopFields {
     pub unused: u16,
 }
 
-/// The targets' positions in the generated tables.
-#[inline]
-fn tix(t: Target) -> usize {
-    match t {
-        Target::Gfx90a => 0,
-        Target::Gfx942 => 1,
-        Target::Gfx950 => 2,
-    }
-}
-
 /// The opcode table row of a VOP1 / VOP2 / VOPC opcode on `target`.
 pub fn lookup(target: Target, kind: VopKind, op: u32) -> Option<&'static VopOp> {
-    let t = tix(target);
+    let t = target.index();
     let row = match kind {
         VopKind::Vop2 => tab::VOP2[t].get(op as usize),
         VopKind::Vop1 => tab::VOP1[t].get(op as usize),

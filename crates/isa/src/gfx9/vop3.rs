@@ -82,20 +82,11 @@ const M_CLAMP: u16 = 7;
 const M_OMOD: u16 = 8;
 const M_NEG: u16 = 10;
 
-#[cfg(test)]
-pub(crate) fn target_bit(t: Target) -> u8 {
-    match t {
-        Target::Gfx90a => 1,
-        Target::Gfx942 => 2,
-        Target::Gfx950 => 4,
-    }
-}
-
 /// Looks up the row for `op` on `target` by searching the table (the
 /// reference for [`lookup_vop3`]).
 #[cfg(test)]
 pub(crate) fn lookup(rows: &[Row], op: u16, target: Target) -> Option<&Row> {
-    let bit = target_bit(target);
+    let bit = target.bit();
     let start = rows.partition_point(|r| r.op < op);
     rows.get(start..)?
         .iter()
@@ -128,11 +119,7 @@ static VOP3_IDX: [[u16; 1024]; 3] = {
 /// The VOP3 row of `op` (10 bits) on `target`, by table index.
 #[inline]
 fn lookup_vop3(op: u16, target: Target) -> Option<&'static Row> {
-    let k = match target {
-        Target::Gfx90a => 0,
-        Target::Gfx942 => 1,
-        Target::Gfx950 => 2,
-    };
+    let k = target.index();
     let i = *VOP3_IDX.get(k)?.get(usize::from(op))?;
     VOP3.get(usize::from(i))
 }

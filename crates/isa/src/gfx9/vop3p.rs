@@ -88,11 +88,7 @@ static VOP3P_IDX: [[u16; 128]; 3] = {
 /// The row of the 7-bit opcode `op` on `target`, by table index.
 #[inline]
 fn lookup(op: u8, target: Target) -> Option<&'static PRow> {
-    let k = match target {
-        Target::Gfx90a => 0,
-        Target::Gfx942 => 1,
-        Target::Gfx950 => 2,
-    };
+    let k = target.index();
     let i = *VOP3P_IDX.get(k)?.get(usize::from(op))?;
     VOP3P.get(usize::from(i))
 }
@@ -101,7 +97,7 @@ fn lookup(op: u8, target: Target) -> Option<&'static PRow> {
 /// for [`lookup`]).
 #[cfg(test)]
 fn lookup_search(op: u8, target: Target) -> Option<&'static PRow> {
-    let bit = super::vop3::target_bit(target);
+    let bit = target.bit();
     let start = VOP3P.partition_point(|r| r.op < op);
     VOP3P
         .get(start..)?
