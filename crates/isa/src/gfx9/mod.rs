@@ -135,6 +135,13 @@ impl fmt::Display for Inst {
     }
 }
 
+/// The bytes of an instruction kept as its first two dwords (`w0` in the
+/// low half of `raw`), and how many of them it has (at most 8).
+#[inline]
+pub(crate) fn raw_bytes(raw: u64, len: u8) -> ([u8; 8], usize) {
+    (raw.to_le_bytes(), usize::from(len).min(8))
+}
+
 /// Reads the dword at `i` (little-endian), or reports truncation.
 pub(crate) fn word(bytes: &[u8], i: usize) -> Result<u32, DecodeError> {
     let s = bytes.get(i * 4..i * 4 + 4).ok_or(DecodeError::Truncated {

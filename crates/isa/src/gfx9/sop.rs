@@ -779,10 +779,7 @@ impl Salu {
 
     /// The instruction's bytes and their count.
     fn bytes(&self) -> ([u8; 8], usize) {
-        let mut b = [0; 8];
-        b[..4].copy_from_slice(&self.w0.to_le_bytes());
-        b[4..].copy_from_slice(&self.w1.to_le_bytes());
-        (b, usize::from(self.len).min(8))
+        super::raw_bytes(u64::from(self.w0) | (u64::from(self.w1) << 32), self.len)
     }
 
     /// The typed operands and modifiers. `None` only for a value that

@@ -276,7 +276,7 @@ impl Vop {
 
     /// The instruction's dwords.
     fn bytes(&self) -> ([u8; 8], usize) {
-        (self.raw.to_le_bytes(), usize::from(self.len).min(8))
+        super::raw_bytes(self.raw, self.len)
     }
 
     /// The typed operands and modifiers. `None` only for a value that
