@@ -6,6 +6,7 @@
 
 use super::{addrs, data_reg, read_u32, write_bytes};
 use crate::exec::op::{Ctx, ExecFn, Fault, Op};
+use crate::exec::wave::Src;
 
 /// The semantic function of a DS mnemonic (without `ds_`) of this module.
 pub(super) fn lookup(t: &str) -> Option<ExecFn> {
@@ -42,14 +43,17 @@ pub(crate) fn swizzle_src(off: u16, l: usize) -> Option<usize> {
     }
 }
 
-/// `ds_swizzle_b32`: each active lane reads `data0` of its source lane; an
+/// `ds_swizzle_b32`: each active lane reads the `addr` VGPR of its source
+/// lane; an
 /// inactive source lane gives 0 (the data passes through the LDS crossbar,
 /// which only active lanes write). The rotate and FFT patterns, which the
 /// GFX9 CDNA manuals do not define, fault as unsupported.
 fn swizzle(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let exec = c.wave.exec();
     let off = op.imm as u16;
-    let src = *c.wave.vreg(data_reg(op, 0));
+    // The data comes from the instruction's address VGPR.
+    let Src::V(a) = op.src[0] else { return Ok(()) };
+    let src = *c.wave.vreg(a);
     let mut out = [0u32; 64];
     for (l, o) in out.iter_mut().enumerate() {
         let s = swizzle_src(off, l).ok_or(Fault::Unsupported("ds_swizzle_b32 rotate/FFT mode"))?;
