@@ -101,14 +101,15 @@ struct Output {
 
 fn describe(a: &KernelArg) -> String {
     format!(
-        "{} ({}, {} bytes)",
-        a.name.as_deref().unwrap_or("?"),
+        "{} ({}, {} bytes at offset {})",
+        a.name.as_deref().unwrap_or("(unnamed)"),
         a.type_name.as_deref().unwrap_or(match a.value_kind {
             ValueKind::GlobalBuffer => "pointer",
             ValueKind::DynamicSharedPointer => "local pointer",
             _ => "value",
         }),
-        a.size
+        a.size,
+        a.offset
     )
 }
 
