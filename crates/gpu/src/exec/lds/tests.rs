@@ -672,3 +672,68 @@ fn append_consume_and_addtid() {
     assert_eq!(le32(&r.lds, 40), 100 + n);
     assert_eq!(le32(&r.lds, 44), 100 - n);
 }
+
+#[test]
+fn transposing_loads_gather_elements_across_lanes() {
+    use super::cross::tr_source;
+    // The 16-bit layout the CDNA4 hardware shows: lane l, halfword n from
+    // lane (l & ~15) | ((l >> 2) & 3) + 4n, halfword l & 3.
+    for l in 0..64 {
+        for n in 0..4 {
+            assert_eq!(
+                tr_source(4, l, n),
+                ((l & !15) + ((l >> 2) & 3) + 4 * n, l & 3)
+            );
+        }
+        // Bytes: two interleaved 8x8 transposes (even and odd lanes).
+        for n in 0..8 {
+            assert_eq!(
+                tr_source(8, l, n),
+                ((l & !15) + ((l >> 3) & 1) + 2 * n, l & 7)
+            );
+        }
+        // Nibbles and 6-bit values: one 16x16 transpose.
+        for n in 0..16 {
+            assert_eq!(tr_source(16, l, n), ((l & !15) + n, l & 15));
+        }
+    }
+    let init = random_init(4);
+    for (asm, bits, dw) in [
+        ("ds_read_b64_tr_b16 v[10:11], v1 offset:16", 16u32, 2usize),
+        ("ds_read_b64_tr_b8 v[10:11], v1 offset:16", 8, 2),
+        ("ds_read_b64_tr_b4 v[10:11], v1 offset:16", 4, 2),
+        ("ds_read_b96_tr_b6 v[10:12], v1 offset:16", 6, 3),
+    ] {
+        let r = lds_case(Target::Gfx950, asm, &init, |w| {
+            for l in 0..64 {
+                // Rows in a scrambled order: each lane names its own chunk.
+                w.v[1][l] = (((l * 5) % 64) * 12) as u32;
+            }
+        });
+        let chunk = |l: usize| {
+            let at = ((l * 5) % 64) * 12 + 16;
+            let mut b = [0u8; 16];
+            b[..4 * dw].copy_from_slice(&init[at..at + 4 * dw]);
+            u128::from_le_bytes(b)
+        };
+        let k = 32 * dw / bits as usize;
+        for l in 0..64 {
+            if EXEC >> l & 1 == 0 {
+                continue;
+            }
+            let mut want = 0u128;
+            for n in 0..k {
+                let (s, e) = tr_source(k, l, n);
+                let x = (chunk(s) >> (e as u32 * bits)) & ((1 << bits) - 1);
+                want |= x << (n as u32 * bits);
+            }
+            for d in 0..dw {
+                assert_eq!(
+                    r.wave.v[10 + d][l],
+                    (want >> (32 * d)) as u32,
+                    "{asm} lane {l}"
+                );
+            }
+        }
+    }
+}
