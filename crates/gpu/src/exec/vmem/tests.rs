@@ -896,3 +896,31 @@ fn buffer_format_stores_convert_components() {
         assert_eq!(le32(&mem, 8 * l + 4), 0x5000 + l as u32, "lane {l}");
     }
 }
+
+#[test]
+fn every_vector_memory_and_ds_mnemonic_has_semantics() {
+    use rocjitsu_isa::gfx9::tables::{ds::DS_OPS, flat::FLAT_OPS, mubuf::BUF_OPS};
+    // Not emulated: global wave sync (needs the whole grid) and the GDS
+    // conditional exchange.
+    let missing = |n: &str| n.starts_with("ds_gws_") || n == "ds_condxchg32_rtn_b64";
+    let names = FLAT_OPS
+        .iter()
+        .map(|o| o.name)
+        .chain(BUF_OPS.iter().map(|o| o.name));
+    for n in names {
+        for (rtn, lds) in [(false, false), (true, false)] {
+            assert!(super::select(n, rtn, lds).is_some(), "{n}");
+        }
+        if n.contains("load_") && !n.contains("format") && !n.contains("_lds_") {
+            assert!(super::select(n, false, true).is_some(), "{n} lds");
+        }
+    }
+    for o in DS_OPS.iter() {
+        assert_eq!(
+            crate::exec::lds::lookup(o.name).is_some(),
+            !missing(o.name),
+            "{}",
+            o.name
+        );
+    }
+}
