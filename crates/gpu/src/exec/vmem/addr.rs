@@ -127,8 +127,11 @@ fn buffer(c: &Ctx, op: &Op) -> Addrs {
         (false, false) => (&zero, &zero),
     };
     if r.base == ap.private_base & 0xffff_ffff_ffff {
+        // soffset is a wave-level offset into the swizzled segment (the
+        // ABI's stack pointer advances by frame size x 64), so it moves
+        // each lane's private offset by soffset / 64.
         return Addrs {
-            a: std::array::from_fn(|l| soff + u64::from(voff[l]) + inst),
+            a: std::array::from_fn(|l| soff / 64 + u64::from(voff[l]) + inst),
             space: Space::Private,
             limit: [u64::MAX; 64],
         };

@@ -34,8 +34,13 @@
 //!   private aperture (the low 48 bits of `private_base`) with
 //!   `add_tid_enable` in s\[0:3\]. A buffer access through a V# with that
 //!   base goes to the lane's private memory at offset
-//!   `soffset + voffset + offset` (the wave offset SGPR is 0); no
-//!   num_records check applies, the private-memory bound does.
+//!   `soffset / 64 + voffset + offset`. The hardware swizzles that segment
+//!   (dword `i` of lane `l` at `soffset + (i * 64 + l) * 4`), so `soffset`
+//!   is a wave-level offset: the wave offset SGPR is 0 and the ABI's stack
+//!   pointer (s32, used as soffset) advances by 64 times the frame size
+//!   (`s_addk_i32 s32, 0x400` for a 16-byte frame). The `voffset` and
+//!   instruction offset are per-lane. No num_records check applies, the
+//!   private-memory bound does.
 //!
 //! Accesses of private memory beyond `lane_bytes` fault with
 //! [`Fault::Private`]; LDS accesses outside the workgroup's allocation read
@@ -437,7 +442,7 @@ enum Loc {
     Private(u64),
 }
 
-#[inline]
+#[inline(always)]
 fn locate(c: &Ctx, space: Space, addr: u64) -> Loc {
     match space {
         Space::Global => Loc::Global(addr),
@@ -459,7 +464,7 @@ fn locate(c: &Ctx, space: Space, addr: u64) -> Loc {
 
 /// The byte range of lane `l`'s private memory at offset `off`, or the
 /// private-memory fault.
-#[inline]
+#[inline(always)]
 fn private_range(
     w: &Wave,
     l: usize,
@@ -484,8 +489,9 @@ fn private_range(
     Ok(r)
 }
 
-/// Reads `out.len()` bytes of lane `l` at `addr` in `space`.
-#[inline]
+/// Reads `out.len()` bytes of lane `l` at `addr` in `space`. Inlined so
+/// that the copy of a constant-size element compiles to plain moves.
+#[inline(always)]
 pub(crate) fn read(
     c: &mut Ctx,
     space: Space,
@@ -510,7 +516,7 @@ pub(crate) fn read(
 }
 
 /// Writes `data` for lane `l` at `addr` in `space`.
-#[inline]
+#[inline(always)]
 pub(crate) fn write(
     c: &mut Ctx,
     space: Space,

@@ -724,7 +724,8 @@ fn buffer_private_segment_accesses_are_per_lane() {
             w.s[1] = (ap.private_base >> 32) as u32 & 0xffff;
             w.s[2] = u32::MAX;
             w.s[3] = 1 << 23;
-            w.s[5] = 8;
+            // A wave-level soffset: 8 bytes per lane.
+            w.s[5] = 8 * 64;
             for l in 0..64 {
                 w.v[1][l] = 0xabcd_0000 + l as u32;
                 w.v[2][l] = 40 + l as u32;
@@ -922,5 +923,77 @@ fn every_vector_memory_and_ds_mnemonic_has_semantics() {
             "{}",
             o.name
         );
+    }
+}
+
+#[test]
+fn coalesced_loads_and_stores_match_per_lane_semantics() {
+    let init = random_bytes(4096, 17);
+    for (asm, n) in [
+        (
+            "global_load_dword v10, v[4:5], off offset:-4\nglobal_store_dword v[4:5], v10, off offset:1024",
+            1usize,
+        ),
+        (
+            "global_load_dwordx2 v[10:11], v2, s[4:5] offset:8\nglobal_store_dwordx2 v2, v[10:11], s[4:5] offset:1536",
+            2,
+        ),
+        (
+            "global_load_dwordx3 v[10:12], v2, s[4:5]\nglobal_store_dwordx3 v2, v[10:12], s[4:5] offset:2048",
+            3,
+        ),
+        (
+            "global_load_dwordx4 v[10:13], v[4:5], off\nglobal_store_dwordx4 v[4:5], v[10:13], off offset:2048",
+            4,
+        ),
+    ] {
+        let mut buf = 0;
+        let r = run(Target::Gfx942, asm, |w, vm| {
+            buf = vm.alloc(4096, Perms::RW);
+            vm.fill(buf, &init).unwrap();
+            w.set_s64(4, buf);
+            for l in 0..64 {
+                w.v[2][l] = (4 * n * l + 4) as u32;
+                set_addr64(w, 4, l, buf + (4 * n * l + 4) as u64);
+            }
+        })
+        .unwrap();
+        let (load_at, store_off) = match n {
+            1 => (0usize, 1028usize),
+            2 => (12, 1540),
+            3 => (4, 2052),
+            _ => (4, 2052),
+        };
+        let mem = r.vm.read_vec(buf, 4096).unwrap();
+        for l in 0..64 {
+            for k in 0..n {
+                let want = le32(&init, load_at + 4 * n * l + 4 * k);
+                assert_eq!(r.wave.v[10 + k][l], want, "{asm} lane {l}");
+                assert_eq!(
+                    le32(&mem, store_off + 4 * n * l + 4 * k),
+                    want,
+                    "{asm} lane {l}"
+                );
+            }
+        }
+    }
+    // The last lane runs off the buffer: the fault names its address.
+    let mut buf = 0;
+    let (f, _) = run(
+        Target::Gfx942,
+        "global_load_dword v1, v2, s[4:5] offset:4",
+        |w, vm| {
+            buf = vm.alloc(256, Perms::RW);
+            w.set_s64(4, buf);
+            for l in 0..64 {
+                w.v[2][l] = 4 * l as u32;
+            }
+        },
+    )
+    .err()
+    .expect("lane 63 is past the buffer");
+    match f {
+        Fault::Memory(m) => assert_eq!(m.addr, buf + 256),
+        f => panic!("{f:?}"),
     }
 }
