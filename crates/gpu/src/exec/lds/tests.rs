@@ -737,3 +737,62 @@ fn transposing_loads_gather_elements_across_lanes() {
         }
     }
 }
+
+#[test]
+fn agpr_data_and_destinations() {
+    let init = random_init(6);
+    let r = lds_case(
+        Target::Gfx90a,
+        "ds_read_b64 a[2:3], v1 offset:8\n\
+         ds_write_b32 v1, a4 offset:512\n\
+         ds_add_rtn_u32 a5, v1, a4 offset:516",
+        &init,
+        |w| {
+            for l in 0..64 {
+                w.v[1][l] = 4 * l as u32;
+                w.v[256 + 4][l] = 0x4000 + l as u32;
+            }
+        },
+    );
+    for l in 0..64 {
+        if EXEC >> l & 1 == 0 {
+            continue;
+        }
+        assert_eq!(r.wave.v[256 + 2][l], le32(&init, 4 * l + 8), "lane {l}");
+        assert_eq!(r.wave.v[256 + 3][l], le32(&init, 4 * l + 12), "lane {l}");
+        // The word lane l wrote, plus lane l - 1's add (which targets it).
+        let prev = l.checked_sub(1).filter(|p| EXEC >> p & 1 != 0);
+        let want = (0x4000 + l as u32) + prev.map_or(0, |p| 0x4000 + p as u32);
+        assert_eq!(le32(&r.lds, 4 * l + 512), want, "lane {l}");
+        // Lane l's add reads the word lane l + 1 wrote, or the initial one.
+        let next = l + 1;
+        let old = if next < 64 && EXEC >> next & 1 != 0 {
+            0x4000 + next as u32
+        } else {
+            le32(&init, 4 * l + 516)
+        };
+        assert_eq!(r.wave.v[256 + 5][l], old, "lane {l}");
+    }
+}
+
+#[test]
+fn flat_lds_aperture_out_of_range_reads_zero() {
+    let ap = crate::exec::wave::Apertures::default();
+    let r = run(
+        Target::Gfx942,
+        "flat_store_dword v[4:5], v6\n\
+         flat_load_dword v7, v[4:5]",
+        |w, _| {
+            for l in 0..64 {
+                let a = ap.shared_base + 65536 - 2 + l as u64;
+                w.v[4][l] = a as u32;
+                w.v[5][l] = (a >> 32) as u32;
+                w.v[6][l] = 5;
+                w.v[7][l] = 9;
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(r.wave.v[7], [0; 64]);
+    assert!(r.lds.iter().all(|b| *b == 0));
+}
