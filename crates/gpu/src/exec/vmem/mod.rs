@@ -388,7 +388,7 @@ pub fn lower(inst: Inst) -> Op {
                 Src::None
             };
             op.imm = if f.seg == 0 {
-                i64::from(f.offset & 0xfff)
+                i64::from(f.offset)
             } else {
                 i64::from(sext13(f.offset))
             };
