@@ -20,7 +20,7 @@ mod control;
 pub mod hwreg;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 #[cfg(test)]
 mod tests_control;
 

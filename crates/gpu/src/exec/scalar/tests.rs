@@ -13,7 +13,7 @@ use std::process::Command;
 
 /// Assembles each line on its own (one `llvm-mc-22` run for all of them)
 /// and returns the bytes of each.
-pub(super) fn assemble_each(target: Target, lines: &[String]) -> Vec<Vec<u8>> {
+pub(crate) fn assemble_each(target: Target, lines: &[String]) -> Vec<Vec<u8>> {
     let mut child = Command::new("llvm-mc-22")
         .args([
             "-arch=amdgcn",
@@ -57,14 +57,14 @@ pub(super) fn assemble_each(target: Target, lines: &[String]) -> Vec<Vec<u8>> {
 const ENDPGM: [u8; 4] = [0x00, 0x00, 0x81, 0xbf];
 
 /// Code ready to run many times.
-pub(super) struct Code {
+pub(crate) struct Code {
     target: Target,
     prog: Program,
 }
 
 impl Code {
     /// The instruction bytes followed by `s_endpgm`.
-    pub(super) fn new(target: Target, bytes: &[u8]) -> Code {
+    pub(crate) fn new(target: Target, bytes: &[u8]) -> Code {
         let mut b = bytes.to_vec();
         b.extend_from_slice(&ENDPGM);
         Code {
@@ -74,18 +74,18 @@ impl Code {
     }
 
     /// Assembles `asm` (several lines) into one program.
-    pub(super) fn asm(target: Target, asm: &str) -> Code {
+    pub(crate) fn asm(target: Target, asm: &str) -> Code {
         let lines: Vec<String> = asm.lines().map(str::to_owned).collect();
         Code::new(target, &assemble_each(target, &lines).concat())
     }
 
     /// Runs one wave (EXEC all ones) after `setup`, until it ends.
-    pub(super) fn run(&self, setup: impl FnOnce(&mut Wave)) -> Result<Wave, (Fault, u64)> {
+    pub(crate) fn run(&self, setup: impl FnOnce(&mut Wave)) -> Result<Wave, (Fault, u64)> {
         let vm = Vm::new();
         self.run_vm(&vm, setup)
     }
 
-    pub(super) fn run_vm(
+    pub(crate) fn run_vm(
         &self,
         vm: &Vm,
         setup: impl FnOnce(&mut Wave),
@@ -118,7 +118,7 @@ impl Code {
 
 /// Interesting 32-bit operands: zero, small, boundaries, sign bits,
 /// bit-field selectors and a few pseudo-random values.
-pub(super) fn values32() -> Vec<u32> {
+pub(crate) fn values32() -> Vec<u32> {
     let mut v = vec![
         0,
         1,
@@ -157,7 +157,7 @@ pub(super) fn values32() -> Vec<u32> {
 }
 
 /// Interesting 64-bit operands.
-pub(super) fn values64() -> Vec<u64> {
+pub(crate) fn values64() -> Vec<u64> {
     let mut v = vec![
         0,
         1,
