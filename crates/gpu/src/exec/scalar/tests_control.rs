@@ -180,8 +180,7 @@ fn getpc_swappc_call_setpc() {
 fn setpc_outside_the_code_faults_with_its_pc() {
     let (f, pc) = Code::asm(T, "s_setpc_b64 s[0:1]")
         .run(|w| w.set_s64(0, 0x4000_0000))
-        .err()
-        .expect("no code there");
+        .expect_err("no code there");
     assert!(matches!(f, Fault::Illegal(_)), "{f:?}");
     assert_eq!(pc, 0x4000_0000);
 }
@@ -190,10 +189,9 @@ fn setpc_outside_the_code_faults_with_its_pc() {
 fn trap_halt_kill_and_endpgm() {
     let (f, pc) = Code::asm(T, "s_nop 0\ns_trap 2\ns_mov_b32 s0, 1")
         .run(|_| {})
-        .err()
-        .expect("trap");
+        .expect_err("trap");
     assert_eq!((f, pc), (Fault::Trap(2), CODE_BASE + 4));
-    let (f, _) = Code::asm(T, "s_sethalt 1").run(|_| {}).err().expect("halt");
+    let (f, _) = Code::asm(T, "s_sethalt 1").run(|_| {}).expect_err("halt");
     assert!(matches!(f, Fault::Invalid(_)));
     let w = Code::asm(
         T,

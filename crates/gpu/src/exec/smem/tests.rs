@@ -79,7 +79,7 @@ fn s_load_from_unmapped_memory_faults_with_address_and_pc() {
     let a = buffer(&vm);
     let code = Code::asm(T, "s_nop 0\ns_load_dwordx4 s[4:7], s[2:3], 0xf8");
     // 0xf8 + 16 runs past the 256-byte buffer into the guard gap.
-    let (f, pc) = code.run_vm(&vm, |w| w.set_s64(2, a)).err().expect("fault");
+    let (f, pc) = code.run_vm(&vm, |w| w.set_s64(2, a)).expect_err("fault");
     assert_eq!(pc, CODE_BASE + 4);
     match f {
         Fault::Memory(m) => {
@@ -88,10 +88,7 @@ fn s_load_from_unmapped_memory_faults_with_address_and_pc() {
         }
         f => panic!("unexpected {f:?}"),
     }
-    let (f, _) = code
-        .run_vm(&vm, |w| w.set_s64(2, 0x10))
-        .err()
-        .expect("fault");
+    let (f, _) = code.run_vm(&vm, |w| w.set_s64(2, 0x10)).expect_err("fault");
     assert!(matches!(&f, Fault::Memory(m) if m.addr == 0x108), "{f:?}");
 }
 
@@ -175,8 +172,7 @@ fn s_store_to_read_only_memory_faults() {
     let a = vm.alloc(64, Perms::RO);
     let (f, _) = Code::asm(T, "s_store_dword s0, s[2:3], 0x4")
         .run_vm(&vm, |w| w.set_s64(2, a))
-        .err()
-        .expect("read-only");
+        .expect_err("read-only");
     assert!(
         matches!(&f, Fault::Memory(m) if m.access == Access::Write && m.addr == a + 4),
         "{f:?}"
