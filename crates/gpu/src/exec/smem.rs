@@ -13,7 +13,9 @@
 //! base from the resource (`V#` dwords 0-1, bits 47:0) and check each dword
 //! against `num_records` (dword 2, bytes): a dword that does not lie wholly
 //! below it reads 0 and is not written. Scalar caches are not modelled, so
-//! the cache-control instructions do nothing.
+//! the cache-control instructions do nothing. The scalar scratch forms
+//! (`s_scratch_load_*` / `s_scratch_store_*`, which no compiler emits) have
+//! no semantics yet and fault as unsupported if reached.
 
 use super::op::{Ctx, ExecFn, Fault, Op, sdst_of, src_of, unsupported};
 use super::wave::{Src, Width};

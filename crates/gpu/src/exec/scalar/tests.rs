@@ -979,3 +979,28 @@ fn add_with_carry_chain_is_64bit_addition() {
         }
     }
 }
+
+#[test]
+fn every_scalar_and_smem_opcode_has_semantics() {
+    use rocjitsu_isa::gfx9::tables::{smem, sop};
+    let names = sop::SOP2
+        .iter()
+        .chain(sop::SOP1)
+        .chain(sop::SOPC)
+        .map(|r| r.name)
+        .chain(sop::SOPK.iter().map(|r| r.name))
+        .chain(sop::SOPP.iter().map(|r| r.name));
+    for n in names {
+        assert!(super::lookup(n).is_some(), "{n} has no semantics");
+    }
+    for r in smem::SMEM {
+        // Scalar scratch accesses are not modelled (see the smem module).
+        let scratch = r.name.starts_with("s_scratch_");
+        assert_eq!(
+            crate::exec::smem::lookup(r.name).is_some(),
+            !scratch,
+            "{}",
+            r.name
+        );
+    }
+}
