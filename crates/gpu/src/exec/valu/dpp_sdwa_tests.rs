@@ -1,0 +1,1 @@
+//! Tests of the DPP and SDWA operand paths of [`super`].
