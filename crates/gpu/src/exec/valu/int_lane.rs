@@ -166,3 +166,169 @@ pub fn v_permlane16_swap_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 pub fn v_permlane32_swap_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     permlane_swap(c, op, |l| (l + 32, l))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::exec::valu::test_util::*;
+    use rocjitsu_isa::Target::{Gfx90a, Gfx942, Gfx950};
+
+    #[test]
+    fn moves() {
+        op3(Gfx942, "v_mov_b32 v3, v0", |a, _, _| a);
+        op3(Gfx942, "v_mov_b32_e64 v3, v1", |_, b, _| b);
+        op3(Gfx942, "v_mov_b32 v3, -16", |_, _, _| (-16i32) as u32);
+        op3(Gfx942, "v_mov_b32 v3, 0.5", |_, _, _| 0.5f32.to_bits());
+        op3(Gfx90a, "v_mov_b32 v3, 0xabcdef01", |_, _, _| 0xabcd_ef01);
+        op3(Gfx950, "v_prng_b32 v3, v0", |a, _, _| {
+            let tap = if (a as i32) < 0 { 197 } else { 0 };
+            a.wrapping_mul(2) ^ tap
+        });
+        let (a, b) = (vals(0), vals(1));
+        let r = exec(
+            Gfx942,
+            "v_mov_b64 v[4:5], v[0:1]\nv_mov_b64 v[6:7], -3\nv_mov_b64 v[8:9], s[10:11]\n\
+             v_accvgpr_mov_b32 a2, a1",
+            |w| {
+                (w.v[0], w.v[1], w.v[257]) = (a, b, a);
+                w.s[10] = 0x1234_5678;
+                w.s[11] = 0x9abc_def0;
+                w.set_exec(EXEC);
+            },
+        );
+        for l in 0..64 {
+            let on = EXEC >> l & 1 != 0;
+            let want = |x: u64| if on { x } else { 0 };
+            assert_eq!(
+                pair(&r.wave, 4, l),
+                want(u64::from(a[l]) | u64::from(b[l]) << 32)
+            );
+            assert_eq!(pair(&r.wave, 6, l), want(-3i64 as u64));
+            assert_eq!(pair(&r.wave, 8, l), want(0x9abc_def0_1234_5678));
+        }
+        check("accvgpr_mov", &r.wave.v[258], &[0; 64], EXEC, |l| a[l]);
+    }
+
+    #[test]
+    fn cndmask_selects_by_mask_with_modifiers() {
+        let cond = 0x5a5a_0ff0_c3c3_1248u64;
+        let (a, b, old) = (vals(0), vals(1), vals(3));
+        let cases: [(&str, fn(u32) -> u32, fn(u32) -> u32); 4] = [
+            ("v_cndmask_b32 v3, v0, v1, vcc", |x| x, |x| x),
+            ("v_cndmask_b32_e64 v3, v0, v1, s[6:7]", |x| x, |x| x),
+            (
+                "v_cndmask_b32_e64 v3, -v0, |v1|, s[6:7]",
+                |x| x ^ 0x8000_0000,
+                |x| x & 0x7fff_ffff,
+            ),
+            (
+                "v_cndmask_b32_e64 v3, |v0|, -|v1|, vcc",
+                |x| x & 0x7fff_ffff,
+                |x| x | 0x8000_0000,
+            ),
+        ];
+        for (asm, fa, fb) in cases {
+            let r = exec(Gfx942, asm, |w| {
+                (w.v[0], w.v[1], w.v[3]) = (a, b, old);
+                w.set_vcc(cond);
+                w.s[6] = cond as u32;
+                w.s[7] = (cond >> 32) as u32;
+                w.set_exec(EXEC);
+            });
+            check(asm, &r.wave.v[3], &old, EXEC, |l| {
+                if cond >> l & 1 != 0 {
+                    fb(b[l])
+                } else {
+                    fa(a[l])
+                }
+            });
+        }
+        let r = exec(
+            Gfx942,
+            "v_cndmask_b32_e64 v3, v0, 7, s[10:11]\nv_cndmask_b32_e64 v4, v0, 7, s[12:13]",
+            |w| {
+                w.v[0] = a;
+                w.s[12] = u32::MAX;
+                w.s[13] = u32::MAX;
+            },
+        );
+        check("cndmask all false", &r.wave.v[3], &[0; 64], u64::MAX, |l| {
+            a[l]
+        });
+        check("cndmask all true", &r.wave.v[4], &[0; 64], u64::MAX, |_| 7);
+    }
+
+    #[test]
+    fn readlane_readfirstlane_writelane() {
+        let a = vals(0);
+        let r = exec(
+            Gfx942,
+            "v_readlane_b32 s10, v0, 37\nv_readlane_b32 s11, v0, s4\n\
+             v_readlane_b32 s12, v0, m0\nv_readfirstlane_b32 s13, v0\n\
+             v_writelane_b32 v1, s5, 9\nv_writelane_b32 v1, 63, s4\n\
+             s_mov_b64 exec, 0\nv_readfirstlane_b32 s14, v0\nv_writelane_b32 v1, s5, m0\n\
+             v_readlane_b32 s15, v0, 63",
+            |w| {
+                w.v[0] = a;
+                w.s[4] = 64 + 20; // only bits 5:0 select the lane
+                w.s[5] = 0xfeed_f00d;
+                w.s[124] = 50;
+                w.set_exec(0xff00_0000_0000_0000);
+            },
+        );
+        assert_eq!(r.wave.s[10], a[37]);
+        assert_eq!(r.wave.s[11], a[20]);
+        assert_eq!(r.wave.s[12], a[50]);
+        assert_eq!(r.wave.s[13], a[56], "first active lane");
+        assert_eq!(r.wave.s[14], a[0], "lane 0 when EXEC is zero");
+        assert_eq!(r.wave.s[15], a[63], "readlane ignores EXEC");
+        for l in 0..64 {
+            let want = match l {
+                9 | 50 => 0xfeed_f00d,
+                20 => 63,
+                _ => 0,
+            };
+            assert_eq!(r.wave.v[1][l], want, "writelane lane {l}");
+        }
+    }
+
+    #[test]
+    fn swap_under_exec() {
+        let (a, b) = (vals(0), vals(1));
+        let r = exec(Gfx942, "v_swap_b32 v0, v1", |w| {
+            (w.v[0], w.v[1]) = (a, b);
+            w.set_exec(EXEC);
+        });
+        check("swap v0", &r.wave.v[0], &a, EXEC, |l| b[l]);
+        check("swap v1", &r.wave.v[1], &b, EXEC, |l| a[l]);
+    }
+
+    #[test]
+    fn permlane_swaps() {
+        let (a, b) = (vals(0), vals(1));
+        let r = exec(
+            Gfx950,
+            "v_permlane32_swap_b32 v0, v1\nv_permlane16_swap_b32 v2, v3",
+            |w| {
+                (w.v[0], w.v[1], w.v[2], w.v[3]) = (a, b, a, b);
+            },
+        );
+        let (d32, s32, d16, s16) = (&r.wave.v[0], &r.wave.v[1], &r.wave.v[2], &r.wave.v[3]);
+        for l in 0..64 {
+            // permlane32: vdst's lanes 32-63 and src0's lanes 0-31 trade.
+            let (wd, ws) = if l >= 32 {
+                (b[l - 32], b[l])
+            } else {
+                (a[l], a[l + 32])
+            };
+            assert_eq!((d32[l], s32[l]), (wd, ws), "permlane32 lane {l}");
+            // permlane16: vdst's odd rows and src0's even rows trade.
+            let row = l / 16;
+            let (wd, ws) = if row % 2 == 1 {
+                (b[l - 16], b[l])
+            } else {
+                (a[l], a[l + 16])
+            };
+            assert_eq!((d16[l], s16[l]), (wd, ws), "permlane16 lane {l}");
+        }
+    }
+}
