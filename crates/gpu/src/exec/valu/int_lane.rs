@@ -212,7 +212,8 @@ mod tests {
     fn cndmask_selects_by_mask_with_modifiers() {
         let cond = 0x5a5a_0ff0_c3c3_1248u64;
         let (a, b, old) = (vals(0), vals(1), vals(3));
-        let cases: [(&str, fn(u32) -> u32, fn(u32) -> u32); 4] = [
+        type Modifier = fn(u32) -> u32;
+        let cases: [(&str, Modifier, Modifier); 4] = [
             ("v_cndmask_b32 v3, v0, v1, vcc", |x| x, |x| x),
             ("v_cndmask_b32_e64 v3, v0, v1, s[6:7]", |x| x, |x| x),
             (
