@@ -2,7 +2,7 @@
 //! forms take the shift amount in S0), bit fields, byte permutes, bit
 //! counts, integer min/max/median and saturating packs.
 
-use super::int::{map2_16, map3, map3_16};
+use super::int::{map2_16, map3_16};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -90,16 +90,20 @@ fn bitop3_table(op: &Op) -> u8 {
 }
 
 /// Bit i of the result is bit (S0[i] << 2 | S1[i] << 1 | S2[i]) of the
-/// truth table `t`.
+/// truth table `t`: the OR of the minterms the table selects. The table is
+/// uniform, so the loop over minterms is outside the loop over lanes.
 #[inline(always)]
-fn bitop3(t: u8, a: u32, b: u32, d: u32) -> u32 {
-    let mut r = 0;
+fn bitop3(t: u8, a: &Lanes, b: &Lanes, d: &Lanes) -> Lanes {
+    let mut r = [0u32; 64];
     for k in 0..8 {
-        if t >> k & 1 != 0 {
-            let x = if k & 4 != 0 { a } else { !a };
-            let y = if k & 2 != 0 { b } else { !b };
-            let z = if k & 1 != 0 { d } else { !d };
-            r |= x & y & z;
+        if t >> k & 1 == 0 {
+            continue;
+        }
+        let fa = if k & 4 != 0 { 0 } else { u32::MAX };
+        let fb = if k & 2 != 0 { 0 } else { u32::MAX };
+        let fd = if k & 1 != 0 { 0 } else { u32::MAX };
+        for l in 0..64 {
+            r[l] |= (a[l] ^ fa) & (b[l] ^ fb) & (d[l] ^ fd);
         }
     }
     r
@@ -107,16 +111,18 @@ fn bitop3(t: u8, a: u32, b: u32, d: u32) -> u32 {
 
 /// `v_bitop3_b32` (gfx950): any three-input bitwise function.
 pub fn v_bitop3_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let t = bitop3_table(op);
-    map3(c, op, |a, b, d| bitop3(t, a, b, d))
+    let (a, b, d) = (b32(c, op, 0), b32(c, op, 1), b32(c, op, 2));
+    let r = bitop3(bitop3_table(op), &a, &b, &d);
+    write_b32(c, op, &r);
+    Ok(())
 }
 
 /// `v_bitop3_b16` (gfx950): 16-bit form, with op_sel.
 pub fn v_bitop3_b16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let t = bitop3_table(op);
-    map3_16(c, op, |a, b, d| {
-        bitop3(t, u32::from(a), u32::from(b), u32::from(d)) as u16
-    })
+    let [a, b, d] = [0, 1, 2].map(|i| b16(c, op, i).map(u32::from));
+    let r = bitop3(bitop3_table(op), &a, &b, &d);
+    write_b16(c, op, &r.map(|x| x as u16));
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -196,7 +202,6 @@ lanes32!(v_alignbit_b32, |a, b, d| {
 lanes32!(v_alignbyte_b32, |a, b, d| {
     ((u64::from(a) << 32 | u64::from(b)) >> (8 * (d & 3))) as u32
 });
-lanes32!(v_perm_b32, |a, b, d| perm(a, b, d));
 
 /// Unsigned bit-field extract: `width` = S2[4:0] bits of S0 from bit
 /// S1[4:0].
@@ -218,26 +223,79 @@ fn bfe_i32(x: u32, off: u32, width: u32) -> u32 {
     (((f << (32 - w)) as i32) >> (32 - w)) as u32
 }
 
-/// `v_perm_b32`: each result byte selected from the eight bytes of
-/// {S0, S1} (S1 the low dword) by the corresponding byte of S2: 0-7 a
-/// byte, 8-11 the sign of byte 1, 3, 5 or 7 replicated, 12 zero, 13-255
-/// 0xff.
+/// One byte of a `v_perm_b32` selector as `((data >> shift) & mask) *
+/// mul | or` over the eight bytes `data` = {S0, S1} (S1 the low dword):
+/// 0-7 a byte, 8-11 the sign of byte 1, 3, 5 or 7 replicated, 12 zero,
+/// 13-255 0xff.
+#[derive(Copy, Clone)]
+struct PermByte {
+    shift: u32,
+    mask: u64,
+    mul: u64,
+    or: u64,
+}
+
 #[inline(always)]
-fn perm(s0: u32, s1: u32, sel: u32) -> u32 {
+fn perm_byte(sel: u32) -> PermByte {
+    match sel & 0xff {
+        s @ 0..=7 => PermByte {
+            shift: 8 * s,
+            mask: 0xff,
+            mul: 1,
+            or: 0,
+        },
+        s @ 8..=11 => PermByte {
+            shift: 16 * (s - 8) + 15,
+            mask: 1,
+            mul: 0xff,
+            or: 0,
+        },
+        12 => PermByte {
+            shift: 0,
+            mask: 0,
+            mul: 0,
+            or: 0,
+        },
+        _ => PermByte {
+            shift: 0,
+            mask: 0,
+            mul: 0,
+            or: 0xff,
+        },
+    }
+}
+
+#[inline(always)]
+fn perm_apply(bytes: &[PermByte; 4], s0: u32, s1: u32) -> u32 {
     let data = u64::from(s0) << 32 | u64::from(s1);
-    (0..4).fold(0, |r, k| {
-        let s = (sel >> (8 * k)) & 0xff;
-        let byte = match s {
-            0..=7 => ((data >> (8 * s)) & 0xff) as u32,
-            8..=11 => {
-                let bit = 16 * (s - 8) + 15;
-                if data >> bit & 1 != 0 { 0xff } else { 0 }
-            }
-            12 => 0,
-            _ => 0xff,
-        };
-        r | (byte << (8 * k))
-    })
+    let mut r = 0u64;
+    for (k, b) in bytes.iter().enumerate() {
+        r |= ((((data >> b.shift) & b.mask) * b.mul) | b.or) << (8 * k);
+    }
+    r as u32
+}
+
+/// `v_perm_b32`: each result byte chosen from the bytes of {S0, S1} by the
+/// corresponding byte of S2 (see [`perm_byte`]). A uniform selector (the
+/// usual case) is decoded once for all lanes.
+pub fn v_perm_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
+    let r: Lanes = match op.src[2] {
+        Src::V(_) => {
+            let d = b32(c, op, 2);
+            std::array::from_fn(|l| {
+                let bytes = std::array::from_fn(|k| perm_byte(d[l] >> (8 * k)));
+                perm_apply(&bytes, a[l], b[l])
+            })
+        }
+        s => {
+            let sel = c.wave.read_s32(s, Width::B32, &c.env.apertures);
+            let bytes = std::array::from_fn(|k| perm_byte(sel >> (8 * k)));
+            std::array::from_fn(|l| perm_apply(&bytes, a[l], b[l]))
+        }
+    };
+    write_b32(c, op, &r);
+    Ok(())
 }
 
 /// `v_mbcnt_lo_u32_b32`: S1 + the number of bits of S0 set below the
