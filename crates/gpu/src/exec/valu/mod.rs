@@ -18,7 +18,13 @@
 
 #[macro_use]
 mod macros;
+mod cmp_float;
+mod cvt;
+mod cvt_fp8;
 mod float;
+mod float_arith;
+mod float_div;
+mod float_unary;
 mod int;
 
 use super::op::{
