@@ -127,9 +127,11 @@ fn buffer(c: &Ctx, op: &Op) -> Addrs {
         (false, false) => (&zero, &zero),
     };
     if r.base == ap.private_base & 0xffff_ffff_ffff {
-        // soffset is a wave-level offset into the swizzled segment (the
-        // ABI's stack pointer advances by frame size x 64), so it moves
-        // each lane's private offset by soffset / 64.
+        // The scratch ABI of MUBUF private accesses keeps wave-level offsets
+        // in SGPRs (the stack and frame pointers, the wave offset): a lane's
+        // byte is at soffset / wavesize + voffset + offset of its own
+        // (swizzled) private segment (AMDGPUUsage, "Private Segment
+        // Buffer"; LLVM scales MUBUF stack offsets by the wave size).
         return Addrs {
             a: std::array::from_fn(|l| soff / 64 + u64::from(voff[l]) + inst),
             space: Space::Private,
