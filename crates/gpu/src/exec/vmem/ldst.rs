@@ -8,11 +8,24 @@ use crate::exec::op::{Ctx, Fault, Op};
 use crate::exec::wave::Src;
 
 /// Whether all 64 lanes access one contiguous global range, lane `l` at
-/// `a[0] + l * total`, entirely in range: such an access is one copy.
+/// `a[0] + l * total`, entirely in range: such an access is one copy. A
+/// flat range qualifies when it lies outside the LDS and private
+/// apertures.
 #[inline]
-fn coalesced(ad: &Addrs, exec: u64, total: usize) -> bool {
+fn coalesced(c: &Ctx, ad: &Addrs, exec: u64, total: usize) -> bool {
+    let global = match ad.space {
+        Space::Global => true,
+        Space::Flat => {
+            let (lo, len) = (ad.a[0], 64 * total as u64);
+            let ap = &c.env.apertures;
+            let clear =
+                |base: u64| lo.saturating_add(len) <= base || lo >= base.saturating_add(1 << 32);
+            clear(ap.shared_base) && clear(ap.private_base)
+        }
+        Space::Private => false,
+    };
     exec == u64::MAX
-        && ad.space == Space::Global
+        && global
         && ad.limit.iter().all(|&x| x >= total as u64)
         && ad
             .a
@@ -35,7 +48,7 @@ pub(crate) fn load<const SEG: u8, const K: u8, const N: usize>(
     let size = ld::size(K);
     let total = size * N;
     let mut out = [[0u32; 64]; N];
-    if K == ld::B32 && coalesced(&ad, exec, total) {
+    if K == ld::B32 && coalesced(c, &ad, exec, total) {
         let mut buf = [0u8; 64 * 16];
         // A fault of the whole range is re-run lane by lane below, which
         // reports the first faulting lane's address.
@@ -104,7 +117,7 @@ pub(crate) fn store<const SEG: u8, const K: u8, const N: usize>(
     let Src::V(d) = op.src[1] else { return Ok(()) };
     let size = st::size(K);
     let total = size * N;
-    if K == st::B32 && coalesced(&ad, exec, total) {
+    if K == st::B32 && coalesced(c, &ad, exec, total) {
         let mut buf = [0u8; 64 * 16];
         for k in 0..N {
             let r = c.wave.vreg(d.wrapping_add(k as u16));

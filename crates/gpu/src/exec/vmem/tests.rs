@@ -948,6 +948,10 @@ fn coalesced_loads_and_stores_match_per_lane_semantics() {
             "global_load_dwordx4 v[10:13], v[4:5], off\nglobal_store_dwordx4 v[4:5], v[10:13], off offset:2048",
             4,
         ),
+        (
+            "flat_load_dwordx4 v[10:13], v[4:5]\nflat_store_dwordx4 v[4:5], v[10:13] offset:2048",
+            4,
+        ),
     ] {
         let mut buf = 0;
         let r = run(Target::Gfx942, asm, |w, vm| {
