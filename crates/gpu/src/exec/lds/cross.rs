@@ -31,28 +31,24 @@ pub(super) fn lookup(t: &str) -> Option<ExecFn> {
 /// "DS_SWIZZLE_B32"): with offset\[15\] set, quad-permute mode (offset\[7:0\]
 /// holds a 2-bit source per lane of each group of four); otherwise bit-mask
 /// mode within each 32-lane half, `((l & and) | or) ^ xor` with the masks
-/// in offset\[4:0\], \[9:5\], \[14:10\]. `None` for the other patterns
-/// (offset\[15\] set with offset\[14:8\] non-zero: rotate and FFT).
-pub(crate) fn swizzle_src(off: u16, l: usize) -> Option<usize> {
+/// in offset\[4:0\], \[9:5\], \[14:10\]. The GFX9 CDNA manuals test only
+/// offset\[15\], so the rotate and FFT encodings LLVM also assembles (which
+/// later architectures define) select quad-permute mode here.
+pub(crate) fn swizzle_src(off: u16, l: usize) -> usize {
     if off & 0x8000 != 0 {
-        if off & 0x7f00 != 0 {
-            return None;
-        }
         let sel = usize::from(off >> (2 * (l & 3))) & 3;
-        Some((l & !3) | sel)
+        (l & !3) | sel
     } else {
         let and = usize::from(off & 0x1f);
         let or = usize::from((off >> 5) & 0x1f);
         let xor = usize::from((off >> 10) & 0x1f);
-        Some((l & 0x20) | ((((l & 0x1f) & and) | or) ^ xor))
+        (l & 0x20) | ((((l & 0x1f) & and) | or) ^ xor)
     }
 }
 
 /// `ds_swizzle_b32`: each active lane reads the `addr` VGPR of its source
-/// lane; an
-/// inactive source lane gives 0 (the data passes through the LDS crossbar,
-/// which only active lanes write). The rotate and FFT patterns, which the
-/// GFX9 CDNA manuals do not define, fault as unsupported.
+/// lane; an inactive source lane gives 0 (the data passes through the LDS
+/// crossbar, which only active lanes write).
 fn swizzle(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let exec = c.wave.exec();
     let off = op.imm as u16;
@@ -61,9 +57,9 @@ fn swizzle(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let src = *c.wave.vreg(a);
     let mut out = [0u32; 64];
     for (l, o) in out.iter_mut().enumerate() {
-        let s = swizzle_src(off, l).ok_or(Fault::Unsupported("ds_swizzle_b32 rotate/FFT mode"))?;
+        let s = swizzle_src(off, l) & 63;
         if exec >> s & 1 != 0 {
-            *o = src[s & 63];
+            *o = src[s];
         }
     }
     c.wave.write_v(op.vdst, &out, exec);

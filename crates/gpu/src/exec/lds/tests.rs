@@ -635,7 +635,9 @@ fn swizzle_patterns() {
             assert_eq!(r.wave.v[10][l], want, "{asm} lane {l}");
         }
     }
-    assert_eq!(swizzle_src(0xc000 | 5 << 5, 0), None, "rotate mode");
+    // Rotate/FFT encodings: quad-permute with offset[7:0] on GFX9.
+    assert_eq!(swizzle_src(0xc000 | 0b1110_0100, 6), 6);
+    assert_eq!(swizzle_src(0xe000 | 0b0001_1011, 5), 6);
 }
 
 #[test]
