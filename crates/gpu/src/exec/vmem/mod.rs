@@ -20,8 +20,8 @@
 //!   `FLAT_SCRATCH` to 0, so `FLAT_SCRATCH` acts as an offset added to
 //!   every private address.
 //! * MUBUF/MTBUF: the address comes from the buffer resource (V#, four
-//!   SGPRs: base \[47:0\], stride, swizzle enable, num_records, dst_sel and
-//!   formats, element size, index stride, add_tid_enable), the
+//!   SGPRs: base \[47:0\], stride, swizzle enable, num_records, data and
+//!   numeric formats, element size, index stride, add_tid_enable), the
 //!   `soffset` operand, the VGPR index (`idxen`) and offset (`offen`) and the
 //!   instruction offset (ISA manual, "Buffer Addressing"). Range checking
 //!   drops out-of-range stores and returns 0 for out-of-range loads: for
@@ -41,6 +41,11 @@
 //!   (`s_addk_i32 s32, 0x400` for a 16-byte frame). The `voffset` and
 //!   instruction offset are per-lane. No num_records check applies, the
 //!   private-memory bound does.
+//!
+//! Loads to LDS (`global_load_lds_*`, `scratch_load_lds_*`, MUBUF loads
+//! with `lds`) write lane `l`'s data, extended to a dword for byte and short
+//! loads, to LDS at `M0 + offset + l * size` (size 4, or 12 / 16 for the
+//! dwordx3 / dwordx4 forms), only for active lanes.
 //!
 //! Accesses of private memory beyond `lane_bytes` fault with
 //! [`Fault::Private`]; LDS accesses outside the workgroup's allocation read
