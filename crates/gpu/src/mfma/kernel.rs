@@ -12,21 +12,6 @@ use crate::float::{self, Format};
 const MAX_IN: usize = 2048;
 /// The largest result: 32 registers of 64 lanes.
 const MAX_OUT: usize = 2048;
-/// The widest result row.
-const MAX_N: usize = 32;
-
-/// `width` bits at bit `bit` of a lane's registers concatenated.
-#[inline(always)]
-fn raw(regs: &[Lanes], lane: usize, bit: usize, width: usize) -> u64 {
-    let r = bit / 32;
-    let lo = regs.get(r).map_or(0, |x| x[lane & 63]) as u64;
-    let v = if bit % 32 + width > 32 {
-        lo | (regs.get(r + 1).map_or(0, |x| x[lane & 63]) as u64) << 32
-    } else {
-        lo
-    };
-    (v >> (bit % 32)) & (u64::MAX >> (64 - width))
-}
 
 fn lut256(fmt: Format, cell: &'static OnceLock<[f32; 256]>) -> &'static [f32; 256] {
     cell.get_or_init(|| std::array::from_fn(|b| fmt.decode(b as u32)))
@@ -81,13 +66,26 @@ impl Dec {
         }
     }
 
-    #[inline(always)]
-    fn get(&self, v: u64) -> f32 {
+    /// [`gather`] with this decoder, resolved once per operand.
+    fn gather(
+        &self,
+        dst: &mut [f32],
+        regs: &[Lanes],
+        op: Operand,
+        transposed: bool,
+        src_lane: impl Fn(usize) -> usize,
+    ) {
         match self {
-            Dec::F32 => f32::from_bits(v as u32),
-            Dec::Xf32 => xf32(v as u32),
-            Dec::Bf16 => f32::from_bits((v as u32) << 16),
-            Dec::Table(t) => t.get(v as usize).copied().unwrap_or(0.0),
+            Dec::F32 => gather(dst, regs, op, transposed, src_lane, |v| {
+                f32::from_bits(v as u32)
+            }),
+            Dec::Xf32 => gather(dst, regs, op, transposed, src_lane, |v| xf32(v as u32)),
+            Dec::Bf16 => gather(dst, regs, op, transposed, src_lane, |v| {
+                f32::from_bits((v as u32) << 16)
+            }),
+            Dec::Table(t) => gather(dst, regs, op, transposed, src_lane, |v| {
+                t.get(v as usize).copied().unwrap_or(0.0)
+            }),
         }
     }
 }
@@ -176,7 +174,9 @@ struct Operand {
 /// Decodes every element of an operand into `dst`: A at
 /// `(block*rows + r)*k + kk`, B (`transposed`) at `(block*k + kk)*rows + r`.
 /// `src_lane` maps the lane that holds an element to the lane actually read
-/// (BLGP).
+/// (BLGP). Walks the lanes: lane `r + rows*(b + blocks*g)` holds row `r`
+/// of block `b`, k from `g * per_lane` on ([`input_lane`]), its elements
+/// packed from bit 0 of its first register up.
 fn gather<T: Copy>(
     dst: &mut [T],
     regs: &[Lanes],
@@ -185,20 +185,52 @@ fn gather<T: Copy>(
     src_lane: impl Fn(usize) -> usize,
     dec: impl Fn(u64) -> T,
 ) {
-    for b in 0..op.blocks {
-        for r in 0..op.rows {
-            for kk in 0..op.k {
-                let (lane, slot) = input_lane(op.rows, op.blocks, op.per_lane, r, b, kk);
-                let v = dec(raw(regs, src_lane(lane), slot * op.bits, op.bits));
-                let at = if transposed {
-                    (b * op.k + kk) * op.rows + r
-                } else {
-                    (b * op.rows + r) * op.k + kk
-                };
+    let pl = op.per_lane;
+    let bits = op.bits;
+    let mask = u64::MAX >> (64 - bits);
+    let (k_step, r_step, b_step) = if transposed {
+        (op.rows, 1, op.k * op.rows)
+    } else {
+        (1, op.k, op.rows * op.k)
+    };
+    let groups = 64 / (op.rows * op.blocks).max(1);
+    let lanes = (0..groups)
+        .flat_map(|g| (0..op.blocks).flat_map(move |b| (0..op.rows).map(move |r| (g, b, r))));
+    for (g, b, r) in lanes {
+        let lane = r + op.rows * (b + op.blocks * g);
+        let k0 = g * pl;
+        if k0 >= op.k {
+            continue;
+        }
+        let src = src_lane(lane) & 63;
+        let mut at = b * b_step + r * r_step + k0 * k_step;
+        if bits == 64 {
+            for e in 0..pl {
+                let lo = regs.get(2 * e).map_or(0, |x| x[src]) as u64;
+                let hi = regs.get(2 * e + 1).map_or(0, |x| x[src]) as u64;
                 if let Some(d) = dst.get_mut(at) {
-                    *d = v;
+                    *d = dec(lo | hi << 32);
                 }
+                at += k_step;
             }
+            continue;
+        }
+        // A bit buffer: registers go in 32 bits at a time, elements come out
+        // `bits` at a time (FP6 elements straddle registers).
+        let (mut buf, mut have, mut reg) = (0u64, 0usize, 0usize);
+        for _ in 0..pl {
+            if have < bits {
+                let w = regs.get(reg).map_or(0, |x| x[src]) as u64;
+                buf |= w << have;
+                have += 32;
+                reg += 1;
+            }
+            if let Some(d) = dst.get_mut(at) {
+                *d = dec(buf & mask);
+            }
+            buf >>= bits;
+            have -= bits;
+            at += k_step;
         }
     }
 }
@@ -207,17 +239,29 @@ fn out_dims(info: &MfmaInfo) -> (usize, usize, usize, usize) {
     (info.m, info.n, info.blocks, info.cd.bits())
 }
 
-/// Reads C in (block, i, j) order.
+/// Reads C in (block, i, j) order (a row's columns are consecutive lanes).
 fn load_c<M: Mac>(info: &MfmaInfo, c: &[Lanes], dst: &mut [M::T]) {
     let (m, n, blocks, bits) = out_dims(info);
     for b in 0..blocks {
         for i in 0..m {
-            for j in 0..n {
-                let (reg, lane) = output_pos(m, n, bits, i, j, b);
-                let v = raw(c, lane, reg * 32, bits);
-                if let Some(d) = dst.get_mut((b * m + i) * n + j) {
-                    *d = M::from_c(v);
+            let (reg, lane) = output_pos(m, n, bits, i, 0, b);
+            let lo = c.get(reg).and_then(|x| x.get(lane..lane + n));
+            let hi = c.get(reg + 1).and_then(|x| x.get(lane..lane + n));
+            let Some(out) = dst.get_mut((b * m + i) * n..(b * m + i + 1) * n) else {
+                continue;
+            };
+            match (lo, hi, bits) {
+                (Some(lo), Some(hi), 64) => {
+                    for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
+                        *o = M::from_c(l as u64 | (h as u64) << 32);
+                    }
                 }
+                (Some(lo), _, _) => {
+                    for (o, &l) in out.iter_mut().zip(lo) {
+                        *o = M::from_c(l as u64);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -228,21 +272,67 @@ fn store_d<M: Mac>(info: &MfmaInfo, src: &[M::T], d: &mut [Lanes]) {
     let (m, n, blocks, bits) = out_dims(info);
     for b in 0..blocks {
         for i in 0..m {
-            for j in 0..n {
-                let (reg, lane) = output_pos(m, n, bits, i, j, b);
-                let Some(&v) = src.get((b * m + i) * n + j) else {
-                    continue;
-                };
-                let v = M::to_d(v);
-                if let Some(r) = d.get_mut(reg) {
-                    r[lane & 63] = v as u32;
+            let (reg, lane) = output_pos(m, n, bits, i, 0, b);
+            let Some(row) = src.get((b * m + i) * n..(b * m + i + 1) * n) else {
+                continue;
+            };
+            if let Some(lo) = d.get_mut(reg).and_then(|x| x.get_mut(lane..lane + n)) {
+                for (o, &v) in lo.iter_mut().zip(row) {
+                    *o = M::to_d(v) as u32;
                 }
-                if let (64, Some(r)) = (bits, d.get_mut(reg + 1)) {
-                    r[lane & 63] = (v >> 32) as u32;
+            }
+            let hi = d.get_mut(reg + 1).and_then(|x| x.get_mut(lane..lane + n));
+            if let (64, Some(hi)) = (bits, hi) {
+                for (o, &v) in hi.iter_mut().zip(row) {
+                    *o = (M::to_d(v) >> 32) as u32;
                 }
             }
         }
     }
+}
+
+/// One result row: `out[j] = mac(out[j], x, brow[j])` for each `(x, brow)`
+/// in order; the accumulators live in registers for the row widths of the
+/// instructions (4, 16, 32).
+#[inline(always)]
+fn row_mac<'a, M: Mac>(out: &mut [M::T], pairs: impl Iterator<Item = (M::T, &'a [M::T])>)
+where
+    M::T: 'a,
+{
+    match out.len() {
+        4 => row_mac_n::<M, 4>(out, pairs),
+        16 => row_mac_n::<M, 16>(out, pairs),
+        32 => row_mac_n::<M, 32>(out, pairs),
+        _ => {
+            for (x, brow) in pairs {
+                for (s, &y) in out.iter_mut().zip(brow) {
+                    *s = M::mac(*s, x, y);
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn row_mac_n<'a, M: Mac, const N: usize>(
+    out: &mut [M::T],
+    pairs: impl Iterator<Item = (M::T, &'a [M::T])>,
+) where
+    M::T: 'a,
+{
+    let Ok(out) = <&mut [M::T; N]>::try_from(out) else {
+        return;
+    };
+    let mut row = *out;
+    for (x, brow) in pairs {
+        let Ok(brow) = <&[M::T; N]>::try_from(brow) else {
+            continue;
+        };
+        for (s, &y) in row.iter_mut().zip(brow) {
+            *s = M::mac(*s, x, y);
+        }
+    }
+    *out = row;
 }
 
 /// acc[b][i][..] += A[ab][i][..] * B[b][..][..] for every block and row,
@@ -271,15 +361,7 @@ fn dense_loop<M: Mac>(
             let Some(out) = acc.get_mut((b * m + i) * n..(b * m + i + 1) * n) else {
                 continue;
             };
-            let mut row = [M::T::default(); MAX_N];
-            let row = &mut row[..n];
-            row.copy_from_slice(out);
-            for (&x, brow) in arow.iter().zip(bblk.chunks_exact(n)) {
-                for (s, &y) in row.iter_mut().zip(brow) {
-                    *s = M::mac(*s, x, y);
-                }
-            }
-            out.copy_from_slice(row);
+            row_mac::<M>(out, arow.iter().copied().zip(bblk.chunks_exact(n)));
         }
     }
 }
@@ -351,8 +433,8 @@ pub(super) fn dense(
             let mut bt = [0f32; MAX_IN];
             let mut acc = [0f32; MAX_OUT];
             let (da, db) = (Dec::new(ea), Dec::new(eb));
-            gather(&mut am, a, opa, false, |l| l, |v| da.get(v));
-            gather(&mut bt, b, opb, true, lanes, |v| db.get(v));
+            da.gather(&mut am, a, opa, false, |l| l);
+            db.gather(&mut bt, b, opb, true, lanes);
             load_c::<Exact>(info, c, &mut acc);
             if info.scaled && (mods.scale_a.is_some() || mods.scale_b.is_some()) {
                 scaled_loop(info, mods, &am, &bt, &mut acc);
@@ -458,8 +540,8 @@ pub(super) fn sparse(
             let mut bt = [0f32; MAX_IN];
             let mut acc = [0f32; MAX_OUT];
             let (da, db) = (Dec::new(ea), Dec::new(eb));
-            gather(&mut am, a, opa, false, |l| l, |v| da.get(v));
-            gather(&mut bt, b, opb, true, |l| l, |v| db.get(v));
+            da.gather(&mut am, a, opa, false, |l| l);
+            db.gather(&mut bt, b, opb, true, |l| l);
             load_c::<Exact>(info, cd_in, &mut acc);
             sparse_loop::<Exact>(info, &am, &kidx, &bt, &mut acc);
             store_d::<Exact>(info, &acc, cd);
@@ -480,18 +562,10 @@ fn sparse_loop<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], 
         let Some(out) = acc.get_mut(i * n..(i + 1) * n) else {
             continue;
         };
-        let mut row = [M::T::default(); MAX_N];
-        let row = &mut row[..n];
-        row.copy_from_slice(out);
-        for (&x, &kk) in arow.iter().zip(krow) {
+        let pairs = arow.iter().zip(krow).filter_map(|(&x, &kk)| {
             let kk = usize::from(kk);
-            let Some(brow) = bt.get(kk * n..(kk + 1) * n) else {
-                continue;
-            };
-            for (s, &y) in row.iter_mut().zip(brow) {
-                *s = M::mac(*s, x, y);
-            }
-        }
-        out.copy_from_slice(row);
+            Some((x, bt.get(kk * n..(kk + 1) * n)?))
+        });
+        row_mac::<M>(out, pairs);
     }
 }
