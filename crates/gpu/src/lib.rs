@@ -4,6 +4,7 @@
 //! ([`mfma`]).
 
 pub mod config;
+pub mod exec;
 pub mod float;
 pub mod mfma;
 pub mod topology;
