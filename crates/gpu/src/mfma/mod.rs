@@ -228,8 +228,28 @@ pub struct MfmaMods {
     pub neg: u8,
     /// Scaled forms: per-lane scale VGPR values and their opsel byte
     /// selects (E8M0 in byte `sel` of each lane). `None` means scale 1.
+    /// For `scale_src0` (A) `sel = op_sel[0] | op_sel_hi[0] << 1`, for
+    /// `scale_src1` (B) `op_sel[1] | op_sel_hi[1] << 1` (the
+    /// `v_mfma_ld_scale_b32` half's fields, as LLVM 22 emits them for the
+    /// intrinsics' byte indices).
     pub scale_a: Option<(Lanes, u8)>,
     pub scale_b: Option<(Lanes, u8)>,
+}
+
+impl MfmaMods {
+    /// The modifiers of a VOP3P-MAI encoding: `hi` is word 0 bits 14:8
+    /// (CBSZ in 10:8, ABID in 14:11), `blgp` word 1 bits 63:61 (BLGP, and
+    /// the neg bits of the gfx942+ F64 forms).
+    pub fn from_fields(hi: u8, blgp: u8) -> MfmaMods {
+        MfmaMods {
+            cbsz: hi & 7,
+            abid: (hi >> 3) & 15,
+            blgp: blgp & 7,
+            neg: blgp & 7,
+            scale_a: None,
+            scale_b: None,
+        }
+    }
 }
 
 /// A matrix instruction that cannot execute with these operands.

@@ -429,3 +429,11 @@ fn accumulation_order_is_sequential_k() {
         }
     }
 }
+
+/// The VOP3P-MAI fields as the isa crate decodes `v_mfma_f32_4x4x4_16b_f16
+/// ... cbsz:3 abid:5 blgp:6` (word 0 bits 14:8 = 0x2b, word 1 bits 63:61 = 6).
+#[test]
+fn modifier_fields() {
+    let m = MfmaMods::from_fields(0x2b, 6);
+    assert_eq!((m.cbsz, m.abid, m.blgp, m.neg), (3, 5, 6, 6));
+}
