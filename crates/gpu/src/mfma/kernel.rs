@@ -337,6 +337,7 @@ fn row_mac_n<'a, M: Mac, const N: usize>(
 
 /// acc[b][i][..] += A[ab][i][..] * B[b][..][..] for every block and row,
 /// with `ab` the block that CBSZ/ABID broadcast to `b`.
+#[inline(always)]
 fn dense_loop<M: Mac>(
     info: &MfmaInfo,
     mods: &MfmaMods,
@@ -410,7 +411,7 @@ pub(super) fn dense(
             gather(&mut am, a, opa, false, |l| l, dec);
             gather(&mut bt, b, opb, true, lanes, dec);
             load_c::<Int>(info, c, &mut acc);
-            dense_loop::<Int>(info, mods, &am, &bt, &mut acc);
+            simd_dense::<Int>(info, mods, &am, &bt, &mut acc);
             store_d::<Int>(info, &acc, d);
         }
         Elem::F64 => {
@@ -425,7 +426,7 @@ pub(super) fn dense(
             for x in acc.iter_mut() {
                 *x *= nc;
             }
-            dense_loop::<Dbl>(info, mods, &am, &bt, &mut acc);
+            simd_dense::<Dbl>(info, mods, &am, &bt, &mut acc);
             store_d::<Dbl>(info, &acc, d);
         }
         _ => {
@@ -439,9 +440,9 @@ pub(super) fn dense(
             if info.scaled && (mods.scale_a.is_some() || mods.scale_b.is_some()) {
                 scaled_loop(info, mods, &am, &bt, &mut acc);
             } else if ea == Elem::F32 {
-                dense_loop::<Fused>(info, mods, &am, &bt, &mut acc);
+                simd_dense::<Fused>(info, mods, &am, &bt, &mut acc);
             } else {
-                dense_loop::<Exact>(info, mods, &am, &bt, &mut acc);
+                simd_dense::<Exact>(info, mods, &am, &bt, &mut acc);
             }
             store_d::<Exact>(info, &acc, d);
         }
@@ -532,7 +533,7 @@ pub(super) fn sparse(
             gather(&mut am, a, opa, false, |l| l, dec);
             gather(&mut bt, b, opb, true, |l| l, dec);
             load_c::<Int>(info, cd_in, &mut acc);
-            sparse_loop::<Int>(info, &am, &kidx, &bt, &mut acc);
+            simd_sparse::<Int>(info, &am, &kidx, &bt, &mut acc);
             store_d::<Int>(info, &acc, cd);
         }
         _ => {
@@ -543,13 +544,14 @@ pub(super) fn sparse(
             da.gather(&mut am, a, opa, false, |l| l);
             db.gather(&mut bt, b, opb, true, |l| l);
             load_c::<Exact>(info, cd_in, &mut acc);
-            sparse_loop::<Exact>(info, &am, &kidx, &bt, &mut acc);
+            simd_sparse::<Exact>(info, &am, &kidx, &bt, &mut acc);
             store_d::<Exact>(info, &acc, cd);
         }
     }
     Ok(())
 }
 
+#[inline(always)]
 fn sparse_loop<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], acc: &mut [M::T]) {
     let (m, n) = (info.m, info.n);
     let kc = info.k / 2;
@@ -568,4 +570,64 @@ fn sparse_loop<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], 
         });
         row_mac::<M>(out, pairs);
     }
+}
+
+/// Whether this CPU has AVX2 and FMA (x86-64), for the wide loops. Both
+/// loops give the same bits either way: additions and products round the
+/// same, and `mul_add` is a correctly rounded fused multiply-add with or
+/// without the FMA instruction.
+#[cfg(target_arch = "x86_64")]
+fn wide() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+fn simd_dense<M: Mac>(
+    info: &MfmaInfo,
+    mods: &MfmaMods,
+    am: &[M::T],
+    bt: &[M::T],
+    acc: &mut [M::T],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above), the
+        // only requirement of a `target_feature` function.
+        unsafe { dense_loop_wide::<M>(info, mods, am, bt, acc) };
+        return;
+    }
+    dense_loop::<M>(info, mods, am, bt, acc);
+}
+
+fn simd_sparse<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], acc: &mut [M::T]) {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        unsafe { sparse_loop_wide::<M>(info, am, kidx, bt, acc) };
+        return;
+    }
+    sparse_loop::<M>(info, am, kidx, bt, acc);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dense_loop_wide<M: Mac>(
+    info: &MfmaInfo,
+    mods: &MfmaMods,
+    am: &[M::T],
+    bt: &[M::T],
+    acc: &mut [M::T],
+) {
+    dense_loop::<M>(info, mods, am, bt, acc);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sparse_loop_wide<M: Mac>(
+    info: &MfmaInfo,
+    am: &[M::T],
+    kidx: &[u16],
+    bt: &[M::T],
+    acc: &mut [M::T],
+) {
+    sparse_loop::<M>(info, am, kidx, bt, acc);
 }
