@@ -631,3 +631,61 @@ unsafe fn sparse_loop_wide<M: Mac>(
 ) {
     sparse_loop::<M>(info, am, kidx, bt, acc);
 }
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod wide_tests {
+    use super::*;
+    use crate::mfma::{MfmaMods, lookup};
+
+    /// The AVX2/FMA loops give the bits of the portable ones.
+    #[test]
+    fn wide_loops_match_portable_ones() {
+        if !wide() {
+            return;
+        }
+        let mut seed = 1u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let info = lookup("v_mfma_f32_32x32x8_f16").unwrap_or(&crate::mfma::ALL[0]);
+        let mods = MfmaMods::default();
+        let fl: Vec<f32> = (0..MAX_IN)
+            .map(|_| (next() as f32 - 2e9) * 1.37e-7)
+            .collect();
+        let fr: Vec<f32> = (0..MAX_IN)
+            .map(|_| (next() as f32 - 2e9) * 3.1e-9)
+            .collect();
+        let mut a1 = vec![0.5f32; MAX_OUT];
+        let mut a2 = a1.clone();
+        dense_loop::<Fused>(info, &mods, &fl, &fr, &mut a1);
+        // SAFETY: wide() checked the CPU features.
+        unsafe { dense_loop_wide::<Fused>(info, &mods, &fl, &fr, &mut a2) };
+        assert_eq!(a1, a2);
+        dense_loop::<Exact>(info, &mods, &fl, &fr, &mut a1);
+        // SAFETY: as above.
+        unsafe { dense_loop_wide::<Exact>(info, &mods, &fl, &fr, &mut a2) };
+        assert_eq!(a1, a2);
+        let il: Vec<i32> = (0..MAX_IN).map(|_| next() as i32 % 128).collect();
+        let mut i1 = vec![7i32; MAX_OUT];
+        let mut i2 = i1.clone();
+        dense_loop::<Int>(info, &mods, &il, &il, &mut i1);
+        // SAFETY: as above.
+        unsafe { dense_loop_wide::<Int>(info, &mods, &il, &il, &mut i2) };
+        assert_eq!(i1, i2);
+        let dl: Vec<f64> = fl.iter().map(|&x| f64::from(x) * 1.000_000_1).collect();
+        let mut d1 = vec![0.25f64; MAX_OUT];
+        let mut d2 = d1.clone();
+        dense_loop::<Dbl>(info, &mods, &dl, &dl, &mut d1);
+        // SAFETY: as above.
+        unsafe { dense_loop_wide::<Dbl>(info, &mods, &dl, &dl, &mut d2) };
+        assert_eq!(d1, d2);
+        let kidx: Vec<u16> = (0..MAX_IN / 2).map(|n| (n % 8) as u16).collect();
+        sparse_loop::<Exact>(info, &fl, &kidx, &fr, &mut a1);
+        // SAFETY: as above.
+        unsafe { sparse_loop_wide::<Exact>(info, &fl, &kidx, &fr, &mut a2) };
+        assert_eq!(a1, a2);
+    }
+}
