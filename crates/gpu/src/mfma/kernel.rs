@@ -390,12 +390,14 @@ fn blgp_of(info: &MfmaInfo, mods: &MfmaMods) -> u8 {
     if info.lane_pattern { mods.blgp } else { 0 }
 }
 
+/// Dense MFMA; `c: None` reads C from `d` (in place: C is read whole
+/// before D is written).
 pub(super) fn dense(
     info: &MfmaInfo,
     mods: &MfmaMods,
     a: &[Lanes],
     b: &[Lanes],
-    c: &[Lanes],
+    c: Option<&[Lanes]>,
     d: &mut [Lanes],
 ) -> Result<(), MfmaError> {
     let (ea, eb) = info.elems(mods)?;
@@ -410,7 +412,7 @@ pub(super) fn dense(
             let dec = |v: u64| v as u8 as i8 as i32;
             gather(&mut am, a, opa, false, |l| l, dec);
             gather(&mut bt, b, opb, true, lanes, dec);
-            load_c::<Int>(info, c, &mut acc);
+            load_c::<Int>(info, c.unwrap_or(d), &mut acc);
             simd_dense::<Int>(info, mods, &am, &bt, &mut acc);
             store_d::<Int>(info, &acc, d);
         }
@@ -422,7 +424,7 @@ pub(super) fn dense(
             let (na, nb, nc) = (neg(1), neg(2), neg(4));
             gather(&mut am, a, opa, false, |l| l, |v| na * f64::from_bits(v));
             gather(&mut bt, b, opb, true, |l| l, |v| nb * f64::from_bits(v));
-            load_c::<Dbl>(info, c, &mut acc);
+            load_c::<Dbl>(info, c.unwrap_or(d), &mut acc);
             for x in acc.iter_mut() {
                 *x *= nc;
             }
@@ -436,7 +438,7 @@ pub(super) fn dense(
             let (da, db) = (Dec::new(ea), Dec::new(eb));
             da.gather(&mut am, a, opa, false, |l| l);
             db.gather(&mut bt, b, opb, true, lanes);
-            load_c::<Exact>(info, c, &mut acc);
+            load_c::<Exact>(info, c.unwrap_or(d), &mut acc);
             if info.scaled && (mods.scale_a.is_some() || mods.scale_b.is_some()) {
                 scaled_loop(info, mods, &am, &bt, &mut acc);
             } else if ea == Elem::F32 {

@@ -302,7 +302,25 @@ pub fn execute(
     check(info.name, 'B', info.b_dwords_for(mods)?, b.len())?;
     check(info.name, 'C', info.cd_dwords, c.len())?;
     check(info.name, 'D', info.cd_dwords, d.len())?;
-    kernel::dense(info, mods, a, b, c, d)
+    kernel::dense(info, mods, a, b, Some(c), d)
+}
+
+/// d = A*B + d: [`execute`] with C and D the same registers (the usual
+/// accumulate form), without a copy.
+pub fn execute_in_place(
+    info: &MfmaInfo,
+    mods: &MfmaMods,
+    a: &[Lanes],
+    b: &[Lanes],
+    cd: &mut [Lanes],
+) -> Result<(), MfmaError> {
+    if info.sparse {
+        return Err(MfmaError::Sparse(info.name));
+    }
+    check(info.name, 'A', info.a_dwords_for(mods)?, a.len())?;
+    check(info.name, 'B', info.b_dwords_for(mods)?, b.len())?;
+    check(info.name, 'C', info.cd_dwords, cd.len())?;
+    kernel::dense(info, mods, a, b, None, cd)
 }
 
 /// SMFMAC: d (also the accumulator) += sparse A (4:2 structured, indices

@@ -437,3 +437,33 @@ fn modifier_fields() {
     let m = MfmaMods::from_fields(0x2b, 6);
     assert_eq!((m.cbsz, m.abid, m.blgp, m.neg), (3, 5, 6, 6));
 }
+
+/// Accumulating in place gives what the two-buffer form gives.
+#[test]
+fn in_place_matches_separate_buffers() {
+    for name in [
+        "v_mfma_f32_32x32x1_2b_f32",
+        "v_mfma_f64_4x4x4_4b_f64",
+        "v_mfma_i32_16x16x32_i8",
+        "v_mfma_f32_16x16x128_f8f6f4",
+    ] {
+        let info = lookup(name).unwrap();
+        let mut rng = Rng::new(77);
+        let mut regs = |n: usize| -> Vec<Lanes> {
+            (0..n)
+                .map(|_| std::array::from_fn(|_| rng.next() as u32 & 0x3f3f_3f3f))
+                .collect()
+        };
+        let (a, b, c) = (
+            regs(info.a_dwords),
+            regs(info.b_dwords),
+            regs(info.cd_dwords),
+        );
+        let mods = MfmaMods::default();
+        let mut d = vec![[0u32; 64]; info.cd_dwords];
+        execute(info, &mods, &a, &b, &c, &mut d).unwrap();
+        let mut cd = c.clone();
+        crate::mfma::execute_in_place(info, &mods, &a, &b, &mut cd).unwrap();
+        assert_eq!(cd, d, "{name}");
+    }
+}
