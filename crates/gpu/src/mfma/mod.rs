@@ -197,6 +197,20 @@ impl MfmaInfo {
         }
     }
 
+    /// Whether the shape is one the layouts describe (every table entry's
+    /// is; checked so that a hand-made `MfmaInfo` cannot make the kernels
+    /// divide by zero or index past their buffers).
+    pub fn shape_ok(&self) -> bool {
+        let dims = matches!((self.m, self.n), (4, 4) | (16, 16) | (32, 32));
+        let blocks = self.blocks.is_power_of_two() && self.m * self.blocks <= 64;
+        let k = self.k >= 1 && self.k * self.m * self.blocks <= 2048;
+        let per_lane = self.a_per_lane() >= 1 && self.b_per_lane() >= 1;
+        let sparse = !self.sparse || (self.k & 3 == 0 && self.blocks == 1);
+        let cd = matches!(self.cd, Elem::F32 | Elem::I32 | Elem::F64)
+            && self.cd_dwords == self.m * self.n * self.blocks * self.cd.bits() / 2048;
+        dims && blocks && k && per_lane && sparse && cd
+    }
+
     /// Registers of A under these modifiers.
     pub fn a_dwords_for(&self, mods: &MfmaMods) -> Result<usize, MfmaError> {
         let (a, _) = self.elems(mods)?;
@@ -268,6 +282,20 @@ pub enum MfmaError {
     Sparse(&'static str),
     #[error("{0} is not a sparse instruction: use execute")]
     NotSparse(&'static str),
+    #[error("{0}: not a matrix instruction shape")]
+    Shape(&'static str),
+}
+
+fn check_info(info: &MfmaInfo, sparse: bool) -> Result<(), MfmaError> {
+    if !info.shape_ok() {
+        Err(MfmaError::Shape(info.name))
+    } else if info.sparse && !sparse {
+        Err(MfmaError::Sparse(info.name))
+    } else if !info.sparse && sparse {
+        Err(MfmaError::NotSparse(info.name))
+    } else {
+        Ok(())
+    }
 }
 
 fn check(name: &'static str, operand: char, need: usize, got: usize) -> Result<(), MfmaError> {
@@ -295,9 +323,7 @@ pub fn execute(
     c: &[Lanes],
     d: &mut [Lanes],
 ) -> Result<(), MfmaError> {
-    if info.sparse {
-        return Err(MfmaError::Sparse(info.name));
-    }
+    check_info(info, false)?;
     check(info.name, 'A', info.a_dwords_for(mods)?, a.len())?;
     check(info.name, 'B', info.b_dwords_for(mods)?, b.len())?;
     check(info.name, 'C', info.cd_dwords, c.len())?;
@@ -314,9 +340,7 @@ pub fn execute_in_place(
     b: &[Lanes],
     cd: &mut [Lanes],
 ) -> Result<(), MfmaError> {
-    if info.sparse {
-        return Err(MfmaError::Sparse(info.name));
-    }
+    check_info(info, false)?;
     check(info.name, 'A', info.a_dwords_for(mods)?, a.len())?;
     check(info.name, 'B', info.b_dwords_for(mods)?, b.len())?;
     check(info.name, 'C', info.cd_dwords, cd.len())?;
@@ -333,9 +357,7 @@ pub fn execute_smfmac(
     idx: &Lanes,
     cd: &mut [Lanes],
 ) -> Result<(), MfmaError> {
-    if !info.sparse {
-        return Err(MfmaError::NotSparse(info.name));
-    }
+    check_info(info, true)?;
     check(info.name, 'A', info.a_dwords, a.len())?;
     check(info.name, 'B', info.b_dwords, b.len())?;
     check(info.name, 'D', info.cd_dwords, cd.len())?;
