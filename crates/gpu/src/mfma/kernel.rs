@@ -420,7 +420,13 @@ pub(super) fn dense(
             let mut am = [0f64; MAX_IN / 4];
             let mut bt = [0f64; MAX_IN / 4];
             let mut acc = [0f64; MAX_OUT / 2];
-            let neg = |bit: u8| if mods.neg & bit != 0 { -1.0 } else { 1.0 };
+            let neg = |bit: u8| {
+                if info.neg && mods.neg & bit != 0 {
+                    -1.0
+                } else {
+                    1.0
+                }
+            };
             let (na, nb, nc) = (neg(1), neg(2), neg(4));
             gather(&mut am, a, opa, false, |l| l, |v| na * f64::from_bits(v));
             gather(&mut bt, b, opb, true, |l| l, |v| nb * f64::from_bits(v));

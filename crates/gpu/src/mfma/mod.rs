@@ -237,8 +237,9 @@ pub struct MfmaMods {
     /// B lane-group pattern (gfx90a/gfx942/gfx950 non-f8f6f4, where
     /// supported); on gfx950 f8f6f4, the B format. Ignored by F64 forms.
     pub blgp: u8,
-    /// F64 MFMA: neg modifiers (VOP3P neg_lo bits, which share the BLGP
-    /// field): bit 0 negates A, bit 1 B, bit 2 C.
+    /// F64 MFMA of gfx942+ ([`MfmaInfo::neg`]): neg modifiers (VOP3P
+    /// neg_lo bits, which share the BLGP field): bit 0 negates A, bit 1 B,
+    /// bit 2 C. Ignored elsewhere (gfx90a has no F64 negation).
     pub neg: u8,
     /// Scaled forms: per-lane scale VGPR values and their opsel byte
     /// selects (E8M0 in byte `sel` of each lane). `None` means scale 1.

@@ -63,7 +63,7 @@ pub(super) fn check_dense(info: &MfmaInfo, mods: &MfmaMods, seed: u64, exact: bo
         blk / group * group + mods.abid as usize % group
     };
     let sign = |bit: u8| {
-        if info.cd == Elem::F64 && mods.neg & bit != 0 {
+        if info.neg && mods.neg & bit != 0 {
             -1.0
         } else {
             1.0
@@ -466,4 +466,21 @@ fn in_place_matches_separate_buffers() {
         crate::mfma::execute_in_place(info, &mods, &a, &b, &mut cd).unwrap();
         assert_eq!(cd, d, "{name}");
     }
+}
+
+/// gfx90a's F64 forms have no negation: the bits change nothing.
+#[test]
+fn gfx90a_f64_ignores_neg() {
+    let info = lookup("v_mfma_f64_16x16x4f64").unwrap();
+    assert!(!info.neg);
+    check_dense(
+        info,
+        &MfmaMods {
+            neg: 7,
+            blgp: 7,
+            ..Default::default()
+        },
+        3,
+        true,
+    );
 }
