@@ -1005,3 +1005,44 @@ fn coalesced_loads_and_stores_match_per_lane_semantics() {
         f => panic!("{f:?}"),
     }
 }
+
+#[test]
+fn swizzled_buffer_addressing() {
+    // Swizzled V#: stride 12, element size 4 (code 1), index stride 16
+    // (code 1), add_tid_enable. ISA manual, "Swizzled Buffer Addressing":
+    // addr = base + soffset + (index_msb * stride + offset_msb * elem)
+    //        * index_stride + index_lsb * elem + offset_lsb.
+    let (stride, elem, istride) = (12u64, 4u64, 16u64);
+    let word3 = (1 << 19) | (1 << 21) | (1 << 23);
+    let mut buf = 0;
+    let r = run(
+        Target::Gfx90a,
+        "buffer_store_dword v3, v[4:5], s[8:11], s2 idxen offen offset:1",
+        |w, vm| {
+            buf = vm.alloc(8192, Perms::RW);
+            w.s[8] = buf as u32;
+            w.s[9] = ((buf >> 32) as u32 & 0xffff) | ((stride as u32) << 16) | 1 << 31;
+            w.s[10] = 1 << 20;
+            w.s[11] = word3;
+            w.s[2] = 64;
+            for l in 0..64 {
+                w.v[3][l] = 0x7700 + l as u32;
+                w.v[4][l] = 3;
+                w.v[5][l] = 8 * (l as u32 % 3);
+            }
+        },
+    )
+    .unwrap();
+    let mut want = vec![0u8; 8192];
+    for l in 0..64u64 {
+        let index = 3 + l;
+        let offset = 8 * (l % 3) + 1;
+        let a = 64
+            + ((index / istride) * stride + (offset / elem) * elem) * istride
+            + (index % istride) * elem
+            + offset % elem;
+        let a = a as usize;
+        want[a..a + 4].copy_from_slice(&(0x7700 + l as u32).to_le_bytes());
+    }
+    assert_eq!(r.vm.read_vec(buf, 8192).unwrap(), want);
+}
