@@ -218,7 +218,7 @@ impl Wave {
     }
 
     /// The vector register `i` (a zero register outside the file).
-    #[inline]
+    #[inline(always)]
     pub fn vreg(&self, i: u16) -> &Lanes {
         static ZERO: Lanes = [0; 64];
         self.v.get(usize::from(i)).unwrap_or(&ZERO)
@@ -231,16 +231,16 @@ impl Wave {
     }
 
     /// Writes `vals` into vector register `i` in the lanes of `mask`.
-    #[inline]
+    #[inline(always)]
     pub fn write_v(&mut self, i: u16, vals: &Lanes, mask: u64) {
         if let Some(r) = self.vreg_mut(i) {
             if mask == u64::MAX {
                 *r = *vals;
             } else {
+                // A select per lane, without branches, so that it vectorises.
                 for (l, (d, s)) in r.iter_mut().zip(vals).enumerate() {
-                    if mask >> l & 1 != 0 {
-                        *d = *s;
-                    }
+                    let m = ((mask >> l) as u32 & 1).wrapping_neg();
+                    *d = (*s & m) | (*d & !m);
                 }
             }
         }
@@ -291,7 +291,7 @@ impl Wave {
 
     /// A vector-instruction source's 32-bit lanes: a VGPR's lanes, or a
     /// scalar value broadcast.
-    #[inline]
+    #[inline(always)]
     pub fn read_v32(&self, src: Src, w: Width, ap: &Apertures) -> Lanes {
         match src {
             Src::V(i) => *self.vreg(i),

@@ -217,7 +217,7 @@ pub fn dpp_source(ctrl: u16, l: usize) -> Option<usize> {
 /// The lanes an instruction writes: EXEC, narrowed by DPP's row and bank
 /// masks and, without `bound_ctrl`, by lanes whose source is out of range
 /// or inactive.
-#[inline]
+#[inline(always)]
 pub fn lanes(c: &Ctx, op: &Op) -> u64 {
     let exec = c.wave.exec();
     match op.ext {
@@ -264,8 +264,18 @@ pub fn sdwa_select(v: u32, sel: u8, sext: bool) -> u32 {
 /// Source `i`'s raw 32-bit lanes: a VGPR's lanes or a scalar/constant
 /// broadcast, through DPP (source 0) and the SDWA select. No float
 /// modifiers.
-#[inline]
+#[inline(always)]
 pub fn b32(c: &Ctx, op: &Op, i: usize) -> Lanes {
+    // The common case, inlined so that the copy folds into the caller's
+    // lane loop: a plain VGPR.
+    if let (Ext::None, Some(Src::V(r))) = (op.ext, op.src.get(i)) {
+        return *c.wave.vreg(*r);
+    }
+    b32_general(c, op, i)
+}
+
+#[inline(never)]
+fn b32_general(c: &Ctx, op: &Op, i: usize) -> Lanes {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
     let mut v = c.wave.read_v32(src, Width::B32, &c.env.apertures);
     match op.ext {
@@ -424,7 +434,7 @@ fn sdwa_place(r: u32, old: u32, s: &SdwaSel) -> u32 {
 }
 
 /// Writes 32-bit results to `vdst` in the instruction's lanes.
-#[inline]
+#[inline(always)]
 pub fn write_b32(c: &mut Ctx, op: &Op, vals: &Lanes) {
     let mask = lanes(c, op);
     if let Ext::Sdwa(s) = op.ext
