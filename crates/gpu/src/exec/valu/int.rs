@@ -75,11 +75,49 @@ fn arith(name: &str) -> Option<ExecFn> {
 
 // ---------------------------------------------------------------------------
 // Lane-wise helpers shared by the integer modules.
+//
+// A plain VGPR source (no SDWA or DPP) is read in place rather than copied,
+// and results are computed straight into one array: the copies of 64-lane
+// arrays otherwise dominate the cost of a simple operation.
+
+/// Binds `$tmp` storage and evaluates to source `$i`'s 32-bit lanes as
+/// [`b32`] reads them: a plain VGPR (no SDWA or DPP) by reference into the
+/// register file, anything else computed into `$tmp`.
+macro_rules! src32 {
+    ($c:expr, $op:expr, $i:expr, $tmp:ident) => {{
+        let c: &Ctx = $c;
+        let op: &Op = $op;
+        match (op.ext, op.src.get($i)) {
+            (Ext::None, Some(Src::V(r))) => c.wave.vreg(*r),
+            (Ext::None, Some(s @ (Src::S(_) | Src::Int(_) | Src::Lit(_)))) => {
+                $tmp = [c.wave.read_s32(*s, Width::B32, &c.env.apertures); 64];
+                &$tmp
+            }
+            _ => {
+                $tmp = b32(c, op, $i);
+                &$tmp
+            }
+        }
+    }};
+}
+pub(super) use src32;
+
+/// Writes `f(s0)` per lane (32-bit source and result).
+#[inline(always)]
+pub(super) fn map1(c: &mut Ctx, op: &Op, f: impl Fn(u32) -> u32) -> Result<(), Fault> {
+    let ta;
+    let a = src32!(c, op, 0, ta);
+    let r: Lanes = std::array::from_fn(|l| f(a[l]));
+    write_b32(c, op, &r);
+    Ok(())
+}
 
 /// Writes `f(s0, s1)` per lane (32-bit sources and result).
 #[inline(always)]
 pub(super) fn map2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> u32) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
+    let (ta, tb);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
     let r: Lanes = std::array::from_fn(|l| f(a[l], b[l]));
     write_b32(c, op, &r);
     Ok(())
@@ -88,10 +126,62 @@ pub(super) fn map2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> u32) -> Result<
 /// Writes `f(s0, s1, s2)` per lane (32-bit sources and result).
 #[inline(always)]
 pub(super) fn map3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), Fault> {
-    let (a, b, d) = (b32(c, op, 0), b32(c, op, 1), b32(c, op, 2));
+    let (ta, tb, td);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
+    let d = src32!(c, op, 2, td);
     let r: Lanes = std::array::from_fn(|l| f(a[l], b[l], d[l]));
     write_b32(c, op, &r);
     Ok(())
+}
+
+/// Source `i` as 64-bit lanes: the register pair in place, or as [`b64`]
+/// reads it.
+pub(super) enum Src64<'a> {
+    Pair(&'a Lanes, &'a Lanes),
+    Val([u64; 64]),
+}
+
+impl Src64<'_> {
+    #[inline(always)]
+    pub(super) fn get(&self, l: usize) -> u64 {
+        match self {
+            Src64::Pair(lo, hi) => u64::from(lo[l]) | u64::from(hi[l]) << 32,
+            Src64::Val(v) => v[l],
+        }
+    }
+}
+
+#[inline(always)]
+pub(super) fn src64<'a>(c: &'a Ctx, op: &Op, i: usize) -> Src64<'a> {
+    match (op.ext, op.src.get(i)) {
+        (Ext::None, Some(Src::V(r))) => {
+            Src64::Pair(c.wave.vreg(*r), c.wave.vreg(r.wrapping_add(1)))
+        }
+        _ => Src64::Val(b64(c, op, i)),
+    }
+}
+
+/// The low and high dwords of the 64-bit lane values `f(l)`.
+#[inline(always)]
+pub(super) fn split64(f: impl Fn(usize) -> u64) -> (Lanes, Lanes) {
+    let mut lo = [0u32; 64];
+    let mut hi = [0u32; 64];
+    for l in 0..64 {
+        let x = f(l);
+        lo[l] = x as u32;
+        hi[l] = (x >> 32) as u32;
+    }
+    (lo, hi)
+}
+
+/// Writes 64-bit results, split as [`split64`] makes them, to the pair
+/// VDST.
+#[inline(always)]
+pub(super) fn write_pair(c: &mut Ctx, op: &Op, (lo, hi): &(Lanes, Lanes)) {
+    let mask = lanes(c, op);
+    c.wave.write_v(op.vdst, lo, mask);
+    c.wave.write_v(op.vdst.wrapping_add(1), hi, mask);
 }
 
 /// Writes the 16-bit `f(s0, s1)` per lane.
@@ -115,13 +205,16 @@ pub(super) fn map3_16(c: &mut Ctx, op: &Op, f: impl Fn(u16, u16, u16) -> u16) ->
 /// Writes `f(s0, s1)` to VDST and its carry bit to SDST per lane.
 #[inline(always)]
 fn carry2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> (u32, bool)) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
+    let (ta, tb);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
     let mut carry = 0u64;
-    let r: Lanes = std::array::from_fn(|l| {
+    let mut r = [0u32; 64];
+    for l in 0..64 {
         let (x, o) = f(a[l], b[l]);
         carry |= u64::from(o) << l;
-        x
-    });
+        r[l] = x;
+    }
     write_b32(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
@@ -131,14 +224,17 @@ fn carry2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> (u32, bool)) -> Result<(
 /// carry-in being `src[2]`'s lane bit.
 #[inline(always)]
 fn carry3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> (u32, bool)) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
+    let (ta, tb);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
     let cin = mask_src(c, op, 2);
     let mut carry = 0u64;
-    let r: Lanes = std::array::from_fn(|l| {
+    let mut r = [0u32; 64];
+    for l in 0..64 {
         let (x, o) = f(a[l], b[l], (cin >> l & 1) as u32);
         carry |= u64::from(o) << l;
-        x
-    });
+        r[l] = x;
+    }
     write_b32(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
@@ -278,9 +374,12 @@ pub fn v_add_lshl_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 /// `v_lshl_add_u64` (gfx940+): (S0.u64 << S1[2:0]) + S2.u64.
 pub fn v_lshl_add_u64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, s, d) = (b64(c, op, 0), b32(c, op, 1), b64(c, op, 2));
-    let r: [u64; 64] = std::array::from_fn(|l| (a[l] << (s[l] & 7)).wrapping_add(d[l]));
-    write_b64(c, op, &r);
+    let r = {
+        let ts;
+        let (a, s, d) = (src64(c, op, 0), src32!(c, op, 1, ts), src64(c, op, 2));
+        split64(|l| (a.get(l) << (s[l] & 7)).wrapping_add(d.get(l)))
+    };
+    write_pair(c, op, &r);
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! `v_writelane_b32` (which ignore EXEC for the lane they name),
 //! `v_swap_b32` and gfx950's `v_permlane{16,32}_swap_b32`.
 
+use super::int::src32;
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -57,9 +58,16 @@ fn b32_absneg(c: &Ctx, op: &Op, i: usize) -> Lanes {
 /// `v_cndmask_b32`: S1 where the condition mask (`src[2]`: VCC, or the
 /// VOP3 SGPR pair) has the lane's bit set, otherwise S0.
 pub fn v_cndmask_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b) = (b32_absneg(c, op, 0), b32_absneg(c, op, 1));
     let cond = mask_src(c, op, 2);
-    let r: Lanes = std::array::from_fn(|l| if cond >> l & 1 != 0 { b[l] } else { a[l] });
+    let r: Lanes = if op.mods.abs | op.mods.neg != 0 {
+        let (a, b) = (b32_absneg(c, op, 0), b32_absneg(c, op, 1));
+        std::array::from_fn(|l| if cond >> l & 1 != 0 { b[l] } else { a[l] })
+    } else {
+        let (ta, tb);
+        let a = src32!(c, op, 0, ta);
+        let b = src32!(c, op, 1, tb);
+        std::array::from_fn(|l| if cond >> l & 1 != 0 { b[l] } else { a[l] })
+    };
     write_b32(c, op, &r);
     Ok(())
 }
