@@ -137,6 +137,9 @@ pub(super) fn map3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> u32) -> Re
 
 /// Source `i` as 64-bit lanes: the register pair in place, or as [`b64`]
 /// reads it.
+// The large variant lives on the stack for the duration of one instruction;
+// boxing it would allocate per instruction.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Src64<'a> {
     Pair(&'a Lanes, &'a Lanes),
     Val([u64; 64]),
