@@ -378,12 +378,34 @@ pub fn v_add_lshl_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_lshl_add_u64` (gfx940+): (S0.u64 << S1[2:0]) + S2.u64.
 pub fn v_lshl_add_u64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let r = {
-        let ts;
-        let (a, s, d) = (src64(c, op, 0), src32!(c, op, 1, ts), src64(c, op, 2));
-        split64(|l| (a.get(l) << (s[l] & 7)).wrapping_add(d.get(l)))
+        let (a, d) = (src64(c, op, 0), src64(c, op, 2));
+        match uniform32(c, op, 1) {
+            Some(s) => {
+                let s = s & 7;
+                split64(|l| (a.get(l) << s).wrapping_add(d.get(l)))
+            }
+            None => {
+                let ts;
+                let s = src32!(c, op, 1, ts);
+                split64(|l| (a.get(l) << (s[l] & 7)).wrapping_add(d.get(l)))
+            }
+        }
     };
     write_pair(c, op, &r);
     Ok(())
+}
+
+/// The value of source `i` when it is the same in every lane (not a VGPR,
+/// no SDWA or DPP).
+#[inline(always)]
+pub(super) fn uniform32(c: &Ctx, op: &Op, i: usize) -> Option<u32> {
+    match (op.ext, op.src.get(i)) {
+        (
+            Ext::None,
+            Some(s @ (Src::S(_) | Src::Int(_) | Src::Lit(_) | Src::Float(_) | Src::Hw(_))),
+        ) => Some(c.wave.read_s32(*s, Width::B32, &c.env.apertures)),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -590,15 +612,21 @@ pub fn v_mad_i32_i24(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_mad_u64_u32` (VOP3b): {carry, D.u64} = S0.u32 * S1.u32 + S2.u64 in
 /// 65 bits; clamp saturates D.
 pub fn v_mad_u64_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b, d) = (b32(c, op, 0), b32(c, op, 1), b64(c, op, 2));
     let clamp = op.mods.clamp;
     let mut carry = 0u64;
-    let r: [u64; 64] = std::array::from_fn(|l| {
-        let (x, o) = (u64::from(a[l]) * u64::from(b[l])).overflowing_add(d[l]);
-        carry |= u64::from(o) << l;
-        if clamp && o { u64::MAX } else { x }
-    });
-    write_b64(c, op, &r);
+    let r = {
+        let (ta, tb);
+        let (a, b) = (src32!(c, op, 0, ta), src32!(c, op, 1, tb));
+        let d = src64(c, op, 2);
+        let mut x = [0u64; 64];
+        for l in 0..64 {
+            let (v, o) = (u64::from(a[l]) * u64::from(b[l])).overflowing_add(d.get(l));
+            carry |= u64::from(o) << l;
+            x[l] = if clamp && o { u64::MAX } else { v };
+        }
+        split64(|l| x[l])
+    };
+    write_pair(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
 }

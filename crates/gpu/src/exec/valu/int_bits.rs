@@ -2,7 +2,7 @@
 //! forms take the shift amount in S0), bit fields, byte permutes, bit
 //! counts, integer min/max/median and saturating packs.
 
-use super::int::{map2_16, map3_16};
+use super::int::{map2_16, map3_16, split64, src32, src64, uniform32, write_pair};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -149,9 +149,21 @@ pub fn v_ashrrev_i16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 #[inline(always)]
 fn shift64(c: &mut Ctx, op: &Op, f: impl Fn(u64, u32) -> u64) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b64(c, op, 1));
-    let r: [u64; 64] = std::array::from_fn(|l| f(b[l], a[l] & 63));
-    write_b64(c, op, &r);
+    let r = {
+        let b = src64(c, op, 1);
+        match uniform32(c, op, 0) {
+            Some(s) => {
+                let s = s & 63;
+                split64(|l| f(b.get(l), s))
+            }
+            None => {
+                let ta;
+                let a = src32!(c, op, 0, ta);
+                split64(|l| f(b.get(l), a[l] & 63))
+            }
+        }
+    };
+    write_pair(c, op, &r);
     Ok(())
 }
 

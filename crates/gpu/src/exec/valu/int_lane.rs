@@ -3,7 +3,7 @@
 //! `v_writelane_b32` (which ignore EXEC for the lane they name),
 //! `v_swap_b32` and gfx950's `v_permlane{16,32}_swap_b32`.
 
-use super::int::src32;
+use super::int::{split64, src32, src64, write_pair};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -28,8 +28,11 @@ lanes32!(v_mov_b32, |a| a);
 
 /// `v_mov_b64` (gfx940+): 64-bit move (DPP applies to the pair).
 pub fn v_mov_b64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let a = b64(c, op, 0);
-    write_b64(c, op, &a);
+    let r = {
+        let a = src64(c, op, 0);
+        split64(|l| a.get(l))
+    };
+    write_pair(c, op, &r);
     Ok(())
 }
 
