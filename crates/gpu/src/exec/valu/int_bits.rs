@@ -291,23 +291,47 @@ fn perm_apply(bytes: &[PermByte; 4], s0: u32, s1: u32) -> u32 {
 /// corresponding byte of S2 (see [`perm_byte`]). A uniform selector (the
 /// usual case) is decoded once for all lanes.
 pub fn v_perm_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
-    let r: Lanes = match op.src[2] {
-        Src::V(_) => {
-            let d = b32(c, op, 2);
-            std::array::from_fn(|l| {
-                let bytes = std::array::from_fn(|k| perm_byte(d[l] >> (8 * k)));
-                perm_apply(&bytes, a[l], b[l])
-            })
-        }
-        s => {
-            let sel = c.wave.read_s32(s, Width::B32, &c.env.apertures);
-            let bytes = std::array::from_fn(|k| perm_byte(sel >> (8 * k)));
-            std::array::from_fn(|l| perm_apply(&bytes, a[l], b[l]))
+    let uniform = uniform32(c, op, 2);
+    let r: Lanes = {
+        let (ta, tb);
+        let a = src32!(c, op, 0, ta);
+        let b = src32!(c, op, 1, tb);
+        match uniform {
+            Some(sel) => perm_uniform(sel, a, b),
+            None => {
+                let d = b32(c, op, 2);
+                std::array::from_fn(|l| {
+                    let bytes = std::array::from_fn(|k| perm_byte(d[l] >> (8 * k)));
+                    perm_apply(&bytes, a[l], b[l])
+                })
+            }
         }
     };
     write_b32(c, op, &r);
     Ok(())
+}
+
+/// `v_perm_b32` with the same selector in every lane: one pass over the
+/// lanes per result byte, with the byte's source dword and shift fixed.
+#[inline(always)]
+fn perm_uniform(sel: u32, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut r = [0u32; 64];
+    for k in 0..4 {
+        let p = perm_byte(sel >> (8 * k));
+        let src = if p.shift >= 32 { a } else { b };
+        let (sh, mask, or, at) = (p.shift & 31, p.mask as u32, p.or as u32, 8 * k);
+        if p.mul == 1 {
+            for l in 0..64 {
+                r[l] |= (((src[l] >> sh) & mask) | or) << at;
+            }
+        } else {
+            // Sign replication: 0 or 0xff from one bit.
+            for l in 0..64 {
+                r[l] |= ((((src[l] >> sh) & mask).wrapping_neg() & 0xff) | or) << at;
+            }
+        }
+    }
+    r
 }
 
 /// `v_mbcnt_lo_u32_b32`: S1 + the number of bits of S0 set below the
