@@ -107,7 +107,10 @@ pub(super) use src32;
 pub(super) fn map1(c: &mut Ctx, op: &Op, f: impl Fn(u32) -> u32) -> Result<(), Fault> {
     let ta;
     let a = src32!(c, op, 0, ta);
-    let r: Lanes = std::array::from_fn(|l| f(a[l]));
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        r[l] = f(a[l]);
+    }
     write_b32(c, op, &r);
     Ok(())
 }
@@ -118,7 +121,10 @@ pub(super) fn map2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> u32) -> Result<
     let (ta, tb);
     let a = src32!(c, op, 0, ta);
     let b = src32!(c, op, 1, tb);
-    let r: Lanes = std::array::from_fn(|l| f(a[l], b[l]));
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        r[l] = f(a[l], b[l]);
+    }
     write_b32(c, op, &r);
     Ok(())
 }
@@ -130,7 +136,10 @@ pub(super) fn map3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> u32) -> Re
     let a = src32!(c, op, 0, ta);
     let b = src32!(c, op, 1, tb);
     let d = src32!(c, op, 2, td);
-    let r: Lanes = std::array::from_fn(|l| f(a[l], b[l], d[l]));
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        r[l] = f(a[l], b[l], d[l]);
+    }
     write_b32(c, op, &r);
     Ok(())
 }

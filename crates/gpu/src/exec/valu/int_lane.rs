@@ -61,18 +61,48 @@ fn b32_absneg(c: &Ctx, op: &Op, i: usize) -> Lanes {
 /// `v_cndmask_b32`: S1 where the condition mask (`src[2]`: VCC, or the
 /// VOP3 SGPR pair) has the lane's bit set, otherwise S0.
 pub fn v_cndmask_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let cond = mask_src(c, op, 2);
-    let r: Lanes = if op.mods.abs | op.mods.neg != 0 {
-        let (a, b) = (b32_absneg(c, op, 0), b32_absneg(c, op, 1));
-        std::array::from_fn(|l| if cond >> l & 1 != 0 { b[l] } else { a[l] })
+    let m = lane_masks(mask_src(c, op, 2));
+    let select = |a: &Lanes, b: &Lanes| -> Lanes {
+        let mut r = [0u32; 64];
+        for l in 0..64 {
+            r[l] = (a[l] & !m[l]) | (b[l] & m[l]);
+        }
+        r
+    };
+    let r = if op.mods.abs | op.mods.neg != 0 {
+        select(&b32_absneg(c, op, 0), &b32_absneg(c, op, 1))
     } else {
         let (ta, tb);
-        let a = src32!(c, op, 0, ta);
-        let b = src32!(c, op, 1, tb);
-        std::array::from_fn(|l| if cond >> l & 1 != 0 { b[l] } else { a[l] })
+        select(src32!(c, op, 0, ta), src32!(c, op, 1, tb))
     };
     write_b32(c, op, &r);
     Ok(())
+}
+
+/// Bit `l % 32` alone, per lane.
+const LANE_BIT: Lanes = {
+    let mut t = [0u32; 64];
+    let mut l = 0;
+    while l < 64 {
+        t[l] = 1 << (l % 32);
+        l += 1;
+    }
+    t
+};
+
+/// A lane mask as all-ones / all-zeros lane values (written so that it
+/// vectorises: a uniform word tested against a constant bit per lane).
+#[inline(always)]
+fn lane_masks(bits: u64) -> Lanes {
+    let (lo, hi) = (bits as u32, (bits >> 32) as u32);
+    let mut m = [0u32; 64];
+    for l in 0..32 {
+        m[l] = 0u32.wrapping_sub(u32::from(lo & LANE_BIT[l] != 0));
+    }
+    for l in 32..64 {
+        m[l] = 0u32.wrapping_sub(u32::from(hi & LANE_BIT[l] != 0));
+    }
+    m
 }
 
 /// Lane `l` of a source that should be a VGPR (a scalar value otherwise).
