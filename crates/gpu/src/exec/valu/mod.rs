@@ -322,10 +322,19 @@ pub fn b32(c: &Ctx, op: &Op, i: usize) -> Lanes {
     match op.ext {
         Ext::None => {}
         Ext::Sdwa(s) if i < 2 => {
+            // The field moved to the top, then back down: the same shifts
+            // for every lane.
             let (sel, sext) = (s.src_sel[i], s.sext[i]);
-            if sel != 6 || sext {
-                for x in v.iter_mut() {
-                    *x = sdwa_select(*x, sel, sext);
+            if let Some((shift, bits)) = sdwa_field(sel) {
+                let (up, down) = (32 - shift - bits, 32 - bits);
+                if sext {
+                    for x in v.iter_mut() {
+                        *x = (((*x << up) as i32) >> down) as u32;
+                    }
+                } else {
+                    for x in v.iter_mut() {
+                        *x = (*x << up) >> down;
+                    }
                 }
             }
         }
@@ -436,38 +445,51 @@ pub fn f64s(c: &Ctx, op: &Op, i: usize) -> [f64; 64] {
 // ---------------------------------------------------------------------------
 // Destinations.
 
-/// Places a 32-bit result under an SDWA destination select.
+/// The (shift, bits) of an SDWA select's field: 0-3 a byte, 4-5 a word;
+/// `None` for DWORD.
 #[inline]
-fn sdwa_place(r: u32, old: u32, s: &SdwaSel) -> u32 {
-    let (shift, bits) = match s.dst_sel {
-        0..=3 => (u32::from(s.dst_sel) * 8, 8),
-        4 | 5 => (u32::from(s.dst_sel - 4) * 16, 16),
-        _ => return r,
-    };
-    let mask = ((1u64 << bits) - 1) as u32;
-    let field = (r & mask) << shift;
-    let keep = !(mask << shift);
-    match s.dst_unused {
-        2 => (old & keep) | field,
-        1 => {
-            let top = shift + bits;
-            let sign = r >> (bits - 1) & 1 != 0;
-            let above = if sign && top < 32 { u32::MAX << top } else { 0 };
-            field | above
-        }
-        _ => field,
+fn sdwa_field(sel: u8) -> Option<(u32, u32)> {
+    match sel {
+        0..=3 => Some((u32::from(sel) * 8, 8)),
+        4 | 5 => Some((u32::from(sel - 4) * 16, 16)),
+        _ => None,
     }
 }
 
-/// Writes 32-bit results to `vdst` in the instruction's lanes.
+/// Writes 32-bit results to `vdst` in the instruction's lanes, placed
+/// under an SDWA destination select: the field takes the result's low
+/// bits; the other bits are zero (UNUSED_PAD), the field's sign above it
+/// and zero below (UNUSED_SEXT), or the old value (UNUSED_PRESERVE).
 #[inline]
 pub fn write_b32(c: &mut Ctx, op: &Op, vals: &Lanes) {
     let mask = lanes(c, op);
     if let Ext::Sdwa(s) = op.ext
-        && s.dst_sel != 6
+        && let Some((shift, bits)) = sdwa_field(s.dst_sel)
     {
-        let old = *c.wave.vreg(op.vdst);
-        let placed: Lanes = std::array::from_fn(|l| sdwa_place(vals[l], old[l], &s));
+        let low = ((1u64 << bits) - 1) as u32;
+        let field = low << shift;
+        let old = c.wave.vreg(op.vdst);
+        let mut placed = [0u32; 64];
+        match s.dst_unused {
+            2 => {
+                for l in 0..64 {
+                    placed[l] = (old[l] & !field) | ((vals[l] << shift) & field);
+                }
+            }
+            1 => {
+                let top = shift + bits;
+                let above = if top < 32 { u32::MAX << top } else { 0 };
+                for l in 0..64 {
+                    let sign = 0u32.wrapping_sub((vals[l] >> (bits - 1)) & 1);
+                    placed[l] = ((vals[l] << shift) & field) | (above & sign);
+                }
+            }
+            _ => {
+                for l in 0..64 {
+                    placed[l] = (vals[l] << shift) & field;
+                }
+            }
+        }
         c.wave.write_v(op.vdst, &placed, mask);
         return;
     }
