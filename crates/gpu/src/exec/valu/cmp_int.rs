@@ -5,7 +5,7 @@
 //!
 //! One generic semantic function serves every condition and type.
 
-use super::int::{src32, src64};
+use super::int::{pack, src32, src64};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -123,13 +123,13 @@ impl CmpVal for i64 {
 /// The lane mask of `test(COND, s0, s1)` over all 64 lanes.
 #[inline(always)]
 fn compare<V: CmpVal, const COND: u8>(c: &Ctx, op: &Op) -> u64 {
-    let mut m = 0u64;
+    let mut o = [0u8; 64];
     match V::BITS {
         16 => {
             let (a, b) = (b16(c, op, 0), b16(c, op, 1));
             for l in 0..64 {
                 let (x, y) = (V::from_bits(a[l].into()), V::from_bits(b[l].into()));
-                m |= u64::from(test(COND, x, y)) << l;
+                o[l] = u8::from(test(COND, x, y));
             }
         }
         32 => {
@@ -138,18 +138,18 @@ fn compare<V: CmpVal, const COND: u8>(c: &Ctx, op: &Op) -> u64 {
             let b = src32!(c, op, 1, tb);
             for l in 0..64 {
                 let (x, y) = (V::from_bits(a[l].into()), V::from_bits(b[l].into()));
-                m |= u64::from(test(COND, x, y)) << l;
+                o[l] = u8::from(test(COND, x, y));
             }
         }
         _ => {
             let (a, b) = (src64(c, op, 0), src64(c, op, 1));
             for l in 0..64 {
                 let (x, y) = (V::from_bits(a.get(l)), V::from_bits(b.get(l)));
-                m |= u64::from(test(COND, x, y)) << l;
+                o[l] = u8::from(test(COND, x, y));
             }
         }
     }
-    m
+    pack(&o)
 }
 
 #[inline(always)]

@@ -214,19 +214,61 @@ pub(super) fn map3_16(c: &mut Ctx, op: &Op, f: impl Fn(u16, u16, u16) -> u16) ->
     Ok(())
 }
 
+/// Bit `l % 32` alone, per lane.
+const LANE_BIT: Lanes = {
+    let mut t = [0u32; 64];
+    let mut l = 0;
+    while l < 64 {
+        t[l] = 1 << (l % 32);
+        l += 1;
+    }
+    t
+};
+
+/// A lane mask as all-ones / all-zeros lane values (written so that it
+/// vectorises: a uniform word tested against a constant bit per lane).
+#[inline(always)]
+pub(super) fn lane_masks(bits: u64) -> Lanes {
+    let (lo, hi) = (bits as u32, (bits >> 32) as u32);
+    let mut m = [0u32; 64];
+    for l in 0..32 {
+        m[l] = 0u32.wrapping_sub(u32::from(lo & LANE_BIT[l] != 0));
+    }
+    for l in 32..64 {
+        m[l] = 0u32.wrapping_sub(u32::from(hi & LANE_BIT[l] != 0));
+    }
+    m
+}
+
+/// Packs per-lane flags (0 or 1) into a lane mask, eight lanes at a time:
+/// the multiply gathers the low bit of each of a word's eight bytes into
+/// its top byte.
+#[inline(always)]
+pub(super) fn pack(flags: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for (k, chunk) in flags.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w) & 0x0101_0101_0101_0101;
+        m |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    }
+    m
+}
+
 /// Writes `f(s0, s1)` to VDST and its carry bit to SDST per lane.
 #[inline(always)]
 fn carry2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> (u32, bool)) -> Result<(), Fault> {
     let (ta, tb);
     let a = src32!(c, op, 0, ta);
     let b = src32!(c, op, 1, tb);
-    let mut carry = 0u64;
     let mut r = [0u32; 64];
+    let mut o = [0u8; 64];
     for l in 0..64 {
-        let (x, o) = f(a[l], b[l]);
-        carry |= u64::from(o) << l;
+        let (x, v) = f(a[l], b[l]);
         r[l] = x;
+        o[l] = u8::from(v);
     }
+    let carry = pack(&o);
     write_b32(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
@@ -239,14 +281,15 @@ fn carry3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> (u32, bool)) -> Res
     let (ta, tb);
     let a = src32!(c, op, 0, ta);
     let b = src32!(c, op, 1, tb);
-    let cin = mask_src(c, op, 2);
-    let mut carry = 0u64;
+    let cin = lane_masks(mask_src(c, op, 2));
     let mut r = [0u32; 64];
+    let mut o = [0u8; 64];
     for l in 0..64 {
-        let (x, o) = f(a[l], b[l], (cin >> l & 1) as u32);
-        carry |= u64::from(o) << l;
+        let (x, v) = f(a[l], b[l], cin[l] & 1);
         r[l] = x;
+        o[l] = u8::from(v);
     }
+    let carry = pack(&o);
     write_b32(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
@@ -331,10 +374,12 @@ pub fn v_subrev_co_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_addc_co_u32`: S0 + S1 + carry-in, carry-out to SDST.
 pub fn v_addc_co_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let clamp = op.mods.clamp;
+    // 32-bit steps (they vectorise): a carry out of either addition.
     carry3(c, op, |a, b, ci| {
-        let x = u64::from(a) + u64::from(b) + u64::from(ci);
-        let o = x >> 32 != 0;
-        (if clamp && o { u32::MAX } else { x as u32 }, o)
+        let s = a.wrapping_add(b);
+        let x = s.wrapping_add(ci);
+        let o = (s < a) | (x < s);
+        (if clamp && o { u32::MAX } else { x }, o)
     })
 }
 
@@ -352,8 +397,10 @@ pub fn v_subbrev_co_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 #[inline(always)]
 fn sub_borrow(a: u32, b: u32, bi: u32, clamp: bool) -> (u32, bool) {
-    let o = u64::from(b) + u64::from(bi) > u64::from(a);
-    let x = a.wrapping_sub(b).wrapping_sub(bi);
+    // A borrow out of either subtraction.
+    let d = a.wrapping_sub(b);
+    let x = d.wrapping_sub(bi);
+    let o = (b > a) | (bi > d);
     (if clamp && o { 0 } else { x }, o)
 }
 

@@ -3,7 +3,7 @@
 //! `v_writelane_b32` (which ignore EXEC for the lane they name),
 //! `v_swap_b32` and gfx950's `v_permlane{16,32}_swap_b32`.
 
-use super::int::{split64, src32, src64, write_pair};
+use super::int::{lane_masks, split64, src32, src64, write_pair};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -77,32 +77,6 @@ pub fn v_cndmask_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     };
     write_b32(c, op, &r);
     Ok(())
-}
-
-/// Bit `l % 32` alone, per lane.
-const LANE_BIT: Lanes = {
-    let mut t = [0u32; 64];
-    let mut l = 0;
-    while l < 64 {
-        t[l] = 1 << (l % 32);
-        l += 1;
-    }
-    t
-};
-
-/// A lane mask as all-ones / all-zeros lane values (written so that it
-/// vectorises: a uniform word tested against a constant bit per lane).
-#[inline(always)]
-fn lane_masks(bits: u64) -> Lanes {
-    let (lo, hi) = (bits as u32, (bits >> 32) as u32);
-    let mut m = [0u32; 64];
-    for l in 0..32 {
-        m[l] = 0u32.wrapping_sub(u32::from(lo & LANE_BIT[l] != 0));
-    }
-    for l in 32..64 {
-        m[l] = 0u32.wrapping_sub(u32::from(hi & LANE_BIT[l] != 0));
-    }
-    m
 }
 
 /// Lane `l` of a source that should be a VGPR (a scalar value otherwise).
