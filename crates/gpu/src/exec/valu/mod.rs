@@ -18,8 +18,14 @@
 
 #[macro_use]
 mod macros;
+mod cmp_float;
 mod cmp_int;
+mod cvt;
+mod cvt_fp8;
 mod float;
+mod float_arith;
+mod float_div;
+mod float_unary;
 mod int;
 mod int_bits;
 mod int_lane;
