@@ -253,12 +253,10 @@ pub fn v_alignbit_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
                 let a = src32!(c, op, 0, ta);
                 let b = src32!(c, op, 1, tb);
                 let mut r = [0u32; 64];
-                if s == 0 {
-                    r = *b;
-                } else {
-                    for l in 0..64 {
-                        r[l] = (b[l] >> s) | (a[l] << (32 - s));
-                    }
+                for l in 0..64 {
+                    // Two 32-bit shifts; the high part's shift of 32 for
+                    // s = 0 becomes a 64-bit shift that leaves nothing.
+                    r[l] = (b[l] >> s) | ((u64::from(a[l]) << (32 - s)) as u32);
                 }
                 r
             };
