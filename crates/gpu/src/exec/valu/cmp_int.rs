@@ -5,6 +5,7 @@
 //!
 //! One generic semantic function serves every condition and type.
 
+use super::int::{pack, src32, src64};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -70,45 +71,85 @@ fn pick<V: CmpVal>(cond: u8, x: bool) -> Option<ExecFn> {
     })
 }
 
-/// A compared operand type and how to read it.
+/// A compared operand type: its width and how a lane's bits convert.
 trait CmpVal: Copy + Ord + 'static {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [Self; 64];
+    /// Operand width in bits: 16, 32 or 64.
+    const BITS: u32;
+    fn from_bits(x: u64) -> Self;
 }
 
 impl CmpVal for u16 {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [u16; 64] {
-        b16(c, op, i)
+    const BITS: u32 = 16;
+    fn from_bits(x: u64) -> u16 {
+        x as u16
     }
 }
 
 impl CmpVal for i16 {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [i16; 64] {
-        b16(c, op, i).map(|x| x as i16)
+    const BITS: u32 = 16;
+    fn from_bits(x: u64) -> i16 {
+        x as i16
     }
 }
 
 impl CmpVal for u32 {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [u32; 64] {
-        b32(c, op, i)
+    const BITS: u32 = 32;
+    fn from_bits(x: u64) -> u32 {
+        x as u32
     }
 }
 
 impl CmpVal for i32 {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [i32; 64] {
-        b32(c, op, i).map(|x| x as i32)
+    const BITS: u32 = 32;
+    fn from_bits(x: u64) -> i32 {
+        x as i32
     }
 }
 
 impl CmpVal for u64 {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [u64; 64] {
-        b64(c, op, i)
+    const BITS: u32 = 64;
+    fn from_bits(x: u64) -> u64 {
+        x
     }
 }
 
 impl CmpVal for i64 {
-    fn read(c: &Ctx, op: &Op, i: usize) -> [i64; 64] {
-        b64(c, op, i).map(|x| x as i64)
+    const BITS: u32 = 64;
+    fn from_bits(x: u64) -> i64 {
+        x as i64
     }
+}
+
+/// The lane mask of `test(COND, s0, s1)` over all 64 lanes.
+#[inline(always)]
+fn compare<V: CmpVal, const COND: u8>(c: &Ctx, op: &Op) -> u64 {
+    let mut o = [0u8; 64];
+    match V::BITS {
+        16 => {
+            let (a, b) = (b16(c, op, 0), b16(c, op, 1));
+            for l in 0..64 {
+                let (x, y) = (V::from_bits(a[l].into()), V::from_bits(b[l].into()));
+                o[l] = u8::from(test(COND, x, y));
+            }
+        }
+        32 => {
+            let (ta, tb);
+            let a = src32!(c, op, 0, ta);
+            let b = src32!(c, op, 1, tb);
+            for l in 0..64 {
+                let (x, y) = (V::from_bits(a[l].into()), V::from_bits(b[l].into()));
+                o[l] = u8::from(test(COND, x, y));
+            }
+        }
+        _ => {
+            let (a, b) = (src64(c, op, 0), src64(c, op, 1));
+            for l in 0..64 {
+                let (x, y) = (V::from_bits(a.get(l)), V::from_bits(b.get(l)));
+                o[l] = u8::from(test(COND, x, y));
+            }
+        }
+    }
+    pack(&o)
 }
 
 #[inline(always)]
@@ -130,14 +171,7 @@ fn cmp<V: CmpVal, const COND: u8, const X: bool>(c: &mut Ctx, op: &Op) -> Result
     let bits = match COND {
         F => 0,
         T => u64::MAX,
-        _ => {
-            let (a, b) = (V::read(c, op, 0), V::read(c, op, 1));
-            let mut m = 0u64;
-            for l in 0..64 {
-                m |= u64::from(test(COND, a[l], b[l])) << l;
-            }
-            m
-        }
+        _ => compare::<V, COND>(c, op),
     };
     let m = bits & lanes(c, op);
     c.wave.set_s64(op.sdst, m);

@@ -329,3 +329,38 @@ fn sdwa_sixteen_bit_ops_compares_and_scalar_sources() {
         a[l] & 0xffff & (b[l] >> 16)
     });
 }
+
+#[test]
+fn dpp_on_sixteen_bit_ops_and_sdwa_integer_clamp() {
+    for ctl in ["row_shr:1", "row_mirror"] {
+        dpp_case(Gfx942, "v_add_u16", ctl, (0xf, 0xf), false, EXEC, |x, y| {
+            x.wrapping_add(y) & 0xffff
+        });
+    }
+    let (a, b) = (vals(0), vals(1));
+    let r = exec(
+        Gfx942,
+        "v_add_u32_sdwa v3, v0, v1 clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD\n\
+         v_sub_u16_sdwa v4, v0, v1 clamp dst_sel:WORD_1 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:DWORD",
+        |w| {
+            (w.v[0], w.v[1]) = (a, b);
+        },
+    );
+    check(
+        "v_add_u32_sdwa clamp",
+        &r.wave.v[3],
+        &[0; 64],
+        u64::MAX,
+        |l| (u64::from(a[l]) + u64::from(b[l])).min(0xffff_ffff) as u32,
+    );
+    check(
+        "v_sub_u16_sdwa clamp",
+        &r.wave.v[4],
+        &[0; 64],
+        u64::MAX,
+        |l| {
+            let d = i64::from(a[l] >> 16) - i64::from(b[l] & 0xffff);
+            (d.max(0) as u32) << 16
+        },
+    );
+}

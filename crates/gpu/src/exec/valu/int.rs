@@ -75,12 +75,56 @@ fn arith(name: &str) -> Option<ExecFn> {
 
 // ---------------------------------------------------------------------------
 // Lane-wise helpers shared by the integer modules.
+//
+// A plain VGPR source (no SDWA or DPP) is read in place rather than copied,
+// and results are computed straight into one array: the copies of 64-lane
+// arrays otherwise dominate the cost of a simple operation.
+
+/// Binds `$tmp` storage and evaluates to source `$i`'s 32-bit lanes as
+/// [`b32`] reads them: a plain VGPR (no SDWA or DPP) by reference into the
+/// register file, anything else computed into `$tmp`.
+macro_rules! src32 {
+    ($c:expr, $op:expr, $i:expr, $tmp:ident) => {{
+        let c: &Ctx = $c;
+        let op: &Op = $op;
+        match (op.ext, op.src.get($i)) {
+            (Ext::None, Some(Src::V(r))) => c.wave.vreg(*r),
+            (Ext::None, Some(s @ (Src::S(_) | Src::Int(_) | Src::Lit(_)))) => {
+                $tmp = [c.wave.read_s32(*s, Width::B32, &c.env.apertures); 64];
+                &$tmp
+            }
+            _ => {
+                $tmp = b32(c, op, $i);
+                &$tmp
+            }
+        }
+    }};
+}
+pub(super) use src32;
+
+/// Writes `f(s0)` per lane (32-bit source and result).
+#[inline(always)]
+pub(super) fn map1(c: &mut Ctx, op: &Op, f: impl Fn(u32) -> u32) -> Result<(), Fault> {
+    let ta;
+    let a = src32!(c, op, 0, ta);
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        r[l] = f(a[l]);
+    }
+    write_b32(c, op, &r);
+    Ok(())
+}
 
 /// Writes `f(s0, s1)` per lane (32-bit sources and result).
 #[inline(always)]
 pub(super) fn map2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> u32) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
-    let r: Lanes = std::array::from_fn(|l| f(a[l], b[l]));
+    let (ta, tb);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        r[l] = f(a[l], b[l]);
+    }
     write_b32(c, op, &r);
     Ok(())
 }
@@ -88,10 +132,68 @@ pub(super) fn map2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> u32) -> Result<
 /// Writes `f(s0, s1, s2)` per lane (32-bit sources and result).
 #[inline(always)]
 pub(super) fn map3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> u32) -> Result<(), Fault> {
-    let (a, b, d) = (b32(c, op, 0), b32(c, op, 1), b32(c, op, 2));
-    let r: Lanes = std::array::from_fn(|l| f(a[l], b[l], d[l]));
+    let (ta, tb, td);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
+    let d = src32!(c, op, 2, td);
+    let mut r = [0u32; 64];
+    for l in 0..64 {
+        r[l] = f(a[l], b[l], d[l]);
+    }
     write_b32(c, op, &r);
     Ok(())
+}
+
+/// Source `i` as 64-bit lanes: the register pair in place, or as [`b64`]
+/// reads it.
+// The large variant lives on the stack for the duration of one instruction;
+// boxing it would allocate per instruction.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Src64<'a> {
+    Pair(&'a Lanes, &'a Lanes),
+    Val([u64; 64]),
+}
+
+impl Src64<'_> {
+    #[inline(always)]
+    pub(super) fn get(&self, l: usize) -> u64 {
+        match self {
+            Src64::Pair(lo, hi) => u64::from(lo[l]) | u64::from(hi[l]) << 32,
+            Src64::Val(v) => v[l],
+        }
+    }
+}
+
+#[inline(always)]
+pub(super) fn src64<'a>(c: &'a Ctx, op: &Op, i: usize) -> Src64<'a> {
+    match (op.ext, op.src.get(i)) {
+        (Ext::None, Some(Src::V(r))) => {
+            Src64::Pair(c.wave.vreg(*r), c.wave.vreg(r.wrapping_add(1)))
+        }
+        _ => Src64::Val(b64(c, op, i)),
+    }
+}
+
+/// The low and high dwords of the 64-bit lane values `f(l)`.
+#[inline(always)]
+pub(super) fn split64(f: impl Fn(usize) -> u64) -> (Lanes, Lanes) {
+    let mut lo = [0u32; 64];
+    let mut hi = [0u32; 64];
+    for l in 0..64 {
+        let x = f(l);
+        lo[l] = x as u32;
+        hi[l] = (x >> 32) as u32;
+    }
+    (lo, hi)
+}
+
+/// Writes 64-bit results, split as [`split64`] makes them, to the pair
+/// VDST.
+#[inline(always)]
+pub(super) fn write_pair(c: &mut Ctx, op: &Op, (lo, hi): &(Lanes, Lanes)) {
+    let mask = lanes(c, op);
+    c.wave.write_v(op.vdst, lo, mask);
+    c.wave.write_v(op.vdst.wrapping_add(1), hi, mask);
 }
 
 /// Writes the 16-bit `f(s0, s1)` per lane.
@@ -112,16 +214,61 @@ pub(super) fn map3_16(c: &mut Ctx, op: &Op, f: impl Fn(u16, u16, u16) -> u16) ->
     Ok(())
 }
 
+/// Bit `l % 32` alone, per lane.
+const LANE_BIT: Lanes = {
+    let mut t = [0u32; 64];
+    let mut l = 0;
+    while l < 64 {
+        t[l] = 1 << (l % 32);
+        l += 1;
+    }
+    t
+};
+
+/// A lane mask as all-ones / all-zeros lane values (written so that it
+/// vectorises: a uniform word tested against a constant bit per lane).
+#[inline(always)]
+pub(super) fn lane_masks(bits: u64) -> Lanes {
+    let (lo, hi) = (bits as u32, (bits >> 32) as u32);
+    let mut m = [0u32; 64];
+    for l in 0..32 {
+        m[l] = 0u32.wrapping_sub(u32::from(lo & LANE_BIT[l] != 0));
+    }
+    for l in 32..64 {
+        m[l] = 0u32.wrapping_sub(u32::from(hi & LANE_BIT[l] != 0));
+    }
+    m
+}
+
+/// Packs per-lane flags (0 or 1) into a lane mask, eight lanes at a time:
+/// the multiply gathers the low bit of each of a word's eight bytes into
+/// its top byte.
+#[inline(always)]
+pub(super) fn pack(flags: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for (k, chunk) in flags.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w) & 0x0101_0101_0101_0101;
+        m |= (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    }
+    m
+}
+
 /// Writes `f(s0, s1)` to VDST and its carry bit to SDST per lane.
 #[inline(always)]
 fn carry2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> (u32, bool)) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
-    let mut carry = 0u64;
-    let r: Lanes = std::array::from_fn(|l| {
-        let (x, o) = f(a[l], b[l]);
-        carry |= u64::from(o) << l;
-        x
-    });
+    let (ta, tb);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
+    let mut r = [0u32; 64];
+    let mut o = [0u8; 64];
+    for l in 0..64 {
+        let (x, v) = f(a[l], b[l]);
+        r[l] = x;
+        o[l] = u8::from(v);
+    }
+    let carry = pack(&o);
     write_b32(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
@@ -131,14 +278,18 @@ fn carry2(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> (u32, bool)) -> Result<(
 /// carry-in being `src[2]`'s lane bit.
 #[inline(always)]
 fn carry3(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32, u32) -> (u32, bool)) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
-    let cin = mask_src(c, op, 2);
-    let mut carry = 0u64;
-    let r: Lanes = std::array::from_fn(|l| {
-        let (x, o) = f(a[l], b[l], (cin >> l & 1) as u32);
-        carry |= u64::from(o) << l;
-        x
-    });
+    let (ta, tb);
+    let a = src32!(c, op, 0, ta);
+    let b = src32!(c, op, 1, tb);
+    let cin = lane_masks(mask_src(c, op, 2));
+    let mut r = [0u32; 64];
+    let mut o = [0u8; 64];
+    for l in 0..64 {
+        let (x, v) = f(a[l], b[l], cin[l] & 1);
+        r[l] = x;
+        o[l] = u8::from(v);
+    }
+    let carry = pack(&o);
     write_b32(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
@@ -223,10 +374,12 @@ pub fn v_subrev_co_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_addc_co_u32`: S0 + S1 + carry-in, carry-out to SDST.
 pub fn v_addc_co_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let clamp = op.mods.clamp;
+    // 32-bit steps (they vectorise): a carry out of either addition.
     carry3(c, op, |a, b, ci| {
-        let x = u64::from(a) + u64::from(b) + u64::from(ci);
-        let o = x >> 32 != 0;
-        (if clamp && o { u32::MAX } else { x as u32 }, o)
+        let s = a.wrapping_add(b);
+        let x = s.wrapping_add(ci);
+        let o = (s < a) | (x < s);
+        (if clamp && o { u32::MAX } else { x }, o)
     })
 }
 
@@ -244,8 +397,10 @@ pub fn v_subbrev_co_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 #[inline(always)]
 fn sub_borrow(a: u32, b: u32, bi: u32, clamp: bool) -> (u32, bool) {
-    let o = u64::from(b) + u64::from(bi) > u64::from(a);
-    let x = a.wrapping_sub(b).wrapping_sub(bi);
+    // A borrow out of either subtraction.
+    let d = a.wrapping_sub(b);
+    let x = d.wrapping_sub(bi);
+    let o = (b > a) | (bi > d);
     (if clamp && o { 0 } else { x }, o)
 }
 
@@ -278,10 +433,35 @@ pub fn v_add_lshl_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 /// `v_lshl_add_u64` (gfx940+): (S0.u64 << S1[2:0]) + S2.u64.
 pub fn v_lshl_add_u64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, s, d) = (b64(c, op, 0), b32(c, op, 1), b64(c, op, 2));
-    let r: [u64; 64] = std::array::from_fn(|l| (a[l] << (s[l] & 7)).wrapping_add(d[l]));
-    write_b64(c, op, &r);
+    let r = {
+        let (a, d) = (src64(c, op, 0), src64(c, op, 2));
+        match uniform32(c, op, 1) {
+            Some(s) => {
+                let s = s & 7;
+                split64(|l| (a.get(l) << s).wrapping_add(d.get(l)))
+            }
+            None => {
+                let ts;
+                let s = src32!(c, op, 1, ts);
+                split64(|l| (a.get(l) << (s[l] & 7)).wrapping_add(d.get(l)))
+            }
+        }
+    };
+    write_pair(c, op, &r);
     Ok(())
+}
+
+/// The value of source `i` when it is the same in every lane (not a VGPR,
+/// no SDWA or DPP).
+#[inline(always)]
+pub(super) fn uniform32(c: &Ctx, op: &Op, i: usize) -> Option<u32> {
+    match (op.ext, op.src.get(i)) {
+        (
+            Ext::None,
+            Some(s @ (Src::S(_) | Src::Int(_) | Src::Lit(_) | Src::Float(_) | Src::Hw(_))),
+        ) => Some(c.wave.read_s32(*s, Width::B32, &c.env.apertures)),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -488,15 +668,21 @@ pub fn v_mad_i32_i24(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_mad_u64_u32` (VOP3b): {carry, D.u64} = S0.u32 * S1.u32 + S2.u64 in
 /// 65 bits; clamp saturates D.
 pub fn v_mad_u64_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b, d) = (b32(c, op, 0), b32(c, op, 1), b64(c, op, 2));
     let clamp = op.mods.clamp;
     let mut carry = 0u64;
-    let r: [u64; 64] = std::array::from_fn(|l| {
-        let (x, o) = (u64::from(a[l]) * u64::from(b[l])).overflowing_add(d[l]);
-        carry |= u64::from(o) << l;
-        if clamp && o { u64::MAX } else { x }
-    });
-    write_b64(c, op, &r);
+    let r = {
+        let (ta, tb);
+        let (a, b) = (src32!(c, op, 0, ta), src32!(c, op, 1, tb));
+        let d = src64(c, op, 2);
+        let mut x = [0u64; 64];
+        for l in 0..64 {
+            let (v, o) = (u64::from(a[l]) * u64::from(b[l])).overflowing_add(d.get(l));
+            carry |= u64::from(o) << l;
+            x[l] = if clamp && o { u64::MAX } else { v };
+        }
+        split64(|l| x[l])
+    };
+    write_pair(c, op, &r);
     write_mask(c, op, carry);
     Ok(())
 }

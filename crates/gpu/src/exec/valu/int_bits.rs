@@ -2,7 +2,7 @@
 //! forms take the shift amount in S0), bit fields, byte permutes, bit
 //! counts, integer min/max/median and saturating packs.
 
-use super::int::{map2_16, map3_16};
+use super::int::{map2_16, map3_16, split64, src32, src64, uniform32, write_pair};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -128,9 +128,43 @@ pub fn v_bitop3_b16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 // ---------------------------------------------------------------------------
 // Shifts: the amount is S0, the data S1.
 
-lanes32!(v_lshlrev_b32, |a, b| b << (a & 31));
-lanes32!(v_lshrrev_b32, |a, b| b >> (a & 31));
-lanes32!(v_ashrrev_i32, |a, b| ((b as i32) >> (a & 31)) as u32);
+/// A 32-bit shift of S1 by S0[4:0]; a uniform amount (the usual constant)
+/// is hoisted out of the lane loop so that the loop vectorises.
+#[inline(always)]
+fn shift32(c: &mut Ctx, op: &Op, f: impl Fn(u32, u32) -> u32) -> Result<(), Fault> {
+    match uniform32(c, op, 0) {
+        Some(s) => {
+            let s = s & 31;
+            let r = {
+                let tb;
+                let b = src32!(c, op, 1, tb);
+                let mut r = [0u32; 64];
+                for l in 0..64 {
+                    r[l] = f(b[l], s);
+                }
+                r
+            };
+            write_b32(c, op, &r);
+            Ok(())
+        }
+        None => super::int::map2(c, op, |a, b| f(b, a & 31)),
+    }
+}
+
+/// `v_lshlrev_b32`: S1 << S0[4:0].
+pub fn v_lshlrev_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    shift32(c, op, |x, s| x << s)
+}
+
+/// `v_lshrrev_b32`: S1 >> S0[4:0].
+pub fn v_lshrrev_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    shift32(c, op, |x, s| x >> s)
+}
+
+/// `v_ashrrev_i32`: S1.i32 >> S0[4:0].
+pub fn v_ashrrev_i32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    shift32(c, op, |x, s| ((x as i32) >> s) as u32)
+}
 
 /// `v_lshlrev_b16`: S1 << S0[3:0].
 pub fn v_lshlrev_b16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
@@ -149,9 +183,21 @@ pub fn v_ashrrev_i16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 #[inline(always)]
 fn shift64(c: &mut Ctx, op: &Op, f: impl Fn(u64, u32) -> u64) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b64(c, op, 1));
-    let r: [u64; 64] = std::array::from_fn(|l| f(b[l], a[l] & 63));
-    write_b64(c, op, &r);
+    let r = {
+        let b = src64(c, op, 1);
+        match uniform32(c, op, 0) {
+            Some(s) => {
+                let s = s & 63;
+                split64(|l| f(b.get(l), s))
+            }
+            None => {
+                let ta;
+                let a = src32!(c, op, 0, ta);
+                split64(|l| f(b.get(l), a[l] & 63))
+            }
+        }
+    };
+    write_pair(c, op, &r);
     Ok(())
 }
 
@@ -196,9 +242,32 @@ lanes32!(v_bfm_b32, |a, b| ((1u32 << (a & 31)).wrapping_sub(1))
 lanes32!(v_bfe_u32, |a, b, d| bfe_u32(a, b, d));
 lanes32!(v_bfe_i32, |a, b, d| bfe_i32(a, b, d));
 lanes32!(v_bfi_b32, |a, b, d| (a & b) | (!a & d));
-lanes32!(v_alignbit_b32, |a, b, d| {
-    ((u64::from(a) << 32 | u64::from(b)) >> (d & 31)) as u32
-});
+/// `v_alignbit_b32`: ({S0, S1} >> S2[4:0])[31:0]; a uniform shift (the
+/// usual constant, as in rotates) is hoisted out of the lane loop.
+pub fn v_alignbit_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    match uniform32(c, op, 2) {
+        Some(s) => {
+            let s = s & 31;
+            let r = {
+                let (ta, tb);
+                let a = src32!(c, op, 0, ta);
+                let b = src32!(c, op, 1, tb);
+                let mut r = [0u32; 64];
+                for l in 0..64 {
+                    // Two 32-bit shifts; the high part's shift of 32 for
+                    // s = 0 becomes a 64-bit shift that leaves nothing.
+                    r[l] = (b[l] >> s) | ((u64::from(a[l]) << (32 - s)) as u32);
+                }
+                r
+            };
+            write_b32(c, op, &r);
+            Ok(())
+        }
+        None => super::int::map3(c, op, |a, b, d| {
+            ((u64::from(a) << 32 | u64::from(b)) >> (d & 31)) as u32
+        }),
+    }
+}
 lanes32!(v_alignbyte_b32, |a, b, d| {
     ((u64::from(a) << 32 | u64::from(b)) >> (8 * (d & 3))) as u32
 });
@@ -279,23 +348,47 @@ fn perm_apply(bytes: &[PermByte; 4], s0: u32, s1: u32) -> u32 {
 /// corresponding byte of S2 (see [`perm_byte`]). A uniform selector (the
 /// usual case) is decoded once for all lanes.
 pub fn v_perm_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b) = (b32(c, op, 0), b32(c, op, 1));
-    let r: Lanes = match op.src[2] {
-        Src::V(_) => {
-            let d = b32(c, op, 2);
-            std::array::from_fn(|l| {
-                let bytes = std::array::from_fn(|k| perm_byte(d[l] >> (8 * k)));
-                perm_apply(&bytes, a[l], b[l])
-            })
-        }
-        s => {
-            let sel = c.wave.read_s32(s, Width::B32, &c.env.apertures);
-            let bytes = std::array::from_fn(|k| perm_byte(sel >> (8 * k)));
-            std::array::from_fn(|l| perm_apply(&bytes, a[l], b[l]))
+    let uniform = uniform32(c, op, 2);
+    let r: Lanes = {
+        let (ta, tb);
+        let a = src32!(c, op, 0, ta);
+        let b = src32!(c, op, 1, tb);
+        match uniform {
+            Some(sel) => perm_uniform(sel, a, b),
+            None => {
+                let d = b32(c, op, 2);
+                std::array::from_fn(|l| {
+                    let bytes = std::array::from_fn(|k| perm_byte(d[l] >> (8 * k)));
+                    perm_apply(&bytes, a[l], b[l])
+                })
+            }
         }
     };
     write_b32(c, op, &r);
     Ok(())
+}
+
+/// `v_perm_b32` with the same selector in every lane: one pass over the
+/// lanes per result byte, with the byte's source dword and shift fixed.
+#[inline(always)]
+fn perm_uniform(sel: u32, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut r = [0u32; 64];
+    for k in 0..4 {
+        let p = perm_byte(sel >> (8 * k));
+        let src = if p.shift >= 32 { a } else { b };
+        let (sh, mask, or, at) = (p.shift & 31, p.mask as u32, p.or as u32, 8 * k);
+        if p.mul == 1 {
+            for l in 0..64 {
+                r[l] |= (((src[l] >> sh) & mask) | or) << at;
+            }
+        } else {
+            // Sign replication: 0 or 0xff from one bit.
+            for l in 0..64 {
+                r[l] |= ((((src[l] >> sh) & mask).wrapping_neg() & 0xff) | or) << at;
+            }
+        }
+    }
+    r
 }
 
 /// `v_mbcnt_lo_u32_b32`: S1 + the number of bits of S0 set below the
@@ -488,6 +581,24 @@ mod tests {
         op3(Gfx942, "v_ashrrev_i32 v3, v0, v1", |a, b, _| {
             (i64::from(b as i32) >> (a % 32)) as u32
         });
+        // Uniform amounts (constants), including ones past 31.
+        for k in [0u32, 1, 7, 31, 33, 64] {
+            op3(
+                Gfx942,
+                &format!("v_lshlrev_b32 v3, {k}, v1"),
+                move |_, b, _| (u64::from(b) << (k % 32)) as u32,
+            );
+            op3(
+                Gfx942,
+                &format!("v_lshrrev_b32 v3, {k}, v1"),
+                move |_, b, _| b / (1u32 << (k % 32)),
+            );
+            op3(
+                Gfx942,
+                &format!("v_ashrrev_i32 v3, {k}, v1"),
+                move |_, b, _| (i64::from(b as i32) >> (k % 32)) as u32,
+            );
+        }
         op3(Gfx942, "v_lshlrev_b16 v3, v0, v1", |a, b, _| {
             ((b & 0xffff) << (a % 16)) & 0xffff
         });
@@ -601,6 +712,13 @@ mod tests {
         op3(Gfx942, "v_alignbit_b32 v3, v0, v1, v2", |a, b, c| {
             ((u128::from(a) << 32 | u128::from(b)) >> (c % 32)) as u32
         });
+        for k in [0u32, 1, 29, 31, 32, 45] {
+            op3(
+                Gfx942,
+                &format!("v_alignbit_b32 v3, v0, v1, {k}"),
+                move |a, b, _| ((u128::from(a) << 32 | u128::from(b)) >> (k % 32)) as u32,
+            );
+        }
         op3(Gfx942, "v_alignbyte_b32 v3, v0, v1, v2", |a, b, c| {
             ((u128::from(a) << 32 | u128::from(b)) >> (8 * (c % 4))) as u32
         });

@@ -3,6 +3,7 @@
 //! `v_writelane_b32` (which ignore EXEC for the lane they name),
 //! `v_swap_b32` and gfx950's `v_permlane{16,32}_swap_b32`.
 
+use super::int::{lane_masks, split64, src32, src64, write_pair};
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -27,8 +28,11 @@ lanes32!(v_mov_b32, |a| a);
 
 /// `v_mov_b64` (gfx940+): 64-bit move (DPP applies to the pair).
 pub fn v_mov_b64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let a = b64(c, op, 0);
-    write_b64(c, op, &a);
+    let r = {
+        let a = src64(c, op, 0);
+        split64(|l| a.get(l))
+    };
+    write_pair(c, op, &r);
     Ok(())
 }
 
@@ -57,9 +61,20 @@ fn b32_absneg(c: &Ctx, op: &Op, i: usize) -> Lanes {
 /// `v_cndmask_b32`: S1 where the condition mask (`src[2]`: VCC, or the
 /// VOP3 SGPR pair) has the lane's bit set, otherwise S0.
 pub fn v_cndmask_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b) = (b32_absneg(c, op, 0), b32_absneg(c, op, 1));
-    let cond = mask_src(c, op, 2);
-    let r: Lanes = std::array::from_fn(|l| if cond >> l & 1 != 0 { b[l] } else { a[l] });
+    let m = lane_masks(mask_src(c, op, 2));
+    let select = |a: &Lanes, b: &Lanes| -> Lanes {
+        let mut r = [0u32; 64];
+        for l in 0..64 {
+            r[l] = (a[l] & !m[l]) | (b[l] & m[l]);
+        }
+        r
+    };
+    let r = if op.mods.abs | op.mods.neg != 0 {
+        select(&b32_absneg(c, op, 0), &b32_absneg(c, op, 1))
+    } else {
+        let (ta, tb);
+        select(src32!(c, op, 0, ta), src32!(c, op, 1, tb))
+    };
     write_b32(c, op, &r);
     Ok(())
 }

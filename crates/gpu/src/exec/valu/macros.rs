@@ -2,42 +2,22 @@
 
 /// `lanes32!(name, |a, b, c| expr)`: reads the sources as raw 32-bit lanes
 /// (as many as the closure names), evaluates `expr` per lane, writes a
-/// 32-bit result.
+/// 32-bit result (through the integer helpers, which read plain VGPR
+/// sources in place).
 macro_rules! lanes32 {
     ($name:ident, |$a:ident| $e:expr) => {
         pub fn $name(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-            let s0 = b32(c, op, 0);
-            let r: Lanes = std::array::from_fn(|l| {
-                let $a = s0[l];
-                $e
-            });
-            write_b32(c, op, &r);
-            Ok(())
+            $crate::exec::valu::int::map1(c, op, |$a| $e)
         }
     };
     ($name:ident, |$a:ident, $b:ident| $e:expr) => {
         pub fn $name(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-            let s0 = b32(c, op, 0);
-            let s1 = b32(c, op, 1);
-            let r: Lanes = std::array::from_fn(|l| {
-                let ($a, $b) = (s0[l], s1[l]);
-                $e
-            });
-            write_b32(c, op, &r);
-            Ok(())
+            $crate::exec::valu::int::map2(c, op, |$a, $b| $e)
         }
     };
     ($name:ident, |$a:ident, $b:ident, $d:ident| $e:expr) => {
         pub fn $name(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-            let s0 = b32(c, op, 0);
-            let s1 = b32(c, op, 1);
-            let s2 = b32(c, op, 2);
-            let r: Lanes = std::array::from_fn(|l| {
-                let ($a, $b, $d) = (s0[l], s1[l], s2[l]);
-                $e
-            });
-            write_b32(c, op, &r);
-            Ok(())
+            $crate::exec::valu::int::map3(c, op, |$a, $b, $d| $e)
         }
     };
 }

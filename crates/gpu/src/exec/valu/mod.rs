@@ -181,37 +181,83 @@ fn lower_vop3(inst: Inst, v: &vop3::Vop3) -> Op {
 // ---------------------------------------------------------------------------
 // Lane selection: EXEC and DPP.
 
+/// Marks "no source lane" in [`DPP_SOURCES`].
+const NO_LANE: u8 = 0xff;
+
+/// The source lane DPP control `ctrl` reads for lane `l`, [`NO_LANE`] when
+/// it is out of range or the control is not one of GFX9's (ISA manual,
+/// "DPP_CTRL enumeration").
+const fn dpp_lane(ctrl: u16, l: usize) -> u8 {
+    let row = l & !15;
+    let r = l & 15;
+    let n = (ctrl & 15) as usize;
+    let s = match ctrl {
+        0x000..=0x0ff => (l & !3) | ((ctrl as usize >> ((l & 3) * 2)) & 3),
+        // row_shl, row_shr: out of range past the row's ends.
+        0x101..=0x10f if r + n < 16 => l + n,
+        0x111..=0x11f if r >= n => l - n,
+        0x121..=0x12f => row | ((r + 16 - n) & 15),
+        0x130 if l < 63 => l + 1,
+        0x134 => (l + 1) & 63,
+        0x138 if l > 0 => l - 1,
+        0x13c => (l + 63) & 63,
+        0x140 => row | (15 - r),
+        0x141 => (l & !7) | (7 - (l & 7)),
+        0x142 if row >= 16 => row - 1,
+        0x143 if row >= 32 => 31,
+        // row_newbcast (gfx90a+): lane n of each row to the whole row.
+        0x150..=0x15f => row | n,
+        _ => return NO_LANE,
+    };
+    s as u8
+}
+
+/// Number of DPP control values with a source pattern.
+const DPP_CTRLS: usize = 0x160;
+
+/// [`dpp_lane`] for every control below [`DPP_CTRLS`] and lane, computed at
+/// compile time.
+static DPP_SOURCES: [[u8; 64]; DPP_CTRLS] = {
+    let mut t = [[NO_LANE; 64]; DPP_CTRLS];
+    let mut c = 0;
+    while c < DPP_CTRLS {
+        let mut l = 0;
+        while l < 64 {
+            t[c][l] = dpp_lane(c as u16, l);
+            l += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// The source lanes of DPP control `ctrl` ([`NO_LANE`] where none).
+#[inline]
+fn dpp_sources(ctrl: u16) -> &'static [u8; 64] {
+    static NONE: [u8; 64] = [NO_LANE; 64];
+    DPP_SOURCES.get(usize::from(ctrl)).unwrap_or(&NONE)
+}
+
 /// The source lane DPP control `ctrl` reads for lane `l`, `None` when it is
 /// out of range (ISA manual, "DPP_CTRL enumeration").
 pub fn dpp_source(ctrl: u16, l: usize) -> Option<usize> {
-    let row = l & !15;
-    let r = l & 15;
-    match ctrl {
-        0x000..=0x0ff => Some((l & !3) | ((usize::from(ctrl) >> ((l & 3) * 2)) & 3)),
-        0x101..=0x10f => {
-            let n = usize::from(ctrl & 15);
-            (r + n < 16).then_some(l + n)
+    let s = *dpp_sources(ctrl).get(l)?;
+    (s != NO_LANE).then_some(usize::from(s))
+}
+
+/// Lane `l` of `src` as DPP control `ctrl` reads it: 0 where the source
+/// lane is out of range or inactive in `exec`.
+#[inline]
+fn dpp_permute<T: Copy + Default>(ctrl: u16, exec: u64, src: &[T; 64]) -> [T; 64] {
+    let tab = dpp_sources(ctrl);
+    std::array::from_fn(|l| {
+        let s = usize::from(tab[l] & 63);
+        if tab[l] != NO_LANE && exec >> s & 1 != 0 {
+            src[s]
+        } else {
+            T::default()
         }
-        0x111..=0x11f => {
-            let n = usize::from(ctrl & 15);
-            (r >= n).then(|| l - n)
-        }
-        0x121..=0x12f => {
-            let n = usize::from(ctrl & 15);
-            Some(row | ((r + 16 - n) & 15))
-        }
-        0x130 => (l < 63).then_some(l + 1),
-        0x134 => Some((l + 1) & 63),
-        0x138 => l.checked_sub(1),
-        0x13c => Some((l + 63) & 63),
-        0x140 => Some(row | (15 - r)),
-        0x141 => Some((l & !7) | (7 - (l & 7))),
-        0x142 => (row >= 16).then(|| row - 1),
-        0x143 => (row >= 32).then_some(31),
-        // row_newbcast (gfx90a+): lane n of each row to the whole row.
-        0x150..=0x15f => Some(row | usize::from(ctrl & 15)),
-        _ => None,
-    }
+    })
 }
 
 /// The lanes an instruction writes: EXEC, narrowed by DPP's row and bank
@@ -227,19 +273,30 @@ pub fn lanes(c: &Ctx, op: &Op) -> u64 {
 }
 
 fn dpp_mask(d: &DppCtl, exec: u64) -> u64 {
-    let mut m = 0u64;
-    for l in 0..64 {
-        let row_on = d.row_mask >> (l / 16) & 1 != 0;
-        let bank_on = d.bank_mask >> ((l >> 2) & 3) & 1 != 0;
-        let src_ok = match dpp_source(d.ctrl, l) {
-            Some(s) => exec >> s & 1 != 0 || d.bound_ctrl,
-            None => d.bound_ctrl,
-        };
-        if row_on && bank_on && src_ok {
-            m |= 1 << l;
+    let mut rows = 0u64;
+    for k in 0..4 {
+        if d.row_mask >> k & 1 != 0 {
+            rows |= 0xffff << (16 * k);
         }
     }
-    m
+    let mut banks = 0u64;
+    for k in 0..4 {
+        if d.bank_mask >> k & 1 != 0 {
+            banks |= 0x000f_000f_000f_000f << (4 * k);
+        }
+    }
+    let src_ok = if d.bound_ctrl {
+        u64::MAX
+    } else {
+        let tab = dpp_sources(d.ctrl);
+        let mut m = 0u64;
+        for l in 0..64 {
+            let s = tab[l] & 63;
+            m |= u64::from(tab[l] != NO_LANE && exec >> s & 1 != 0) << l;
+        }
+        m
+    };
+    rows & banks & src_ok
 }
 
 // ---------------------------------------------------------------------------
@@ -281,23 +338,23 @@ fn b32_general(c: &Ctx, op: &Op, i: usize) -> Lanes {
     match op.ext {
         Ext::None => {}
         Ext::Sdwa(s) if i < 2 => {
+            // The field moved to the top, then back down: the same shifts
+            // for every lane.
             let (sel, sext) = (s.src_sel[i], s.sext[i]);
-            if sel != 6 || sext {
-                for x in v.iter_mut() {
-                    *x = sdwa_select(*x, sel, sext);
+            if let Some((shift, bits)) = sdwa_field(sel) {
+                let (up, down) = (32 - shift - bits, 32 - bits);
+                if sext {
+                    for x in v.iter_mut() {
+                        *x = (((*x << up) as i32) >> down) as u32;
+                    }
+                } else {
+                    for x in v.iter_mut() {
+                        *x = (*x << up) >> down;
+                    }
                 }
             }
         }
-        Ext::Dpp(d) if i == 0 => {
-            let exec = c.wave.exec();
-            let src = v;
-            for (l, x) in v.iter_mut().enumerate() {
-                *x = match dpp_source(d.ctrl, l) {
-                    Some(s) if exec >> s & 1 != 0 => src[s],
-                    _ => 0,
-                };
-            }
-        }
+        Ext::Dpp(d) if i == 0 => v = dpp_permute(d.ctrl, c.wave.exec(), &v),
         _ => {}
     }
     v
@@ -310,13 +367,7 @@ pub fn b64w(c: &Ctx, op: &Op, i: usize, w: Width) -> [u64; 64] {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
     let v = c.wave.read_v64(src, w, &c.env.apertures);
     match op.ext {
-        Ext::Dpp(d) if i == 0 => {
-            let exec = c.wave.exec();
-            std::array::from_fn(|l| match dpp_source(d.ctrl, l) {
-                Some(s) if exec >> s & 1 != 0 => v[s],
-                _ => 0,
-            })
-        }
+        Ext::Dpp(d) if i == 0 => dpp_permute(d.ctrl, c.wave.exec(), &v),
         _ => v,
     }
 }
@@ -410,38 +461,51 @@ pub fn f64s(c: &Ctx, op: &Op, i: usize) -> [f64; 64] {
 // ---------------------------------------------------------------------------
 // Destinations.
 
-/// Places a 32-bit result under an SDWA destination select.
+/// The (shift, bits) of an SDWA select's field: 0-3 a byte, 4-5 a word;
+/// `None` for DWORD.
 #[inline]
-fn sdwa_place(r: u32, old: u32, s: &SdwaSel) -> u32 {
-    let (shift, bits) = match s.dst_sel {
-        0..=3 => (u32::from(s.dst_sel) * 8, 8),
-        4 | 5 => (u32::from(s.dst_sel - 4) * 16, 16),
-        _ => return r,
-    };
-    let mask = ((1u64 << bits) - 1) as u32;
-    let field = (r & mask) << shift;
-    let keep = !(mask << shift);
-    match s.dst_unused {
-        2 => (old & keep) | field,
-        1 => {
-            let top = shift + bits;
-            let sign = r >> (bits - 1) & 1 != 0;
-            let above = if sign && top < 32 { u32::MAX << top } else { 0 };
-            field | above
-        }
-        _ => field,
+fn sdwa_field(sel: u8) -> Option<(u32, u32)> {
+    match sel {
+        0..=3 => Some((u32::from(sel) * 8, 8)),
+        4 | 5 => Some((u32::from(sel - 4) * 16, 16)),
+        _ => None,
     }
 }
 
-/// Writes 32-bit results to `vdst` in the instruction's lanes.
+/// Writes 32-bit results to `vdst` in the instruction's lanes, placed
+/// under an SDWA destination select: the field takes the result's low
+/// bits; the other bits are zero (UNUSED_PAD), the field's sign above it
+/// and zero below (UNUSED_SEXT), or the old value (UNUSED_PRESERVE).
 #[inline(always)]
 pub fn write_b32(c: &mut Ctx, op: &Op, vals: &Lanes) {
     let mask = lanes(c, op);
     if let Ext::Sdwa(s) = op.ext
-        && s.dst_sel != 6
+        && let Some((shift, bits)) = sdwa_field(s.dst_sel)
     {
-        let old = *c.wave.vreg(op.vdst);
-        let placed: Lanes = std::array::from_fn(|l| sdwa_place(vals[l], old[l], &s));
+        let low = ((1u64 << bits) - 1) as u32;
+        let field = low << shift;
+        let old = c.wave.vreg(op.vdst);
+        let mut placed = [0u32; 64];
+        match s.dst_unused {
+            2 => {
+                for l in 0..64 {
+                    placed[l] = (old[l] & !field) | ((vals[l] << shift) & field);
+                }
+            }
+            1 => {
+                let top = shift + bits;
+                let above = if top < 32 { u32::MAX << top } else { 0 };
+                for l in 0..64 {
+                    let sign = 0u32.wrapping_sub((vals[l] >> (bits - 1)) & 1);
+                    placed[l] = ((vals[l] << shift) & field) | (above & sign);
+                }
+            }
+            _ => {
+                for l in 0..64 {
+                    placed[l] = (vals[l] << shift) & field;
+                }
+            }
+        }
         c.wave.write_v(op.vdst, &placed, mask);
         return;
     }
