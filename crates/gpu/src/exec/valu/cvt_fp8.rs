@@ -227,7 +227,7 @@ pub fn cvt_pk_f32_f8<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// OMOD and clamp").
 pub fn cvt_pk_f8_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
-    let (s0, s1) = (f32s(c, op, 0), f32s(c, op, 1));
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
     let d = *c.wave.vreg(op.vdst);
     let hi = op.mods.opsel & 8 != 0;
     let out: Lanes =
@@ -240,7 +240,7 @@ pub fn cvt_pk_f8_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// op_sel[3:2], the other bytes kept.
 pub fn cvt_sr_f8_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let s1 = b32(c, op, 1);
     let d = *c.wave.vreg(op.vdst);
     let byte = u32::from(op.mods.opsel >> 2 & 3);
@@ -270,7 +270,7 @@ fn place(old: u32, v: u32, bits: u32, opsel: u8) -> u32 {
 /// (8-bit formats) or byte (fp4) of the destination.
 pub fn scale_pk_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
-    let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), b32(c, op, 2));
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), b32(c, op, 2));
     let d = *c.wave.vreg(op.vdst);
     let (w, cv) = (width::<F>(), conv(op));
     let out: Lanes = std::array::from_fn(|l| {
@@ -305,7 +305,7 @@ pub fn scale_pk_16<const F: u8, const W: u8>(c: &mut Ctx, op: &Op) -> Result<(),
 pub fn scale_sr_8<const F: u8, const W: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
     let x: [f32; 64] = if W == 0 {
-        f32s(c, op, 0)
+        f32v(c, op, 0)
     } else {
         let h = b16(c, op, 0);
         std::array::from_fn(|l| wide16::<W>(h[l]))

@@ -75,14 +75,14 @@ fn f32_2(
     rne: impl Fn(f32, f32) -> f32,
     dir: impl Fn(f32, f32, Rounding) -> f32,
 ) -> Result<(), Fault> {
-    let (s0, s1) = (f32s(c, op, 0), f32s(c, op, 1));
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
     let r = round32(c);
     let out: [f32; 64] = if r == Rounding::NearestEven {
         std::array::from_fn(|l| rne(s0[l], s1[l]))
     } else {
         std::array::from_fn(|l| dir(s0[l], s1[l], r))
     };
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -161,14 +161,14 @@ pub fn v_mul_legacy_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 /// `v_fma_f32` and its two-address and literal forms: fused multiply-add.
 pub fn v_fma_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), f32s(c, op, 2));
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), f32v(c, op, 2));
     let r = round32(c);
     let out: [f32; 64] = if r == Rounding::NearestEven {
-        std::array::from_fn(|l| fma32(s0[l], s1[l], s2[l]))
+        fma_lanes32(&s0, &s1, &s2)
     } else {
         std::array::from_fn(|l| fma_dir(s0[l], s1[l], s2[l], r))
     };
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -259,22 +259,72 @@ pub fn med3_32(a: f32, b: f32, d: f32, ieee: bool) -> f32 {
     }
 }
 
+/// Runs a two-source f32 selection: `fast` (branch-free, for NaN-free
+/// lanes) when no lane has a NaN, else `exact`.
+#[inline(always)]
+fn sel32(
+    c: &mut Ctx,
+    op: &Op,
+    fast: impl Fn(f32, f32) -> f32,
+    exact: impl Fn(f32, f32) -> f32,
+) -> Result<(), Fault> {
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
+    let nan = s0
+        .iter()
+        .zip(&s1)
+        .fold(false, |n, (a, b)| n | a.is_nan() | b.is_nan());
+    let out: [f32; 64] = if nan {
+        std::array::from_fn(|l| exact(s0[l], s1[l]))
+    } else {
+        std::array::from_fn(|l| fast(s0[l], s1[l]))
+    };
+    out32(c, op, &out);
+    Ok(())
+}
+
+/// NaN-free minimum with -0 below +0: equal operands are either the same
+/// value or a pair of zeros, whose OR is -0 if either is.
+#[inline(always)]
+fn min32_nonan(a: f32, b: f32) -> f32 {
+    let eq = f32::from_bits(a.to_bits() | b.to_bits());
+    if a < b {
+        a
+    } else if b < a {
+        b
+    } else {
+        eq
+    }
+}
+
+/// NaN-free maximum with +0 above -0.
+#[inline(always)]
+fn max32_nonan(a: f32, b: f32) -> f32 {
+    let eq = f32::from_bits(a.to_bits() & b.to_bits());
+    if a > b {
+        a
+    } else if b > a {
+        b
+    } else {
+        eq
+    }
+}
+
 pub fn v_min_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_2(c, op, |a, b| min32(a, b, i), |a, b, _| min32(a, b, i))
+    sel32(c, op, min32_nonan, |a, b| min32(a, b, i))
 }
 
 pub fn v_max_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_2(c, op, |a, b| max32(a, b, i), |a, b, _| max32(a, b, i))
+    sel32(c, op, max32_nonan, |a, b| max32(a, b, i))
 }
 
 /// Runs a three-source f32 selection (no rounding involved).
 #[inline(always)]
 fn f32_3(c: &mut Ctx, op: &Op, f: impl Fn(f32, f32, f32) -> f32) -> Result<(), Fault> {
-    let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), f32s(c, op, 2));
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), f32v(c, op, 2));
     let out: [f32; 64] = std::array::from_fn(|l| f(s0[l], s1[l], s2[l]));
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -637,7 +687,7 @@ pub fn v_mul_f64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_fma_f64`, `v_fmac_f64`: fused multiply-add (round to nearest even).
 pub fn v_fma_f64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let (s0, s1, s2) = (d64(c, op, 0), d64(c, op, 1), d64(c, op, 2));
-    let mut out: [f64; 64] = std::array::from_fn(|l| s0[l].mul_add(s1[l], s2[l]));
+    let mut out = fma_lanes64(&s0, &s1, &s2);
     out64(c, op, &mut out);
     Ok(())
 }

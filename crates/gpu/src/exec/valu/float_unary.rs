@@ -69,9 +69,9 @@ const NAN32: u32 = 0xffc0_0000;
 /// Runs a one-source f32 operation.
 #[inline(always)]
 fn un32(c: &mut Ctx, op: &Op, f: impl Fn(f32) -> f32) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let out: [f32; 64] = std::array::from_fn(|l| f(s0[l]));
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -193,7 +193,7 @@ pub fn v_frexp_mant_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 }
 
 pub fn v_frexp_exp_i32_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let out: Lanes = std::array::from_fn(|l| frexp(f64::from(s0[l])).1 as u32);
     write_b32(c, op, &out);
     Ok(())
