@@ -124,7 +124,11 @@ pub fn v_cvt_off_f32_i4(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 pub fn v_cvt_f16_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let s0 = f32v(c, op, 0);
     let (r, keep) = (round64(c), dp_denorm_out(c));
-    let out: [u16; 64] = std::array::from_fn(|l| out16(op, f64::from(s0[l]), 0.0, r, keep));
+    let out: [u16; 64] = if plain16(c, op) {
+        s0.map(f2h_rne)
+    } else {
+        std::array::from_fn(|l| out16(op, f64::from(s0[l]), 0.0, r, keep))
+    };
     write_b16(c, op, &out);
     Ok(())
 }

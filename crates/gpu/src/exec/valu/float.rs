@@ -466,6 +466,13 @@ pub fn h32(c: &Ctx, op: &Op, i: usize) -> [f32; 64] {
     std::array::from_fn(|l| h2f(v[l], keep))
 }
 
+/// Whether f16 results need nothing beyond rounding to nearest even: no
+/// omod, clamp, directed rounding or denormal flushing.
+#[inline(always)]
+pub fn plain16(c: &Ctx, op: &Op) -> bool {
+    round64(c) == Rounding::NearestEven && dp_denorm_out(c) && op.mods.omod == 0 && !op.mods.clamp
+}
+
 /// Finishes an f16 result computed exactly (or nearly, `err`) in f64:
 /// rounds per MODE, applies omod and clamp, flushes a denormal result per
 /// MODE and encodes it.
@@ -545,7 +552,11 @@ pub fn out64(c: &mut Ctx, op: &Op, vals: &mut [f64; 64]) {
             }
         }
     }
-    write_f64(c, op, vals);
+    if op.mods.omod == 0 && !op.mods.clamp {
+        write_b64(c, op, &vals.map(f64::to_bits));
+    } else {
+        write_f64(c, op, vals);
+    }
 }
 
 /// f32 lanes from raw bits with abs/neg but no denormal flushing (for

@@ -328,14 +328,46 @@ fn f32_3(c: &mut Ctx, op: &Op, f: impl Fn(f32, f32, f32) -> f32) -> Result<(), F
     Ok(())
 }
 
+/// Runs a three-source f32 selection: `fast` when no lane has a NaN,
+/// else `exact`.
+#[inline(always)]
+fn sel32_3(
+    c: &mut Ctx,
+    op: &Op,
+    fast: impl Fn(f32, f32, f32) -> f32,
+    exact: impl Fn(f32, f32, f32) -> f32,
+) -> Result<(), Fault> {
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), f32v(c, op, 2));
+    let nan = (0..64).fold(false, |n, l| {
+        n | s0[l].is_nan() | s1[l].is_nan() | s2[l].is_nan()
+    });
+    let out: [f32; 64] = if nan {
+        std::array::from_fn(|l| exact(s0[l], s1[l], s2[l]))
+    } else {
+        std::array::from_fn(|l| fast(s0[l], s1[l], s2[l]))
+    };
+    out32(c, op, &out);
+    Ok(())
+}
+
 pub fn v_min3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_3(c, op, |a, b, d| min32(min32(a, b, i), d, i))
+    sel32_3(
+        c,
+        op,
+        |a, b, d| min32_nonan(min32_nonan(a, b), d),
+        |a, b, d| min32(min32(a, b, i), d, i),
+    )
 }
 
 pub fn v_max3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_3(c, op, |a, b, d| max32(max32(a, b, i), d, i))
+    sel32_3(
+        c,
+        op,
+        |a, b, d| max32_nonan(max32_nonan(a, b), d),
+        |a, b, d| max32(max32(a, b, i), d, i),
+    )
 }
 
 pub fn v_med3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
@@ -400,10 +432,15 @@ pub fn v_ldexp_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 fn f16_2(c: &mut Ctx, op: &Op, f: impl Fn(f64, f64) -> (f64, f64)) -> Result<(), Fault> {
     let (s0, s1) = (h32(c, op, 0), h32(c, op, 1));
     let (r, keep) = (round64(c), dp_denorm_out(c));
-    let out: [u16; 64] = std::array::from_fn(|l| {
-        let (v, e) = f(f64::from(s0[l]), f64::from(s1[l]));
-        out16(op, v, e, r, keep)
-    });
+    let out: [u16; 64] = if plain16(c, op) {
+        // Exact in f64; rounding via f32 is innocuous (24 >= 2 * 11 + 2).
+        std::array::from_fn(|l| f2h_rne(f(f64::from(s0[l]), f64::from(s1[l])).0 as f32))
+    } else {
+        std::array::from_fn(|l| {
+            let (v, e) = f(f64::from(s0[l]), f64::from(s1[l]));
+            out16(op, v, e, r, keep)
+        })
+    };
     write_b16(c, op, &out);
     Ok(())
 }
