@@ -595,4 +595,40 @@ mod tests {
             assert_eq!(w[11][l], bf(a) << 16);
         }
     }
+
+    #[test]
+    fn offset_table_bf16_and_stochastic_16_bit() {
+        let r = run(
+            Target::Gfx950,
+            "v_cvt_off_f32_i4 v1, v0\n\
+             v_cvt_f32_bf16_sdwa v2, v0 src0_sel:WORD_1\n\
+             v_cvt_sr_f16_f32 v3, v4, v5\n\
+             v_cvt_sr_bf16_f32 v6, v4, v5 op_sel:[0,0,1]",
+            |w, _| {
+                for l in 0..64 {
+                    w.v[0][l] = (l as u32) | (0x3f80 + l as u32) << 16;
+                    // 1 + 2^-12: between the f16 values 1 and 1 + 2^-10.
+                    w.v[4][l] = (1.0f32 + 2f32.powi(-12)).to_bits();
+                    w.v[5][l] = if l % 2 == 0 { 0 } else { u32::MAX };
+                    w.v[3][l] = 0x1234_5678;
+                    w.v[6][l] = 0x1234_5678;
+                }
+            },
+        )
+        .unwrap();
+        for l in 0..64 {
+            let w = &r.wave.v;
+            let n = (l as i32 & 15) - if l & 8 != 0 { 16 } else { 0 };
+            assert_eq!(f32::from_bits(w[1][l]), n as f32 * 0.0625, "off lane {l}");
+            assert_eq!(w[2][l], (0x3f80 + l as u32) << 16);
+            // Seed 0 truncates; an all-ones seed rounds any inexact value up.
+            let (lo16, bf) = if l % 2 == 0 {
+                (0x3c00, 0x3f80)
+            } else {
+                (0x3c01, 0x3f81)
+            };
+            assert_eq!(w[3][l], 0x1234_0000 | lo16, "sr f16 lane {l}");
+            assert_eq!(w[6][l], 0x5678 | bf << 16, "sr bf16 lane {l}");
+        }
+    }
 }

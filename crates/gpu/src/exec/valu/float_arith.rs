@@ -1406,4 +1406,132 @@ mod tests {
             assert_eq!(r.wave.v[3][l], h(l as f32) | (h(3.0) ^ 0x8000) << 16);
         }
     }
+
+    #[test]
+    fn f16_min_max_med3_and_nan_rules() {
+        use crate::float::{Rounding, f16_to_f32, f32_to_f16};
+        let h = |x: f32| f32_to_f16(x, Rounding::NearestEven);
+        let cases: [(u16, u16, u16); 8] = [
+            (h(1.0), h(2.0), h(-3.0)),
+            (h(-0.0), h(0.0), h(5.0)),
+            (0x7e00, h(3.0), h(1.0)), // qNaN
+            (0x7c01, h(3.0), h(1.0)), // sNaN
+            (h(7.5), h(7.5), h(-7.5)),
+            (h(65504.0), 0xfc00, h(0.5)), // max, -inf
+            (0x0001, 0x8001, 0x0000),     // denormals
+            (h(2.0), 0x7e00, h(-1.0)),
+        ];
+        let r = run(
+            Target::Gfx942,
+            "v_min_f16 v3, v0, v1\nv_max_f16 v4, v0, v1\nv_med3_f16 v5, v0, v1, v2\n\
+             v_max3_f16 v6, v0, v1, v2\nv_min3_f16 v7, v0, v1, v2",
+            |w, _| {
+                w.mode |= MODE_IEEE;
+                for (l, &(a, b, d)) in cases.iter().enumerate() {
+                    w.v[0][l] = u32::from(a);
+                    w.v[1][l] = u32::from(b);
+                    w.v[2][l] = u32::from(d);
+                    w.v[6][l] = 0xabcd_0000;
+                }
+            },
+        )
+        .unwrap();
+        let f = |x: u16| f16_to_f32(x);
+        let nan = |x: u16| x & 0x7fff > 0x7c00;
+        for (l, &(a, b, d)) in cases.iter().enumerate() {
+            let w = &r.wave.v;
+            let (lo, hi) = (w[3][l] as u16, w[4][l] as u16);
+            if a == 0x7c01 {
+                // IEEE mode: a signaling NaN comes back quieted.
+                assert_eq!((lo, hi), (0x7e01, 0x7e01));
+                continue;
+            }
+            if nan(a) || nan(b) {
+                let num = if nan(a) { b } else { a };
+                assert_eq!((lo, hi), (num, num), "lane {l}");
+                continue;
+            }
+            if f(a) == 0.0 && f(b) == 0.0 {
+                assert_eq!((lo, hi), (0x8000, 0x0000));
+            } else {
+                assert_eq!(f(lo), f(a).min(f(b)), "min lane {l}");
+                assert_eq!(f(hi), f(a).max(f(b)), "max lane {l}");
+            }
+            let mut t = [f(a), f(b), f(d)];
+            t.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            assert_eq!(f(w[5][l] as u16), t[1], "med3 lane {l}");
+            assert_eq!(f(w[6][l] as u16), t[2], "max3 lane {l}");
+            assert_eq!(w[6][l] >> 16, 0xabcd, "max3 keeps the high half");
+            assert_eq!(f(w[7][l] as u16), t[0], "min3 lane {l}");
+        }
+    }
+
+    #[test]
+    fn legacy_mul_fmac_f64_and_cube() {
+        let r = run(
+            Target::Gfx942,
+            "v_mul_legacy_f32 v3, v0, v1\n\
+             v_fmac_f64 v[4:5], v[6:7], v[8:9]\n\
+             v_cubeid_f32 v10, v0, v1, v2\n\
+             v_cubema_f32 v11, v0, v1, v2\n\
+             v_cubesc_f32 v12, v0, v1, v2\n\
+             v_cubetc_f32 v13, v0, v1, v2",
+            |w, _| {
+                for l in 0..64 {
+                    let x = [0.0, f32::INFINITY, f32::NAN, 2.0, -3.0, 0.5][l % 6];
+                    let y = [f32::INFINITY, 0.0, 0.0, -4.0, 1.0, 7.0][(l / 6) % 6];
+                    w.v[0][l] = x.to_bits();
+                    w.v[1][l] = y.to_bits();
+                    w.v[2][l] = (l as f32 - 30.0).to_bits();
+                    let (a, b, d) = (l as f64 * 1.5, -0.25 * l as f64, 1e10);
+                    for (r, v) in [(4, d), (6, a), (8, b)] {
+                        w.v[r][l] = v.to_bits() as u32;
+                        w.v[r + 1][l] = (v.to_bits() >> 32) as u32;
+                    }
+                }
+            },
+        )
+        .unwrap();
+        for l in 0..64 {
+            let x = [0.0, f32::INFINITY, f32::NAN, 2.0, -3.0, 0.5][l % 6];
+            let y = [f32::INFINITY, 0.0, 0.0, -4.0, 1.0, 7.0][(l / 6) % 6];
+            let z = l as f32 - 30.0;
+            let w = &r.wave.v;
+            let want = if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
+            assert!(same(w[3][l], want), "legacy {x} * {y}");
+            let got = f64::from_bits(u64::from(w[4][l]) | u64::from(w[5][l]) << 32);
+            assert_eq!(got, (l as f64 * 1.5).mul_add(-0.25 * l as f64, 1e10));
+            if x.is_nan() {
+                continue;
+            }
+            // The major axis and face from first principles.
+            let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+            let (id, ma, sc, tc) = if az >= ax && az >= ay {
+                (
+                    if z < 0.0 { 5.0 } else { 4.0 },
+                    2.0 * z,
+                    if z < 0.0 { -x } else { x },
+                    -y,
+                )
+            } else if ay >= ax {
+                (
+                    if y < 0.0 { 3.0 } else { 2.0 },
+                    2.0 * y,
+                    x,
+                    if y < 0.0 { -z } else { z },
+                )
+            } else {
+                (
+                    if x < 0.0 { 1.0 } else { 0.0 },
+                    2.0 * x,
+                    if x < 0.0 { z } else { -z },
+                    -y,
+                )
+            };
+            assert!(same(w[10][l], id), "cubeid lane {l}");
+            assert!(same(w[11][l], ma), "cubema lane {l}");
+            assert!(same(w[12][l], sc), "cubesc lane {l}");
+            assert!(same(w[13][l], tc), "cubetc lane {l}");
+        }
+    }
 }
