@@ -10,8 +10,10 @@
 // Lane loops index several 64-entry arrays by lane number.
 #![allow(clippy::needless_range_loop)]
 
+pub mod dispatch;
 pub mod engine;
 pub mod lds;
+pub mod loader;
 pub mod mem;
 pub mod op;
 pub mod scalar;
