@@ -18,8 +18,8 @@
 
 #[macro_use]
 mod macros;
-mod cmp_int;
 mod cmp_float;
+mod cmp_int;
 mod cvt;
 mod cvt_fp8;
 mod float;
@@ -32,6 +32,8 @@ mod int_lane;
 
 #[cfg(test)]
 mod dpp_sdwa_tests;
+#[cfg(test)]
+mod float_kernels;
 #[cfg(test)]
 mod test_util;
 
