@@ -188,6 +188,15 @@ __kernel void convert(__global float *out, __global const float *a, __global con
   out[4 * i + 2] = (float)(unsigned)(a[i] * 1000.0f);
   out[4 * i + 3] = __builtin_fmaf(a[i], a[i], -1.0f);
 }
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+__kernel void half_ops(__global half *out, __global const float *a, __global const float *b) {
+  int i = I;
+  half x = (half)a[i], y = (half)b[i];
+  out[4 * i] = x;
+  out[4 * i + 1] = x * y + (half)0.5f;
+  out[4 * i + 2] = x + y;
+  out[4 * i + 3] = x / y;
+}
 __kernel void exp_log(__global float *out, __global const float *a) {
   int i = I;
   out[2 * i] = __builtin_exp2f(a[i]);
@@ -324,5 +333,58 @@ fn compiled_exp2_log2_within_one_ulp() {
             "log2({x:e}) = {:e}",
             r[2 * i + 1]
         );
+    }
+}
+
+#[test]
+fn compiled_f16_arithmetic_and_conversions() {
+    use crate::float::{Rounding, f16_to_f32, f32_to_f16};
+    let h = |x: f64| f32_to_f16(x as f32, Rounding::NearestEven);
+    let a: Vec<f32> = inputs(0x7777_1111).iter().map(|&x| x * 1e-36).collect();
+    let b: Vec<f32> = inputs(0x3333_9999)
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            if i % 3 == 0 {
+                x
+            } else {
+                (i as f32 - 100.0) * 0.731
+            }
+        })
+        .collect();
+    for target in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
+        let out = run_cl(
+            target,
+            KERNELS,
+            "half_ops",
+            &[vec![0; 8 * N], f32_bytes(&a), f32_bytes(&b)],
+        );
+        let r: Vec<u16> = out[0]
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        let eq =
+            |got: u16, want: u16| (got & 0x7fff > 0x7c00 && want & 0x7fff > 0x7c00) || got == want;
+        for i in 0..N {
+            let (x, y) = (h(f64::from(a[i])), h(f64::from(b[i])));
+            let (fx, fy) = (f64::from(f16_to_f32(x)), f64::from(f16_to_f32(y)));
+            assert!(eq(r[4 * i], x), "{target:?} (half){:e}", a[i]);
+            // x * y + 0.5 may be fused or not: accept either rounding.
+            let (fused, unfused) = (
+                h(fx.mul_add(fy, 0.5)),
+                h(f64::from(f16_to_f32(h(fx * fy))) + 0.5),
+            );
+            assert!(
+                eq(r[4 * i + 1], fused) || eq(r[4 * i + 1], unfused),
+                "{target:?} {fx} * {fy} + 0.5: {:#x}",
+                r[4 * i + 1]
+            );
+            assert!(eq(r[4 * i + 2], h(fx + fy)), "{target:?} {fx} + {fy}");
+            assert!(
+                eq(r[4 * i + 3], h(fx / fy)),
+                "{target:?} {fx} / {fy}: {:#x}",
+                r[4 * i + 3]
+            );
+        }
     }
 }
