@@ -1534,4 +1534,85 @@ mod tests {
             assert!(same(w[13][l], tc), "cubetc lane {l}");
         }
     }
+
+    #[test]
+    fn f64_f16_directed_rounding_and_denormal_modes() {
+        use crate::float::{f16_to_f32, f32_to_f16};
+        // MODE.FP_ROUND[3:2] = 2 (toward -inf) for f64 and f16.
+        let r = run(
+            Target::Gfx942,
+            "v_add_f64 v[4:5], v[0:1], v[2:3]\nv_mul_f64 v[6:7], v[0:1], v[2:3]\nv_add_f16 v8, v9, v10",
+            |w, _| {
+                w.mode = (w.mode & !0xc) | 2 << 2;
+                for l in 0..64 {
+                    let (a, b) = (1.0 + l as f64, if l % 2 == 0 { 1e-20f64 } else { -1e-20 });
+                    w.v[0][l] = a.to_bits() as u32;
+                    w.v[1][l] = (a.to_bits() >> 32) as u32;
+                    w.v[2][l] = b.to_bits() as u32;
+                    w.v[3][l] = (b.to_bits() >> 32) as u32;
+                    w.v[9][l] = 0x3c00; // 1.0
+                    w.v[10][l] = u32::from(f32_to_f16(
+                        if l % 2 == 0 { 1e-4 } else { -1e-4 },
+                        Rounding::NearestEven,
+                    ));
+                }
+            },
+        )
+        .unwrap();
+        let g = |v: usize, l: usize| {
+            f64::from_bits(u64::from(r.wave.v[v][l]) | u64::from(r.wave.v[v + 1][l]) << 32)
+        };
+        for l in 0..64 {
+            let a = 1.0 + l as f64;
+            let down = f64::from_bits(a.to_bits() - 1);
+            let want_add = if l % 2 == 0 { a } else { down };
+            assert_eq!(g(4, l), want_add, "add lane {l}");
+            // a * 1e-20 rounded down: at most the nearest value, below the
+            // exact product.
+            let b = if l % 2 == 0 { 1e-20 } else { -1e-20 };
+            let p = g(6, l);
+            assert!(
+                p <= a * b && a * b - p <= (a * b).abs() * 2.3e-16,
+                "mul lane {l}"
+            );
+            let e = (p - a * b).abs();
+            assert!(e == 0.0 || p < a * b);
+            // 1 + 1e-4 rounds down to 1.0; 1 - 1e-4 to the f16 below 1 - 2^-11.
+            let hsum = f16_to_f32(r.wave.v[8][l] as u16);
+            let exact = 1.0 + if l % 2 == 0 { 1e-4f64 } else { -1e-4 };
+            let ulp = if l % 2 == 0 {
+                2f64.powi(-10)
+            } else {
+                2f64.powi(-11)
+            };
+            assert!(
+                f64::from(hsum) <= exact && exact - f64::from(hsum) < ulp,
+                "f16 lane {l}"
+            );
+        }
+        // Denormal flushing: f64/f16 with MODE.FP_DENORM[3:2] = 0, f32 with
+        // FP_DENORM[1:0] = 0.
+        let r = run(
+            Target::Gfx942,
+            "v_mul_f64 v[4:5], v[0:1], v[2:3]\nv_mul_f16 v6, v7, v7\nv_mul_f32 v8, v9, v9\n\
+             v_add_f32 v10, v11, 0",
+            |w, _| {
+                w.mode &= !0xf0;
+                let (a, b) = (1e-300f64, 1e-10f64);
+                w.v[0] = [a.to_bits() as u32; 64];
+                w.v[1] = [(a.to_bits() >> 32) as u32; 64];
+                w.v[2] = [b.to_bits() as u32; 64];
+                w.v[3] = [(b.to_bits() >> 32) as u32; 64];
+                w.v[7] = [0x0400; 64]; // smallest normal f16: its square is tiny
+                w.v[9] = [1e-20f32.to_bits(); 64];
+                w.v[11] = [1e-40f32.to_bits(); 64];
+            },
+        )
+        .unwrap();
+        assert_eq!(r.wave.v[4][0], 0);
+        assert_eq!(r.wave.v[5][0], 0);
+        assert_eq!(r.wave.v[6][0] & 0xffff, 0);
+        assert_eq!(r.wave.v[8][0], 0);
+        assert_eq!(r.wave.v[10][0], 0);
+    }
 }
