@@ -309,7 +309,7 @@ pub fn v_cvt_pk_f16_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 /// gfx950 `v_cvt_pk_bf16_f32`: round to nearest even.
 pub fn v_cvt_pk_bf16_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pack_f32(c, op, |x| BF16.encode(x, Convert::RNE) as u16)
+    pack_f32(c, op, f2bf_rne)
 }
 
 pub fn v_cvt_pk_u16_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {

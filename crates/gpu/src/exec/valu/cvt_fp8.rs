@@ -229,10 +229,12 @@ pub fn cvt_pk_f32_f8<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let t = decode_table::<F>(c);
     let s0 = b32(c, op, 0);
     let hi = op.mods.opsel & 1 != 0;
+    let plain = op.mods.omod == 0 && !op.mods.clamp;
+    let fin = |x: f32| if plain { x } else { f32_out(op, x) };
     let out: [u64; 64] = std::array::from_fn(|l| {
         let w = if hi { s0[l] >> 16 } else { s0[l] & 0xffff };
-        let lo = f32_out(op, t[(w & 0xff) as usize]).to_bits();
-        let hi = f32_out(op, t[(w >> 8 & 0xff) as usize]).to_bits();
+        let lo = fin(t[(w & 0xff) as usize]).to_bits();
+        let hi = fin(t[(w >> 8 & 0xff) as usize]).to_bits();
         u64::from(lo) | u64::from(hi) << 32
     });
     write_b64(c, op, &out);

@@ -388,6 +388,18 @@ pub fn h2f_fast(h: u16) -> f32 {
     }
 }
 
+/// f32 to bfloat16 bits, round to nearest even (denormals kept, NaNs
+/// quieted with the top payload bits kept).
+#[inline(always)]
+pub fn f2bf_rne(x: f32) -> u16 {
+    let b = x.to_bits();
+    if b & 0x7fff_ffff > 0x7f80_0000 {
+        (b >> 16 | 0x40) as u16
+    } else {
+        ((b + 0x7fff + (b >> 16 & 1)) >> 16) as u16
+    }
+}
+
 /// f32 to f16 bits, round to nearest even, denormals kept, NaNs quieted
 /// with the top payload bits kept.
 #[inline(always)]
@@ -700,6 +712,30 @@ mod tests {
         ] {
             check(b);
             check(b | 0x8000_0000);
+        }
+    }
+
+    #[test]
+    fn fast_bf16_conversion_matches_the_reference() {
+        use crate::float::f32_to_bf16;
+        let mut x = 0x1357_2468u32;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let v = f32::from_bits(x);
+            assert_eq!(f2bf_rne(v), f32_to_bf16(v, Rounding::NearestEven), "{v:e}");
+        }
+        for b in [
+            0x7f7f_ffffu32,
+            0x7f7f_8000,
+            0x3f80_8000,
+            0x3f81_8000,
+            0x0000_8000,
+            0x7f80_0001,
+        ] {
+            let v = f32::from_bits(b);
+            assert_eq!(f2bf_rne(v), f32_to_bf16(v, Rounding::NearestEven), "{b:#x}");
         }
     }
 
