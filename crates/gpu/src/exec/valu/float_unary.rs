@@ -217,6 +217,17 @@ pub fn v_sqrt_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     un32(c, op, |x| trans32(x, f64::sqrt))
 }
 
+/// 1/k! for k = 0..=13.
+const INV_FACT: [f64; 14] = {
+    let mut c = [1.0f64; 14];
+    let mut k = 1;
+    while k < 14 {
+        c[k] = c[k - 1] / k as f64;
+        k += 1;
+    }
+    c
+};
+
 /// 2^x for an f32 `x`, evaluated in f64 (relative error below 1e-15) and
 /// rounded to f32, with denormal results flushed: 2^x = 2^k * e^(f ln 2)
 /// with k = round(x), |f| <= 1/2, e^t by its Taylor series to degree 13
@@ -231,23 +242,10 @@ pub fn exp2_32(x: f32) -> f32 {
     let k = kk.to_bits().wrapping_sub(MAGIC.to_bits()) as i64;
     let f = xd - (kk - MAGIC);
     let t = f * std::f64::consts::LN_2;
-    let mut p = 1.0 / 6227020800.0; // 1/13!
-    for d in [
-        479001600.0,
-        39916800.0,
-        3628800.0,
-        362880.0,
-        40320.0,
-        5040.0,
-        720.0,
-        120.0,
-        24.0,
-        6.0,
-        2.0,
-        1.0,
-        1.0,
-    ] {
-        p = p * t + 1.0 / d;
+    // Horner's scheme on 1/13!, 1/12!, ..., 1/0!.
+    let mut p = INV_FACT[13];
+    for j in (0..13).rev() {
+        p = p * t + INV_FACT[j];
     }
     let scale = f64::from_bits(((k + 1023) as u64) << 52);
     let r = (p * scale) as f32;
