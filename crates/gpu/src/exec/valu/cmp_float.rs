@@ -120,7 +120,7 @@ fn finish<const X: bool>(c: &mut Ctx, op: &Op, bits: u64) -> Result<(), Fault> {
 }
 
 pub fn cmp32<const P: u8, const X: bool>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (a, b) = (f32s(c, op, 0), f32s(c, op, 1));
+    let (a, b) = (f32v(c, op, 0), f32v(c, op, 1));
     let mut bits = 0u64;
     for l in 0..64 {
         bits |= u64::from(test::<P, f32>(a[l], b[l])) << l;

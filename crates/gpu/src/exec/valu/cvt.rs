@@ -65,7 +65,7 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 /// Runs an f32 -> 32-bit integer conversion.
 #[inline(always)]
 fn f32_to_b32(c: &mut Ctx, op: &Op, f: impl Fn(f32) -> u32) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let out: Lanes = std::array::from_fn(|l| f(s0[l]));
     write_b32(c, op, &out);
     Ok(())
@@ -78,7 +78,7 @@ fn b32_to_f32(c: &mut Ctx, op: &Op, f: impl Fn(u32) -> f64) -> Result<(), Fault>
     let s0 = b32(c, op, 0);
     let r = round32(c);
     let out: [f32; 64] = std::array::from_fn(|l| to_f32(f(s0[l]), 0.0, r));
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -115,23 +115,27 @@ pub fn v_cvt_off_f32_i4(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         let n = ((s0[l] << 28) as i32) >> 28;
         n as f32 / 16.0
     });
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
 /// `v_cvt_f16_f32`: rounded per MODE's f64/f16 field; omod/clamp and
 /// denormal flushing per MODE.
 pub fn v_cvt_f16_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let (r, keep) = (round64(c), dp_denorm_out(c));
-    let out: [u16; 64] = std::array::from_fn(|l| out16(op, f64::from(s0[l]), 0.0, r, keep));
+    let out: [u16; 64] = if plain16(c, op) {
+        s0.map(f2h_rne)
+    } else {
+        std::array::from_fn(|l| out16(op, f64::from(s0[l]), 0.0, r, keep))
+    };
     write_b16(c, op, &out);
     Ok(())
 }
 
 pub fn v_cvt_f32_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let s0 = h32(c, op, 0);
-    write_f32(c, op, &s0);
+    out32(c, op, &s0);
     Ok(())
 }
 
@@ -139,12 +143,12 @@ pub fn v_cvt_f32_f64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let s0 = d64(c, op, 0);
     let r = round32(c);
     let out: [f32; 64] = std::array::from_fn(|l| to_f32(s0[l], 0.0, r));
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
 pub fn v_cvt_f64_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let mut out: [f64; 64] = std::array::from_fn(|l| f64::from(s0[l]));
     out64(c, op, &mut out);
     Ok(())
@@ -182,7 +186,7 @@ pub fn v_cvt_f64_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 pub fn v_cvt_f32_ubyte<const N: u32>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let s0 = b32(c, op, 0);
     let out: [f32; 64] = std::array::from_fn(|l| (s0[l] >> (8 * N) & 0xff) as f32);
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -252,7 +256,7 @@ pub fn v_cvt_norm_u16_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// Packs two f32 sources converted by `f` as { f(S1), f(S0) }.
 #[inline(always)]
 fn pack_f32(c: &mut Ctx, op: &Op, f: impl Fn(f32) -> u16) -> Result<(), Fault> {
-    let (s0, s1) = (f32s(c, op, 0), f32s(c, op, 1));
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
     let out: Lanes = std::array::from_fn(|l| u32::from(f(s0[l])) | u32::from(f(s1[l])) << 16);
     write_b32(c, op, &out);
     Ok(())
@@ -305,7 +309,7 @@ pub fn v_cvt_pk_f16_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 /// gfx950 `v_cvt_pk_bf16_f32`: round to nearest even.
 pub fn v_cvt_pk_bf16_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pack_f32(c, op, |x| BF16.encode(x, Convert::RNE) as u16)
+    pack_f32(c, op, f2bf_rne)
 }
 
 pub fn v_cvt_pk_u16_u32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
@@ -335,7 +339,7 @@ fn to_u8(x: f32) -> u32 {
 
 /// `v_cvt_pk_u8_f32`: byte S1[1:0] of S2 replaced by u8(S0).
 pub fn v_cvt_pk_u8_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let (s1, s2) = (b32(c, op, 1), b32(c, op, 2));
     let out: Lanes = std::array::from_fn(|l| {
         let sh = (s1[l] & 3) * 8;
@@ -348,7 +352,7 @@ pub fn v_cvt_pk_u8_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_cvt_pkaccum_u8_f32`: byte S1[1:0] of the destination replaced by
 /// u8(S0).
 pub fn v_cvt_pkaccum_u8_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let s1 = b32(c, op, 1);
     let d = *c.wave.vreg(op.vdst);
     let out: Lanes = std::array::from_fn(|l| {
@@ -374,7 +378,7 @@ pub fn v_cvt_f32_bf16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         }
         f32::from_bits(x)
     });
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -382,7 +386,7 @@ pub fn v_cvt_f32_bf16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// destination, the other half kept.
 #[inline(always)]
 fn sr16(c: &mut Ctx, op: &Op, fmt: crate::float::Format) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let s1 = b32(c, op, 1);
     let out: [u16; 64] = std::array::from_fn(|l| fmt.encode_sr(s0[l], s1[l], Convert::RNE) as u16);
     write_b16_keep(c, op, &out);
@@ -589,6 +593,42 @@ mod tests {
             };
             assert_eq!(w[9][l], 0x1100_3344 | byte << 16);
             assert_eq!(w[11][l], bf(a) << 16);
+        }
+    }
+
+    #[test]
+    fn offset_table_bf16_and_stochastic_16_bit() {
+        let r = run(
+            Target::Gfx950,
+            "v_cvt_off_f32_i4 v1, v0\n\
+             v_cvt_f32_bf16_sdwa v2, v0 src0_sel:WORD_1\n\
+             v_cvt_sr_f16_f32 v3, v4, v5\n\
+             v_cvt_sr_bf16_f32 v6, v4, v5 op_sel:[0,0,1]",
+            |w, _| {
+                for l in 0..64 {
+                    w.v[0][l] = (l as u32) | (0x3f80 + l as u32) << 16;
+                    // 1 + 2^-12: between the f16 values 1 and 1 + 2^-10.
+                    w.v[4][l] = (1.0f32 + 2f32.powi(-12)).to_bits();
+                    w.v[5][l] = if l % 2 == 0 { 0 } else { u32::MAX };
+                    w.v[3][l] = 0x1234_5678;
+                    w.v[6][l] = 0x1234_5678;
+                }
+            },
+        )
+        .unwrap();
+        for l in 0..64 {
+            let w = &r.wave.v;
+            let n = (l as i32 & 15) - if l & 8 != 0 { 16 } else { 0 };
+            assert_eq!(f32::from_bits(w[1][l]), n as f32 * 0.0625, "off lane {l}");
+            assert_eq!(w[2][l], (0x3f80 + l as u32) << 16);
+            // Seed 0 truncates; an all-ones seed rounds any inexact value up.
+            let (lo16, bf) = if l % 2 == 0 {
+                (0x3c00, 0x3f80)
+            } else {
+                (0x3c01, 0x3f81)
+            };
+            assert_eq!(w[3][l], 0x1234_0000 | lo16, "sr f16 lane {l}");
+            assert_eq!(w[6][l], 0x5678 | bf << 16, "sr bf16 lane {l}");
         }
     }
 }

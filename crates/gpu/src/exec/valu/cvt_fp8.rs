@@ -18,6 +18,7 @@ use crate::exec::op::{Ctx, Fault, Op};
 use crate::float::isa::{Fp8Kind, fp8_format};
 use crate::float::{BF16, Convert, E2M1, E2M3, E3M2, Format};
 use rocjitsu_isa::Target;
+use std::sync::OnceLock;
 
 /// The semantic function of a low-precision conversion base mnemonic.
 pub fn lookup(name: &str) -> Option<ExecFn> {
@@ -106,6 +107,22 @@ fn narrow<const F: u8>(c: &Ctx) -> Format {
         3 => E3M2,
         _ => E2M1,
     }
+}
+
+/// Every code of format `F` on the executing target decoded to f32 (a
+/// table built once per format).
+fn decode_table<const F: u8>(c: &Ctx) -> &'static [f32; 256] {
+    static TABLES: [OnceLock<[f32; 256]>; 7] = [const { OnceLock::new() }; 7];
+    let ocp = c.env.target == Target::Gfx950;
+    let idx = match F {
+        0 | 1 => usize::from(F) + if ocp { 2 } else { 0 },
+        f => usize::from(f) + 2,
+    };
+    let fmt = narrow::<F>(c);
+    TABLES
+        .get(idx)
+        .unwrap_or(&TABLES[0])
+        .get_or_init(|| std::array::from_fn(|i| fmt.decode(i as u32)))
 }
 
 /// Bits per element of format `F`.
@@ -198,10 +215,10 @@ fn src_regs<const N: usize>(c: &Ctx, op: &Op, i: usize) -> Result<[Lanes; N], Fa
 /// `v_cvt_f32_{fp8,bf8}`: byte 0 after the SDWA select, or the byte chosen
 /// by VOP3 op_sel[1:0].
 pub fn cvt_f32_f8<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let fmt = narrow::<F>(c);
+    let t = decode_table::<F>(c);
     let s0 = b32(c, op, 0);
     let byte = u32::from(op.mods.opsel & 3);
-    let out: [f32; 64] = std::array::from_fn(|l| fmt.decode(s0[l] >> (8 * byte) & 0xff));
+    let out: [f32; 64] = std::array::from_fn(|l| t[(s0[l] >> (8 * byte) & 0xff) as usize]);
     write_f32(c, op, &out);
     Ok(())
 }
@@ -209,13 +226,15 @@ pub fn cvt_f32_f8<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_cvt_pk_f32_{fp8,bf8}`: the two bytes of a word (SDWA word select or
 /// VOP3 op_sel[0]) to an f32 pair.
 pub fn cvt_pk_f32_f8<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let fmt = narrow::<F>(c);
+    let t = decode_table::<F>(c);
     let s0 = b32(c, op, 0);
     let hi = op.mods.opsel & 1 != 0;
+    let plain = op.mods.omod == 0 && !op.mods.clamp;
+    let fin = |x: f32| if plain { x } else { f32_out(op, x) };
     let out: [u64; 64] = std::array::from_fn(|l| {
         let w = if hi { s0[l] >> 16 } else { s0[l] & 0xffff };
-        let lo = f32_out(op, fmt.decode(w & 0xff)).to_bits();
-        let hi = f32_out(op, fmt.decode(w >> 8 & 0xff)).to_bits();
+        let lo = fin(t[(w & 0xff) as usize]).to_bits();
+        let hi = fin(t[(w >> 8 & 0xff) as usize]).to_bits();
         u64::from(lo) | u64::from(hi) << 32
     });
     write_b64(c, op, &out);
@@ -227,7 +246,7 @@ pub fn cvt_pk_f32_f8<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// OMOD and clamp").
 pub fn cvt_pk_f8_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
-    let (s0, s1) = (f32s(c, op, 0), f32s(c, op, 1));
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
     let d = *c.wave.vreg(op.vdst);
     let hi = op.mods.opsel & 8 != 0;
     let out: Lanes =
@@ -240,7 +259,7 @@ pub fn cvt_pk_f8_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// op_sel[3:2], the other bytes kept.
 pub fn cvt_sr_f8_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let s1 = b32(c, op, 1);
     let d = *c.wave.vreg(op.vdst);
     let byte = u32::from(op.mods.opsel >> 2 & 3);
@@ -270,7 +289,7 @@ fn place(old: u32, v: u32, bits: u32, opsel: u8) -> u32 {
 /// (8-bit formats) or byte (fp4) of the destination.
 pub fn scale_pk_f32<const F: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
-    let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), b32(c, op, 2));
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), b32(c, op, 2));
     let d = *c.wave.vreg(op.vdst);
     let (w, cv) = (width::<F>(), conv(op));
     let out: Lanes = std::array::from_fn(|l| {
@@ -305,7 +324,7 @@ pub fn scale_pk_16<const F: u8, const W: u8>(c: &mut Ctx, op: &Op) -> Result<(),
 pub fn scale_sr_8<const F: u8, const W: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let fmt = narrow::<F>(c);
     let x: [f32; 64] = if W == 0 {
-        f32s(c, op, 0)
+        f32v(c, op, 0)
     } else {
         let h = b16(c, op, 0);
         std::array::from_fn(|l| wide16::<W>(h[l]))

@@ -17,7 +17,7 @@
 
 use super::*;
 use crate::exec::op::{Ctx, Op};
-use crate::float::{Convert, F16 as H, Rounding};
+use crate::float::Rounding;
 
 /// The semantic function of a floating-point vector ALU base mnemonic.
 pub fn lookup(name: &str) -> Option<ExecFn> {
@@ -284,6 +284,147 @@ pub fn direct_f64(s: f64, err: f64, r: Rounding, inf_from_finite: bool) -> f64 {
 }
 
 // ---------------------------------------------------------------------------
+// Fast f32 lanes.
+
+/// Whether f32 denormals are kept (MODE.FP_DENORM[0], as the framework's
+/// [`f32s`] / [`write_f32`] read it).
+#[inline(always)]
+pub fn sp_denorm(c: &Ctx) -> bool {
+    c.wave.mode & (1 << 4) != 0
+}
+
+/// Source `i` as f32 lanes with abs/neg and the MODE's input denormal
+/// flushing, like [`f32s`] but with the lane-invariant choices hoisted out
+/// of the lane loops.
+#[inline(always)]
+pub fn f32v(c: &Ctx, op: &Op, i: usize) -> [f32; 64] {
+    let mut v = b32(c, op, i);
+    if !sp_denorm(c) {
+        for x in v.iter_mut() {
+            let keep = if *x & 0x7f80_0000 == 0 {
+                0x8000_0000
+            } else {
+                u32::MAX
+            };
+            *x &= keep;
+        }
+    }
+    let (abs, neg) = (op.mods.abs >> i & 1 != 0, op.mods.neg >> i & 1 != 0);
+    if abs || neg {
+        let and = if abs { 0x7fff_ffff } else { u32::MAX };
+        let xor = if neg { 0x8000_0000 } else { 0 };
+        for x in v.iter_mut() {
+            *x = (*x & and) ^ xor;
+        }
+    }
+    v.map(f32::from_bits)
+}
+
+/// Writes f32 results: straight to the register when there is no omod,
+/// clamp or output flushing to apply, else through [`write_f32`].
+#[inline(always)]
+pub fn out32(c: &mut Ctx, op: &Op, vals: &[f32; 64]) {
+    if op.mods.omod == 0 && !op.mods.clamp && sp_denorm(c) {
+        let bits = vals.map(f32::to_bits);
+        write_b32(c, op, &bits);
+    } else {
+        write_f32(c, op, vals);
+    }
+}
+
+/// Fused multiply-add of 64 lanes, correctly rounded: the host's FMA
+/// instructions when the CPU has them, else [`super::float_arith::fma32`].
+#[inline]
+pub fn fma_lanes32(a: &[f32; 64], b: &[f32; 64], d: &[f32; 64]) -> [f32; 64] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports FMA and AVX2, checked just above.
+        return unsafe { fma_lanes32_hw(a, b, d) };
+    }
+    std::array::from_fn(|l| super::float_arith::fma32(a[l], b[l], d[l]))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+fn fma_lanes32_hw(a: &[f32; 64], b: &[f32; 64], d: &[f32; 64]) -> [f32; 64] {
+    std::array::from_fn(|l| a[l].mul_add(b[l], d[l]))
+}
+
+/// Fused multiply-add of 64 f64 lanes (host FMA instructions when
+/// available, else the C library's `fma`).
+#[inline]
+pub fn fma_lanes64(a: &[f64; 64], b: &[f64; 64], d: &[f64; 64]) -> [f64; 64] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports FMA and AVX2, checked just above.
+        return unsafe { fma_lanes64_hw(a, b, d) };
+    }
+    std::array::from_fn(|l| a[l].mul_add(b[l], d[l]))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+fn fma_lanes64_hw(a: &[f64; 64], b: &[f64; 64], d: &[f64; 64]) -> [f64; 64] {
+    std::array::from_fn(|l| a[l].mul_add(b[l], d[l]))
+}
+
+// ---------------------------------------------------------------------------
+// Fast f16 conversions.
+
+/// f16 bits to f32, exact (NaNs quieted, payload kept).
+#[inline(always)]
+pub fn h2f_fast(h: u16) -> f32 {
+    let s = u32::from(h & 0x8000) << 16;
+    let e = u32::from(h >> 10 & 0x1f);
+    let m = u32::from(h & 0x3ff);
+    if e == 0x1f {
+        let q = if m != 0 { 0x0040_0000 } else { 0 };
+        f32::from_bits(s | 0x7f80_0000 | m << 13 | q)
+    } else if e == 0 {
+        // m * 2^-24, exact.
+        f32::from_bits(s | (m as f32 * f32::from_bits(0x3380_0000)).to_bits())
+    } else {
+        f32::from_bits(s | (e + 112) << 23 | m << 13)
+    }
+}
+
+/// f32 to bfloat16 bits, round to nearest even (denormals kept, NaNs
+/// quieted with the top payload bits kept).
+#[inline(always)]
+pub fn f2bf_rne(x: f32) -> u16 {
+    let b = x.to_bits();
+    if b & 0x7fff_ffff > 0x7f80_0000 {
+        (b >> 16 | 0x40) as u16
+    } else {
+        ((b + 0x7fff + (b >> 16 & 1)) >> 16) as u16
+    }
+}
+
+/// f32 to f16 bits, round to nearest even, denormals kept, NaNs quieted
+/// with the top payload bits kept.
+#[inline(always)]
+pub fn f2h_rne(x: f32) -> u16 {
+    let b = x.to_bits();
+    let s = (b >> 16 & 0x8000) as u16;
+    let a = b & 0x7fff_ffff;
+    if a > 0x7f80_0000 {
+        s | 0x7e00 | (a >> 13 & 0x3ff) as u16
+    } else if a >= 0x477f_f000 {
+        // 65520 and above round to infinity.
+        s | 0x7c00
+    } else if a >= 0x3880_0000 {
+        // Normal: rebias the exponent and round 23 to 10 mantissa bits.
+        let r = a - 0x3800_0000;
+        let r = r + 0xfff + (r >> 13 & 1);
+        s | (r >> 13) as u16
+    } else {
+        // Denormal or zero: adding 0.5 rounds to a multiple of 2^-24.
+        let f = f32::from_bits(a) + 0.5;
+        s | (f.to_bits() - 0x3f00_0000) as u16
+    }
+}
+
+// ---------------------------------------------------------------------------
 // NaN helpers.
 
 /// Whether an f32 is a signaling NaN.
@@ -319,13 +460,13 @@ pub fn h2f(h: u16, keep: bool) -> f32 {
     if !keep && h & 0x7c00 == 0 {
         return if h & 0x8000 != 0 { -0.0 } else { 0.0 };
     }
-    crate::float::f16_to_f32(h)
+    h2f_fast(h)
 }
 
 /// An f16 value already representable in f16 (or NaN/inf) to its bits.
 #[inline]
 pub fn f2h_exact(x: f64) -> u16 {
-    H.encode(x as f32, Convert::RNE) as u16
+    f2h_rne(x as f32)
 }
 
 /// Source `i` as f16 values widened to f32, with abs/neg, op_sel and the
@@ -337,11 +478,29 @@ pub fn h32(c: &Ctx, op: &Op, i: usize) -> [f32; 64] {
     std::array::from_fn(|l| h2f(v[l], keep))
 }
 
+/// Whether f16 results need nothing beyond rounding to nearest even: no
+/// omod, clamp, directed rounding or denormal flushing.
+#[inline(always)]
+pub fn plain16(c: &Ctx, op: &Op) -> bool {
+    round64(c) == Rounding::NearestEven && dp_denorm_out(c) && op.mods.omod == 0 && !op.mods.clamp
+}
+
 /// Finishes an f16 result computed exactly (or nearly, `err`) in f64:
 /// rounds per MODE, applies omod and clamp, flushes a denormal result per
 /// MODE and encodes it.
 #[inline]
 pub fn out16(op: &Op, x: f64, err: f64, r: Rounding, keep_denorm: bool) -> u16 {
+    if r == Rounding::NearestEven
+        && err == 0.0
+        && keep_denorm
+        && op.mods.omod == 0
+        && !op.mods.clamp
+    {
+        // One rounding of the f32 nearest to x, which is the direct
+        // rounding of x when x is the exact result of one f16 (or f32)
+        // operation or conversion (24 >= 2 * 11 + 2).
+        return f2h_rne(x as f32);
+    }
     let mut v = round_fmt(x, err, FMT16, r);
     match op.mods.omod {
         1 => v = round_fmt(v * 2.0, 0.0, FMT16, r),
@@ -405,7 +564,11 @@ pub fn out64(c: &mut Ctx, op: &Op, vals: &mut [f64; 64]) {
             }
         }
     }
-    write_f64(c, op, vals);
+    if op.mods.omod == 0 && !op.mods.clamp {
+        write_b64(c, op, &vals.map(f64::to_bits));
+    } else {
+        write_f64(c, op, vals);
+    }
 }
 
 /// f32 lanes from raw bits with abs/neg but no denormal flushing (for
@@ -510,6 +673,70 @@ mod tests {
             round_fmt(2f64.powi(-25), 1e-40, FMT16, Rounding::NearestEven),
             2f64.powi(-24)
         );
+    }
+
+    #[test]
+    fn fast_f16_conversions_match_the_reference() {
+        use crate::float::{f16_to_f32, f32_to_f16};
+        for h in 0..=u16::MAX {
+            let (a, b) = (h2f_fast(h), f16_to_f32(h));
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{h:#x}"
+            );
+        }
+        let mut x = 0x2468_ace1u32;
+        let check = |b: u32| {
+            let v = f32::from_bits(b);
+            let (got, want) = (f2h_rne(v), f32_to_f16(v, Rounding::NearestEven));
+            assert_eq!(got, want, "{v:e} ({b:#x})");
+        };
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            // Bias toward f16's exponent range.
+            check((x & 0x8fff_ffff) | 0x3000_0000);
+            check(x);
+        }
+        for b in [
+            0x477f_efff,
+            0x477f_f000,
+            0x3880_0000,
+            0x387f_ffff,
+            0x3300_0000,
+            0x3300_0001,
+            0x7f80_0000,
+            0x7fc0_1234,
+            0x0000_0001,
+        ] {
+            check(b);
+            check(b | 0x8000_0000);
+        }
+    }
+
+    #[test]
+    fn fast_bf16_conversion_matches_the_reference() {
+        use crate::float::f32_to_bf16;
+        let mut x = 0x1357_2468u32;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let v = f32::from_bits(x);
+            assert_eq!(f2bf_rne(v), f32_to_bf16(v, Rounding::NearestEven), "{v:e}");
+        }
+        for b in [
+            0x7f7f_ffffu32,
+            0x7f7f_8000,
+            0x3f80_8000,
+            0x3f81_8000,
+            0x0000_8000,
+            0x7f80_0001,
+        ] {
+            let v = f32::from_bits(b);
+            assert_eq!(f2bf_rne(v), f32_to_bf16(v, Rounding::NearestEven), "{b:#x}");
+        }
     }
 
     #[test]

@@ -75,14 +75,14 @@ fn f32_2(
     rne: impl Fn(f32, f32) -> f32,
     dir: impl Fn(f32, f32, Rounding) -> f32,
 ) -> Result<(), Fault> {
-    let (s0, s1) = (f32s(c, op, 0), f32s(c, op, 1));
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
     let r = round32(c);
     let out: [f32; 64] = if r == Rounding::NearestEven {
         std::array::from_fn(|l| rne(s0[l], s1[l]))
     } else {
         std::array::from_fn(|l| dir(s0[l], s1[l], r))
     };
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -161,14 +161,14 @@ pub fn v_mul_legacy_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 
 /// `v_fma_f32` and its two-address and literal forms: fused multiply-add.
 pub fn v_fma_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), f32s(c, op, 2));
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), f32v(c, op, 2));
     let r = round32(c);
     let out: [f32; 64] = if r == Rounding::NearestEven {
-        std::array::from_fn(|l| fma32(s0[l], s1[l], s2[l]))
+        fma_lanes32(&s0, &s1, &s2)
     } else {
         std::array::from_fn(|l| fma_dir(s0[l], s1[l], s2[l], r))
     };
-    write_f32(c, op, &out);
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -259,33 +259,115 @@ pub fn med3_32(a: f32, b: f32, d: f32, ieee: bool) -> f32 {
     }
 }
 
+/// Runs a two-source f32 selection: `fast` (branch-free, for NaN-free
+/// lanes) when no lane has a NaN, else `exact`.
+#[inline(always)]
+fn sel32(
+    c: &mut Ctx,
+    op: &Op,
+    fast: impl Fn(f32, f32) -> f32,
+    exact: impl Fn(f32, f32) -> f32,
+) -> Result<(), Fault> {
+    let (s0, s1) = (f32v(c, op, 0), f32v(c, op, 1));
+    let nan = s0
+        .iter()
+        .zip(&s1)
+        .fold(false, |n, (a, b)| n | a.is_nan() | b.is_nan());
+    let out: [f32; 64] = if nan {
+        std::array::from_fn(|l| exact(s0[l], s1[l]))
+    } else {
+        std::array::from_fn(|l| fast(s0[l], s1[l]))
+    };
+    out32(c, op, &out);
+    Ok(())
+}
+
+/// NaN-free minimum with -0 below +0: equal operands are either the same
+/// value or a pair of zeros, whose OR is -0 if either is.
+#[inline(always)]
+fn min32_nonan(a: f32, b: f32) -> f32 {
+    let eq = f32::from_bits(a.to_bits() | b.to_bits());
+    if a < b {
+        a
+    } else if b < a {
+        b
+    } else {
+        eq
+    }
+}
+
+/// NaN-free maximum with +0 above -0.
+#[inline(always)]
+fn max32_nonan(a: f32, b: f32) -> f32 {
+    let eq = f32::from_bits(a.to_bits() & b.to_bits());
+    if a > b {
+        a
+    } else if b > a {
+        b
+    } else {
+        eq
+    }
+}
+
 pub fn v_min_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_2(c, op, |a, b| min32(a, b, i), |a, b, _| min32(a, b, i))
+    sel32(c, op, min32_nonan, |a, b| min32(a, b, i))
 }
 
 pub fn v_max_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_2(c, op, |a, b| max32(a, b, i), |a, b, _| max32(a, b, i))
+    sel32(c, op, max32_nonan, |a, b| max32(a, b, i))
 }
 
 /// Runs a three-source f32 selection (no rounding involved).
 #[inline(always)]
 fn f32_3(c: &mut Ctx, op: &Op, f: impl Fn(f32, f32, f32) -> f32) -> Result<(), Fault> {
-    let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), f32s(c, op, 2));
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), f32v(c, op, 2));
     let out: [f32; 64] = std::array::from_fn(|l| f(s0[l], s1[l], s2[l]));
-    write_f32(c, op, &out);
+    out32(c, op, &out);
+    Ok(())
+}
+
+/// Runs a three-source f32 selection: `fast` when no lane has a NaN,
+/// else `exact`.
+#[inline(always)]
+fn sel32_3(
+    c: &mut Ctx,
+    op: &Op,
+    fast: impl Fn(f32, f32, f32) -> f32,
+    exact: impl Fn(f32, f32, f32) -> f32,
+) -> Result<(), Fault> {
+    let (s0, s1, s2) = (f32v(c, op, 0), f32v(c, op, 1), f32v(c, op, 2));
+    let nan = (0..64).fold(false, |n, l| {
+        n | s0[l].is_nan() | s1[l].is_nan() | s2[l].is_nan()
+    });
+    let out: [f32; 64] = if nan {
+        std::array::from_fn(|l| exact(s0[l], s1[l], s2[l]))
+    } else {
+        std::array::from_fn(|l| fast(s0[l], s1[l], s2[l]))
+    };
+    out32(c, op, &out);
     Ok(())
 }
 
 pub fn v_min3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_3(c, op, |a, b, d| min32(min32(a, b, i), d, i))
+    sel32_3(
+        c,
+        op,
+        |a, b, d| min32_nonan(min32_nonan(a, b), d),
+        |a, b, d| min32(min32(a, b, i), d, i),
+    )
 }
 
 pub fn v_max3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
-    f32_3(c, op, |a, b, d| max32(max32(a, b, i), d, i))
+    sel32_3(
+        c,
+        op,
+        |a, b, d| max32_nonan(max32_nonan(a, b), d),
+        |a, b, d| max32(max32(a, b, i), d, i),
+    )
 }
 
 pub fn v_med3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
@@ -323,21 +405,21 @@ pub fn v_maximum3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     f32_3(c, op, |a, b, d| maximum32(maximum32(a, b), d))
 }
 
-/// `v_ldexp_f32`: S0 * 2^S1 (S1 a signed integer), one rounding.
+/// `v_ldexp_f32`: S0 * 2^S1 (S1 a signed integer), one rounding: the
+/// product is exact in f64 for |S1| <= 400, which covers every finite
+/// non-zero f32 result.
 pub fn v_ldexp_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let s0 = f32s(c, op, 0);
+    let s0 = f32v(c, op, 0);
     let s1 = b32(c, op, 1);
     let r = round32(c);
-    let out: [f32; 64] = std::array::from_fn(|l| {
-        let x = s0[l];
-        if !x.is_finite() || x == 0.0 {
-            x
-        } else {
-            let n = (s1[l] as i32).clamp(-400, 400);
-            to_f32(f64::from(x) * pow2(n), 0.0, r)
-        }
-    });
-    write_f32(c, op, &out);
+    // 2^n with n clamped so that the f64 exponent stays normal.
+    let scale = |n: u32| f64::from_bits((((n as i32).clamp(-400, 400) + 1023) as u64) << 52);
+    let out: [f32; 64] = if r == Rounding::NearestEven {
+        std::array::from_fn(|l| (f64::from(s0[l]) * scale(s1[l])) as f32)
+    } else {
+        std::array::from_fn(|l| to_f32(f64::from(s0[l]) * scale(s1[l]), 0.0, r))
+    };
+    out32(c, op, &out);
     Ok(())
 }
 
@@ -350,10 +432,15 @@ pub fn v_ldexp_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 fn f16_2(c: &mut Ctx, op: &Op, f: impl Fn(f64, f64) -> (f64, f64)) -> Result<(), Fault> {
     let (s0, s1) = (h32(c, op, 0), h32(c, op, 1));
     let (r, keep) = (round64(c), dp_denorm_out(c));
-    let out: [u16; 64] = std::array::from_fn(|l| {
-        let (v, e) = f(f64::from(s0[l]), f64::from(s1[l]));
-        out16(op, v, e, r, keep)
-    });
+    let out: [u16; 64] = if plain16(c, op) {
+        // Exact in f64; rounding via f32 is innocuous (24 >= 2 * 11 + 2).
+        std::array::from_fn(|l| f2h_rne(f(f64::from(s0[l]), f64::from(s1[l])).0 as f32))
+    } else {
+        std::array::from_fn(|l| {
+            let (v, e) = f(f64::from(s0[l]), f64::from(s1[l]));
+            out16(op, v, e, r, keep)
+        })
+    };
     write_b16(c, op, &out);
     Ok(())
 }
@@ -637,7 +724,7 @@ pub fn v_mul_f64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// `v_fma_f64`, `v_fmac_f64`: fused multiply-add (round to nearest even).
 pub fn v_fma_f64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let (s0, s1, s2) = (d64(c, op, 0), d64(c, op, 1), d64(c, op, 2));
-    let mut out: [f64; 64] = std::array::from_fn(|l| s0[l].mul_add(s1[l], s2[l]));
+    let mut out = fma_lanes64(&s0, &s1, &s2);
     out64(c, op, &mut out);
     Ok(())
 }
@@ -1318,5 +1405,214 @@ mod tests {
             assert_eq!(f32::from_bits(r.wave.v[2][l]), want, "dot lane {l}");
             assert_eq!(r.wave.v[3][l], h(l as f32) | (h(3.0) ^ 0x8000) << 16);
         }
+    }
+
+    #[test]
+    fn f16_min_max_med3_and_nan_rules() {
+        use crate::float::{Rounding, f16_to_f32, f32_to_f16};
+        let h = |x: f32| f32_to_f16(x, Rounding::NearestEven);
+        let cases: [(u16, u16, u16); 8] = [
+            (h(1.0), h(2.0), h(-3.0)),
+            (h(-0.0), h(0.0), h(5.0)),
+            (0x7e00, h(3.0), h(1.0)), // qNaN
+            (0x7c01, h(3.0), h(1.0)), // sNaN
+            (h(7.5), h(7.5), h(-7.5)),
+            (h(65504.0), 0xfc00, h(0.5)), // max, -inf
+            (0x0001, 0x8001, 0x0000),     // denormals
+            (h(2.0), 0x7e00, h(-1.0)),
+        ];
+        let r = run(
+            Target::Gfx942,
+            "v_min_f16 v3, v0, v1\nv_max_f16 v4, v0, v1\nv_med3_f16 v5, v0, v1, v2\n\
+             v_max3_f16 v6, v0, v1, v2\nv_min3_f16 v7, v0, v1, v2",
+            |w, _| {
+                w.mode |= MODE_IEEE;
+                for (l, &(a, b, d)) in cases.iter().enumerate() {
+                    w.v[0][l] = u32::from(a);
+                    w.v[1][l] = u32::from(b);
+                    w.v[2][l] = u32::from(d);
+                    w.v[6][l] = 0xabcd_0000;
+                }
+            },
+        )
+        .unwrap();
+        let f = |x: u16| f16_to_f32(x);
+        let nan = |x: u16| x & 0x7fff > 0x7c00;
+        for (l, &(a, b, d)) in cases.iter().enumerate() {
+            let w = &r.wave.v;
+            let (lo, hi) = (w[3][l] as u16, w[4][l] as u16);
+            if a == 0x7c01 {
+                // IEEE mode: a signaling NaN comes back quieted.
+                assert_eq!((lo, hi), (0x7e01, 0x7e01));
+                continue;
+            }
+            if nan(a) || nan(b) {
+                let num = if nan(a) { b } else { a };
+                assert_eq!((lo, hi), (num, num), "lane {l}");
+                continue;
+            }
+            if f(a) == 0.0 && f(b) == 0.0 {
+                assert_eq!((lo, hi), (0x8000, 0x0000));
+            } else {
+                assert_eq!(f(lo), f(a).min(f(b)), "min lane {l}");
+                assert_eq!(f(hi), f(a).max(f(b)), "max lane {l}");
+            }
+            let mut t = [f(a), f(b), f(d)];
+            t.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            assert_eq!(f(w[5][l] as u16), t[1], "med3 lane {l}");
+            assert_eq!(f(w[6][l] as u16), t[2], "max3 lane {l}");
+            assert_eq!(w[6][l] >> 16, 0xabcd, "max3 keeps the high half");
+            assert_eq!(f(w[7][l] as u16), t[0], "min3 lane {l}");
+        }
+    }
+
+    #[test]
+    fn legacy_mul_fmac_f64_and_cube() {
+        let r = run(
+            Target::Gfx942,
+            "v_mul_legacy_f32 v3, v0, v1\n\
+             v_fmac_f64 v[4:5], v[6:7], v[8:9]\n\
+             v_cubeid_f32 v10, v0, v1, v2\n\
+             v_cubema_f32 v11, v0, v1, v2\n\
+             v_cubesc_f32 v12, v0, v1, v2\n\
+             v_cubetc_f32 v13, v0, v1, v2",
+            |w, _| {
+                for l in 0..64 {
+                    let x = [0.0, f32::INFINITY, f32::NAN, 2.0, -3.0, 0.5][l % 6];
+                    let y = [f32::INFINITY, 0.0, 0.0, -4.0, 1.0, 7.0][(l / 6) % 6];
+                    w.v[0][l] = x.to_bits();
+                    w.v[1][l] = y.to_bits();
+                    w.v[2][l] = (l as f32 - 30.0).to_bits();
+                    let (a, b, d) = (l as f64 * 1.5, -0.25 * l as f64, 1e10);
+                    for (r, v) in [(4, d), (6, a), (8, b)] {
+                        w.v[r][l] = v.to_bits() as u32;
+                        w.v[r + 1][l] = (v.to_bits() >> 32) as u32;
+                    }
+                }
+            },
+        )
+        .unwrap();
+        for l in 0..64 {
+            let x = [0.0, f32::INFINITY, f32::NAN, 2.0, -3.0, 0.5][l % 6];
+            let y = [f32::INFINITY, 0.0, 0.0, -4.0, 1.0, 7.0][(l / 6) % 6];
+            let z = l as f32 - 30.0;
+            let w = &r.wave.v;
+            let want = if x == 0.0 || y == 0.0 { 0.0 } else { x * y };
+            assert!(same(w[3][l], want), "legacy {x} * {y}");
+            let got = f64::from_bits(u64::from(w[4][l]) | u64::from(w[5][l]) << 32);
+            assert_eq!(got, (l as f64 * 1.5).mul_add(-0.25 * l as f64, 1e10));
+            if x.is_nan() {
+                continue;
+            }
+            // The major axis and face from first principles.
+            let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+            let (id, ma, sc, tc) = if az >= ax && az >= ay {
+                (
+                    if z < 0.0 { 5.0 } else { 4.0 },
+                    2.0 * z,
+                    if z < 0.0 { -x } else { x },
+                    -y,
+                )
+            } else if ay >= ax {
+                (
+                    if y < 0.0 { 3.0 } else { 2.0 },
+                    2.0 * y,
+                    x,
+                    if y < 0.0 { -z } else { z },
+                )
+            } else {
+                (
+                    if x < 0.0 { 1.0 } else { 0.0 },
+                    2.0 * x,
+                    if x < 0.0 { z } else { -z },
+                    -y,
+                )
+            };
+            assert!(same(w[10][l], id), "cubeid lane {l}");
+            assert!(same(w[11][l], ma), "cubema lane {l}");
+            assert!(same(w[12][l], sc), "cubesc lane {l}");
+            assert!(same(w[13][l], tc), "cubetc lane {l}");
+        }
+    }
+
+    #[test]
+    fn f64_f16_directed_rounding_and_denormal_modes() {
+        use crate::float::{f16_to_f32, f32_to_f16};
+        // MODE.FP_ROUND[3:2] = 2 (toward -inf) for f64 and f16.
+        let r = run(
+            Target::Gfx942,
+            "v_add_f64 v[4:5], v[0:1], v[2:3]\nv_mul_f64 v[6:7], v[0:1], v[2:3]\nv_add_f16 v8, v9, v10",
+            |w, _| {
+                w.mode = (w.mode & !0xc) | 2 << 2;
+                for l in 0..64 {
+                    let (a, b) = (1.0 + l as f64, if l % 2 == 0 { 1e-20f64 } else { -1e-20 });
+                    w.v[0][l] = a.to_bits() as u32;
+                    w.v[1][l] = (a.to_bits() >> 32) as u32;
+                    w.v[2][l] = b.to_bits() as u32;
+                    w.v[3][l] = (b.to_bits() >> 32) as u32;
+                    w.v[9][l] = 0x3c00; // 1.0
+                    w.v[10][l] = u32::from(f32_to_f16(
+                        if l % 2 == 0 { 1e-4 } else { -1e-4 },
+                        Rounding::NearestEven,
+                    ));
+                }
+            },
+        )
+        .unwrap();
+        let g = |v: usize, l: usize| {
+            f64::from_bits(u64::from(r.wave.v[v][l]) | u64::from(r.wave.v[v + 1][l]) << 32)
+        };
+        for l in 0..64 {
+            let a = 1.0 + l as f64;
+            let down = f64::from_bits(a.to_bits() - 1);
+            let want_add = if l % 2 == 0 { a } else { down };
+            assert_eq!(g(4, l), want_add, "add lane {l}");
+            // a * 1e-20 rounded down: at most the nearest value, below the
+            // exact product.
+            let b = if l % 2 == 0 { 1e-20 } else { -1e-20 };
+            let p = g(6, l);
+            assert!(
+                p <= a * b && a * b - p <= (a * b).abs() * 2.3e-16,
+                "mul lane {l}"
+            );
+            let e = (p - a * b).abs();
+            assert!(e == 0.0 || p < a * b);
+            // 1 + 1e-4 rounds down to 1.0; 1 - 1e-4 to the f16 below 1 - 2^-11.
+            let hsum = f16_to_f32(r.wave.v[8][l] as u16);
+            let exact = 1.0 + if l % 2 == 0 { 1e-4f64 } else { -1e-4 };
+            let ulp = if l % 2 == 0 {
+                2f64.powi(-10)
+            } else {
+                2f64.powi(-11)
+            };
+            assert!(
+                f64::from(hsum) <= exact && exact - f64::from(hsum) < ulp,
+                "f16 lane {l}"
+            );
+        }
+        // Denormal flushing: f64/f16 with MODE.FP_DENORM[3:2] = 0, f32 with
+        // FP_DENORM[1:0] = 0.
+        let r = run(
+            Target::Gfx942,
+            "v_mul_f64 v[4:5], v[0:1], v[2:3]\nv_mul_f16 v6, v7, v7\nv_mul_f32 v8, v9, v9\n\
+             v_add_f32 v10, v11, 0",
+            |w, _| {
+                w.mode &= !0xf0;
+                let (a, b) = (1e-300f64, 1e-10f64);
+                w.v[0] = [a.to_bits() as u32; 64];
+                w.v[1] = [(a.to_bits() >> 32) as u32; 64];
+                w.v[2] = [b.to_bits() as u32; 64];
+                w.v[3] = [(b.to_bits() >> 32) as u32; 64];
+                w.v[7] = [0x0400; 64]; // smallest normal f16: its square is tiny
+                w.v[9] = [1e-20f32.to_bits(); 64];
+                w.v[11] = [1e-40f32.to_bits(); 64];
+            },
+        )
+        .unwrap();
+        assert_eq!(r.wave.v[4][0], 0);
+        assert_eq!(r.wave.v[5][0], 0);
+        assert_eq!(r.wave.v[6][0] & 0xffff, 0);
+        assert_eq!(r.wave.v[8][0], 0);
+        assert_eq!(r.wave.v[10][0], 0);
     }
 }

@@ -12,7 +12,6 @@
 //! operation's precision".
 
 use super::float::*;
-use super::float_arith::fma32;
 use super::*;
 use crate::exec::op::{Ctx, Fault, Op};
 
@@ -137,18 +136,23 @@ pub fn v_div_scale_f64(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// are not flushed.
 pub fn v_div_fmas_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let (s0, s1, s2) = (f32_raw(c, op, 0), f32_raw(c, op, 1), f32_raw(c, op, 2));
-    let vcc = c.wave.vcc();
+    let vcc = c.wave.vcc() & lanes(c, op);
     let r = round32(c);
+    if vcc == 0 && r == crate::float::Rounding::NearestEven {
+        // No lane needs post-scaling: a plain fma.
+        let out = fma_lanes32(&s0, &s1, &s2);
+        write_f32(c, op, &out);
+        return Ok(());
+    }
     let out: [f32; 64] = std::array::from_fn(|l| {
         let (a, b, d) = (s0[l], s1[l], s2[l]);
-        if vcc >> l & 1 == 0 {
-            if r == crate::float::Rounding::NearestEven {
-                return fma32(a, b, d);
-            }
-            let (s, e) = two_sum(f64::from(a) * f64::from(b), f64::from(d));
-            return to_f32(s, e, r);
-        }
-        let k = if exp32(d) > 127 { pow2(64) } else { pow2(-64) };
+        let k = if vcc >> l & 1 == 0 {
+            1.0
+        } else if exp32(d) > 127 {
+            pow2(64)
+        } else {
+            pow2(-64)
+        };
         let (s, e) = two_sum(f64::from(a) * f64::from(b), f64::from(d));
         to_f32(s * k, e * k, r)
     });

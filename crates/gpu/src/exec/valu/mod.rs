@@ -33,6 +33,8 @@ mod int_lane;
 #[cfg(test)]
 mod dpp_sdwa_tests;
 #[cfg(test)]
+mod float_kernels;
+#[cfg(test)]
 mod test_util;
 
 use super::op::{
