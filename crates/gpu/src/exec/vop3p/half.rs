@@ -3,9 +3,8 @@
 //! denormal flushing and the IEEE min/max rules.
 //!
 //! f16 arithmetic is evaluated in f64 and rounded once to f16: sums and
-//! products of f16 values are exact in f64, and an f16 fma is exact or far
-//! from an f16 rounding boundary, so the result is the correctly rounded
-//! one.
+//! products of f16 values are exact in f64, and fused multiply-adds go
+//! through [`fma_odd`], so every result is the correctly rounded one.
 
 /// MODE.FP_ROUND values (ISA manual, "MODE register"): 0 nearest even
 /// (the default arm of the matches below), 1 toward +infinity, 2 toward
@@ -88,6 +87,37 @@ pub fn f64_to_f16(x: f64, rm: u32) -> u16 {
         return overflow();
     }
     sign | ((biased as u16) << 10) | (m - 1024) as u16
+}
+
+/// `a * b + c` rounded to f64 with round-to-odd, for `a * b` exact in f64
+/// (products of f32 or f16 values): the sum's rounding error (Knuth's
+/// TwoSum) decides whether the last bit is made odd. Rounding the result
+/// once more to a format of at most 51 significant bits (f32, f16) gives
+/// the correctly rounded fused multiply-add, without relying on a
+/// hardware FMA.
+#[inline]
+pub fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
+    let p = a * b;
+    let s = p + c;
+    let bb = s - p;
+    let err = (p - (s - bb)) + (c - bb);
+    let bits = s.to_bits();
+    if s.is_finite() && err != 0.0 && bits & 1 == 0 {
+        // Step to the odd neighbour on the side of the exact value.
+        f64::from_bits(if (err > 0.0) == (s > 0.0) {
+            bits + 1
+        } else {
+            bits - 1
+        })
+    } else {
+        s
+    }
+}
+
+/// Single-precision fused multiply-add, correctly rounded (nearest even).
+#[inline]
+pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
+    fma_odd(f64::from(a), f64::from(b), f64::from(c)) as f32
 }
 
 /// Flushes an f16 denormal to a signed zero.
@@ -216,6 +246,55 @@ mod tests {
         }
         assert_eq!(f64_to_f16(f64::INFINITY, RTZ), 0x7c00);
         assert!(is_nan16(f64_to_f16(f64::NAN, RNE)));
+    }
+
+    /// fma32 agrees with the standard library's correctly rounded
+    /// `mul_add` on random and boundary operands.
+    #[test]
+    fn fma32_matches_std_mul_add() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        let special = [
+            0.0f32,
+            -0.0,
+            1.0,
+            f32::MIN_POSITIVE,
+            1.0e-45,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            1.0 + f32::EPSILON,
+            -1.0,
+        ];
+        for i in 0..400_000 {
+            let (a, b, c) = if i < 1000 {
+                (special[i % 10], special[i / 10 % 10], special[i / 100 % 10])
+            } else if i % 2 == 0 {
+                (
+                    f32::from_bits(next()),
+                    f32::from_bits(next()),
+                    f32::from_bits(next()),
+                )
+            } else {
+                // Near-cancelling operands: c close to -a*b.
+                let (a, b) = (
+                    f32::from_bits(next() & 0xbfff_ffff),
+                    f32::from_bits(next() & 0xbfff_ffff),
+                );
+                let c = -(a * b) * (1.0 + f32::from_bits(next() & 0x007f_ffff | 0x3000_0000));
+                (a, b, c)
+            };
+            let (got, want) = (fma32(a, b, c), a.mul_add(b, c));
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{a:e} {b:e} {c:e}: {got:e} != {want:e}"
+            );
+        }
     }
 
     #[test]

@@ -191,9 +191,9 @@ fn v_pk_mul_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     f16n(c, op, |[a, b]| a * b)
 }
 
-/// The product of two f16 values is exact in f64; the sum rounds once.
+/// The exact fma, rounded once to f16 (through round-to-odd in f64).
 fn v_pk_fma_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    f16n(c, op, |[a, b, d]| a * b + d)
+    f16n(c, op, |[a, b, d]| half::fma_odd(a, b, d))
 }
 
 /// Min/max on f16 values (exact in f32) with the VALU's NaN and signed

@@ -9,7 +9,7 @@
 //! 64 bits (compilers select the low dword for both results with
 //! op_sel_hi:0).
 
-use super::{Fp, write32};
+use super::{Fp, half, write32};
 use crate::exec::op::{Ctx, ExecFn, Fault, Op};
 use crate::exec::wave::{Lanes, Src, Width, const_bits};
 
@@ -103,7 +103,7 @@ fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Resu
 }
 
 fn v_pk_fma_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b, d]| a.mul_add(b, d))
+    pk(c, op, |[a, b, d]| half::fma32(a, b, d))
 }
 
 fn v_pk_mul_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
