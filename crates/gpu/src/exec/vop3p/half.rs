@@ -102,16 +102,12 @@ pub fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
     let bb = s - p;
     let err = (p - (s - bb)) + (c - bb);
     let bits = s.to_bits();
-    if s.is_finite() && err != 0.0 && bits & 1 == 0 {
-        // Step to the odd neighbour on the side of the exact value.
-        f64::from_bits(if (err > 0.0) == (s > 0.0) {
-            bits + 1
-        } else {
-            bits - 1
-        })
-    } else {
-        s
-    }
+    // Step an even, inexact, finite result to its odd neighbour on the
+    // side of the exact value (branch-free, so that lane loops vectorise).
+    let step = u64::from(s.is_finite() & (err != 0.0) & (bits & 1 == 0));
+    let up = (err > 0.0) == (s > 0.0);
+    let delta = if up { step } else { step.wrapping_neg() };
+    f64::from_bits(bits.wrapping_add(delta))
 }
 
 /// Single-precision fused multiply-add, correctly rounded (nearest even).

@@ -270,3 +270,4 @@ mod tests {
         }
     }
 }
+#[cfg(test)]
