@@ -270,4 +270,3 @@ mod tests {
         }
     }
 }
-#[cfg(test)]
