@@ -13,34 +13,87 @@ pub const RUP: u32 = 1;
 pub const RDN: u32 = 2;
 pub const RTZ: u32 = 3;
 
-/// f16 bits to f32 (exact; NaN payloads kept).
+/// f16 bits to f32 (exact; NaN payloads kept). All three cases are
+/// computed and one selected, so that lane loops vectorise.
 #[inline]
 pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h & 0x8000) << 16;
-    let exp = u32::from(h >> 10) & 0x1f;
-    let man = u32::from(h & 0x3ff);
-    match exp {
-        0 => {
-            // Zero or denormal: man * 2^-24.
-            let v = man as f32 * f32::from_bits(0x3380_0000);
-            f32::from_bits(v.to_bits() | sign)
-        }
-        0x1f => f32::from_bits(sign | 0x7f80_0000 | (man << 13)),
-        _ => f32::from_bits(sign | ((exp + 112) << 23) | (man << 13)),
+    let h = u32::from(h);
+    let sign = (h & 0x8000) << 16;
+    let em = h & 0x7fff;
+    let exp = em & 0x7c00;
+    // Normal: rebias the exponent by 127 - 15.
+    let normal = (em << 13) + 0x3800_0000;
+    let special = (em << 13) | 0x7f80_0000;
+    // Zero or denormal: em * 2^-24, exact.
+    let tiny = (em as f32 * f32::from_bits(0x3380_0000)).to_bits();
+    let mag = if exp == 0x7c00 {
+        special
+    } else if exp == 0 {
+        tiny
+    } else {
+        normal
+    };
+    f32::from_bits(sign | mag)
+}
+
+/// Rounds an f32 to f16, nearest even (the common MODE): the fast path
+/// for results that are exact in f32 or whose f32 rounding is innocuous.
+#[inline]
+pub fn f32_to_f16_rne(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let a = b & 0x7fff_ffff;
+    if a >= 0x7f80_0000 {
+        // Infinity, or a NaN made quiet with its top payload bits.
+        return sign
+            | if a > 0x7f80_0000 {
+                0x7e00 | ((a >> 13) & 0x1ff) as u16
+            } else {
+                0x7c00
+            };
     }
+    if a >= 0x477f_f000 {
+        // 65520 and above round to infinity.
+        return sign | 0x7c00;
+    }
+    let (t, rem, half) = if a < 0x3880_0000 {
+        // Below 2^-14: a count of 2^-24 quanta.
+        if a < 0x3300_0000 {
+            // Below 2^-25 (the tie with zero rounds to even, zero).
+            return sign;
+        }
+        let e = a >> 23;
+        let m = (a & 0x7f_ffff) | 0x80_0000;
+        let shift = 126 - e;
+        (m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1))
+    } else {
+        // Rebias and drop 13 mantissa bits; a carry moves into the exponent.
+        let r = a - 0x3800_0000;
+        (r >> 13, r & 0x1fff, 0x1000)
+    };
+    let up = rem > half || (rem == half && t & 1 == 1);
+    sign | (t + u32::from(up)) as u16
 }
 
 /// Rounds `x` to f16 with the MODE rounding mode `rm`. NaNs become quiet
 /// NaNs keeping the top payload bits; overflow gives infinity or the
-/// largest finite value as the rounding direction demands.
+/// largest finite value as the rounding direction demands. Integer
+/// arithmetic on the f64 encoding: the significand is shifted down to the
+/// f16 quantum at its magnitude and rounded on the dropped bits.
 pub fn f64_to_f16(x: f64, rm: u32) -> u16 {
     let bits = x.to_bits();
     let sign = ((bits >> 48) & 0x8000) as u16;
     let neg = sign != 0;
-    if x.is_nan() {
-        return sign | 0x7e00 | ((bits >> 42) & 0x1ff) as u16;
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if biased == 0x7ff {
+        return sign
+            | if frac == 0 {
+                0x7c00
+            } else {
+                0x7e00 | (frac >> 42) as u16 & 0x1ff
+            };
     }
-    let a = x.abs();
     let overflow = || -> u16 {
         let to_inf = match rm {
             RTZ => false,
@@ -50,43 +103,48 @@ pub fn f64_to_f16(x: f64, rm: u32) -> u16 {
         };
         sign | if to_inf { 0x7c00 } else { 0x7bff }
     };
-    if a.is_infinite() {
-        return sign | 0x7c00;
+    if bits << 1 == 0 {
+        return sign;
     }
-    // Unbiased exponent of a (f64 denormals are far below f16's range).
-    let e = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    // Unbiased exponent and significand (f64 denormals are far below
+    // f16's range; their significand only contributes a sticky bit).
+    let (e, sig) = if biased == 0 {
+        (-1022, frac)
+    } else {
+        (biased - 1023, frac | (1u64 << 52))
+    };
     if e > 15 {
         return overflow();
     }
-    // The f16 quantum at this magnitude: 2^-24 for denormals, else
-    // 2^(e-10).
-    let q = e.max(-14) - 10;
-    // a / 2^q, exact (a power-of-two scaling within f64's range).
-    let n = a * f64::from_bits(((1023 - q) as u64) << 52);
-    let t = n.trunc();
-    let frac = n - t;
+    // Value = sig * 2^(e-52); the f16 quantum is 2^(max(e,-14)-10).
+    let shift = (42 + e.max(-14) - e) as u32;
+    let (t, rem, half) = if shift >= 64 {
+        (0, sig, u64::MAX)
+    } else {
+        (
+            sig >> shift,
+            sig & ((1u64 << shift) - 1),
+            1u64 << (shift - 1),
+        )
+    };
     let up = match rm {
         RTZ => false,
-        RUP => !neg && frac > 0.0,
-        RDN => neg && frac > 0.0,
-        _ => frac > 0.5 || (frac == 0.5 && (t as u32) & 1 == 1),
+        RUP => !neg && rem != 0,
+        RDN => neg && rem != 0,
+        _ => rem > half || (rem == half && t & 1 == 1),
     };
-    let mut m = t as u32 + u32::from(up);
-    let mut q = q;
-    if q == -24 && m < 1024 {
-        // Denormal (or zero): the encoding is the mantissa count.
+    let m = (t + u64::from(up)) as u32;
+    if e < -14 || m < 1024 {
+        // Denormal range: the encoding is the count of 2^-24 quanta (a
+        // carry into 1024 is the smallest normal's encoding).
         return sign | m as u16;
     }
-    if m == 2048 {
-        m = 1024;
-        q += 1;
-    }
-    // Normal: m in 1024..2048, value m * 2^q, biased exponent q + 25.
-    let biased = q + 25;
-    if biased >= 31 {
+    // Normal: m in 1024..=2048 quanta of 2^(e-10).
+    let (m, e) = if m == 2048 { (1024, e + 1) } else { (m, e) };
+    if e > 15 {
         return overflow();
     }
-    sign | ((biased as u16) << 10) | (m - 1024) as u16
+    sign | (((e + 15) as u16) << 10) | (m - 1024) as u16
 }
 
 /// `a * b + c` rounded to f64 with round-to-odd, for `a * b` exact in f64
@@ -114,6 +172,28 @@ pub fn fma_odd(a: f64, b: f64, c: f64) -> f64 {
 #[inline]
 pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
     fma_odd(f64::from(a), f64::from(b), f64::from(c)) as f32
+}
+
+/// Lane-wise single-precision fused multiply-add `a * b + c`, correctly
+/// rounded: with the CPU's FMA instructions where it has them, else with
+/// [`fma32`].
+#[inline]
+pub fn fma_lanes(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: `fma_lanes_hw` only requires the FMA extension, which the
+        // CPU was just found to have.
+        return unsafe { fma_lanes_hw(a, b, c) };
+    }
+    std::array::from_fn(|l| fma32(a[l], b[l], c[l]))
+}
+
+/// [`fma_lanes`] compiled for CPUs with FMA (`mul_add` becomes one
+/// instruction).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma,avx2")]
+fn fma_lanes_hw(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
+    std::array::from_fn(|l| a[l].mul_add(b[l], c[l]))
 }
 
 /// Flushes an f16 denormal to a signed zero.
@@ -291,6 +371,51 @@ mod tests {
                 "{a:e} {b:e} {c:e}: {got:e} != {want:e}"
             );
         }
+    }
+
+    /// The lane-wise fma (hardware path where available) agrees with the
+    /// portable one.
+    #[test]
+    fn fma_lanes_matches_fma32() {
+        let a: [f32; 64] = std::array::from_fn(|l| (l as f32 - 31.5) * 1.0e-3 + 1.0);
+        let b: [f32; 64] = std::array::from_fn(|l| 1.0 / (l as f32 + 0.25));
+        let c: [f32; 64] = std::array::from_fn(|l| -a[l] * b[l] + l as f32 * 1.0e-9);
+        let got = fma_lanes(&a, &b, &c);
+        for l in 0..64 {
+            assert_eq!(
+                got[l].to_bits(),
+                fma32(a[l], b[l], c[l]).to_bits(),
+                "lane {l}"
+            );
+        }
+    }
+
+    /// The fast f32-to-f16 conversion agrees with the float module's on a
+    /// sweep and on every f16 midpoint and its neighbours.
+    #[test]
+    fn f32_to_f16_rne_matches_reference() {
+        let check = |f: f32| {
+            let (got, want) = (f32_to_f16_rne(f), ref_to_f16(f, Rounding::NearestEven));
+            assert!(
+                got == want || (is_nan16(got) && is_nan16(want)),
+                "{f:e}: {got:#x} != {want:#x}"
+            );
+        };
+        let mut x: u32 = 0;
+        while x < 0x7fc0_0000 {
+            check(f32::from_bits(x));
+            check(f32::from_bits(x | 0x8000_0000));
+            x += 997;
+        }
+        for h in 0..0x7bffu16 {
+            let mid = ((f16_to_f32(h) + f16_to_f32(h + 1)) * 0.5).to_bits();
+            for d in [mid - 1, mid, mid + 1] {
+                check(f32::from_bits(d));
+                check(f32::from_bits(d | 0x8000_0000));
+            }
+        }
+        check(f32::INFINITY);
+        check(f32::NAN);
     }
 
     #[test]

@@ -68,7 +68,8 @@ fn v_fma_mix_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         mix_src(c, op, 1, fp),
         mix_src(c, op, 2, fp),
     );
-    let r: Lanes = std::array::from_fn(|l| fp.s_out(half::fma32(a[l], b[l], d[l]), op.mods.clamp));
+    let y = half::fma_lanes(&a, &b, &d);
+    let r: Lanes = std::array::from_fn(|l| fp.s_out(y[l], op.mods.clamp));
     write32(c, op, &r);
     Ok(())
 }

@@ -214,6 +214,19 @@ impl Fp {
         if self.f16_out { h } else { half::ftz16(h) }
     }
 
+    /// Rounds the f16 result of a single add, multiply, min or max of f16
+    /// values (exact in f64): through f32 when rounding to nearest even,
+    /// which is then exact rounding (24 >= 2 * 11 + 2 bits).
+    #[inline]
+    pub fn h_out_single(self, x: f64, clamp: bool) -> u16 {
+        if self.f16_round != 0 {
+            return self.h_out(x, clamp);
+        }
+        let x = if clamp { clamp01(x) } else { x };
+        let h = half::f32_to_f16_rne(x as f32);
+        if self.f16_out { h } else { half::ftz16(h) }
+    }
+
     /// An f32 input (bits), flushed if MODE says so.
     #[inline]
     pub fn s_in(self, x: u32) -> f32 {

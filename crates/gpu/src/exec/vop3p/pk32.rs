@@ -66,33 +66,41 @@ fn neg(op: &Op, i: usize, h: usize) -> u32 {
     u32::from(bits >> i & 1) << 31
 }
 
-/// Computes both f32 results of an `N`-source op with `f` and writes the
-/// destination pair.
+/// Computes both f32 results of an `N`-source op with `f` (on whole
+/// registers of lanes) and writes the destination pair.
 #[inline]
-fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Result<(), Fault> {
+fn pk<const N: usize>(
+    c: &mut Ctx,
+    op: &Op,
+    f: impl Fn(&[[f32; 64]; N]) -> [f32; 64],
+) -> Result<(), Fault> {
     let fp = Fp::of(c);
     let cl = op.mods.clamp;
-    let plain = fp.f32_in && fp.f32_out && !cl;
     let mut out = [[0u32; 64]; 2];
     for (h, r) in out.iter_mut().enumerate() {
-        let mut tmp = [[0u32; 64]; N];
-        let mut srcs: [&Lanes; N] = [&[0; 64]; N];
-        let mut negs = [0u32; N];
-        for (i, t) in tmp.iter_mut().enumerate() {
-            srcs[i] = sel(c, op, i, h, t);
-            negs[i] = neg(op, i, h);
+        let mut x = [[0f32; 64]; N];
+        for (i, xi) in x.iter_mut().enumerate() {
+            let mut tmp = [0u32; 64];
+            let src = sel(c, op, i, h, &mut tmp);
+            let n = neg(op, i, h);
+            if fp.f32_in {
+                for l in 0..64 {
+                    xi[l] = f32::from_bits(src[l] ^ n);
+                }
+            } else {
+                for l in 0..64 {
+                    xi[l] = fp.s_in(src[l] ^ n);
+                }
+            }
         }
-        if plain {
+        let y = f(&x);
+        if fp.f32_out && !cl {
             for l in 0..64 {
-                r[l] = f(std::array::from_fn(|i| {
-                    f32::from_bits(srcs[i][l] ^ negs[i])
-                }))
-                .to_bits();
+                r[l] = y[l].to_bits();
             }
         } else {
             for l in 0..64 {
-                let x = f(std::array::from_fn(|i| fp.s_in(srcs[i][l] ^ negs[i])));
-                r[l] = fp.s_out(x, cl);
+                r[l] = fp.s_out(y[l], cl);
             }
         }
     }
@@ -103,15 +111,15 @@ fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Resu
 }
 
 fn v_pk_fma_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b, d]| half::fma32(a, b, d))
+    pk(c, op, |[a, b, d]| half::fma_lanes(a, b, d))
 }
 
 fn v_pk_mul_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b]| a * b)
+    pk(c, op, |[a, b]| std::array::from_fn(|l| a[l] * b[l]))
 }
 
 fn v_pk_add_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b]| a + b)
+    pk(c, op, |[a, b]| std::array::from_fn(|l| a[l] + b[l]))
 }
 
 /// `v_pk_mov_b32`: the low dword from source 0 (dword op_sel[0]), the high
