@@ -174,26 +174,42 @@ pub fn fma32(a: f32, b: f32, c: f32) -> f32 {
     fma_odd(f64::from(a), f64::from(b), f64::from(c)) as f32
 }
 
-/// Lane-wise single-precision fused multiply-add `a * b + c`, correctly
-/// rounded: with the CPU's FMA instructions where it has them, else with
-/// [`fma32`].
+/// Lane-wise single-precision fused multiply-add on f32 bit patterns,
+/// `out = (a ^ n[0]) * (b ^ n[1]) + (c ^ n[2])` (`n` flips sign bits),
+/// correctly rounded: with the CPU's FMA instructions where it has them,
+/// else with [`fma32`].
 #[inline]
-pub fn fma_lanes(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
+pub fn fma_bits(a: &[u32; 64], b: &[u32; 64], c: &[u32; 64], n: [u32; 3], out: &mut [u32; 64]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: `fma_lanes_hw` only requires the FMA extension, which the
+        // SAFETY: `fma_bits_hw` only requires the FMA extension, which the
         // CPU was just found to have.
-        return unsafe { fma_lanes_hw(a, b, c) };
+        unsafe { fma_bits_hw(a, b, c, n, out) };
+        return;
     }
-    std::array::from_fn(|l| fma32(a[l], b[l], c[l]))
+    for l in 0..64 {
+        let (x, y, z) = (
+            f32::from_bits(a[l] ^ n[0]),
+            f32::from_bits(b[l] ^ n[1]),
+            f32::from_bits(c[l] ^ n[2]),
+        );
+        out[l] = fma32(x, y, z).to_bits();
+    }
 }
 
-/// [`fma_lanes`] compiled for CPUs with FMA (`mul_add` becomes one
+/// [`fma_bits`] compiled for CPUs with FMA (`mul_add` becomes one
 /// instruction).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma,avx2")]
-fn fma_lanes_hw(a: &[f32; 64], b: &[f32; 64], c: &[f32; 64]) -> [f32; 64] {
-    std::array::from_fn(|l| a[l].mul_add(b[l], c[l]))
+fn fma_bits_hw(a: &[u32; 64], b: &[u32; 64], c: &[u32; 64], n: [u32; 3], out: &mut [u32; 64]) {
+    for l in 0..64 {
+        let (x, y, z) = (
+            f32::from_bits(a[l] ^ n[0]),
+            f32::from_bits(b[l] ^ n[1]),
+            f32::from_bits(c[l] ^ n[2]),
+        );
+        out[l] = x.mul_add(y, z).to_bits();
+    }
 }
 
 /// Flushes an f16 denormal to a signed zero.
@@ -374,48 +390,24 @@ mod tests {
     }
 
     /// The lane-wise fma (hardware path where available) agrees with the
-    /// portable one.
+    /// portable one, sign flips included.
     #[test]
-    fn fma_lanes_matches_fma32() {
-        let a: [f32; 64] = std::array::from_fn(|l| (l as f32 - 31.5) * 1.0e-3 + 1.0);
-        let b: [f32; 64] = std::array::from_fn(|l| 1.0 / (l as f32 + 0.25));
-        let c: [f32; 64] = std::array::from_fn(|l| -a[l] * b[l] + l as f32 * 1.0e-9);
-        let got = fma_lanes(&a, &b, &c);
+    fn fma_bits_matches_fma32() {
+        let a: [u32; 64] = std::array::from_fn(|l| ((l as f32 - 31.5) * 1.0e-3 + 1.0).to_bits());
+        let b: [u32; 64] = std::array::from_fn(|l| (1.0 / (l as f32 + 0.25)).to_bits());
+        let c: [u32; 64] = std::array::from_fn(|l| {
+            (f32::from_bits(a[l]) * f32::from_bits(b[l]) + l as f32 * 1.0e-9).to_bits()
+        });
+        let mut got = [0u32; 64];
+        fma_bits(&a, &b, &c, [0, 0, 0x8000_0000], &mut got);
         for l in 0..64 {
-            assert_eq!(
-                got[l].to_bits(),
-                fma32(a[l], b[l], c[l]).to_bits(),
-                "lane {l}"
+            let (x, y, z) = (
+                f32::from_bits(a[l]),
+                f32::from_bits(b[l]),
+                -f32::from_bits(c[l]),
             );
+            assert_eq!(got[l], fma32(x, y, z).to_bits(), "lane {l}");
         }
-    }
-
-    /// The fast f32-to-f16 conversion agrees with the float module's on a
-    /// sweep and on every f16 midpoint and its neighbours.
-    #[test]
-    fn f32_to_f16_rne_matches_reference() {
-        let check = |f: f32| {
-            let (got, want) = (f32_to_f16_rne(f), ref_to_f16(f, Rounding::NearestEven));
-            assert!(
-                got == want || (is_nan16(got) && is_nan16(want)),
-                "{f:e}: {got:#x} != {want:#x}"
-            );
-        };
-        let mut x: u32 = 0;
-        while x < 0x7fc0_0000 {
-            check(f32::from_bits(x));
-            check(f32::from_bits(x | 0x8000_0000));
-            x += 997;
-        }
-        for h in 0..0x7bffu16 {
-            let mid = ((f16_to_f32(h) + f16_to_f32(h + 1)) * 0.5).to_bits();
-            for d in [mid - 1, mid, mid + 1] {
-                check(f32::from_bits(d));
-                check(f32::from_bits(d | 0x8000_0000));
-            }
-        }
-        check(f32::INFINITY);
-        check(f32::NAN);
     }
 
     #[test]

@@ -68,8 +68,10 @@ fn v_fma_mix_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         mix_src(c, op, 1, fp),
         mix_src(c, op, 2, fp),
     );
-    let y = half::fma_lanes(&a, &b, &d);
-    let r: Lanes = std::array::from_fn(|l| fp.s_out(y[l], op.mods.clamp));
+    let bits = |x: &[f32; 64]| -> Lanes { std::array::from_fn(|l| x[l].to_bits()) };
+    let mut y = [0u32; 64];
+    half::fma_bits(&bits(&a), &bits(&b), &bits(&d), [0; 3], &mut y);
+    let r: Lanes = std::array::from_fn(|l| fp.s_out(f32::from_bits(y[l]), op.mods.clamp));
     write32(c, op, &r);
     Ok(())
 }

@@ -27,14 +27,11 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 /// Dword `hi` (0 or 1) of source `i`: the register's lanes, or `tmp`
 /// filled with the broadcast scalar or constant dword.
 #[inline]
-fn dword<'a>(c: &'a Ctx, op: &Op, i: usize, hi: bool, tmp: &'a mut Lanes) -> &'a Lanes {
+fn dword<'a>(c: &'a Ctx, op: &Op, i: usize, hi: bool, tmp: &'a mut Option<Lanes>) -> &'a Lanes {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
     match src {
         Src::V(r) => c.wave.vreg(r.wrapping_add(u16::from(hi))),
-        Src::S(s) => {
-            *tmp = [c.wave.s32(s.wrapping_add(u8::from(hi))); 64];
-            tmp
-        }
+        Src::S(s) => tmp.insert([c.wave.s32(s.wrapping_add(u8::from(hi))); 64]),
         _ => {
             let ap = &c.env.apertures;
             let v = match src {
@@ -42,15 +39,14 @@ fn dword<'a>(c: &'a Ctx, op: &Op, i: usize, hi: bool, tmp: &'a mut Lanes) -> &'a
                 Src::Lit(x) => u64::from(x),
                 _ => const_bits(src, Width::B64, c.wave, ap),
             };
-            *tmp = [(v >> (32 * u32::from(hi))) as u32; 64];
-            tmp
+            tmp.insert([(v >> (32 * u32::from(hi))) as u32; 64])
         }
     }
 }
 
 /// The dword of source `i` feeding result half `h` (0 low, 1 high).
 #[inline]
-fn sel<'a>(c: &'a Ctx, op: &Op, i: usize, h: usize, tmp: &'a mut Lanes) -> &'a Lanes {
+fn sel<'a>(c: &'a Ctx, op: &Op, i: usize, h: usize, tmp: &'a mut Option<Lanes>) -> &'a Lanes {
     let bits = if h == 0 {
         op.mods.opsel
     } else {
@@ -66,41 +62,33 @@ fn neg(op: &Op, i: usize, h: usize) -> u32 {
     u32::from(bits >> i & 1) << 31
 }
 
-/// Computes both f32 results of an `N`-source op with `f` (on whole
-/// registers of lanes) and writes the destination pair.
+/// Computes both f32 results of an `N`-source op with `f` (per element)
+/// and writes the destination pair.
 #[inline]
-fn pk<const N: usize>(
-    c: &mut Ctx,
-    op: &Op,
-    f: impl Fn(&[[f32; 64]; N]) -> [f32; 64],
-) -> Result<(), Fault> {
+fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Result<(), Fault> {
     let fp = Fp::of(c);
     let cl = op.mods.clamp;
+    let plain = fp.f32_in && fp.f32_out && !cl;
     let mut out = [[0u32; 64]; 2];
     for (h, r) in out.iter_mut().enumerate() {
-        let mut x = [[0f32; 64]; N];
-        for (i, xi) in x.iter_mut().enumerate() {
-            let mut tmp = [0u32; 64];
-            let src = sel(c, op, i, h, &mut tmp);
-            let n = neg(op, i, h);
-            if fp.f32_in {
-                for l in 0..64 {
-                    xi[l] = f32::from_bits(src[l] ^ n);
-                }
-            } else {
-                for l in 0..64 {
-                    xi[l] = fp.s_in(src[l] ^ n);
-                }
-            }
+        let mut tmp: [Option<Lanes>; N] = [None; N];
+        let mut srcs: [&Lanes; N] = [&[0; 64]; N];
+        let mut negs = [0u32; N];
+        for (i, t) in tmp.iter_mut().enumerate() {
+            srcs[i] = sel(c, op, i, h, t);
+            negs[i] = neg(op, i, h);
         }
-        let y = f(&x);
-        if fp.f32_out && !cl {
+        if plain {
             for l in 0..64 {
-                r[l] = y[l].to_bits();
+                r[l] = f(std::array::from_fn(|i| {
+                    f32::from_bits(srcs[i][l] ^ negs[i])
+                }))
+                .to_bits();
             }
         } else {
             for l in 0..64 {
-                r[l] = fp.s_out(y[l], cl);
+                let x = f(std::array::from_fn(|i| fp.s_in(srcs[i][l] ^ negs[i])));
+                r[l] = fp.s_out(x, cl);
             }
         }
     }
@@ -110,22 +98,39 @@ fn pk<const N: usize>(
     Ok(())
 }
 
+/// `v_pk_fma_f32`: both halves through the lane-wise fused multiply-add.
 fn v_pk_fma_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b, d]| half::fma_lanes(a, b, d))
+    let fp = Fp::of(c);
+    let cl = op.mods.clamp;
+    if !(fp.f32_in && fp.f32_out && !cl) {
+        return pk(c, op, |[a, b, d]| half::fma32(a, b, d));
+    }
+    let mut out = [[0u32; 64]; 2];
+    for (h, r) in out.iter_mut().enumerate() {
+        let (mut t0, mut t1, mut t2) = (None, None, None);
+        let a = sel(c, op, 0, h, &mut t0);
+        let b = sel(c, op, 1, h, &mut t1);
+        let d = sel(c, op, 2, h, &mut t2);
+        half::fma_bits(a, b, d, [neg(op, 0, h), neg(op, 1, h), neg(op, 2, h)], r);
+    }
+    let exec = c.wave.exec();
+    c.wave.write_v(op.vdst, &out[0], exec);
+    c.wave.write_v(op.vdst.wrapping_add(1), &out[1], exec);
+    Ok(())
 }
 
 fn v_pk_mul_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b]| std::array::from_fn(|l| a[l] * b[l]))
+    pk(c, op, |[a, b]| a * b)
 }
 
 fn v_pk_add_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b]| std::array::from_fn(|l| a[l] + b[l]))
+    pk(c, op, |[a, b]| a + b)
 }
 
 /// `v_pk_mov_b32`: the low dword from source 0 (dword op_sel[0]), the high
 /// dword from source 1 (dword op_sel[1]).
 fn v_pk_mov_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (mut t0, mut t1) = ([0u32; 64], [0u32; 64]);
+    let (mut t0, mut t1) = (None, None);
     let lo = *dword(c, op, 0, op.mods.opsel & 1 != 0, &mut t0);
     let hi = *dword(c, op, 1, op.mods.opsel & 2 != 0, &mut t1);
     write32(c, op, &lo);
