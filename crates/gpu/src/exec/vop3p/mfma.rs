@@ -134,18 +134,20 @@ fn regs<'a>(c: &'a Ctx<'_>, r: u16, n: usize) -> Result<&'a [Lanes], Fault> {
 
 /// A matrix operand of `n` registers: a register range, or scalar
 /// registers / a constant broadcast into `tmp` (a constant fills every
-/// element; with `f64`, every 64-bit element of register pairs).
-fn operand<'a>(
+/// element; with `f64`, every 64-bit element of register pairs). `tmp` is
+/// only filled (and zeroed first) in the second case.
+fn operand<'a, const M: usize>(
     c: &'a Ctx<'_>,
     src: Src,
     n: usize,
     f64: bool,
-    tmp: &'a mut [Lanes],
+    tmp: &'a mut Option<[Lanes; M]>,
 ) -> Result<&'a [Lanes], Fault> {
     if let Src::V(r) = src {
         return regs(c, r, n);
     }
     let tmp = tmp
+        .insert([[0; 64]; M])
         .get_mut(..n)
         .ok_or_else(|| Fault::Invalid(format!("matrix operand of {n} registers")))?;
     let ap = &c.env.apertures;
@@ -216,7 +218,7 @@ fn run(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         .get_mut(..ncd)
         .ok_or_else(|| Fault::Invalid(format!("{}: {ncd} result registers", op.name())))?;
     {
-        let (mut ta, mut tb) = ([[0u32; 64]; MAX_AB], [[0u32; 64]; MAX_AB]);
+        let (mut ta, mut tb) = (None::<[Lanes; MAX_AB]>, None::<[Lanes; MAX_AB]>);
         let a = operand(c, op.src[0], na, false, &mut ta)?;
         let b = operand(c, op.src[1], nb, false, &mut tb)?;
         let err = |e: mfma::MfmaError| Fault::Invalid(e.to_string());
@@ -228,7 +230,7 @@ fn run(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
             d.copy_from_slice(regs(c, op.vdst, ncd)?);
             mfma::execute_smfmac(info, &mods, a, b, &idx, d).map_err(err)?;
         } else {
-            let mut tc = [[0u32; 64]; MAX_CD];
+            let mut tc = None::<[Lanes; MAX_CD]>;
             let cm = operand(c, op.src[2], ncd, f64, &mut tc)?;
             mfma::execute(info, &mods, a, b, cm, d).map_err(err)?;
         }
