@@ -212,6 +212,42 @@ fn fma_bits_hw(a: &[u32; 64], b: &[u32; 64], c: &[u32; 64], n: [u32; 3], out: &m
     }
 }
 
+/// Rounds `y` to f32 in the MODE rounding direction `rm`. `y` must be the
+/// exact result or its round-to-odd in f64 (as [`fma_odd`] gives), from
+/// which every direction rounds correctly (53 >= 24 + 2 bits).
+#[inline]
+pub fn f64_to_f32_dir(y: f64, rm: u32) -> f32 {
+    let t = y as f32;
+    if rm == 0 || y.is_nan() || f64::from(t) == y {
+        return t;
+    }
+    // One f32 step up or down the number line (from the nearest value,
+    // which is at most one step from the directed one).
+    let up = |t: f32| {
+        if t == 0.0 {
+            f32::from_bits(1)
+        } else if t > 0.0 {
+            f32::from_bits(t.to_bits() + 1)
+        } else {
+            f32::from_bits(t.to_bits() - 1)
+        }
+    };
+    let down = |t: f32| -up(-t);
+    let above = f64::from(t) > y;
+    match rm {
+        RTZ if f64::from(t).abs() > y.abs() => {
+            if t > 0.0 {
+                down(t)
+            } else {
+                up(t)
+            }
+        }
+        RUP if !above => up(t),
+        RDN if above => down(t),
+        _ => t,
+    }
+}
+
 /// Flushes an f16 denormal to a signed zero.
 #[inline]
 pub fn ftz16(h: u16) -> u16 {
@@ -408,6 +444,43 @@ mod tests {
             );
             assert_eq!(got[l], fma32(x, y, z).to_bits(), "lane {l}");
         }
+    }
+
+    /// Directed rounding of exact f64 products agrees with truncating the
+    /// f64 significand to f32's 24 bits (toward zero) and stepping one f32
+    /// ulp away from zero when bits were dropped (away from zero), for
+    /// results in f32's normal range.
+    #[test]
+    fn f64_to_f32_directed() {
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = f32::from_bits(0x3f80_0000 | (x as u32 & 0x807f_ffff));
+            let b = f32::from_bits(0x4000_0000 | ((x >> 32) as u32 & 0x807f_ffff));
+            let y = f64::from(a) * f64::from(b);
+            let trunc = f64::from_bits(y.to_bits() & !((1u64 << 29) - 1)) as f32;
+            let inexact = f64::from(trunc) != y;
+            let away = if inexact {
+                f32::from_bits(trunc.to_bits() + 1)
+            } else {
+                trunc
+            };
+            let (hi, lo) = if y > 0.0 {
+                (away, trunc)
+            } else {
+                (trunc, away)
+            };
+            assert_eq!(f64_to_f32_dir(y, RTZ), trunc, "{a} * {b}");
+            assert_eq!(f64_to_f32_dir(y, RUP), hi, "{a} * {b}");
+            assert_eq!(f64_to_f32_dir(y, RDN), lo, "{a} * {b}");
+            assert_eq!(f64_to_f32_dir(y, RNE), y as f32);
+        }
+        assert_eq!(f64_to_f32_dir(1.0e300, RTZ), f32::MAX);
+        assert_eq!(f64_to_f32_dir(-1.0e300, RUP), -f32::MAX);
+        assert_eq!(f64_to_f32_dir(1.0e-300, RUP), f32::from_bits(1));
+        assert_eq!(f64_to_f32_dir(1.0e-300, RDN), 0.0);
     }
 
     #[test]

@@ -68,10 +68,17 @@ fn v_fma_mix_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         mix_src(c, op, 1, fp),
         mix_src(c, op, 2, fp),
     );
-    let bits = |x: &[f32; 64]| -> Lanes { std::array::from_fn(|l| x[l].to_bits()) };
-    let mut y = [0u32; 64];
-    half::fma_bits(&bits(&a), &bits(&b), &bits(&d), [0; 3], &mut y);
-    let r: Lanes = std::array::from_fn(|l| fp.s_out(f32::from_bits(y[l]), op.mods.clamp));
+    let r: Lanes = if fp.f32_round == 0 {
+        let bits = |x: &[f32; 64]| -> Lanes { std::array::from_fn(|l| x[l].to_bits()) };
+        let mut y = [0u32; 64];
+        half::fma_bits(&bits(&a), &bits(&b), &bits(&d), [0; 3], &mut y);
+        std::array::from_fn(|l| fp.s_out(f32::from_bits(y[l]), op.mods.clamp))
+    } else {
+        std::array::from_fn(|l| {
+            let y = half::fma_odd(f64::from(a[l]), f64::from(b[l]), f64::from(d[l]));
+            fp.s_out(half::f64_to_f32_dir(y, fp.f32_round), op.mods.clamp)
+        })
+    };
     write32(c, op, &r);
     Ok(())
 }

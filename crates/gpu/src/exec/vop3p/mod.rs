@@ -180,8 +180,9 @@ pub(crate) struct Fp {
     /// f16 (and f64) denormals kept on input / output.
     pub f16_in: bool,
     pub f16_out: bool,
-    /// f16 rounding mode (see [`half::RNE`]).
+    /// f16 and f32 rounding modes (MODE.FP_ROUND fields, 0 nearest even).
     pub f16_round: u32,
+    pub f32_round: u32,
     pub ieee: bool,
 }
 
@@ -195,6 +196,7 @@ impl Fp {
             f16_in: m >> 6 & 1 != 0,
             f16_out: m >> 7 & 1 != 0,
             f16_round: (m >> 2) & 3,
+            f32_round: m & 3,
             ieee: m >> 9 & 1 != 0,
         }
     }
