@@ -38,41 +38,35 @@ pub fn f16_to_f32(h: u16) -> f32 {
 
 /// Rounds an f32 to f16, nearest even (the common MODE): the fast path
 /// for results that are exact in f32 or whose f32 rounding is innocuous.
+/// Every case is computed and one selected, so that lane loops vectorise.
 #[inline]
 pub fn f32_to_f16_rne(x: f32) -> u16 {
     let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
+    let sign = (b >> 16) & 0x8000;
     let a = b & 0x7fff_ffff;
-    if a >= 0x7f80_0000 {
-        // Infinity, or a NaN made quiet with its top payload bits.
-        return sign
-            | if a > 0x7f80_0000 {
-                0x7e00 | ((a >> 13) & 0x1ff) as u16
-            } else {
-                0x7c00
-            };
-    }
-    if a >= 0x477f_f000 {
-        // 65520 and above round to infinity.
-        return sign | 0x7c00;
-    }
-    let (t, rem, half) = if a < 0x3880_0000 {
-        // Below 2^-14: a count of 2^-24 quanta.
-        if a < 0x3300_0000 {
-            // Below 2^-25 (the tie with zero rounds to even, zero).
-            return sign;
-        }
-        let e = a >> 23;
-        let m = (a & 0x7f_ffff) | 0x80_0000;
-        let shift = 126 - e;
-        (m >> shift, m & ((1 << shift) - 1), 1 << (shift - 1))
+    // Normal: rebias, drop 13 mantissa bits with nearest-even (a carry
+    // moves into the exponent).
+    let r = a.wrapping_sub(0x3800_0000);
+    let t = r >> 13;
+    let rem = r & 0x1fff;
+    let normal = t + u32::from((rem > 0x1000) | ((rem == 0x1000) & (t & 1 == 1)));
+    // Below 2^-14: adding 0.5 (whose f32 ulp is 2^-24) rounds to a count
+    // of 2^-24 quanta, nearest even, in the low bits.
+    let tiny = (f32::from_bits(a) + 0.5)
+        .to_bits()
+        .wrapping_sub(0x3f00_0000);
+    let nan = 0x7e00 | ((a >> 13) & 0x1ff);
+    let mag = if a > 0x7f80_0000 {
+        nan
+    } else if a >= 0x477f_f000 {
+        // 65520 and above (and infinity) round to infinity.
+        0x7c00
+    } else if a < 0x3880_0000 {
+        tiny
     } else {
-        // Rebias and drop 13 mantissa bits; a carry moves into the exponent.
-        let r = a - 0x3800_0000;
-        (r >> 13, r & 0x1fff, 0x1000)
+        normal
     };
-    let up = rem > half || (rem == half && t & 1 == 1);
-    sign | (t + u32::from(up)) as u16
+    (sign | mag) as u16
 }
 
 /// Rounds `x` to f16 with the MODE rounding mode `rm`. NaNs become quiet

@@ -182,14 +182,26 @@ fn f16n<const N: usize, const SINGLE: bool>(
     let s: [[[u16; 64]; 2]; N] = std::array::from_fn(|i| halves(c, op, i, Cst::F16, true));
     let cl = op.mods.clamp;
     let mut out = [[0u16; 64]; 2];
+    // The common MODE (nearest even, f16 denormals kept) without clamp:
+    // no per-lane mode checks.
+    let fast = SINGLE && fp.f16_round == 0 && fp.f16_in && fp.f16_out && !cl;
     for (h, o) in out.iter_mut().enumerate() {
-        for l in 0..64 {
-            let y = f(std::array::from_fn(|i| fp.h_in(s[i][h][l])));
-            o[l] = if SINGLE {
-                fp.h_out_single(y, cl)
-            } else {
-                fp.h_out(y, cl)
-            };
+        if fast {
+            for l in 0..64 {
+                let y = f(std::array::from_fn(|i| {
+                    f64::from(half::f16_to_f32(s[i][h][l]))
+                }));
+                o[l] = half::f32_to_f16_rne(y as f32);
+            }
+        } else {
+            for l in 0..64 {
+                let y = f(std::array::from_fn(|i| fp.h_in(s[i][h][l])));
+                o[l] = if SINGLE {
+                    fp.h_out_single(y, cl)
+                } else {
+                    fp.h_out(y, cl)
+                };
+            }
         }
     }
     write16x2(c, op, &out[0], &out[1]);
