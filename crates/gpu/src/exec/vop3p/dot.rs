@@ -98,49 +98,53 @@ fn v_dot2_u32_u16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 }
 
 /// Dot product of the `32 / BITS` packed `BITS`-bit elements of two
-/// dwords, plus the accumulator.
-fn idotn<const BITS: u32>(c: &mut Ctx, op: &Op, signed: bool) -> Result<(), Fault> {
+/// dwords, plus the accumulator. Every sum of products fits in i64.
+fn idotn<const BITS: u32, const SIGNED: bool>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let a = src32(c, op, 0, Cst::B32);
     let b = src32(c, op, 1, Cst::B32);
     let acc = src32(c, op, 2, Cst::B32);
+    // Element k of a dword, sign- or zero-extended.
     let elem = |x: u32, k: u32| -> i64 {
         let v = x >> (k * BITS);
-        if signed {
-            // Sign-extend the BITS-bit field.
+        if SIGNED {
             i64::from(((v << (32 - BITS)) as i32) >> (32 - BITS))
         } else {
             i64::from(v & ((1u32 << BITS) - 1))
         }
     };
-    let r: Lanes = std::array::from_fn(|l| {
-        let mut s = if signed {
+    let mut sum = [0i64; 64];
+    for l in 0..64 {
+        sum[l] = if SIGNED {
             i64::from(acc[l] as i32)
         } else {
             i64::from(acc[l])
         };
-        for k in 0..32 / BITS {
-            s += elem(a[l], k) * elem(b[l], k);
+    }
+    for k in 0..32 / BITS {
+        for l in 0..64 {
+            sum[l] += elem(a[l], k) * elem(b[l], k);
         }
-        int_out(s, signed, op.mods.clamp)
-    });
+    }
+    let cl = op.mods.clamp;
+    let r: Lanes = std::array::from_fn(|l| int_out(sum[l], SIGNED, cl));
     write32(c, op, &r);
     Ok(())
 }
 
 fn v_dot4_i32_i8(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    idotn::<8>(c, op, true)
+    idotn::<8, true>(c, op)
 }
 
 fn v_dot4_u32_u8(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    idotn::<8>(c, op, false)
+    idotn::<8, false>(c, op)
 }
 
 fn v_dot8_i32_i4(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    idotn::<4>(c, op, true)
+    idotn::<4, true>(c, op)
 }
 
 fn v_dot8_u32_u4(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    idotn::<4>(c, op, false)
+    idotn::<4, false>(c, op)
 }
 
 #[cfg(test)]

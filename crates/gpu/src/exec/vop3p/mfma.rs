@@ -509,4 +509,75 @@ mod tests {
             }
         }
     }
+
+    /// v_smfmac_f32_16x16x32_f16 with B all ones: whatever the sparsity
+    /// indices select, D[i][j] = C[i][j] + the sum of row i's stored A
+    /// values, which lie in the lanes l with l % 16 == i (two registers of
+    /// two f16 each). D[i][j] is in register i % 4, lane 16*(i/4) + j.
+    #[test]
+    fn smfmac_accumulates_in_place_end_to_end() {
+        let a = |l: usize, e: usize| small(l * 4 + e);
+        let cm = |i: usize, j: usize| small(i * 16 + j) * 3;
+        let r = run(
+            Target::Gfx942,
+            "v_smfmac_f32_16x16x32_f16 v[0:3], v[4:5], v[6:9], v10",
+            |w, _| {
+                for l in 0..64 {
+                    for e in 0..4 {
+                        w.v[4 + e / 2][l] |= f16_bits(a(l, e)) << (16 * (e % 2));
+                    }
+                    for k in 6..10 {
+                        w.v[k][l] = 0x3c00_3c00;
+                    }
+                    w.v[10][l] = (l as u32).wrapping_mul(0x9e37_79b9);
+                }
+                for i in 0..16 {
+                    for j in 0..16 {
+                        w.v[i % 4][16 * (i / 4) + j] = (cm(i, j) as f32).to_bits();
+                    }
+                }
+            },
+        )
+        .unwrap();
+        for i in 0..16 {
+            let row: i32 = (0..64)
+                .filter(|l| l % 16 == i)
+                .map(|l| (0..4).map(|e| a(l, e)).sum::<i32>())
+                .sum();
+            for j in 0..16 {
+                let got = f32::from_bits(r.wave.v[i % 4][16 * (i / 4) + j]);
+                assert_eq!(got, (cm(i, j) + row) as f32, "D[{i}][{j}]");
+            }
+        }
+    }
+
+    /// gfx950 scaled MFMA, fp8 (E4M3) A and B all 1.0 (0x38): each element
+    /// is C + 128 * scale_a * scale_b. The scale bytes are chosen by
+    /// op_sel | op_sel_hi << 1 (byte 1 of v20: 2^2; byte 3 of v21: 2^-1; the
+    /// other bytes hold 2^0), as LLVM encodes the intrinsic's selectors.
+    #[test]
+    fn scaled_mfma_selects_scale_bytes() {
+        let r = run(
+            Target::Gfx950,
+            "v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[4:11], a[12:19], a[0:3], v20, v21 op_sel:[1,1,0] op_sel_hi:[0,1,0]",
+            |w, _| {
+                for k in 0..8 {
+                    w.v[4 + k] = [0x3838_3838; 64];
+                    w.v[256 + 12 + k] = [0x3838_3838; 64];
+                }
+                for k in 0..4 {
+                    w.v[256 + k] = std::array::from_fn(|l| (l as f32 - k as f32).to_bits());
+                }
+                w.v[20] = [0x7f7f_817f; 64];
+                w.v[21] = [0x7e7f_7f7f; 64];
+            },
+        )
+        .unwrap();
+        for k in 0..4 {
+            for l in 0..64 {
+                let got = f32::from_bits(r.wave.v[256 + k][l]);
+                assert_eq!(got, l as f32 - k as f32 + 256.0, "a{k} lane {l}");
+            }
+        }
+    }
 }

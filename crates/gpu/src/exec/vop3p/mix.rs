@@ -68,13 +68,23 @@ fn v_fma_mix_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         mix_src(c, op, 1, fp),
         mix_src(c, op, 2, fp),
     );
-    let r: Lanes = std::array::from_fn(|l| fp.s_out(a[l].mul_add(b[l], d[l]), op.mods.clamp));
+    let r: Lanes = if fp.f32_round == 0 {
+        let bits = |x: &[f32; 64]| -> Lanes { std::array::from_fn(|l| x[l].to_bits()) };
+        let mut y = [0u32; 64];
+        half::fma_bits(&bits(&a), &bits(&b), &bits(&d), [0; 3], &mut y);
+        std::array::from_fn(|l| fp.s_out(f32::from_bits(y[l]), op.mods.clamp))
+    } else {
+        std::array::from_fn(|l| {
+            let y = half::fma_odd(f64::from(a[l]), f64::from(b[l]), f64::from(d[l]));
+            fp.s_out(half::f64_to_f32_dir(y, fp.f32_round), op.mods.clamp)
+        })
+    };
     write32(c, op, &r);
     Ok(())
 }
 
-/// The f16 result: the product of two f32 values is exact in f64, the sum
-/// rounds in f64 and then to f16.
+/// The f16 result: the exact fma rounded to odd in f64, then to f16 (one
+/// correct rounding).
 fn mix_f16(c: &mut Ctx, op: &Op, high: bool) -> Result<(), Fault> {
     let fp = Fp::of(c);
     let (a, b, d) = (
@@ -84,7 +94,7 @@ fn mix_f16(c: &mut Ctx, op: &Op, high: bool) -> Result<(), Fault> {
     );
     let old = *c.wave.vreg(op.vdst);
     let r: Lanes = std::array::from_fn(|l| {
-        let x = f64::from(a[l]) * f64::from(b[l]) + f64::from(d[l]);
+        let x = half::fma_odd(f64::from(a[l]), f64::from(b[l]), f64::from(d[l]));
         let h = u32::from(fp.h_out(x, op.mods.clamp));
         if high {
             (old[l] & 0xffff) | (h << 16)

@@ -169,59 +169,84 @@ fn v_pk_min_u16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 // f16.
 
 /// Applies `f` (on exact f64 values) to both halves of `N` f16 sources and
-/// rounds each result to f16.
+/// rounds each result to f16. With `SINGLE`, `f` is one add, multiply, min
+/// or max, whose exact result may round through f32 (see
+/// [`Fp::h_out_single`]).
 #[inline]
-fn f16n<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f64; N]) -> f64) -> Result<(), Fault> {
+fn f16n<const N: usize, const SINGLE: bool>(
+    c: &mut Ctx,
+    op: &Op,
+    f: impl Fn([f64; N]) -> f64,
+) -> Result<(), Fault> {
     let fp = Fp::of(c);
     let s: [[[u16; 64]; 2]; N] = std::array::from_fn(|i| halves(c, op, i, Cst::F16, true));
     let cl = op.mods.clamp;
-    let lo: [u16; 64] =
-        std::array::from_fn(|l| fp.h_out(f(std::array::from_fn(|i| fp.h_in(s[i][0][l]))), cl));
-    let hi: [u16; 64] =
-        std::array::from_fn(|l| fp.h_out(f(std::array::from_fn(|i| fp.h_in(s[i][1][l]))), cl));
-    write16x2(c, op, &lo, &hi);
+    let mut out = [[0u16; 64]; 2];
+    // The common MODE (nearest even, f16 denormals kept) without clamp:
+    // no per-lane mode checks.
+    let fast = SINGLE && fp.f16_round == 0 && fp.f16_in && fp.f16_out && !cl;
+    for (h, o) in out.iter_mut().enumerate() {
+        if fast {
+            for l in 0..64 {
+                let y = f(std::array::from_fn(|i| {
+                    f64::from(half::f16_to_f32(s[i][h][l]))
+                }));
+                o[l] = half::f32_to_f16_rne(y as f32);
+            }
+        } else {
+            for l in 0..64 {
+                let y = f(std::array::from_fn(|i| fp.h_in(s[i][h][l])));
+                o[l] = if SINGLE {
+                    fp.h_out_single(y, cl)
+                } else {
+                    fp.h_out(y, cl)
+                };
+            }
+        }
+    }
+    write16x2(c, op, &out[0], &out[1]);
     Ok(())
 }
 
 fn v_pk_add_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    f16n(c, op, |[a, b]| a + b)
+    f16n::<2, true>(c, op, |[a, b]| a + b)
 }
 
 fn v_pk_mul_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    f16n(c, op, |[a, b]| a * b)
+    f16n::<2, true>(c, op, |[a, b]| a * b)
 }
 
-/// The product of two f16 values is exact in f64; the sum rounds once.
+/// The exact fma, rounded once to f16 (through round-to-odd in f64).
 fn v_pk_fma_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    f16n(c, op, |[a, b, d]| a * b + d)
+    f16n::<3, false>(c, op, |[a, b, d]| half::fma_odd(a, b, d))
 }
 
 /// Min/max on f16 values (exact in f32) with the VALU's NaN and signed
 /// zero rules.
 fn v_pk_min_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let ieee = Fp::of(c).ieee;
-    f16n(c, op, |[a, b]| {
+    f16n::<2, true>(c, op, |[a, b]| {
         f64::from(half::minmax(a as f32, b as f32, false, ieee))
     })
 }
 
 fn v_pk_max_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let ieee = Fp::of(c).ieee;
-    f16n(c, op, |[a, b]| {
+    f16n::<2, true>(c, op, |[a, b]| {
         f64::from(half::minmax(a as f32, b as f32, true, ieee))
     })
 }
 
 /// gfx950: IEEE 754-2019 minimum of three (NaN-propagating).
 fn v_pk_minimum3_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    f16n(c, op, |[a, b, d]| {
+    f16n::<3, true>(c, op, |[a, b, d]| {
         let m = half::minimum(a as f32, b as f32, false);
         f64::from(half::minimum(m, d as f32, false))
     })
 }
 
 fn v_pk_maximum3_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    f16n(c, op, |[a, b, d]| {
+    f16n::<3, true>(c, op, |[a, b, d]| {
         let m = half::minimum(a as f32, b as f32, true);
         f64::from(half::minimum(m, d as f32, true))
     })

@@ -9,7 +9,7 @@
 //! 64 bits (compilers select the low dword for both results with
 //! op_sel_hi:0).
 
-use super::{Fp, write32};
+use super::{Fp, half, write32};
 use crate::exec::op::{Ctx, ExecFn, Fault, Op};
 use crate::exec::wave::{Lanes, Src, Width, const_bits};
 
@@ -27,14 +27,11 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 /// Dword `hi` (0 or 1) of source `i`: the register's lanes, or `tmp`
 /// filled with the broadcast scalar or constant dword.
 #[inline]
-fn dword<'a>(c: &'a Ctx, op: &Op, i: usize, hi: bool, tmp: &'a mut Lanes) -> &'a Lanes {
+fn dword<'a>(c: &'a Ctx, op: &Op, i: usize, hi: bool, tmp: &'a mut Option<Lanes>) -> &'a Lanes {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
     match src {
         Src::V(r) => c.wave.vreg(r.wrapping_add(u16::from(hi))),
-        Src::S(s) => {
-            *tmp = [c.wave.s32(s.wrapping_add(u8::from(hi))); 64];
-            tmp
-        }
+        Src::S(s) => tmp.insert([c.wave.s32(s.wrapping_add(u8::from(hi))); 64]),
         _ => {
             let ap = &c.env.apertures;
             let v = match src {
@@ -42,15 +39,14 @@ fn dword<'a>(c: &'a Ctx, op: &Op, i: usize, hi: bool, tmp: &'a mut Lanes) -> &'a
                 Src::Lit(x) => u64::from(x),
                 _ => const_bits(src, Width::B64, c.wave, ap),
             };
-            *tmp = [(v >> (32 * u32::from(hi))) as u32; 64];
-            tmp
+            tmp.insert([(v >> (32 * u32::from(hi))) as u32; 64])
         }
     }
 }
 
 /// The dword of source `i` feeding result half `h` (0 low, 1 high).
 #[inline]
-fn sel<'a>(c: &'a Ctx, op: &Op, i: usize, h: usize, tmp: &'a mut Lanes) -> &'a Lanes {
+fn sel<'a>(c: &'a Ctx, op: &Op, i: usize, h: usize, tmp: &'a mut Option<Lanes>) -> &'a Lanes {
     let bits = if h == 0 {
         op.mods.opsel
     } else {
@@ -66,16 +62,24 @@ fn neg(op: &Op, i: usize, h: usize) -> u32 {
     u32::from(bits >> i & 1) << 31
 }
 
-/// Computes both f32 results of an `N`-source op with `f` and writes the
-/// destination pair.
+/// Computes both f32 results of an `N`-source op with `f` (per element,
+/// rounding to nearest even) and writes the destination pair. Under a
+/// directed MODE rounding, `g` gives the exact result or its round-to-odd
+/// in f64 instead, rounded to f32 in that direction.
 #[inline]
-fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Result<(), Fault> {
+fn pk<const N: usize>(
+    c: &mut Ctx,
+    op: &Op,
+    f: impl Fn([f32; N]) -> f32,
+    g: impl Fn([f64; N]) -> f64,
+) -> Result<(), Fault> {
     let fp = Fp::of(c);
     let cl = op.mods.clamp;
-    let plain = fp.f32_in && fp.f32_out && !cl;
+    let rm = fp.f32_round;
+    let plain = fp.f32_in && fp.f32_out && !cl && rm == 0;
     let mut out = [[0u32; 64]; 2];
     for (h, r) in out.iter_mut().enumerate() {
-        let mut tmp = [[0u32; 64]; N];
+        let mut tmp: [Option<Lanes>; N] = [None; N];
         let mut srcs: [&Lanes; N] = [&[0; 64]; N];
         let mut negs = [0u32; N];
         for (i, t) in tmp.iter_mut().enumerate() {
@@ -91,8 +95,13 @@ fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Resu
             }
         } else {
             for l in 0..64 {
-                let x = f(std::array::from_fn(|i| fp.s_in(srcs[i][l] ^ negs[i])));
-                r[l] = fp.s_out(x, cl);
+                let x: [f32; N] = std::array::from_fn(|i| fp.s_in(srcs[i][l] ^ negs[i]));
+                let y = if rm == 0 {
+                    f(x)
+                } else {
+                    half::f64_to_f32_dir(g(x.map(f64::from)), rm)
+                };
+                r[l] = fp.s_out(y, cl);
             }
         }
     }
@@ -102,22 +111,44 @@ fn pk<const N: usize>(c: &mut Ctx, op: &Op, f: impl Fn([f32; N]) -> f32) -> Resu
     Ok(())
 }
 
+/// `v_pk_fma_f32`: both halves through the lane-wise fused multiply-add.
 fn v_pk_fma_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b, d]| a.mul_add(b, d))
+    let fp = Fp::of(c);
+    let cl = op.mods.clamp;
+    if !(fp.f32_in && fp.f32_out && !cl && fp.f32_round == 0) {
+        return pk(
+            c,
+            op,
+            |[a, b, d]| half::fma32(a, b, d),
+            |[a, b, d]| half::fma_odd(a, b, d),
+        );
+    }
+    let mut out = [[0u32; 64]; 2];
+    for (h, r) in out.iter_mut().enumerate() {
+        let (mut t0, mut t1, mut t2) = (None, None, None);
+        let a = sel(c, op, 0, h, &mut t0);
+        let b = sel(c, op, 1, h, &mut t1);
+        let d = sel(c, op, 2, h, &mut t2);
+        half::fma_bits(a, b, d, [neg(op, 0, h), neg(op, 1, h), neg(op, 2, h)], r);
+    }
+    let exec = c.wave.exec();
+    c.wave.write_v(op.vdst, &out[0], exec);
+    c.wave.write_v(op.vdst.wrapping_add(1), &out[1], exec);
+    Ok(())
 }
 
 fn v_pk_mul_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b]| a * b)
+    pk(c, op, |[a, b]| a * b, |[a, b]| a * b)
 }
 
 fn v_pk_add_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    pk(c, op, |[a, b]| a + b)
+    pk(c, op, |[a, b]| a + b, |[a, b]| half::fma_odd(a, 1.0, b))
 }
 
 /// `v_pk_mov_b32`: the low dword from source 0 (dword op_sel[0]), the high
 /// dword from source 1 (dword op_sel[1]).
 fn v_pk_mov_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let (mut t0, mut t1) = ([0u32; 64], [0u32; 64]);
+    let (mut t0, mut t1) = (None, None);
     let lo = *dword(c, op, 0, op.mods.opsel & 1 != 0, &mut t0);
     let hi = *dword(c, op, 1, op.mods.opsel & 2 != 0, &mut t1);
     write32(c, op, &lo);
@@ -290,5 +321,47 @@ mod tests {
         .unwrap();
         assert_eq!(r.wave.v[0][0], 0);
         assert_eq!(f32::from_bits(r.wave.v[1][0]), 2.0);
+    }
+
+    /// MODE.FP_ROUND's f32 field directs the rounding: toward zero
+    /// truncates the exact product's significand to 24 bits.
+    #[test]
+    fn f32_rounding_modes() {
+        let trunc = |y: f64| f64::from_bits(y.to_bits() & !((1u64 << 29) - 1)) as f32;
+        let b = 1.0f32 / 3.0;
+        // An a whose product with b rounds up to nearest, so that toward
+        // zero differs.
+        let a = (1..100)
+            .map(|k| 1.0f32 + k as f32 * f32::EPSILON)
+            .find(|&a| {
+                let p = f64::from(a) * f64::from(b);
+                p as f32 != trunc(p)
+            })
+            .unwrap();
+        let r = run(
+            Target::Gfx942,
+            "v_pk_mul_f32 v[0:1], v[2:3], v[4:5]\n\
+             v_pk_fma_f32 v[6:7], v[2:3], v[4:5], v[8:9]",
+            |w, _| {
+                w.mode = 0xf3; // f32 toward zero, denormals kept
+                w.v[2] = [a.to_bits(); 64];
+                w.v[3] = [(-a).to_bits(); 64];
+                w.v[4] = [b.to_bits(); 64];
+                w.v[5] = [b.to_bits(); 64];
+                w.v[8] = [1.0e-12f32.to_bits(); 64];
+                w.v[9] = [1.0e-12f32.to_bits(); 64];
+            },
+        )
+        .unwrap();
+        let p = f64::from(a) * f64::from(b);
+        assert_eq!(f32::from_bits(r.wave.v[0][0]), trunc(p));
+        assert_eq!(f32::from_bits(r.wave.v[1][0]), trunc(-p));
+        // The exact sum rounded to f64 truncates to the same f32 as the exact
+        // sum when the f64's bits below f32 precision are neither all zeros
+        // nor all ones (checked).
+        let s = p + f64::from(1.0e-12f32);
+        let low = s.to_bits() & ((1 << 29) - 1);
+        assert!(low != 0 && low != (1 << 29) - 1);
+        assert_eq!(f32::from_bits(r.wave.v[6][0]), trunc(s));
     }
 }
