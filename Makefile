@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff fuzz bench fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -33,6 +33,15 @@ test-corpus: corpus
 test: setup corpus
 	$(CARGO) build --release --workspace
 	$(CARGO) test --release --workspace
+	$(MAKE) test-kernels
+
+# The executed-kernel tests (tests/kernels): every case run through
+# `rocjitsu run-kernel` on every target and compared with its numpy
+# reference; KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm --target gfx942".
+KERNELS_ARGS ?=
+test-kernels: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	@python3 scripts/kernels.py run $(KERNELS_ARGS)
 
 # The differential test against LLVM 22 on seeded random words (also part of
 # `make test`), with its report printed.

@@ -1,0 +1,198 @@
+"""Triton cases: row-wise kernels (softmax, layernorm, cumsum, histogram,
+atomic reductions) and the matrix-core kernels (tl.dot GEMMs in fp16, bf16,
+fp32, int8, fp8, flash attention, MX block-scaled dots on gfx950). The block
+size is the compiled kernel's (num_warps * 64, from its metadata)."""
+
+import numpy as np
+
+from harness import In, InOut, Launch, Out, blocks, case, close, exact, f32, i32
+from numerics import EPS16, EPS32, bf16_to_f32, e8m0_to_f64, fp4_table, fp8_table, rand_bf16, rand_fp8
+
+
+def tcase(name, obj, kernel, targets=("gfx90a", "gfx942", "gfx950")):
+    return case(name, obj, kernel, targets=targets, triton=True)
+
+
+@tcase("tri_softmax_f32", "tri_basic-softmax_f32", "softmax_kernel")
+def tri_softmax(rng, target):
+    rows, cols = 32, 1000
+    x = (rng.standard_normal((rows, cols)) * 3).astype(np.float32)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    # exp within a few ulps, a tree sum of 1000 terms and a division.
+    return Launch(rows, None, [Out("out", np.float32, rows * cols), In(x), i32(cols), i32(cols)],
+                  [close("out", e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)])
+
+
+@tcase("tri_layernorm_f32", "tri_basic-layernorm_f32", "layernorm_kernel")
+def tri_layernorm(rng, target):
+    rows, cols, eps = 16, 1000, 1e-5
+    x = (rng.standard_normal((rows, cols)) + 0.5).astype(np.float32)
+    w = rng.uniform(0.5, 1.5, cols).astype(np.float32)
+    b = rng.uniform(-1, 1, cols).astype(np.float32)
+    xd = x.astype(np.float64)
+    mean = xd.mean(axis=1, keepdims=True)
+    ref = (xd - mean) / np.sqrt(((xd - mean) ** 2).mean(axis=1, keepdims=True) + eps) * w + b
+    # Two-pass f32 statistics over 1000 terms, outputs up to ~5: 1e-5 absolute.
+    return Launch(rows, None, [Out("out", np.float32, rows * cols), In(x), In(w), In(b), i32(cols), i32(cols),
+                               f32(eps)],
+                  [close("out", ref, atol=1e-5, rtol=1e-5)])
+
+
+@tcase("tri_cumsum_i32", "tri_basic-cumsum_i32", "cumsum_kernel")
+def tri_cumsum(rng, target):
+    n = 5000
+    x = rng.integers(-1000, 1000, n).astype(np.int32)
+    g = blocks(n, 1024)
+    pad = np.zeros(g * 1024, np.int32)
+    pad[:n] = x
+    ref = np.cumsum(pad.reshape(g, 1024), axis=1).reshape(-1)[:n].astype(np.int32)
+    return Launch(g, None, [Out("out", np.int32, n), In(x), i32(n)], [exact("out", ref)])
+
+
+@tcase("tri_histogram", "tri_basic-histogram", "histogram_kernel")
+def tri_histogram(rng, target):
+    n = 10_000
+    x = rng.integers(0, 1 << 20, n).astype(np.int32)
+    return Launch(blocks(n, 1024), None, [Out("out", np.int32, 64), In(x), i32(n)],
+                  [exact("out", np.bincount(x % 64, minlength=64).astype(np.int32))])
+
+
+@tcase("tri_sum_atomic_i32", "tri_basic-sum_i32", "sum_atomic")
+def tri_sum_atomic(rng, target):
+    n = 10_000
+    x = rng.integers(-(2**20), 2**20, n).astype(np.int32)
+    out = np.array([3, -(2**31)], dtype=np.int64).astype(np.int32)
+    # Masked-off lanes contribute 0 to the max as well (other=0).
+    return Launch(blocks(n, 1024), None, [InOut("out", out), In(x), i32(n)],
+                  [exact("out", np.array([3 + x.sum(), max(x.max(), 0)], dtype=np.int32))])
+
+
+def _gemm_bound(a, b, k, extra=0.0):
+    """Elementwise error bound of an f32-accumulated dot of exactly
+    represented inputs: (k + 1) * 2^-24 * (|A| |B|) (sequential or blocked
+    summation, plus the final rounding), plus `extra` relative to |A| |B|."""
+    mag = np.abs(a) @ np.abs(b)
+    return ((k + 1) * EPS32 + extra) * mag
+
+
+def _mm(m, n, k, grid_tile, a, b, ref_a, ref_b, out_dtype, extra=0.0, rtol=0.0):
+    ref = ref_a @ ref_b
+    tol = _gemm_bound(ref_a, ref_b, k, extra)
+    return Launch((m // grid_tile[0], n // grid_tile[1]), None,
+                  [In(a), In(b), Out("c", out_dtype, m * n), i32(m), i32(n), i32(k)],
+                  [close("c", ref, rtol=rtol, atol=tol + (2.0 ** -24 if out_dtype == np.float16 else 0.0))])
+
+
+@tcase("tri_matmul_f16", "tri_dot-matmul_f16", "matmul_kernel")
+def tri_matmul_f16(rng, target):
+    m, n, k = 128, 128, 256
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    # f16 products are exact in the f32 accumulator; the output is rounded to
+    # f16 (relative 2^-11, plus 2^-24 absolute for subnormal results).
+    return _mm(m, n, k, (64, 64), a, b, a.astype(np.float64), b.astype(np.float64), np.float16, rtol=EPS16)
+
+
+@tcase("tri_matmul_f16_512threads", "tri_dot-matmul_f16_big", "matmul_kernel")
+def tri_matmul_f16_big(rng, target):
+    m, n, k = 256, 256, 64
+    a = rng.uniform(-2, 2, (m, k)).astype(np.float16)
+    b = rng.uniform(-2, 2, (k, n)).astype(np.float16)
+    return _mm(m, n, k, (128, 128), a, b, a.astype(np.float64), b.astype(np.float64), np.float32)
+
+
+@tcase("tri_matmul_bf16", "tri_dot-matmul_bf16", "matmul_kernel")
+def tri_matmul_bf16(rng, target):
+    m, n, k = 128, 64, 192
+    a = rand_bf16(rng, m * k, -1, 1).reshape(m, k)
+    b = rand_bf16(rng, k * n, -1, 1).reshape(k, n)
+    fa, fb = bf16_to_f32(a).astype(np.float64), bf16_to_f32(b).astype(np.float64)
+    return _mm(m, n, k, (64, 64), a, b, fa, fb, np.float32)
+
+
+@tcase("tri_matmul_f32", "tri_dot-matmul_f32", "matmul_kernel")
+def tri_matmul_f32(rng, target):
+    m, n, k = 64, 128, 64
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    # gfx942 lowers fp32 tl.dot to v_mfma_*_xf32, whose inputs keep 10
+    # mantissa bits: each product is off by up to 2 * 2^-10 relative.
+    extra = 2.0 ** -9 if target == "gfx942" else 0.0
+    return _mm(m, n, k, (64, 64), a, b, a.astype(np.float64), b.astype(np.float64), np.float32, extra=extra)
+
+
+@tcase("tri_matmul_i8", "tri_dot-matmul_i8", "matmul_kernel")
+def tri_matmul_i8(rng, target):
+    m, n, k = 64, 128, 256
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    ref = (a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)
+    return Launch((m // 64, n // 64), None, [In(a), In(b), Out("c", np.int32, m * n), i32(m), i32(n), i32(k)],
+                  [exact("c", ref)])
+
+
+@tcase("tri_matmul_fp8", "tri_dot-matmul_fp8", "matmul_kernel", targets=("gfx942", "gfx950"))
+def tri_matmul_fp8(rng, target):
+    # gfx942: fp8e4b8 (e4m3 fnuz, bias 8); gfx950: fp8e4nv (OCP e4m3fn).
+    fmt = "e4m3fnuz" if target == "gfx942" else "e4m3fn"
+    m, n, k = 128, 64, 128
+    a = rand_fp8(rng, fmt, (m, k), 16.0)
+    b = rand_fp8(rng, fmt, (k, n), 16.0)
+    table = fp8_table(fmt)
+    return _mm(m, n, k, (64, 64), a, b, table[a], table[b], np.float32)
+
+
+@tcase("tri_flash_attention_f16", "tri_dot-flash_attn_f16", "flash_attn_fwd")
+def tri_flash_attention(rng, target):
+    heads, seq, d = 2, 128, 64
+    q = rng.uniform(-1, 1, (heads, seq, d)).astype(np.float16)
+    k = rng.uniform(-1, 1, (heads, seq, d)).astype(np.float16)
+    v = rng.uniform(-1, 1, (heads, seq, d)).astype(np.float16)
+    scale = np.float32(1.4426950408889634 / np.sqrt(d))
+    s = np.einsum("hmd,hnd->hmn", q.astype(np.float64), k.astype(np.float64)) * float(scale)
+    p = np.exp2(s - s.max(axis=2, keepdims=True))
+    ref = np.einsum("hmn,hnd->hmd", p / p.sum(axis=2, keepdims=True), v.astype(np.float64))
+    # P is rounded to f16 before the second dot (relative 2^-11 on each
+    # weight, so at most 2^-11 * max|v| = 4.9e-4 on the output), the output
+    # to f16 (another 2^-11 relative), exp2 and sums in f32: 1.5e-3 absolute.
+    return Launch((seq // 64, heads), None,
+                  [In(q), In(k), In(v), Out("o", np.float16, heads * seq * d), f32(scale), i32(seq)],
+                  [close("o", ref, atol=1.5e-3)])
+
+
+def _mx(rng, fmt, m, n, k):
+    """Random MX operands: element codes and e8m0 scales (one per 32 along K)."""
+    if fmt == "e2m1":
+        table = fp4_table()
+        ca = rng.integers(0, 16, (m, k)).astype(np.uint8)
+        cb = rng.integers(0, 16, (k, n)).astype(np.uint8)
+        a = (ca[:, 0::2] | (ca[:, 1::2] << 4)).astype(np.uint8)      # two per byte along K, low nibble first
+        b = (cb[0::2, :] | (cb[1::2, :] << 4)).astype(np.uint8)
+    else:
+        table = fp8_table("e4m3fn")
+        ca, cb = rand_fp8(rng, "e4m3fn", (m, k), 64.0), rand_fp8(rng, "e4m3fn", (k, n), 64.0)
+        a, b = ca, cb
+    sa = rng.integers(120, 134, (m, k // 32)).astype(np.uint8)
+    sb = rng.integers(120, 134, (n, k // 32)).astype(np.uint8)
+    fa = table[ca] * np.repeat(e8m0_to_f64(sa), 32, axis=1)
+    fb = table[cb] * np.repeat(e8m0_to_f64(sb), 32, axis=1).T
+    return a, b, sa, sb, fa, fb
+
+
+def _mx_case(rng, fmt):
+    m, n, k = 64, 32, 128
+    a, b, sa, sb, fa, fb = _mx(rng, fmt, m, n, k)
+    # Scaled products are exact in f32 (scales are powers of two in range);
+    # f32 accumulation bound as for the other GEMMs.
+    return Launch(m // 32, None, [In(a), In(b), In(sa), In(sb), Out("c", np.float32, m * n), i32(k)],
+                  [close("c", fa @ fb, atol=_gemm_bound(fa, fb, k))])
+
+
+@tcase("tri_mxfp8_dot_scaled", "tri_dot-mxfp8", "dot_scaled_kernel", targets=("gfx950",))
+def tri_mxfp8(rng, target):
+    return _mx_case(rng, "e4m3")
+
+
+@tcase("tri_mxfp4_dot_scaled", "tri_dot-mxfp4", "dot_scaled_kernel", targets=("gfx950",))
+def tri_mxfp4(rng, target):
+    return _mx_case(rng, "e2m1")

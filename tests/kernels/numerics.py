@@ -1,0 +1,125 @@
+"""Bit-exact CPU reference helpers for the executed-kernel tests: bf16 and fp8
+encodings, an exactly rounded f32 fma, and error measures. Written from the
+format definitions (IEEE 754 binary16/32/64, bfloat16 = the top half of a
+binary32, OCP 8-bit floating point spec for e4m3fn/e5m2, and the "fnuz"
+variants used by gfx942: no negative zero, 0x80 is the only NaN, exponent
+bias one larger)."""
+
+import numpy as np
+
+
+# --- bfloat16 -----------------------------------------------------------------
+
+def bf16_to_f32(bits) -> np.ndarray:
+    """bf16 bit patterns (uint16) to float32, exactly."""
+    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16(x) -> np.ndarray:
+    """float32 to bf16 bits, round to nearest even; NaNs become a quiet NaN."""
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    out = rounded.astype(np.uint16)
+    nan = np.isnan(np.asarray(x, dtype=np.float32))
+    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), out)
+
+
+def rand_bf16(rng, n, lo=-4.0, hi=4.0) -> np.ndarray:
+    return f32_to_bf16(rng.uniform(lo, hi, n).astype(np.float32))
+
+
+# --- 8-bit floats ---------------------------------------------------------------
+
+FP8_FORMATS = {
+    # name: (exponent bits, mantissa bits, bias, fnuz)
+    "e4m3fn": (4, 3, 7, False),
+    "e5m2": (5, 2, 15, False),
+    "e4m3fnuz": (4, 3, 8, True),
+    "e5m2fnuz": (5, 2, 16, True),
+}
+
+
+def fp8_table(fmt: str) -> np.ndarray:
+    """The 256 values of an 8-bit float format as float64 (NaN where the code
+    is a NaN, +-inf for e5m2's infinities)."""
+    ebits, mbits, bias, fnuz = FP8_FORMATS[fmt]
+    vals = np.empty(256, dtype=np.float64)
+    emax = (1 << ebits) - 1
+    for code in range(256):
+        s = -1.0 if code & 0x80 else 1.0
+        e = (code >> mbits) & emax
+        m = code & ((1 << mbits) - 1)
+        if fnuz:
+            if code == 0x80:
+                vals[code] = np.nan
+                continue
+        elif fmt == "e4m3fn":
+            if e == emax and m == (1 << mbits) - 1:
+                vals[code] = np.nan
+                continue
+        elif e == emax:  # e5m2: IEEE-like
+            vals[code] = s * np.inf if m == 0 else np.nan
+            continue
+        if e == 0:
+            vals[code] = s * m * 2.0 ** (1 - bias - mbits)
+        else:
+            vals[code] = s * (1 + m / (1 << mbits)) * 2.0 ** (e - bias)
+    return vals
+
+
+def rand_fp8(rng, fmt: str, shape, max_abs: float) -> np.ndarray:
+    """Random finite fp8 codes (uint8) whose magnitude is at most max_abs."""
+    table = fp8_table(fmt)
+    ok = np.flatnonzero(np.isfinite(table) & (np.abs(table) <= max_abs))
+    return ok[rng.integers(0, len(ok), size=shape)].astype(np.uint8)
+
+
+def e8m0_to_f64(bits) -> np.ndarray:
+    """OCP MX E8M0 scale: 2**(bits - 127) (0xFF is NaN, unused here)."""
+    return np.ldexp(1.0, np.asarray(bits, dtype=np.int64) - 127)
+
+
+def fp4_table() -> np.ndarray:
+    """The 16 values of OCP e2m1 (fp4)."""
+    mags = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+    return np.array(mags + [-m for m in mags], dtype=np.float64)
+
+
+# --- exactly rounded fused multiply-add -----------------------------------------
+
+def fma_f32(a, b, c) -> np.ndarray:
+    """fma(a, b, c) for float32 arrays, rounded once to nearest even.
+
+    a*b is exact in float64 (24+24 < 53 bits). The sum p + c is computed with
+    TwoSum (s + e == p + c exactly), then s is replaced by the round-to-odd
+    value of p + c at 53 bits; rounding that to float32 is then a single
+    correct rounding (53 >= 24 + 2)."""
+    a = np.asarray(a, dtype=np.float32).astype(np.float64)
+    b = np.asarray(b, dtype=np.float32).astype(np.float64)
+    c = np.asarray(c, dtype=np.float32).astype(np.float64)
+    with np.errstate(all="ignore"):
+        p = a * b
+        s = p + c
+        bp = s - c
+        e = (p - (s - bp)) + (c - bp)
+        t = np.nextafter(s, np.where(e > 0, np.inf, -np.inf))
+        odd_s = (s.view(np.uint64) & 1) == 1
+        inexact = (e != 0) & np.isfinite(s)
+        s = np.where(inexact & ~odd_s, t, s)
+        return s.astype(np.float32)
+
+
+# --- error measures --------------------------------------------------------------
+
+def ulp_diff_f32(a, b) -> np.ndarray:
+    """Distance in units in the last place between float32 arrays (ordered
+    integer mapping of the bit patterns; +0 and -0 are 0 apart)."""
+    def ordered(x):
+        i = np.asarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
+        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+    return np.abs(ordered(a) - ordered(b))
+
+
+EPS32 = 2.0 ** -24  # unit roundoff of binary32
+EPS16 = 2.0 ** -11  # binary16
+EPSBF16 = 2.0 ** -8  # bfloat16
