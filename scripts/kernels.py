@@ -317,6 +317,13 @@ def cmd_run(args) -> int:
     if not args.dry_run and not pathlib.Path(binary).exists():
         log(f"{binary} not found (cargo build --release -p rocjitsu-cli)")
         return 1
+    if args.dry_run:
+        import selftest
+        problems = selftest.run()
+        for p in problems:
+            print(f"FAIL selftest: {p}")
+        if problems:
+            return 1
     jobs = selected(args)
     passed = failed = 0
     t0 = time.monotonic()

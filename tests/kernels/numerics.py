@@ -100,8 +100,8 @@ def fma_f32(a, b, c) -> np.ndarray:
     with np.errstate(all="ignore"):
         p = a * b
         s = p + c
-        bp = s - c
-        e = (p - (s - bp)) + (c - bp)
+        pp = s - c  # TwoSum: the part of s that came from p
+        e = (c - (s - pp)) + (p - pp)
         t = np.nextafter(s, np.where(e > 0, np.inf, -np.inf))
         odd_s = (s.view(np.uint64) & 1) == 1
         inexact = (e != 0) & np.isfinite(s)
