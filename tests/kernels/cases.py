@@ -4,6 +4,7 @@ for how they are built and run."""
 
 import cases_elementwise  # noqa: F401
 import cases_math  # noqa: F401
+import cases_misc  # noqa: F401
 import cases_parallel  # noqa: F401
 import cases_programs  # noqa: F401
 import cases_triton  # noqa: F401
