@@ -2,6 +2,7 @@
 
 mod disasm;
 mod objdump;
+mod run_kernel;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Disassemble a code object, offload bundle or HIP executable (or hex bytes from stdin)
     Disasm(disasm::Args),
+    /// Run one kernel of a code object on an emulated GPU (buffers from files, scalars from the command line)
+    RunKernel(run_kernel::Args),
 }
 
 fn init_logging() {
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
         Command::Disasm(a) => disasm::run(a),
+        Command::RunKernel(a) => run_kernel::run(a),
     };
     match r {
         Ok(code) => code,

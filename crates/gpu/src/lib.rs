@@ -3,6 +3,7 @@
 //! computes with ([`float`]).
 
 pub mod config;
+pub mod exec;
 pub mod float;
 pub mod topology;
 

@@ -1,0 +1,472 @@
+//! `rocjitsu run-kernel`: run one kernel of a code object on an emulated
+//! GPU, with buffers from files and scalar arguments from the command
+//! line, without ROCm.
+
+use anyhow::{Context, Result, anyhow, bail};
+use rocjitsu_code::{Container, KernelArg, ValueKind};
+use rocjitsu_gpu::exec::dispatch::{self, Launch};
+use rocjitsu_gpu::exec::{Env, Perms, Vm, loader};
+use rocjitsu_gpu::float::{Rounding, f32_to_bf16, f32_to_f16};
+use rocjitsu_gpu::{GfxTarget, GpuConfig};
+use rocjitsu_isa::Target;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+ARGUMENT SPECS (one --arg per explicit kernel argument, in order):
+  in:FILE            buffer initialised from FILE; its address is passed
+  out:FILE:BYTES     zeroed buffer of BYTES bytes, written to FILE after the run
+  inout:FILE         buffer read from FILE and written back after the run
+  local:BYTES        (OpenCL __local pointer) BYTES of dynamic LDS
+  null               a null pointer
+  i32:V u32:V i64:V u64:V f32:V f64:V f16:V bf16:V   a scalar by value
+
+Hidden arguments (hidden_block_count_x, hidden_group_size_x, ...) are filled
+as ROCm's runtime fills them.
+
+EXIT STATUS: 0 success; 1 bad input (file, kernel, arguments); 2 the kernel
+faulted (memory fault, illegal instruction, trap) or timed out.
+
+EXAMPLES:
+  rocjitsu run-kernel --gpu gfx942 saxpy.hsaco --kernel saxpy --grid 4 --block 256 \\
+      --arg f32:2.0 --arg in:x.bin --arg inout:y.bin --arg u32:1024 --stats
+  rocjitsu run-kernel k.hsaco --list")]
+pub struct Args {
+    /// Code object, offload bundle or HIP executable
+    file: PathBuf,
+    /// Emulated GPU: gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X); default: the code object's
+    #[arg(long)]
+    gpu: Option<String>,
+    /// A full GPU configuration (JSON, see configs/) instead of --gpu
+    #[arg(long, conflicts_with = "gpu")]
+    config: Option<PathBuf>,
+    /// Kernel to run (may be omitted when the code object has one kernel)
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Workgroups per dimension: X[,Y,Z]
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// Work-items per workgroup: X[,Y,Z]
+    #[arg(long, default_value = "64")]
+    block: String,
+    /// Dynamic LDS bytes per workgroup
+    #[arg(long, default_value_t = 0)]
+    dynamic_lds: u32,
+    /// A kernel argument (see ARGUMENT SPECS); repeat in order
+    #[arg(long = "arg", value_name = "SPEC")]
+    args: Vec<String>,
+    /// Print instructions executed, waves, wall time and wave-instructions per second
+    #[arg(long)]
+    stats: bool,
+    /// Host threads running workgroups (default: one per core)
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Stop the kernel after this many seconds
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Private (scratch) bytes per work-item when the kernel uses a dynamic stack
+    #[arg(long, default_value_t = 16384)]
+    stack: u32,
+    /// List the kernels and their arguments, and exit
+    #[arg(long)]
+    list: bool,
+}
+
+/// Parses `X[,Y,Z]`.
+fn dims(what: &str, s: &str) -> Result<[u32; 3]> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        bail!("--{what} {s}: expected X, X,Y or X,Y,Z");
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| anyhow!("--{what} {s}: `{p}` is not a positive integer"))?;
+    }
+    Ok(d)
+}
+
+/// A buffer argument to write back after the run.
+struct Output {
+    path: PathBuf,
+    addr: u64,
+    len: u64,
+}
+
+fn describe(a: &KernelArg) -> String {
+    format!(
+        "{} ({}, {} bytes)",
+        a.name.as_deref().unwrap_or("?"),
+        a.type_name.as_deref().unwrap_or(match a.value_kind {
+            ValueKind::GlobalBuffer => "pointer",
+            ValueKind::DynamicSharedPointer => "local pointer",
+            _ => "value",
+        }),
+        a.size
+    )
+}
+
+fn is_hidden(k: &ValueKind) -> bool {
+    !matches!(
+        k,
+        ValueKind::ByValue
+            | ValueKind::GlobalBuffer
+            | ValueKind::DynamicSharedPointer
+            | ValueKind::Sampler
+            | ValueKind::Image
+            | ValueKind::Pipe
+            | ValueKind::Queue
+    )
+}
+
+fn parse_num<T: std::str::FromStr>(spec: &str, v: &str) -> Result<T> {
+    v.parse()
+        .map_err(|_| anyhow!("--arg {spec}: `{v}` is not a valid value"))
+}
+
+fn parse_int(spec: &str, v: &str) -> Result<i128> {
+    let (neg, body) = v.strip_prefix('-').map_or((false, v), |b| (true, b));
+    let x = if let Some(h) = body.strip_prefix("0x") {
+        i128::from_str_radix(h, 16)
+    } else {
+        body.parse()
+    }
+    .map_err(|_| anyhow!("--arg {spec}: `{v}` is not an integer"))?;
+    Ok(if neg { -x } else { x })
+}
+
+pub fn run(a: Args) -> Result<ExitCode> {
+    let bytes =
+        std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let fname = a.file.display().to_string();
+    let container = Container::parse(&fname, &bytes)?;
+
+    let config = match (&a.config, &a.gpu) {
+        (Some(p), _) => Some(GpuConfig::load(p)?),
+        (None, Some(g)) => {
+            let t: Target = g.parse().map_err(|_| {
+                anyhow!(
+                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X) or gfx950 (MI355X)"
+                )
+            })?;
+            Some(GpuConfig::builtin(gfx_of(t)))
+        }
+        (None, None) => None,
+    };
+    let co = match &config {
+        Some(c) => {
+            let spec = c
+                .gpus
+                .first()
+                .ok_or_else(|| anyhow!("the GPU configuration lists no GPU"))?;
+            let t: Target = spec
+                .gfx_target
+                .name()
+                .parse()
+                .map_err(|_| anyhow!("unsupported target"))?;
+            container.select(t)?
+        }
+        None => {
+            let mut all = container.code_objects();
+            let e = all
+                .next()
+                .ok_or_else(|| anyhow!("{fname}: no AMDGPU code object inside"))?;
+            rocjitsu_code::CodeObject::parse(&fname, e.bytes.clone())?
+        }
+    };
+    let target = co.target();
+    let config = config.unwrap_or_else(|| GpuConfig::builtin(gfx_of(target)));
+    let max_lds = config.gpus.first().map_or(65536, |g| g.cu.lds_bytes);
+
+    if a.list {
+        for k in co.kernels() {
+            println!("{}", k.name);
+            if let Some(m) = &k.metadata {
+                for arg in m.args.iter().filter(|x| !is_hidden(&x.value_kind)) {
+                    println!("  {}", describe(arg));
+                }
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let kernel = match &a.kernel {
+        Some(n) => co.kernel(n).ok_or_else(|| {
+            let names: Vec<&str> = co.kernels().iter().map(|k| k.name.as_str()).collect();
+            anyhow!(
+                "{fname} has no kernel `{n}`; its kernels: {}",
+                names.join(", ")
+            )
+        })?,
+        None => match co.kernels() {
+            [k] => k,
+            ks => {
+                let names: Vec<&str> = ks.iter().map(|k| k.name.as_str()).collect();
+                bail!(
+                    "{fname} has {} kernels; pick one with --kernel: {}",
+                    ks.len(),
+                    names.join(", ")
+                )
+            }
+        },
+    };
+    let meta = kernel.metadata.as_ref().ok_or_else(|| {
+        anyhow!(
+            "kernel {}: the code object has no metadata for it",
+            kernel.name
+        )
+    })?;
+    let grid = dims("grid", &a.grid)?;
+    let block = dims("block", &a.block)?;
+
+    let vm = Vm::new();
+    let loaded = loader::load(&vm, &co).map_err(|e| anyhow!(e))?;
+    let kd = kernel.descriptor;
+    let kernarg_size = meta
+        .kernarg_segment_size
+        .unwrap_or(u64::from(kd.kernarg_size))
+        .max(u64::from(kd.kernarg_size));
+    let mut kernarg = vec![0u8; kernarg_size.max(16) as usize];
+    let explicit: Vec<&KernelArg> = meta
+        .args
+        .iter()
+        .filter(|x| !is_hidden(&x.value_kind))
+        .collect();
+    if explicit.len() != a.args.len() {
+        let list: Vec<String> = explicit.iter().map(|x| describe(x)).collect();
+        bail!(
+            "kernel {} takes {} argument(s), {} given with --arg:\n  {}",
+            kernel.name,
+            explicit.len(),
+            a.args.len(),
+            list.join("\n  ")
+        );
+    }
+    let mut outputs = Vec::new();
+    let mut dynamic_lds = a.dynamic_lds;
+    let put = |off: u64, v: &[u8], kernarg: &mut Vec<u8>| {
+        let o = off as usize;
+        if let Some(d) = kernarg.get_mut(o..o + v.len()) {
+            d.copy_from_slice(v);
+        }
+    };
+    for (i, (arg, spec)) in explicit.iter().zip(&a.args).enumerate() {
+        let n = i + 1;
+        let (kind, rest) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
+        let is_ptr = arg.value_kind == ValueKind::GlobalBuffer;
+        let want = |size: u64| -> Result<()> {
+            if arg.value_kind != ValueKind::ByValue || arg.size != size {
+                bail!(
+                    "--arg {spec} (argument {n}): kernel {} expects {} here",
+                    kernel.name,
+                    describe(arg)
+                );
+            }
+            Ok(())
+        };
+        let val: Vec<u8> = match kind {
+            "in" | "inout" | "out" => {
+                if !is_ptr {
+                    bail!(
+                        "--arg {spec} (argument {n}): a buffer, but kernel {} expects {}",
+                        kernel.name,
+                        describe(arg)
+                    );
+                }
+                let (addr, len, path) = if kind == "out" {
+                    let (path, len) = rest
+                        .rsplit_once(':')
+                        .ok_or_else(|| anyhow!("--arg {spec}: expected out:FILE:BYTES"))?;
+                    let len: u64 = parse_num(spec, len)?;
+                    (vm.alloc(len, Perms::RW), len, PathBuf::from(path))
+                } else {
+                    let data = std::fs::read(rest)
+                        .with_context(|| format!("--arg {spec}: cannot read {rest}"))?;
+                    let addr = vm.alloc(data.len() as u64, Perms::RW);
+                    vm.fill(addr, &data)?;
+                    (addr, data.len() as u64, PathBuf::from(rest))
+                };
+                if kind != "in" {
+                    outputs.push(Output { path, addr, len });
+                }
+                addr.to_le_bytes().to_vec()
+            }
+            "null" => {
+                if !is_ptr && arg.size != 8 {
+                    bail!(
+                        "--arg null (argument {n}): kernel {} expects {}",
+                        kernel.name,
+                        describe(arg)
+                    );
+                }
+                0u64.to_le_bytes().to_vec()
+            }
+            "local" => {
+                if arg.value_kind != ValueKind::DynamicSharedPointer {
+                    bail!(
+                        "--arg {spec} (argument {n}): kernel {} expects {}",
+                        kernel.name,
+                        describe(arg)
+                    );
+                }
+                let bytes: u32 = parse_num(spec, rest)?;
+                let off = kd.group_segment_fixed_size + dynamic_lds;
+                dynamic_lds += bytes;
+                off.to_le_bytes().to_vec()
+            }
+            "i32" | "u32" => {
+                want(4)?;
+                (parse_int(spec, rest)? as u32).to_le_bytes().to_vec()
+            }
+            "i64" | "u64" => {
+                if !(is_ptr && arg.size == 8) {
+                    want(8)?;
+                }
+                (parse_int(spec, rest)? as u64).to_le_bytes().to_vec()
+            }
+            "f32" => {
+                want(4)?;
+                parse_num::<f32>(spec, rest)?.to_le_bytes().to_vec()
+            }
+            "f64" => {
+                want(8)?;
+                parse_num::<f64>(spec, rest)?.to_le_bytes().to_vec()
+            }
+            "f16" => {
+                want(2)?;
+                f32_to_f16(parse_num(spec, rest)?, Rounding::NearestEven)
+                    .to_le_bytes()
+                    .to_vec()
+            }
+            "bf16" => {
+                want(2)?;
+                f32_to_bf16(parse_num(spec, rest)?, Rounding::NearestEven)
+                    .to_le_bytes()
+                    .to_vec()
+            }
+            _ => bail!("--arg {spec}: unknown kind `{kind}`; see `rocjitsu run-kernel --help`"),
+        };
+        put(arg.offset, &val, &mut kernarg);
+    }
+
+    let env = Env::new(target);
+    let queue = vm.alloc(256, Perms::RW);
+    let uses_stack = kd.kernel_code_properties.uses_dynamic_stack;
+    let private_bytes = kd.private_segment_fixed_size.max(4).next_multiple_of(16)
+        + if uses_stack { a.stack } else { 0 };
+    let dims_used = if grid[2] > 1 || block[2] > 1 {
+        3u16
+    } else if grid[1] > 1 || block[1] > 1 {
+        2
+    } else {
+        1
+    };
+    for arg in meta.args.iter().filter(|x| is_hidden(&x.value_kind)) {
+        let u32s = |v: u32| v.to_le_bytes().to_vec();
+        let u16s = |v: u32| (v as u16).to_le_bytes().to_vec();
+        let val = match arg.value_kind {
+            ValueKind::HiddenBlockCountX => u32s(grid[0]),
+            ValueKind::HiddenBlockCountY => u32s(grid[1]),
+            ValueKind::HiddenBlockCountZ => u32s(grid[2]),
+            ValueKind::HiddenGroupSizeX => u16s(block[0]),
+            ValueKind::HiddenGroupSizeY => u16s(block[1]),
+            ValueKind::HiddenGroupSizeZ => u16s(block[2]),
+            ValueKind::HiddenRemainderX
+            | ValueKind::HiddenRemainderY
+            | ValueKind::HiddenRemainderZ => u16s(0),
+            ValueKind::HiddenGridDims => dims_used.to_le_bytes().to_vec(),
+            ValueKind::HiddenDynamicLdsSize => u32s(dynamic_lds),
+            ValueKind::HiddenPrivateBase => u32s((env.apertures.private_base >> 32) as u32),
+            ValueKind::HiddenSharedBase => u32s((env.apertures.shared_base >> 32) as u32),
+            ValueKind::HiddenQueuePtr => queue.to_le_bytes().to_vec(),
+            // Offsets are 0; printf, hostcall, heap, queues and completion
+            // actions are not provided (null).
+            _ => vec![0; arg.size.min(8) as usize],
+        };
+        let n = (arg.size as usize).min(val.len());
+        put(arg.offset, &val[..n], &mut kernarg);
+    }
+    let kernarg_addr = vm.alloc(kernarg.len() as u64, Perms::RW);
+    vm.fill(kernarg_addr, &kernarg)?;
+
+    // The AQL kernel dispatch packet, for kernels that read the dispatch
+    // pointer (work-group and grid sizes in work-items).
+    let mut pkt = [0u8; 64];
+    pkt[2..4].copy_from_slice(&dims_used.to_le_bytes());
+    for i in 0..3 {
+        pkt[4 + 2 * i..6 + 2 * i].copy_from_slice(&(block[i] as u16).to_le_bytes());
+        pkt[12 + 4 * i..16 + 4 * i]
+            .copy_from_slice(&(grid[i].saturating_mul(block[i])).to_le_bytes());
+    }
+    pkt[24..28].copy_from_slice(&private_bytes.to_le_bytes());
+    pkt[28..32].copy_from_slice(&(kd.group_segment_fixed_size + dynamic_lds).to_le_bytes());
+    pkt[32..40].copy_from_slice(&(loaded.base + kernel.descriptor_address).to_le_bytes());
+    pkt[40..48].copy_from_slice(&kernarg_addr.to_le_bytes());
+    let packet = vm.alloc(64, Perms::RW);
+    vm.fill(packet, &pkt)?;
+
+    let launch = Launch {
+        kernel: kernel.name.clone(),
+        entry: loaded.base + kernel.entry,
+        descriptor: kd,
+        grid,
+        block,
+        dynamic_lds,
+        kernarg: kernarg_addr,
+        dispatch_packet: packet,
+        queue,
+        private_bytes,
+        threads: a.threads,
+        timeout: a.timeout.map(Duration::from_secs_f64),
+        max_lds,
+    };
+    let stats = match dispatch::dispatch(&vm, &env, &loaded.program, &launch) {
+        Ok(s) => s,
+        Err(e @ dispatch::DispatchError::Launch { .. }) => return Err(e.into()),
+        Err(e) => {
+            eprintln!("rocjitsu: GPU fault: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for o in &outputs {
+        let data = vm.read_vec(o.addr, o.len)?;
+        std::fs::write(&o.path, data)
+            .with_context(|| format!("cannot write {}", o.path.display()))?;
+    }
+    if a.stats {
+        let secs = stats.wall.as_secs_f64();
+        println!("kernel:               {}", kernel.name);
+        println!("gpu:                  {}", target.name());
+        println!("workgroups:           {}", stats.workgroups);
+        println!("waves:                {}", stats.waves);
+        println!(
+            "instructions:         {} (wave-instructions)",
+            stats.instructions
+        );
+        println!("wall time:            {:.6} s", secs);
+        println!("threads:              {}", stats.threads);
+        println!(
+            "wave-instructions/s:  {:.0}",
+            if secs > 0.0 {
+                stats.instructions as f64 / secs
+            } else {
+                0.0
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn gfx_of(t: Target) -> GfxTarget {
+    match t {
+        Target::Gfx90a => GfxTarget::Gfx90a,
+        Target::Gfx942 => GfxTarget::Gfx942,
+        Target::Gfx950 => GfxTarget::Gfx950,
+    }
+}

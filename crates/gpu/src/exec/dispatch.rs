@@ -1,0 +1,377 @@
+//! Kernel dispatch per the HSA ABI: the grid is split into workgroups, each
+//! workgroup's waves start with the SGPRs and VGPRs the kernel descriptor
+//! enables (AMDGPUUsage, "Initial Kernel Execution State"), and workgroups
+//! run in parallel on a pool of host threads. The waves of one workgroup
+//! run on one thread, interleaved, so barriers and LDS behave as on a
+//! compute unit.
+
+use super::engine::{self, Program, Stop};
+use super::mem::{Tlb, Vm};
+use super::op::{Ctx, Env, Fault};
+use super::wave::{VREGS, Wave, WaveState, sreg};
+use rocjitsu_code::{KernelDescriptor, SgprUse};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// What to launch and how.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// Kernel name, for reports.
+    pub kernel: String,
+    /// Address of the kernel's first instruction.
+    pub entry: u64,
+    pub descriptor: KernelDescriptor,
+    /// Workgroups per dimension (HIP's gridDim).
+    pub grid: [u32; 3],
+    /// Work-items per workgroup.
+    pub block: [u32; 3],
+    /// Dynamic LDS bytes, added to the descriptor's static size.
+    pub dynamic_lds: u32,
+    /// GPU address of the kernel arguments.
+    pub kernarg: u64,
+    /// GPU address of the AQL dispatch packet (for the dispatch pointer).
+    pub dispatch_packet: u64,
+    /// GPU address of the queue (for the queue pointer).
+    pub queue: u64,
+    /// Per-work-item private memory in bytes (at least the descriptor's).
+    pub private_bytes: u32,
+    /// Host threads (0: one per available core).
+    pub threads: usize,
+    /// Stop the dispatch after this long.
+    pub timeout: Option<Duration>,
+    /// LDS available to one workgroup on this GPU.
+    pub max_lds: u32,
+}
+
+/// Figures of a finished dispatch.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// Wave-instructions executed.
+    pub instructions: u64,
+    pub waves: u64,
+    pub workgroups: u64,
+    pub wall: Duration,
+    pub threads: usize,
+}
+
+/// Where and why a dispatch stopped.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DispatchError {
+    #[error(
+        "{fault}\n  kernel:    {kernel}\n  workgroup: ({}, {}, {})\n  wave:      {wave}\n  PC:        0x{pc:x} (kernel entry + 0x{:x})\n  instruction: {inst}",
+        group[0], group[1], group[2], pc.wrapping_sub(*entry)
+    )]
+    Fault {
+        kernel: String,
+        group: [u32; 3],
+        wave: u32,
+        pc: u64,
+        entry: u64,
+        inst: String,
+        fault: Fault,
+    },
+    #[error("kernel {kernel}: the dispatch ran past its timeout of {secs:.1} s and was stopped")]
+    Timeout { kernel: String, secs: f64 },
+    #[error("kernel {kernel}: {why}")]
+    Launch { kernel: String, why: String },
+}
+
+/// Instructions a wave runs before the next wave of its workgroup gets a
+/// turn (waves that spin on LDS flags need their peers to progress).
+const QUANTUM: u64 = 4096;
+
+/// Runs the kernel to completion (or the first fault).
+pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats, DispatchError> {
+    let launch_err = |why: String| DispatchError::Launch {
+        kernel: l.kernel.clone(),
+        why,
+    };
+    let items = l.block.iter().map(|&x| u64::from(x)).product::<u64>();
+    if items == 0 || items > 1024 {
+        return Err(launch_err(format!(
+            "a workgroup of {}x{}x{} work-items is not launchable (1 to 1024)",
+            l.block[0], l.block[1], l.block[2]
+        )));
+    }
+    if l.grid.contains(&0) {
+        return Err(launch_err("the grid has a zero dimension".into()));
+    }
+    let d = &l.descriptor;
+    if d.kernel_code_properties.enable_wavefront_size32 {
+        return Err(launch_err("wave32 kernels do not run on CDNA".into()));
+    }
+    let lds = u64::from(d.group_segment_fixed_size) + u64::from(l.dynamic_lds);
+    if lds > u64::from(l.max_lds) {
+        return Err(launch_err(format!(
+            "needs {lds} bytes of LDS ({} static + {} dynamic), more than the {} a workgroup can have",
+            d.group_segment_fixed_size, l.dynamic_lds, l.max_lds
+        )));
+    }
+    let mut env = env.clone();
+    env.lds_size = lds as u32;
+    let groups = l.grid.iter().map(|&x| u64::from(x)).product::<u64>();
+    let threads = if l.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        l.threads
+    }
+    .clamp(1, groups.min(1024) as usize);
+
+    let start = Instant::now();
+    let next = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let insts = AtomicU64::new(0);
+    let first_error: Mutex<Option<DispatchError>> = Mutex::new(None);
+    let waves_per_group = items.div_ceil(64) as usize;
+    let preload = preloaded_kernargs(vm, l).map_err(|f| launch_err(f.to_string()))?;
+
+    let worker = || {
+        let mut waves: Vec<Wave> = Vec::new();
+        let mut lds_buf = vec![0u8; lds as usize];
+        let mut tlb = Tlb::default();
+        let mut done = 0u64;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= groups {
+                break;
+            }
+            let gx = (g % u64::from(l.grid[0])) as u32;
+            let gy = ((g / u64::from(l.grid[0])) % u64::from(l.grid[1])) as u32;
+            let gz = (g / (u64::from(l.grid[0]) * u64::from(l.grid[1]))) as u32;
+            let group = [gx, gy, gz];
+            let r = run_group(
+                vm,
+                &env,
+                prog,
+                l,
+                group,
+                waves_per_group,
+                &mut waves,
+                &mut lds_buf,
+                &mut tlb,
+                &stop,
+                start,
+                &preload,
+            );
+            match r {
+                Ok(n) => done += n,
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
+                    if slot.is_none() {
+                        *slot = Some(e);
+                    }
+                    break;
+                }
+            }
+        }
+        insts.fetch_add(done, Ordering::Relaxed);
+    };
+    if threads == 1 {
+        worker();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(worker);
+            }
+        });
+    }
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    Ok(Stats {
+        instructions: insts.load(Ordering::Relaxed),
+        waves: groups * waves_per_group as u64,
+        workgroups: groups,
+        wall: start.elapsed(),
+        threads,
+    })
+}
+
+/// The kernarg dwords the descriptor asks to preload into SGPRs.
+fn preloaded_kernargs(vm: &Vm, l: &Launch) -> Result<Vec<u32>, super::mem::MemFault> {
+    let d = &l.descriptor;
+    let n = d.kernarg_preload_spec_length as u64;
+    let bytes = vm.read_vec(
+        l.kernarg + 4 * u64::from(d.kernarg_preload_spec_offset),
+        4 * n,
+    )?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// Runs one workgroup; returns the wave-instructions it executed.
+#[allow(clippy::too_many_arguments)]
+fn run_group(
+    vm: &Vm,
+    env: &Env,
+    prog: &Program,
+    l: &Launch,
+    group: [u32; 3],
+    nwaves: usize,
+    waves: &mut Vec<Wave>,
+    lds: &mut [u8],
+    tlb: &mut Tlb,
+    stop: &AtomicBool,
+    start: Instant,
+    preload: &[u32],
+) -> Result<u64, DispatchError> {
+    while waves.len() < nwaves {
+        waves.push(Wave::new(VREGS));
+    }
+    lds.fill(0);
+    for (i, w) in waves.iter_mut().take(nwaves).enumerate() {
+        init_wave(w, l, group, i as u32, preload);
+    }
+    let mut total = 0;
+    loop {
+        let mut live = 0;
+        let mut at_barrier = 0;
+        for (i, w) in waves.iter_mut().take(nwaves).enumerate() {
+            if w.state != WaveState::Running {
+                live += usize::from(w.state == WaveState::Barrier);
+                at_barrier += usize::from(w.state == WaveState::Barrier);
+                continue;
+            }
+            let before = w.insts;
+            let mut ctx = Ctx {
+                wave: w,
+                lds,
+                vm,
+                tlb,
+                env,
+            };
+            let r = engine::run(&mut ctx, prog, QUANTUM);
+            total += w.insts - before;
+            match r {
+                Ok(Stop::Ended) => {}
+                Ok(Stop::Barrier) => {
+                    live += 1;
+                    at_barrier += 1;
+                }
+                Ok(Stop::Quantum) => live += 1,
+                Err((fault, pc)) => {
+                    return Err(DispatchError::Fault {
+                        kernel: l.kernel.clone(),
+                        group,
+                        wave: i as u32,
+                        pc,
+                        entry: l.entry,
+                        inst: prog.disassemble(pc),
+                        fault,
+                    });
+                }
+            }
+        }
+        if live == 0 {
+            return Ok(total);
+        }
+        if at_barrier == live {
+            // Every wave still running has reached the barrier (ended
+            // waves no longer take part, as on hardware).
+            for w in waves.iter_mut().take(nwaves) {
+                if w.state == WaveState::Barrier {
+                    w.state = WaveState::Running;
+                }
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Ok(total);
+        }
+        if let Some(t) = l.timeout
+            && start.elapsed() > t
+        {
+            return Err(DispatchError::Timeout {
+                kernel: l.kernel.clone(),
+                secs: t.as_secs_f64(),
+            });
+        }
+    }
+}
+
+/// Sets a wave's launch state: PC, EXEC, MODE, the enabled SGPRs and the
+/// work-item IDs in v0.
+fn init_wave(w: &mut Wave, l: &Launch, group: [u32; 3], index: u32, preload: &[u32]) {
+    let d = &l.descriptor;
+    w.s = [0; super::wave::SREGS];
+    for r in w.v.iter_mut() {
+        *r = [0; 64];
+    }
+    w.scc = false;
+    w.pc = l.entry;
+    w.status = 0;
+    w.trapsts = 0;
+    w.state = WaveState::Running;
+    w.id_in_group = index;
+    w.insts = 0;
+    let r1 = &d.compute_pgm_rsrc1;
+    w.mode = (r1.float_round_mode_32 & 3)
+        | (r1.float_round_mode_16_64 & 3) << 2
+        | (r1.float_denorm_mode_32 & 3) << 4
+        | (r1.float_denorm_mode_16_64 & 3) << 6
+        | u32::from(r1.enable_dx10_clamp) << 8
+        | u32::from(r1.enable_ieee_mode) << 9;
+    w.lane_bytes = l.private_bytes;
+    let need = l.private_bytes as usize * 64;
+    if w.scratch.len() != need {
+        w.scratch = vec![0; need];
+    }
+
+    // Work-items of this wave: linear IDs index*64 .. +64 within the group.
+    let [bx, by, _] = l.block;
+    let items = l.block.iter().product::<u32>();
+    let mut exec = 0u64;
+    let v0 = &mut w.v[0];
+    for lane in 0..64u32 {
+        let id = index * 64 + lane;
+        if id < items {
+            exec |= 1 << lane;
+            let x = id % bx;
+            let y = (id / bx) % by;
+            let z = id / (bx * by);
+            v0[lane as usize] = x | y << 10 | z << 20;
+        }
+    }
+    w.set_exec(exec);
+
+    for slot in d.sgpr_layout() {
+        let s = slot.first as u8;
+        match slot.what {
+            SgprUse::PrivateSegmentBuffer => {
+                // A V# over the private aperture: base, stride 0, swizzle
+                // and ADD_TID enabled, unbounded. Accesses through it are
+                // per-lane private memory (see vmem.rs).
+                let base = super::wave::Apertures::default().private_base;
+                w.set_s32(s, base as u32);
+                w.set_s32(s + 1, ((base >> 32) as u32 & 0xffff) | 1 << 31);
+                w.set_s32(s + 2, u32::MAX);
+                w.set_s32(s + 3, 1 << 23 | 0x27000);
+            }
+            SgprUse::DispatchPtr => w.set_s64(s, l.dispatch_packet),
+            SgprUse::QueuePtr => w.set_s64(s, l.queue),
+            SgprUse::KernargSegmentPtr => w.set_s64(s, l.kernarg),
+            SgprUse::DispatchId => w.set_s64(s, 0),
+            // Flat scratch is an offset into the wave's private memory,
+            // which starts at 0 for every wave.
+            SgprUse::FlatScratchInit => w.set_s64(s, 0),
+            SgprUse::PrivateSegmentSize => w.set_s32(s, l.private_bytes),
+            SgprUse::PreloadedKernargs => {
+                for (k, &x) in preload.iter().enumerate().take(slot.count as usize) {
+                    w.set_s32(s + k as u8, x);
+                }
+            }
+            SgprUse::WorkgroupIdX => w.set_s32(s, group[0]),
+            SgprUse::WorkgroupIdY => w.set_s32(s, group[1]),
+            SgprUse::WorkgroupIdZ => w.set_s32(s, group[2]),
+            SgprUse::WorkgroupInfo => w.set_s32(s, 0),
+            SgprUse::PrivateSegmentWaveOffset => w.set_s32(s, 0),
+        }
+    }
+    w.set_s64(sreg::FLAT_SCRATCH, 0);
+}

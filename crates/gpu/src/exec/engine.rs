@@ -1,0 +1,123 @@
+//! Fetch and execute: the decoded-instruction cache of a code range and
+//! the loop that runs a wave.
+
+use super::mem::Vm;
+use super::op::{Ctx, Fault, Op, lower};
+use super::wave::WaveState;
+use rocjitsu_isa::Target;
+use std::sync::OnceLock;
+
+/// Code at a GPU address range, decoded on first execution of each
+/// instruction and kept (one slot per dword), shared by every wave of every
+/// thread.
+pub struct Program {
+    pub target: Target,
+    base: u64,
+    bytes: Vec<u8>,
+    ops: Vec<OnceLock<Result<Op, Fault>>>,
+}
+
+impl Program {
+    /// Code whose first byte is at GPU address `base`.
+    pub fn new(target: Target, base: u64, bytes: Vec<u8>) -> Program {
+        let ops = (0..bytes.len().div_ceil(4))
+            .map(|_| OnceLock::new())
+            .collect();
+        Program {
+            target,
+            base,
+            bytes,
+            ops,
+        }
+    }
+
+    /// Reads the code from GPU memory.
+    pub fn from_vm(target: Target, vm: &Vm, base: u64, len: u64) -> Result<Program, Fault> {
+        Ok(Program::new(target, base, vm.read_vec(base, len)?))
+    }
+
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The lowered instruction at `pc`.
+    #[inline]
+    pub fn fetch(&self, pc: u64) -> Result<&Op, Fault> {
+        let off = pc.wrapping_sub(self.base);
+        let slot = off
+            .is_multiple_of(4)
+            .then(|| self.ops.get((off / 4) as usize))
+            .flatten()
+            .ok_or_else(|| {
+                Fault::Illegal(format!("the PC 0x{pc:x} is outside the kernel's code"))
+            })?;
+        slot.get_or_init(|| self.decode(off as usize))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    #[cold]
+    fn decode(&self, off: usize) -> Result<Op, Fault> {
+        let bytes = self.bytes.get(off..).unwrap_or(&[]);
+        match rocjitsu_isa::decode(self.target, bytes) {
+            Ok(inst) => Ok(lower(inst)),
+            Err(e) => Err(Fault::Illegal(e.to_string())),
+        }
+    }
+
+    /// The instruction at `pc` in LLVM syntax, for reports.
+    pub fn disassemble(&self, pc: u64) -> String {
+        let off = pc.wrapping_sub(self.base) as usize;
+        match self.bytes.get(off..) {
+            Some(b) => match rocjitsu_isa::decode(self.target, b) {
+                Ok(i) => i.to_string(),
+                Err(e) => format!("<{e}>"),
+            },
+            None => "<outside the code>".into(),
+        }
+    }
+}
+
+/// How a call to [`run`] ended without a fault.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The quantum ran out; the wave can continue.
+    Quantum,
+    /// The wave waits at a barrier.
+    Barrier,
+    /// The wave ended.
+    Ended,
+}
+
+/// Runs the wave in `ctx` for at most `quantum` instructions. A fault comes
+/// back with the PC of the instruction that raised it.
+pub fn run(ctx: &mut Ctx, prog: &Program, quantum: u64) -> Result<Stop, (Fault, u64)> {
+    let mut n = 0;
+    while n < quantum {
+        let pc = ctx.wave.pc;
+        let op = prog.fetch(pc).map_err(|f| (f, pc))?;
+        ctx.wave.pc = pc.wrapping_add(u64::from(op.len));
+        if let Err(f) = (op.exec)(ctx, op) {
+            ctx.wave.pc = pc;
+            return Err((f, pc));
+        }
+        n += 1;
+        match ctx.wave.state {
+            WaveState::Running => {}
+            WaveState::Barrier => {
+                ctx.wave.insts += n;
+                return Ok(Stop::Barrier);
+            }
+            WaveState::Ended => {
+                ctx.wave.insts += n;
+                return Ok(Stop::Ended);
+            }
+        }
+    }
+    ctx.wave.insts += n;
+    Ok(Stop::Quantum)
+}

@@ -1,0 +1,420 @@
+//! GPU virtual memory: the address ranges a dispatch may touch, with
+//! permissions, and the accesses of scalar and vector memory instructions.
+//!
+//! A region maps a GPU virtual address range onto host memory. In the
+//! standalone `run-kernel` mode the regions are buffers owned by the
+//! [`Vm`]; in driver mode they are the application's allocations, mapped at
+//! the same address on the GPU and the host (GPU VA = host VA). Every access
+//! is checked against the regions: an address outside them, or a write to a
+//! read-only region, is a [`MemFault`] carrying the faulting address, as a
+//! real GPU's VM fault reports it.
+//!
+//! Waves of different workgroups run on different host threads and may touch
+//! the same bytes, as GPU waves do; plain accesses are unsynchronised byte
+//! copies (the GPU memory model gives no ordering without atomics or fences),
+//! atomics are host atomics.
+
+use std::sync::RwLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Access rights of a region.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Perms {
+    pub read: bool,
+    pub write: bool,
+    pub exec: bool,
+}
+
+impl Perms {
+    pub const RW: Perms = Perms {
+        read: true,
+        write: true,
+        exec: false,
+    };
+    pub const RO: Perms = Perms {
+        read: true,
+        write: false,
+        exec: false,
+    };
+    pub const RX: Perms = Perms {
+        read: true,
+        write: false,
+        exec: true,
+    };
+}
+
+/// What kind of access faulted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Atomic,
+}
+
+impl std::fmt::Display for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Atomic => "atomic",
+        })
+    }
+}
+
+/// A GPU memory fault: the faulting address, the access and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("GPU memory fault: {access} of {size} bytes at 0x{addr:x} {why}")]
+pub struct MemFault {
+    pub addr: u64,
+    pub size: u32,
+    pub access: Access,
+    pub why: &'static str,
+}
+
+/// One mapped range.
+#[derive(Debug)]
+struct Region {
+    start: u64,
+    len: u64,
+    /// Host address of `start`.
+    host: *mut u8,
+    perms: Perms,
+    /// Owned backing store (standalone mode), kept alive with the region.
+    _owned: Option<Box<[AtomicU64]>>,
+}
+
+// SAFETY: a region's host pointer is either owned by the region (`_owned`)
+// or registered by the driver, which keeps the mapping alive until it is
+// unmapped from the Vm; accesses through it are bounds-checked.
+unsafe impl Send for Region {}
+// SAFETY: as above; concurrent accesses are either atomics or byte copies
+// whose unsynchronised ordering is the GPU memory model's.
+unsafe impl Sync for Region {}
+
+/// A resolved range cached by a wave: host address of `start`, length and
+/// permissions. Valid while the Vm's regions do not change.
+#[derive(Copy, Clone, Debug)]
+pub struct Tlb {
+    start: u64,
+    end: u64,
+    host: usize,
+    perms: Perms,
+    epoch: u64,
+}
+
+impl Default for Tlb {
+    fn default() -> Self {
+        Tlb {
+            start: 1,
+            end: 0,
+            host: 0,
+            perms: Perms::RO,
+            epoch: u64::MAX,
+        }
+    }
+}
+
+/// The GPU virtual address space of one process (or of one run-kernel).
+#[derive(Debug, Default)]
+pub struct Vm {
+    regions: RwLock<Vec<Region>>,
+    epoch: AtomicU64,
+    /// Next address handed out by [`Vm::alloc`].
+    next: AtomicU64,
+}
+
+/// Where [`Vm::alloc`] places buffers: above the low 4 GiB and far from
+/// the LDS and private apertures (which start at 1 << 48).
+const ALLOC_BASE: u64 = 0x0000_7f00_0000_0000;
+/// Alignment and guard gap between allocated buffers.
+const ALLOC_ALIGN: u64 = 1 << 16;
+
+impl Vm {
+    pub fn new() -> Vm {
+        Vm {
+            regions: RwLock::new(Vec::new()),
+            epoch: AtomicU64::new(0),
+            next: AtomicU64::new(ALLOC_BASE),
+        }
+    }
+
+    /// Allocates a zeroed buffer of `len` bytes and returns its GPU address.
+    /// Buffers are separated by unmapped guard pages, so running off the end
+    /// of one faults instead of reaching the next.
+    pub fn alloc(&self, len: u64, perms: Perms) -> u64 {
+        let words = len.div_ceil(8).max(1) as usize;
+        let owned: Box<[AtomicU64]> = (0..words).map(|_| AtomicU64::new(0)).collect();
+        let host = owned.as_ptr() as *mut u8;
+        let span = (len.max(1)).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN;
+        let start = self.next.fetch_add(span, Ordering::Relaxed);
+        self.insert(Region {
+            start,
+            len,
+            host,
+            perms,
+            _owned: Some(owned),
+        });
+        start
+    }
+
+    /// Maps `len` bytes of host memory at `host` to GPU address `start`.
+    ///
+    /// # Safety
+    /// `host..host+len` must stay valid for reads (and writes when `perms`
+    /// allows) until [`Vm::unmap`] removes the range.
+    pub unsafe fn map_host(&self, start: u64, len: u64, host: *mut u8, perms: Perms) {
+        self.insert(Region {
+            start,
+            len,
+            host,
+            perms,
+            _owned: None,
+        });
+    }
+
+    /// Removes the region starting at `start`; returns whether one did.
+    pub fn unmap(&self, start: u64) -> bool {
+        let mut r = self.regions.write().unwrap_or_else(|e| e.into_inner());
+        let before = r.len();
+        r.retain(|x| x.start != start);
+        self.epoch.fetch_add(1, Ordering::Release);
+        r.len() != before
+    }
+
+    fn insert(&self, region: Region) {
+        let mut r = self.regions.write().unwrap_or_else(|e| e.into_inner());
+        let at = r.partition_point(|x| x.start < region.start);
+        r.insert(at, region);
+        self.epoch.fetch_add(1, Ordering::Release);
+    }
+
+    /// Resolves `addr..addr+size` to a host address, through `tlb`.
+    #[inline]
+    fn resolve(
+        &self,
+        tlb: &mut Tlb,
+        addr: u64,
+        size: u32,
+        access: Access,
+    ) -> Result<*mut u8, MemFault> {
+        let end = addr.checked_add(u64::from(size)).ok_or(MemFault {
+            addr,
+            size,
+            access,
+            why: "wraps around the address space",
+        })?;
+        let epoch = self.epoch.load(Ordering::Acquire);
+        if !(tlb.epoch == epoch && addr >= tlb.start && end <= tlb.end) {
+            self.refill(tlb, addr, end, size, access, epoch)?;
+        }
+        let ok = match access {
+            Access::Read => tlb.perms.read,
+            Access::Write | Access::Atomic => tlb.perms.write,
+        };
+        if !ok {
+            return Err(MemFault {
+                addr,
+                size,
+                access,
+                why: "violates the page permissions",
+            });
+        }
+        Ok((tlb.host + (addr - tlb.start) as usize) as *mut u8)
+    }
+
+    #[cold]
+    fn refill(
+        &self,
+        tlb: &mut Tlb,
+        addr: u64,
+        end: u64,
+        size: u32,
+        access: Access,
+        epoch: u64,
+    ) -> Result<(), MemFault> {
+        let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = r.partition_point(|x| x.start <= addr);
+        let hit = i
+            .checked_sub(1)
+            .and_then(|i| r.get(i))
+            .filter(|x| end <= x.start + x.len);
+        match hit {
+            Some(x) => {
+                *tlb = Tlb {
+                    start: x.start,
+                    end: x.start + x.len,
+                    host: x.host as usize,
+                    perms: x.perms,
+                    epoch,
+                };
+                Ok(())
+            }
+            None => Err(MemFault {
+                addr,
+                size,
+                access,
+                why: "is not mapped",
+            }),
+        }
+    }
+
+    /// Reads `out.len()` bytes at `addr`.
+    #[inline]
+    pub fn read(&self, tlb: &mut Tlb, addr: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        let p = self.resolve(tlb, addr, out.len() as u32, Access::Read)?;
+        // SAFETY: `resolve` checked that the range lies inside a live region.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    /// Writes `data` at `addr`.
+    #[inline]
+    pub fn write(&self, tlb: &mut Tlb, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        let p = self.resolve(tlb, addr, data.len() as u32, Access::Write)?;
+        // SAFETY: `resolve` checked that the range lies inside a live,
+        // writable region.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+
+    /// Reads a little-endian dword.
+    #[inline]
+    pub fn read_u32(&self, tlb: &mut Tlb, addr: u64) -> Result<u32, MemFault> {
+        let mut b = [0; 4];
+        self.read(tlb, addr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Writes a little-endian dword.
+    #[inline]
+    pub fn write_u32(&self, tlb: &mut Tlb, addr: u64, v: u32) -> Result<(), MemFault> {
+        self.write(tlb, addr, &v.to_le_bytes())
+    }
+
+    /// Atomically replaces the dword at `addr` (4-byte aligned) with
+    /// `f(old)` and returns the old value. `f` returning `None` leaves the
+    /// value unchanged (compare-and-swap that fails).
+    pub fn atomic_u32(
+        &self,
+        tlb: &mut Tlb,
+        addr: u64,
+        f: impl Fn(u32) -> Option<u32>,
+    ) -> Result<u32, MemFault> {
+        if !addr.is_multiple_of(4) {
+            return Err(MemFault {
+                addr,
+                size: 4,
+                access: Access::Atomic,
+                why: "is not aligned for an atomic",
+            });
+        }
+        let p = self.resolve(tlb, addr, 4, Access::Atomic)?;
+        // SAFETY: in bounds of a live region (checked by `resolve`) and
+        // 4-byte aligned: host buffers are at least 8-byte aligned and GPU
+        // and host addresses agree modulo the alignment.
+        let a = unsafe { &*(p as *const AtomicU32) };
+        let mut old = a.load(Ordering::Relaxed);
+        loop {
+            let Some(new) = f(old) else { return Ok(old) };
+            match a.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return Ok(old),
+                Err(x) => old = x,
+            }
+        }
+    }
+
+    /// As [`Vm::atomic_u32`] for a qword (8-byte aligned).
+    pub fn atomic_u64(
+        &self,
+        tlb: &mut Tlb,
+        addr: u64,
+        f: impl Fn(u64) -> Option<u64>,
+    ) -> Result<u64, MemFault> {
+        if !addr.is_multiple_of(8) {
+            return Err(MemFault {
+                addr,
+                size: 8,
+                access: Access::Atomic,
+                why: "is not aligned for an atomic",
+            });
+        }
+        let p = self.resolve(tlb, addr, 8, Access::Atomic)?;
+        // SAFETY: in bounds (checked by `resolve`) and 8-byte aligned.
+        let a = unsafe { &*(p as *const AtomicU64) };
+        let mut old = a.load(Ordering::Relaxed);
+        loop {
+            let Some(new) = f(old) else { return Ok(old) };
+            match a.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return Ok(old),
+                Err(x) => old = x,
+            }
+        }
+    }
+
+    /// Copies a region's bytes out (for run-kernel's output files).
+    pub fn read_vec(&self, addr: u64, len: u64) -> Result<Vec<u8>, MemFault> {
+        let mut v = vec![0; len as usize];
+        let mut tlb = Tlb::default();
+        if len > 0 {
+            self.read(&mut tlb, addr, &mut v)?;
+        }
+        Ok(v)
+    }
+
+    /// Copies bytes in, ignoring write permission (the host initialising a
+    /// read-only buffer).
+    pub fn fill(&self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        let mut tlb = Tlb::default();
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.resolve(&mut tlb, addr, data.len() as u32, Access::Read)?;
+        let p = (tlb.host + (addr - tlb.start) as usize) as *mut u8;
+        // SAFETY: the range was checked to lie inside a live region; the
+        // owner of read-only regions is the Vm itself.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_name_the_address_and_buffers_do_not_touch() {
+        let vm = Vm::new();
+        let a = vm.alloc(100, Perms::RW);
+        let b = vm.alloc(16, Perms::RO);
+        let mut t = Tlb::default();
+        vm.write_u32(&mut t, a + 96, 7).unwrap();
+        assert_eq!(vm.read_u32(&mut t, a + 96).unwrap(), 7);
+        let e = vm.read_u32(&mut t, a + 98).unwrap_err();
+        assert_eq!((e.addr, e.access), (a + 98, Access::Read));
+        assert!(b >= a + 100 + ALLOC_ALIGN - 1, "guard gap between buffers");
+        let e = vm.write_u32(&mut t, b, 1).unwrap_err();
+        assert_eq!(e.why, "violates the page permissions");
+        vm.fill(b, &5u32.to_le_bytes()).unwrap();
+        assert_eq!(vm.read_u32(&mut t, b).unwrap(), 5);
+        assert!(vm.read_u32(&mut t, 0x1000).is_err());
+    }
+
+    #[test]
+    fn atomics_are_atomic_across_threads() {
+        let vm = Vm::new();
+        let a = vm.alloc(8, Perms::RW);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    let mut t = Tlb::default();
+                    for _ in 0..10_000 {
+                        vm.atomic_u32(&mut t, a, |x| Some(x + 1)).unwrap();
+                    }
+                });
+            }
+        });
+        let mut t = Tlb::default();
+        assert_eq!(vm.read_u32(&mut t, a).unwrap(), 40_000);
+        assert!(vm.atomic_u32(&mut t, a + 2, Some).is_err());
+    }
+}

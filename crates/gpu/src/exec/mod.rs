@@ -1,0 +1,32 @@
+//! The wave execution engine: GPU memory ([`mem`]), wave state
+//! ([`wave`]), instructions lowered to executable [`op::Op`]s, their
+//! semantics per encoding family, the fetch/execute loop ([`engine`]) and
+//! kernel dispatch ([`dispatch`]).
+//!
+//! Families: [`scalar`] (SOP1/SOP2/SOPC/SOPK/SOPP), [`smem`], [`valu`]
+//! (VOP1/VOP2/VOPC/VOP3 with SDWA and DPP), [`vop3p`] (packed math, MFMA),
+//! [`lds`] (DS), [`vmem`] (FLAT/GLOBAL/SCRATCH, MUBUF/MTBUF).
+
+// Lane loops index several 64-entry arrays by lane number.
+#![allow(clippy::needless_range_loop)]
+
+pub mod dispatch;
+pub mod engine;
+pub mod lds;
+pub mod loader;
+pub mod mem;
+pub mod op;
+pub mod scalar;
+pub mod smem;
+pub mod valu;
+pub mod vmem;
+pub mod vop3p;
+pub mod wave;
+
+#[cfg(test)]
+pub mod testing;
+
+pub use engine::{Program, Stop};
+pub use mem::{MemFault, Perms, Tlb, Vm};
+pub use op::{Ctx, Env, Fault, Op};
+pub use wave::{Lanes, Wave, WaveState};

@@ -1,0 +1,258 @@
+//! The executable form of an instruction: an [`Op`], lowered once from the
+//! decoded [`Inst`] (operands resolved to register-file indices, modifiers
+//! unpacked, the semantic function chosen by mnemonic) and cached per code
+//! address, so that executing it is one indirect call.
+
+use super::mem::{MemFault, Tlb, Vm};
+use super::wave::{AGPR0, Apertures, Src, Wave, sreg};
+use rocjitsu_isa::gfx9::operand::{Half, Operand, RegFile, Special};
+use rocjitsu_isa::{Inst, Target};
+
+pub use super::wave::HwReg;
+
+/// Per-dispatch constants an instruction may need.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub target: Target,
+    pub apertures: Apertures,
+    /// Bytes of LDS the workgroup owns (static + dynamic).
+    pub lds_size: u32,
+    /// Start of the emulator's clock, for `s_memtime` / `s_memrealtime`.
+    pub epoch: std::time::Instant,
+}
+
+impl Env {
+    pub fn new(target: Target) -> Env {
+        Env {
+            target,
+            apertures: Apertures::default(),
+            lds_size: 0,
+            epoch: std::time::Instant::now(),
+        }
+    }
+}
+
+/// What an instruction sees while it executes: its wave, the workgroup's
+/// LDS, GPU memory (with the wave's cached translation) and the dispatch's
+/// constants.
+pub struct Ctx<'a> {
+    pub wave: &'a mut Wave,
+    pub lds: &'a mut [u8],
+    pub vm: &'a Vm,
+    pub tlb: &'a mut Tlb,
+    pub env: &'a Env,
+}
+
+/// Why a wave stopped abnormally. The dispatcher adds where (kernel,
+/// workgroup, wave, PC, instruction) to make the report.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Fault {
+    #[error("{0}")]
+    Memory(#[from] MemFault),
+    /// An LDS access outside the workgroup's allocation.
+    #[error(
+        "LDS access of {size} bytes at offset 0x{addr:x} is outside the workgroup's {limit} bytes"
+    )]
+    Lds { addr: u64, size: u32, limit: u32 },
+    /// Private memory (scratch) access outside the wave's segment.
+    #[error(
+        "private memory access of {size} bytes at offset 0x{addr:x} is outside the {limit} bytes per lane"
+    )]
+    Private { addr: u64, size: u32, limit: u32 },
+    /// The bytes at PC do not decode to an instruction of the target.
+    #[error("illegal instruction: {0}")]
+    Illegal(String),
+    /// A valid instruction the emulator cannot execute.
+    #[error("instruction `{0}` is not supported by the emulator")]
+    Unsupported(&'static str),
+    /// `s_trap`.
+    #[error("s_trap {0}")]
+    Trap(u16),
+    /// An instruction whose operands make no sense at run time.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Executes one instruction. The wave's PC already points past it when
+/// called; branches overwrite it.
+pub type ExecFn = fn(&mut Ctx, &Op) -> Result<(), Fault>;
+
+/// Modifiers of vector ALU instructions, unpacked from whichever encoding
+/// carried them (VOP3 fields, SDWA or DPP source modifiers).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mods {
+    /// Bit i: negate source i (float), `neg_lo` in VOP3P.
+    pub neg: u8,
+    /// Bit i: absolute value of source i (float).
+    pub abs: u8,
+    /// VOP3P `neg_hi`.
+    pub neg_hi: u8,
+    /// VOP3 / VOP3P `op_sel` (bit 3: destination high half).
+    pub opsel: u8,
+    /// VOP3P `op_sel_hi`.
+    pub opsel_hi: u8,
+    pub clamp: bool,
+    /// Output modifier: 0 none, 1 *2, 2 *4, 3 /2.
+    pub omod: u8,
+}
+
+/// SDWA selects (ISA manual, "VOP_SDWA"): 0-3 byte, 4-5 word, 6 dword.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SdwaSel {
+    pub dst_sel: u8,
+    /// 0 pad with zeros, 1 sign-extend, 2 preserve.
+    pub dst_unused: u8,
+    pub src_sel: [u8; 2],
+    /// Sign-extend the selected source bits (integer ops).
+    pub sext: [bool; 2],
+}
+
+/// DPP controls (ISA manual, "VOP_DPP").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DppCtl {
+    pub ctrl: u16,
+    pub bound_ctrl: bool,
+    pub row_mask: u8,
+    pub bank_mask: u8,
+}
+
+/// The extension word of an e32 vector instruction.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ext {
+    None,
+    Sdwa(SdwaSel),
+    Dpp(DppCtl),
+}
+
+/// Marks "no vector destination".
+pub const NO_VDST: u16 = u16::MAX;
+
+/// One lowered instruction.
+///
+/// The fields' meaning is the family's (documented in each lowering
+/// function); for vector ALU instructions: `vdst` the destination register
+/// (VGPR or AGPR index), `sdst` the scalar destination (VOPC / VOP3b carry
+/// out, `v_readlane`), `src` the sources with implicit operands made
+/// explicit (VCC carry-in as `src[2]`, the accumulator of `v_fmac` as
+/// `src[2]`).
+#[derive(Clone, Debug)]
+pub struct Op {
+    pub exec: ExecFn,
+    pub len: u8,
+    pub vdst: u16,
+    pub sdst: u8,
+    pub src: [Src; 3],
+    pub mods: Mods,
+    pub ext: Ext,
+    /// An immediate: offset, simm16, ... (family-specific).
+    pub imm: i64,
+    /// The decoded instruction, for fields the lowering did not unpack and
+    /// for fault reports.
+    pub inst: Inst,
+}
+
+impl Op {
+    /// An op that executes `exec` with every other field empty.
+    pub fn new(inst: Inst, exec: ExecFn) -> Op {
+        Op {
+            exec,
+            len: inst.len,
+            vdst: NO_VDST,
+            sdst: sreg::NULL,
+            src: [Src::None; 3],
+            mods: Mods::default(),
+            ext: Ext::None,
+            imm: 0,
+            inst,
+        }
+    }
+
+    /// The op's mnemonic (for reports).
+    pub fn name(&self) -> &'static str {
+        self.inst.mnemonic()
+    }
+}
+
+/// The semantic of an instruction without one: a fault naming it.
+pub fn unsupported(_: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    Err(Fault::Unsupported(op.name()))
+}
+
+/// Lowers a decoded instruction. Never fails: an instruction whose
+/// semantics are missing lowers to [`unsupported`], which faults only if the
+/// wave reaches it.
+pub fn lower(inst: Inst) -> Op {
+    use rocjitsu_isa::gfx9::Body;
+    match &inst.body {
+        Body::Salu(_) | Body::Sopk(_) | Body::Sopp(_) => super::scalar::lower(inst),
+        Body::Smem(_) => super::smem::lower(inst),
+        Body::Vop(_) | Body::Vop3(_) => super::valu::lower(inst),
+        Body::Vop3p(_) => super::vop3p::lower(inst),
+        Body::Ds(_) => super::lds::lower(inst),
+        Body::Flat(_) | Body::Mubuf(_) | Body::Mtbuf(_) => super::vmem::lower(inst),
+        Body::Mimg(_) => Op::new(inst, unsupported),
+    }
+}
+
+/// The base mnemonic: LLVM's name without the `_e32` / `_e64` / `_sdwa` /
+/// `_dpp` encoding suffix.
+pub fn base_name(name: &str) -> &str {
+    for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
+        if let Some(b) = name.strip_suffix(suf) {
+            return b;
+        }
+    }
+    name
+}
+
+/// The lowered form of a decoded operand.
+pub fn src_of(o: &Operand) -> Src {
+    match *o {
+        Operand::Reg(r) => match r.file {
+            RegFile::Sgpr => Src::S(r.index as u8),
+            RegFile::Ttmp => Src::S(sreg::TTMP0 + r.index as u8),
+            RegFile::Vgpr => Src::V(r.index),
+            RegFile::Agpr => Src::V(AGPR0 + r.index),
+        },
+        Operand::Special(sp, half) => {
+            let hi = u8::from(half == Half::Hi);
+            match sp {
+                Special::FlatScratch => Src::S(sreg::FLAT_SCRATCH + hi),
+                Special::XnackMask => Src::S(sreg::XNACK_MASK + hi),
+                Special::Vcc => Src::S(sreg::VCC + hi),
+                Special::Exec => Src::S(sreg::EXEC + hi),
+                Special::M0 => Src::S(sreg::M0),
+                Special::Null => Src::S(sreg::NULL),
+                Special::SrcSharedBase => Src::Hw(HwReg::SharedBase),
+                Special::SrcSharedLimit => Src::Hw(HwReg::SharedLimit),
+                Special::SrcPrivateBase => Src::Hw(HwReg::PrivateBase),
+                Special::SrcPrivateLimit => Src::Hw(HwReg::PrivateLimit),
+                Special::SrcPopsExitingWaveId => Src::Hw(HwReg::PopsExitingWaveId),
+                Special::SrcFlatScratchBase if hi == 1 => Src::Hw(HwReg::FlatScratchBaseHi),
+                Special::SrcFlatScratchBase => Src::Hw(HwReg::FlatScratchBaseLo),
+                Special::SrcVccz => Src::Hw(HwReg::Vccz),
+                Special::SrcExecz => Src::Hw(HwReg::Execz),
+                Special::SrcScc => Src::Hw(HwReg::Scc),
+                Special::SrcLdsDirect => Src::Hw(HwReg::LdsDirect),
+            }
+        }
+        Operand::InlineInt(i) => Src::Int(i),
+        Operand::InlineFloat(f) => Src::Float(f),
+        Operand::Literal(x) => Src::Lit(x),
+        Operand::Imm(x) => Src::Lit(x as u32),
+    }
+}
+
+/// The scalar-file index an operand writes (destinations), `null` when it
+/// is not a scalar register.
+pub fn sdst_of(o: &Operand) -> u8 {
+    match src_of(o) {
+        Src::S(i) => i,
+        _ => sreg::NULL,
+    }
+}
+
+/// The lowered form of a 9-bit source field (`count` dwords wide).
+pub fn src_field(field: u16, count: u8, literal: Option<u32>) -> Src {
+    rocjitsu_isa::gfx9::operand::decode_src(field, count, literal).map_or(Src::None, |o| src_of(&o))
+}

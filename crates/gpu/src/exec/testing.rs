@@ -1,0 +1,159 @@
+//! Test support: assemble a snippet with LLVM 22's assembler (the oracle
+//! for encodings) and run it on one wave.
+//!
+//! ```ignore
+//! let t = run(Target::Gfx942, "v_add_f32 v2, v0, v1", |w, _vm| {
+//!     w.v[0] = [1.0f32.to_bits(); 64];
+//!     w.v[1] = [2.0f32.to_bits(); 64];
+//! }).unwrap();
+//! assert_eq!(f32::from_bits(t.wave.v[2][0]), 3.0);
+//! ```
+
+use super::engine::{self, Program, Stop};
+use super::mem::{Tlb, Vm};
+use super::op::{Ctx, Env, Fault};
+use super::wave::{VREGS, Wave};
+use rocjitsu_isa::Target;
+use std::process::Command;
+
+/// Assembles `asm` (one instruction per line) for `target` with
+/// `llvm-mc-22` and returns the bytes.
+pub fn assemble(target: Target, asm: &str) -> Vec<u8> {
+    let mut child = Command::new("llvm-mc-22")
+        .args([
+            "-arch=amdgcn",
+            &format!("-mcpu={}", target.name()),
+            "-show-encoding",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("llvm-mc-22 runs (scripts/setup.sh installs it)");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(asm.as_bytes()).expect("write asm");
+    }
+    let out = child.wait_with_output().expect("llvm-mc-22 finishes");
+    assert!(
+        out.status.success(),
+        "llvm-mc-22 rejected:\n{asm}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut bytes = Vec::new();
+    for line in text.lines() {
+        let Some(enc) = line.split("encoding: [").nth(1) else {
+            continue;
+        };
+        for b in enc.trim_end_matches(']').split(',') {
+            let b = b.trim().trim_start_matches("0x");
+            bytes.push(u8::from_str_radix(b, 16).expect("hex byte"));
+        }
+    }
+    bytes
+}
+
+/// The state after a test run.
+pub struct Run {
+    pub wave: Wave,
+    pub vm: Vm,
+    pub lds: Vec<u8>,
+}
+
+/// Where test code is placed.
+pub const CODE_BASE: u64 = 0x1000;
+
+/// Runs `asm` (followed by `s_endpgm`) on one wave with EXEC all ones,
+/// 64 KiB of LDS and 256 bytes of private memory per lane, after `setup`
+/// prepares registers and memory. Gives up after a million instructions.
+pub fn run(
+    target: Target,
+    asm: &str,
+    setup: impl FnOnce(&mut Wave, &Vm),
+) -> Result<Run, (Fault, u64)> {
+    let code = assemble(target, &format!("{asm}\ns_endpgm\n"));
+    let prog = Program::new(target, CODE_BASE, code);
+    let vm = Vm::new();
+    let mut wave = Wave::new(VREGS);
+    wave.set_exec(u64::MAX);
+    wave.pc = CODE_BASE;
+    wave.lane_bytes = 256;
+    wave.scratch = vec![0; 256 * 64];
+    setup(&mut wave, &vm);
+    let mut lds = vec![0u8; 65536];
+    let mut env = Env::new(target);
+    env.lds_size = 65536;
+    let mut tlb = Tlb::default();
+    let mut ctx = Ctx {
+        wave: &mut wave,
+        lds: &mut lds,
+        vm: &vm,
+        tlb: &mut tlb,
+        env: &env,
+    };
+    loop {
+        match engine::run(&mut ctx, &prog, 1_000_000)? {
+            Stop::Ended => break,
+            // A lone wave passes barriers at once.
+            Stop::Barrier => ctx.wave.state = super::wave::WaveState::Running,
+            Stop::Quantum => return Err((Fault::Invalid("test did not end".into()), ctx.wave.pc)),
+        }
+    }
+    Ok(Run { wave, vm, lds })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::mem::Perms;
+
+    #[test]
+    fn saxpy_like_snippet_runs() {
+        let mut buf = 0;
+        let r = run(
+            Target::Gfx942,
+            "s_mov_b32 s4, 2.0\n\
+             global_load_dword v1, v[2:3], off\n\
+             v_fma_f32 v1, s4, v1, 1.0\n\
+             v_add_co_u32 v4, vcc, v2, 4\n\
+             v_addc_co_u32 v5, vcc, 0, v3, vcc\n\
+             global_store_dword v[4:5], v1, off",
+            |w, vm| {
+                buf = vm.alloc(4 * 65, Perms::RW);
+                for l in 0..64 {
+                    let a = buf + 4 * l as u64;
+                    vm.fill(a, &(l as f32).to_bits().to_le_bytes()).unwrap();
+                    w.v[2][l] = a as u32;
+                    w.v[3][l] = (a >> 32) as u32;
+                }
+            },
+        )
+        .unwrap();
+        let out = r.vm.read_vec(buf + 4, 256).unwrap();
+        for l in 0..64 {
+            let v = f32::from_le_bytes(out[l * 4..l * 4 + 4].try_into().unwrap());
+            assert_eq!(v, 2.0 * l as f32 + 1.0, "lane {l}");
+        }
+        assert!(r.wave.insts >= 7);
+    }
+
+    #[test]
+    fn memory_fault_reports_address_and_pc() {
+        let (f, pc) = run(
+            Target::Gfx942,
+            "s_nop 0\nglobal_load_dword v1, v[2:3], off offset:16",
+            |w, _| {
+                w.v[2] = [0x40; 64];
+            },
+        )
+        .err()
+        .expect("unmapped address faults");
+        assert_eq!(pc, CODE_BASE + 4);
+        match f {
+            Fault::Memory(m) => assert_eq!(m.addr, 0x50),
+            f => panic!("unexpected fault {f:?}"),
+        }
+    }
+}
