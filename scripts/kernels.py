@@ -210,7 +210,7 @@ def resolve(case, target: str):
     return launch, args, hsaco, block
 
 
-def run_case(case, target: str, binary: str, dry_run: bool) -> tuple[bool, str, float]:
+def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) -> tuple[bool, str, float]:
     from harness import In, InOut, Null, Out, Scalar, compare, dims
 
     t0 = time.monotonic()
@@ -254,7 +254,7 @@ def run_case(case, target: str, binary: str, dry_run: bool) -> tuple[bool, str, 
         g = dims(launch.grid)
         cmd = [binary, "run-kernel", "--gpu", target, str(hsaco), "--kernel", case.kernel,
                "--grid", ",".join(map(str, g)), "--block", ",".join(map(str, block)),
-               "--timeout", str(case.timeout)]
+               "--timeout", str(case.timeout), "--threads", str(threads)]
         if launch.dynamic_lds:
             cmd += ["--dynamic-lds", str(launch.dynamic_lds)]
         for s in specs:
@@ -290,10 +290,10 @@ def _init_worker():
     import cases  # noqa: F401  (fills the registry in each worker process)
 
 
-def _job(name: str, target: str, binary: str, dry_run: bool):
+def _job(name: str, target: str, binary: str, dry_run: bool, threads: int):
     from harness import REGISTRY
     case = next(c for c in REGISTRY if c.name == name)
-    return run_case(case, target, binary, dry_run)
+    return run_case(case, target, binary, dry_run, threads)
 
 
 def selected(args):
@@ -326,9 +326,10 @@ def cmd_run(args) -> int:
             return 1
     jobs = selected(args)
     passed = failed = 0
+    blocked: dict[str, list[str]] = {}
     t0 = time.monotonic()
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
-        futs = {pool.submit(_job, c.name, t, binary, args.dry_run): (c, t) for c, t in jobs}
+        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads): (c, t) for c, t in jobs}
         for fut in cf.as_completed(futs):
             c, t = futs[fut]
             try:
@@ -341,6 +342,14 @@ def cmd_run(args) -> int:
             else:
                 failed += 1
                 print(f"FAIL {t} {c.name} ({secs:.2f} s): {detail}", flush=True)
+                m = re.search(r"instruction `([^`]+)` is not supported", detail)
+                if m:
+                    blocked.setdefault(m.group(1), []).append(f"{t}:{c.name}")
+    if blocked:
+        # The first unsupported instruction each failing case met, most common first.
+        top = sorted(blocked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        print("kernels: unsupported instructions (cases stopped by each): " +
+              ", ".join(f"{m} {len(v)}" for m, v in top))
     what = "dry-run " if args.dry_run else ""
     print(f"kernels: {what}{passed} passed, {failed} failed ({time.monotonic() - t0:.1f} s)")
     return 1 if failed else 0
@@ -364,6 +373,8 @@ def main() -> int:
     ap.add_argument("-k", action="append", help="only cases whose name contains this (glob, repeatable)")
     ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "rocjitsu"))
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="host threads per run-kernel (cases already run --jobs at a time)")
     ap.add_argument("--force", action="store_true", help="rebuild every code object")
     ap.add_argument("--dry-run", action="store_true", help="build, make inputs and references, check arguments")
     ap.add_argument("--no-build", action="store_true", help="run with the code objects already built")

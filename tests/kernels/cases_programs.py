@@ -25,10 +25,12 @@ def _layernorm(x, g, b, eps):
 def softmax(rng, target):
     rows, cols = 64, 1000
     x = (rng.standard_normal((rows, cols)) * 3).astype(np.float32)
-    # expf within a few ulps, a 256-way f32 sum tree (relative error about
-    # 8 * 2^-24 per level) and one division: 2e-6 relative is ample.
+    # Relative error budget: x - max rounded (2^-24 |x - max|, significant only
+    # where the output is below atol), expf within a few ulps (3e-7), the sum
+    # (4 sequential terms per work-item, then 8 tree levels: 12 * 2^-24 = 7e-7)
+    # and the 2.5-ulp OpenCL division (1.5e-7): about 1.2e-6; 4e-6 allowed.
     return Launch(rows, 256, [Out("out", np.float32, rows * cols), In(x), i32(cols)],
-                  [close("out", _softmax(x), rtol=2e-6, atol=1e-9)])
+                  [close("out", _softmax(x), rtol=4e-6, atol=1e-9)])
 
 
 @case("layernorm", "rows", "layernorm")

@@ -18,9 +18,10 @@ def tri_softmax(rng, target):
     rows, cols = 32, 1000
     x = (rng.standard_normal((rows, cols)) * 3).astype(np.float32)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
-    # exp within a few ulps, a tree sum of 1000 terms and a division.
+    # As for the OpenCL softmax: exp within a few ulps, a sum of 1000 terms
+    # (at most ~10 rounding levels, 6e-7) and a division; 4e-6 relative.
     return Launch(rows, None, [Out("out", np.float32, rows * cols), In(x), i32(cols), i32(cols)],
-                  [close("out", e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)])
+                  [close("out", e / e.sum(axis=1, keepdims=True), rtol=4e-6, atol=1e-9)])
 
 
 @tcase("tri_layernorm_f32", "tri_basic-layernorm_f32", "layernorm_kernel")
@@ -64,7 +65,8 @@ def tri_sum_atomic(rng, target):
     out = np.array([3, -(2**31)], dtype=np.int64).astype(np.int32)
     # Masked-off lanes contribute 0 to the max as well (other=0).
     return Launch(blocks(n, 1024), None, [InOut("out", out), In(x), i32(n)],
-                  [exact("out", np.array([3 + x.sum(), max(x.max(), 0)], dtype=np.int32))])
+                  [exact("out", np.array([(3 + x.astype(np.int64).sum() + 2**31) % 2**32 - 2**31,
+                                          max(x.max(), 0)], dtype=np.int32))])
 
 
 def _gemm_bound(a, b, k, extra=0.0):
@@ -152,12 +154,13 @@ def tri_flash_attention(rng, target):
     s = np.einsum("hmd,hnd->hmn", q.astype(np.float64), k.astype(np.float64)) * float(scale)
     p = np.exp2(s - s.max(axis=2, keepdims=True))
     ref = np.einsum("hmn,hnd->hmd", p / p.sum(axis=2, keepdims=True), v.astype(np.float64))
-    # P is rounded to f16 before the second dot (relative 2^-11 on each
-    # weight, so at most 2^-11 * max|v| = 4.9e-4 on the output), the output
-    # to f16 (another 2^-11 relative), exp2 and sums in f32: 1.5e-3 absolute.
+    # With |v| <= 1: P is rounded to f16 before the second dot (2^-11 relative
+    # on each weight: at most 4.9e-4 on the output) while the normaliser l
+    # sums the unrounded P (up to another 4.9e-4), the output is rounded to
+    # f16 (4.9e-4 for |o| <= 1), exp2 and f32 sums add ~1e-6: 2e-3 absolute.
     return Launch((seq // 64, heads), None,
                   [In(q), In(k), In(v), Out("o", np.float16, heads * seq * d), f32(scale), i32(seq)],
-                  [close("o", ref, atol=1.5e-3)])
+                  [close("o", ref, atol=2e-3)])
 
 
 def _mx(rng, fmt, m, n, k):
