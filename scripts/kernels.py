@@ -217,19 +217,19 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
     try:
         launch, args, hsaco, block = resolve(case, target)
     except Exception as exc:  # a broken case is a failure, reported as such
-        return False, f"case error: {type(exc).__name__}: {exc}", time.monotonic() - t0
+        return False, f"case error: {type(exc).__name__}: {exc}", time.monotonic() - t0, {}
     outs = {a.name: a for a in args if isinstance(a, (Out, InOut))}
     for chk in launch.checks:
         if chk.name not in outs:
-            return False, f"case error: check of unknown output {chk.name}", time.monotonic() - t0
+            return False, f"case error: check of unknown output {chk.name}", time.monotonic() - t0, {}
     if dry_run:
         for chk in launch.checks:
             a = outs[chk.name]
             dt = np.dtype(chk.view or (a.dtype if isinstance(a, Out) else a.data.dtype))
             nbytes = a.count * np.dtype(a.dtype).itemsize if isinstance(a, Out) else a.data.nbytes
             if np.asarray(chk.expected).size * dt.itemsize > nbytes and chk.transform is None:
-                return False, f"case error: {chk.name} reference larger than its buffer", time.monotonic() - t0
-        return True, "", time.monotonic() - t0
+                return False, f"case error: {chk.name} reference larger than its buffer", time.monotonic() - t0, {}
+        return True, "", time.monotonic() - t0, {}
     with tempfile.TemporaryDirectory(prefix="rjk-") as tmp:
         tmp = pathlib.Path(tmp)
         specs, files = [], {}
@@ -252,7 +252,7 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
             elif isinstance(a, Null):
                 specs.append("null")
         g = dims(launch.grid)
-        cmd = [binary, "run-kernel", "--gpu", target, str(hsaco), "--kernel", case.kernel,
+        cmd = [binary, "run-kernel", "--stats", "--gpu", target, str(hsaco), "--kernel", case.kernel,
                "--grid", ",".join(map(str, g)), "--block", ",".join(map(str, block)),
                "--timeout", str(case.timeout), "--threads", str(threads)]
         if launch.dynamic_lds:
@@ -262,12 +262,17 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=case.timeout + 30)
         except subprocess.TimeoutExpired:
-            return False, f"timed out after {case.timeout + 30} s", time.monotonic() - t0
+            return False, f"timed out after {case.timeout + 30} s", time.monotonic() - t0, {}
         except OSError as exc:
-            return False, f"cannot run {binary}: {exc}", time.monotonic() - t0
+            return False, f"cannot run {binary}: {exc}", time.monotonic() - t0, {}
         if p.returncode != 0:
             tail = (p.stdout + p.stderr).strip().splitlines()[-6:]
-            return False, f"run-kernel exited {p.returncode}: " + " | ".join(tail), time.monotonic() - t0
+            return False, f"run-kernel exited {p.returncode}: " + " | ".join(tail), time.monotonic() - t0, {}
+        stats = {}
+        for key, pat in (("insts", r"^instructions:\s+(\d+)"), ("wall", r"^wall time:\s+([0-9.]+)")):
+            m = re.search(pat, p.stdout, re.M)
+            if m:
+                stats[key] = float(m.group(1))
         problems, outputs = [], {}
         for name, (f, dt) in files.items():
             try:
@@ -283,7 +288,7 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
             ok, detail = compare(chk, got, outputs)
             if not ok:
                 problems.append(detail)
-        return not problems, "; ".join(problems), time.monotonic() - t0
+        return not problems, "; ".join(problems), time.monotonic() - t0, stats
 
 
 def _init_worker():
@@ -327,18 +332,25 @@ def cmd_run(args) -> int:
     jobs = selected(args)
     passed = failed = 0
     blocked: dict[str, list[str]] = {}
+    insts = emu_wall = 0.0
     t0 = time.monotonic()
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
         futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads): (c, t) for c, t in jobs}
         for fut in cf.as_completed(futs):
             c, t = futs[fut]
             try:
-                ok, detail, secs = fut.result()
+                ok, detail, secs, stats = fut.result()
             except Exception as exc:  # a crash in a worker is this case's failure
-                ok, detail, secs = False, f"harness error: {type(exc).__name__}: {exc}", 0.0
+                ok, detail, secs, stats = False, f"harness error: {type(exc).__name__}: {exc}", 0.0, {}
+            perf = ""
+            if "insts" in stats and "wall" in stats:
+                insts += stats["insts"]
+                emu_wall += stats["wall"]
+                rate = stats["insts"] / stats["wall"] if stats["wall"] > 0 else 0.0
+                perf = f", {stats['insts'] / 1e6:.2f}M wave-insts in {stats['wall']:.3f} s = {rate / 1e6:.1f}M/s"
             if ok:
                 passed += 1
-                print(f"PASS {t} {c.name} ({secs:.2f} s)", flush=True)
+                print(f"PASS {t} {c.name} ({secs:.2f} s{perf})", flush=True)
             else:
                 failed += 1
                 print(f"FAIL {t} {c.name} ({secs:.2f} s): {detail}", flush=True)
@@ -350,6 +362,9 @@ def cmd_run(args) -> int:
         top = sorted(blocked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         print("kernels: unsupported instructions (cases stopped by each): " +
               ", ".join(f"{m} {len(v)}" for m, v in top))
+    if emu_wall > 0:
+        print(f"kernels: emulator total {insts / 1e6:.1f}M wave-instructions in {emu_wall:.2f} s "
+              f"({insts / emu_wall / 1e6:.1f}M wave-instructions/s, --threads {args.threads})")
     what = "dry-run " if args.dry_run else ""
     print(f"kernels: {what}{passed} passed, {failed} failed ({time.monotonic() - t0:.1f} s)")
     return 1 if failed else 0

@@ -166,7 +166,8 @@ def f32_transcendental(rng, target):
     return Launch(blocks(n, 256), 256,
                   [Out("exp", np.float32, n), Out("log", np.float32, n), Out("sin", np.float32, n),
                    Out("cos", np.float32, n), Out("exp2", np.float32, n), Out("log2", np.float32, n), In(x), i32(n)],
-                  [ulp("exp", np.exp(xd), 4, why=why), close("log", np.log(ld), rtol=4 * 2.0 ** -23, atol=1e-7, why=logwhy),
+                  [ulp("exp", np.exp(xd), 4, why=why),
+                   close("log", np.log(ld), rtol=4 * 2.0 ** -23, atol=1e-7, why=logwhy),
                    close("sin", np.sin(xd), atol=4e-6, why=trig), close("cos", np.cos(xd), atol=4e-6, why=trig),
                    ulp("exp2", np.exp2(xd), 4, why=why),
                    close("log2", np.log2(ld), rtol=4 * 2.0 ** -23, atol=1e-7, why=logwhy)])
