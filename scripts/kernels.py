@@ -4,7 +4,8 @@ every target, run through `rocjitsu run-kernel` and compared with CPU
 references computed in numpy (the cases are in tests/kernels/cases.py).
 
   scripts/kernels.py build [--target T ...] [--jobs N] [--force]
-  scripts/kernels.py run   [--target T ...] [-k FILTER] [--bin PATH] [--jobs N] [--dry-run] [--no-build]
+  scripts/kernels.py run   [--target T ...] [-k FILTER] [--bin PATH] [--jobs N] [--threads N]
+                           [--keep DIR] [--dry-run] [--no-build]
   scripts/kernels.py list  [--target T ...] [-k FILTER]
 
 Building reuses scripts/corpus.py (same compilers, flags and incremental
@@ -38,9 +39,11 @@ except ImportError:
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import fnmatch
 import functools
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -210,7 +213,10 @@ def resolve(case, target: str):
     return launch, args, hsaco, block
 
 
-def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) -> tuple[bool, str, float]:
+def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, keep: str | None = None):
+    """(ok, detail, seconds, stats) of one case on one target. With `keep`,
+    the inputs, outputs, the expected values (expected-NAME.bin) and a
+    cmd.sh reproducing the run stay in keep/<target>/<case>/."""
     from harness import In, InOut, Null, Out, Scalar, compare, dims
 
     t0 = time.monotonic()
@@ -230,7 +236,14 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
             if np.asarray(chk.expected).size * dt.itemsize > nbytes and chk.transform is None:
                 return False, f"case error: {chk.name} reference larger than its buffer", time.monotonic() - t0, {}
         return True, "", time.monotonic() - t0, {}
-    with tempfile.TemporaryDirectory(prefix="rjk-") as tmp:
+    if keep:
+        kept = pathlib.Path(keep).resolve() / target / case.name
+        shutil.rmtree(kept, ignore_errors=True)
+        kept.mkdir(parents=True)
+        ctx = contextlib.nullcontext(str(kept))
+    else:
+        ctx = tempfile.TemporaryDirectory(prefix="rjk-")
+    with ctx as tmp:
         tmp = pathlib.Path(tmp)
         specs, files = [], {}
         for k, a in enumerate(args):
@@ -259,6 +272,11 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
             cmd += ["--dynamic-lds", str(launch.dynamic_lds)]
         for s in specs:
             cmd += ["--arg", s]
+        if keep:
+            (tmp / "cmd.sh").write_text(" ".join(shlex.quote(c) for c in cmd) + "\n")
+            for chk in launch.checks:
+                if chk.mode != "fn":
+                    np.ascontiguousarray(chk.expected).tofile(tmp / f"expected-{chk.name}.bin")
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=case.timeout + 30)
         except subprocess.TimeoutExpired:
@@ -267,7 +285,8 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
             return False, f"cannot run {binary}: {exc}", time.monotonic() - t0, {}
         if p.returncode != 0:
             tail = (p.stdout + p.stderr).strip().splitlines()[-6:]
-            return False, f"run-kernel exited {p.returncode}: " + " | ".join(tail), time.monotonic() - t0, {}
+            again = f" [reproduce: sh {tmp / 'cmd.sh'}]" if keep else ""
+            return False, f"run-kernel exited {p.returncode}: " + " | ".join(tail) + again, time.monotonic() - t0, {}
         stats = {}
         for key, pat in (("insts", r"^instructions:\s+(\d+)"), ("wall", r"^wall time:\s+([0-9.]+)")):
             m = re.search(pat, p.stdout, re.M)
@@ -288,17 +307,20 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1) ->
             ok, detail = compare(chk, got, outputs)
             if not ok:
                 problems.append(detail)
-        return not problems, "; ".join(problems), time.monotonic() - t0, stats
+        detail = "; ".join(problems)
+        if problems and keep:
+            detail += f" [reproduce: sh {tmp / 'cmd.sh'}]"
+        return not problems, detail, time.monotonic() - t0, stats
 
 
 def _init_worker():
     import cases  # noqa: F401  (fills the registry in each worker process)
 
 
-def _job(name: str, target: str, binary: str, dry_run: bool, threads: int):
+def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep: str | None):
     from harness import REGISTRY
     case = next(c for c in REGISTRY if c.name == name)
-    return run_case(case, target, binary, dry_run, threads)
+    return run_case(case, target, binary, dry_run, threads, keep)
 
 
 def selected(args):
@@ -335,7 +357,7 @@ def cmd_run(args) -> int:
     insts = emu_wall = 0.0
     t0 = time.monotonic()
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
-        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads): (c, t) for c, t in jobs}
+        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads, args.keep): (c, t) for c, t in jobs}
         for fut in cf.as_completed(futs):
             c, t = futs[fut]
             try:
@@ -390,6 +412,8 @@ def main() -> int:
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--threads", type=int, default=1,
                     help="host threads per run-kernel (cases already run --jobs at a time)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep each case's files and a cmd.sh reproducing its run under DIR/<target>/<case>/")
     ap.add_argument("--force", action="store_true", help="rebuild every code object")
     ap.add_argument("--dry-run", action="store_true", help="build, make inputs and references, check arguments")
     ap.add_argument("--no-build", action="store_true", help="run with the code objects already built")
