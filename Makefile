@@ -1,8 +1,10 @@
 # rocjitsu: the two commands of the README are `make demo` and `make test`.
 SHELL := /bin/bash
 CARGO ?= cargo
+PYTHON ?= python3
+VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -41,7 +43,7 @@ test: setup corpus
 KERNELS_ARGS ?=
 test-kernels: setup
 	$(CARGO) build --release -p rocjitsu-cli
-	@python3 scripts/kernels.py run $(KERNELS_ARGS)
+	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
 
 # The differential test against LLVM 22 on seeded random words (also part of
 # `make test`), with its report printed.
@@ -52,6 +54,15 @@ test-diff: setup
 # instructions/s figure per target is printed first).
 bench: corpus
 	$(CARGO) bench -p rocjitsu-isa --bench decode
+
+# Execution-engine figures: wave-instructions/s of an ALU-bound and a
+# memory-bound kernel on one host thread (every target), and the wall time of
+# 1024^3 Triton GEMMs (fp16 on gfx942, fp8 on gfx950) at 1 thread and all
+# threads; every result is checked against numpy.
+bench-exec: setup
+	$(PYTHON) scripts/corpus.py build --src tests/bench/src --out build/bench-kernels
+	$(CARGO) build --release -p rocjitsu-cli
+	$(VENV_PY) scripts/bench_exec.py $(BENCH_ARGS)
 
 # libFuzzer over the decoder (crates/isa/fuzz/fuzz_targets/decode.rs) for
 # FUZZ_TIME seconds. Needs the nightly toolchain (for -Zsanitizer=address) and

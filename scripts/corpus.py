@@ -177,15 +177,15 @@ def build_triton(units: list[Unit]) -> dict[Unit, list[str]]:
     return done
 
 
-def sources() -> list[pathlib.Path]:
-    return sorted(p for p in SRC.iterdir() if p.suffix in (".cl", ".hip", ".py") and p.is_file())
+def sources(src: pathlib.Path = SRC) -> list[pathlib.Path]:
+    return sorted(p for p in src.iterdir() if p.suffix in (".cl", ".hip", ".py") and p.is_file())
 
 
 def cmd_build(args) -> int:
     t0 = time.monotonic()
-    srcs = sources()
+    srcs = sources(args.src)
     if not srcs:
-        raise BuildError(f"no sources in {SRC}")
+        raise BuildError(f"no sources in {args.src}")
     headers = b"".join(p.read_bytes() for p in sorted(INCLUDE.glob("*")) if p.is_file())
     objdump_v = tool_version(OBJDUMP)
     clang_v = tool_version(CLANG)
@@ -301,6 +301,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=("build", "stats", "clean"))
     ap.add_argument("--out", type=pathlib.Path, default=ROOT / "build" / "corpus")
+    ap.add_argument("--src", type=lambda p: pathlib.Path(p).resolve(), default=SRC, help="directory of sources (default tests/corpus/src)")
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--force", action="store_true", help="rebuild everything")
     ap.add_argument("--target", action="append", choices=TARGETS, help="only these targets (repeatable)")

@@ -101,15 +101,39 @@ struct Output {
 
 fn describe(a: &KernelArg) -> String {
     format!(
-        "{} ({}, {} bytes)",
-        a.name.as_deref().unwrap_or("?"),
+        "{} ({}, {} bytes at offset {})",
+        a.name.as_deref().unwrap_or("(unnamed)"),
         a.type_name.as_deref().unwrap_or(match a.value_kind {
             ValueKind::GlobalBuffer => "pointer",
             ValueKind::DynamicSharedPointer => "local pointer",
             _ => "value",
         }),
-        a.size
+        a.size,
+        a.offset
     )
+}
+
+/// Whether a C type name is a floating-point ('f') or integer ('i') type.
+fn type_class(name: &str) -> Option<char> {
+    let n = name.trim();
+    if n.ends_with('*') {
+        return None;
+    }
+    if [
+        "float", "double", "half", "bf16", "bfloat", "_Float16", "__fp16",
+    ]
+    .iter()
+    .any(|f| n.contains(f))
+    {
+        Some('f')
+    } else if ["int", "long", "short", "char", "size_t", "unsigned", "uint"]
+        .iter()
+        .any(|f| n.contains(f))
+    {
+        Some('i')
+    } else {
+        None
+    }
 }
 
 fn is_hidden(k: &ValueKind) -> bool {
@@ -261,10 +285,23 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let (kind, rest) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
         let is_ptr = arg.value_kind == ValueKind::GlobalBuffer;
         let want = |size: u64| -> Result<()> {
-            if arg.value_kind != ValueKind::ByValue || arg.size != size {
+            if is_ptr {
                 bail!(
-                    "--arg {spec} (argument {n}): kernel {} expects {} here",
+                    "--arg {spec} (argument {n}): kernel {} takes a pointer here, {}; pass a buffer (in:FILE, out:FILE:BYTES, inout:FILE) or null",
                     kernel.name,
+                    describe(arg)
+                );
+            }
+            let float_spec = kind.starts_with('f') || kind == "bf16";
+            let mismatch = match arg.type_name.as_deref().map(type_class) {
+                Some(Some(c)) => c != if float_spec { 'f' } else { 'i' },
+                _ => false,
+            };
+            if arg.value_kind != ValueKind::ByValue || arg.size != size || mismatch {
+                bail!(
+                    "--arg {spec} (argument {n}): kernel {} takes a {}-byte value here, {}",
+                    kernel.name,
+                    arg.size,
                     describe(arg)
                 );
             }

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Execution-engine benchmarks: runs kernels with `rocjitsu run-kernel
+--stats`, checks each result against a numpy reference, and prints the
+figures.
+
+  ALU-bound       alu_int (integer hash chain), wave-instructions/s, 1 thread
+  memory-bound    triad (a = b + s*c over 4 Mi floats), wave-instructions/s, 1 thread
+  MFMA GEMM       Triton 1024^3 fp16 GEMM on gfx942, 1 thread and all threads
+  FP8 GEMM        Triton 1024^3 fp8 (e4m3) GEMM on gfx950, 1 thread and all threads
+
+Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME]
+Kernels are built by `scripts/corpus.py build --src tests/bench/src --out build/bench-kernels`.
+Run with the Triton venv's python (it has numpy), as `make bench-exec` does.
+"""
+
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "build" / "bench-kernels"
+
+
+def run(binary, code, kernel, grid, block, args, threads, gpu):
+    cmd = [str(binary), "run-kernel", "--gpu", gpu, str(code), "--kernel", kernel, "--grid", grid,
+           "--block", block, "--stats", "--threads", str(threads)]
+    for a in args:
+        cmd += ["--arg", a]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)}\n{p.stderr}")
+    stats = {}
+    for line in p.stdout.splitlines():
+        k, _, v = line.partition(":")
+        stats[k.strip()] = v.strip()
+    return stats
+
+
+def figure(name, gpu, threads, stats, ok):
+    insts = int(stats["instructions"].split()[0])
+    wall = float(stats["wall time"].split()[0])
+    print(f"{name:<28} {gpu:<7} threads={stats['threads']:<3} wall={wall:9.3f} s  "
+          f"{insts / wall / 1e6:8.1f} M wave-inst/s  insts={insts:>12}  result={'ok' if ok else 'WRONG'}",
+          flush=True)
+    return ok
+
+
+def alu_ref(n, iters):
+    x = np.arange(n, dtype=np.uint32)
+    y = x ^ np.uint32(0x9E3779B9)
+    with np.errstate(over="ignore"):
+        for _ in range(iters):
+            x = x * np.uint32(1664525) + np.uint32(1013904223)
+            y ^= x >> np.uint32(7)
+            y = (y << np.uint32(3)) | (y >> np.uint32(29))
+            x = x + y
+    return x ^ y
+
+
+def bench_alu(b, tmp, gpu, threads, quick):
+    n, iters = 65536, (100 if quick else 1000)
+    out = tmp / "alu.bin"
+    s = run(b, KERNELS / gpu / "alu.hsaco", "alu_int", str(n // 256), "256",
+            [f"out:{out}:{4 * n}", f"u32:{iters}"], threads, gpu)
+    got = np.fromfile(out, dtype=np.uint32)
+    return figure("ALU-bound (alu_int)", gpu, threads, s, np.array_equal(got, alu_ref(n, iters)))
+
+
+def bench_triad(b, tmp, gpu, threads, quick):
+    n = 1 << (20 if quick else 22)
+    rng = np.random.default_rng(1)
+    bb = rng.standard_normal(n).astype(np.float32)
+    cc = rng.standard_normal(n).astype(np.float32)
+    bb.tofile(tmp / "b.bin")
+    cc.tofile(tmp / "c.bin")
+    s = run(b, KERNELS / gpu / "stream.hsaco", "triad", str(n // 256), "256",
+            [f"out:{tmp / 'a.bin'}:{4 * n}", f"in:{tmp / 'b.bin'}", f"in:{tmp / 'c.bin'}", "f32:1.5", f"u32:{n}"],
+            threads, gpu)
+    got = np.fromfile(tmp / "a.bin", dtype=np.float32)
+    # Fused or not, the result is within one rounding of the exact value.
+    ok = np.allclose(got, bb.astype(np.float64) + 1.5 * cc.astype(np.float64), rtol=2e-7, atol=1e-30)
+    return figure("memory-bound (triad)", gpu, threads, s, ok)
+
+
+def e4m3_table():
+    """float64 value of every OCP e4m3 (fn) byte; 0x7f/0xff are NaN."""
+    v = np.arange(256)
+    sign = np.where(v & 0x80, -1.0, 1.0)
+    e, mant = (v >> 3) & 0xF, v & 7
+    mag = np.where(e == 0, mant / 8.0 * 2.0 ** -6, (1 + mant / 8.0) * 2.0 ** (e - 7.0))
+    mag = np.where((v & 0x7F) == 0x7F, np.nan, mag)
+    return sign * mag
+
+
+def bench_gemm(b, tmp, gpu, threads, kind):
+    m = n = k = 1024
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float32)
+    bm = rng.uniform(-1, 1, (k, n)).astype(np.float32)
+    if kind == "f16":
+        a, bm = a.astype(np.float16), bm.astype(np.float16)
+        a.tofile(tmp / "ga.bin")
+        bm.tofile(tmp / "gb.bin")
+        ref = a.astype(np.float64) @ bm.astype(np.float64)
+        out_t, name = np.float16, "gemm_f16"
+    else:
+        # Random OCP e4m3 bytes with magnitudes up to 2 (exponent field <= 8),
+        # decoded by a table written from the format's definition.
+        a8 = (rng.integers(0, 0x48, (m, k)) | (rng.integers(0, 2, (m, k)) << 7)).astype(np.uint8)
+        b8 = (rng.integers(0, 0x48, (k, n)) | (rng.integers(0, 2, (k, n)) << 7)).astype(np.uint8)
+        a8.tofile(tmp / "ga.bin")
+        b8.tofile(tmp / "gb.bin")
+        ref = e4m3_table()[a8] @ e4m3_table()[b8]
+        out_t, name = "bf16", "gemm_fp8"
+    code = KERNELS / gpu / f"tri_gemm-{name}.hsaco"
+    s = run(b, code, "matmul_kernel", f"{m // 64},{n // 64}", "256",
+            [f"in:{tmp / 'ga.bin'}", f"in:{tmp / 'gb.bin'}", f"out:{tmp / 'gc.bin'}:{2 * m * n}",
+             f"i32:{m}", f"i32:{n}", f"i32:{k}", f"i32:{k}", f"i32:{n}", f"i32:{n}", "null", "null"],
+            threads, gpu)
+    if out_t == "bf16":
+        raw = np.fromfile(tmp / "gc.bin", dtype=np.uint16).astype(np.uint32) << np.uint32(16)
+        got = raw.view(np.float32).astype(np.float64).reshape(m, n)
+    else:
+        got = np.fromfile(tmp / "gc.bin", dtype=out_t).astype(np.float64).reshape(m, n)
+    # f32 accumulation over k=1024 products, then one rounding to the
+    # output type (2^-8 relative for bf16, 2^-11 for f16).
+    tol = 2.0 ** -7 if kind != "f16" else 2.0 ** -10
+    ok = np.allclose(got, ref, rtol=tol, atol=tol * np.abs(ref).max())
+    label = "MFMA GEMM 1024^3 fp16" if kind == "f16" else "FP8 GEMM 1024^3 e4m3"
+    return figure(label, gpu, threads, s, ok)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "rocjitsu"))
+    ap.add_argument("--quick", action="store_true", help="smaller ALU/memory runs")
+    ap.add_argument("--only", action="append", help="alu, triad, gemm-f16, gemm-fp8 (repeatable)")
+    args = ap.parse_args()
+    only = set(args.only or ["alu", "triad", "gemm-f16", "gemm-fp8"])
+    all_threads = os.cpu_count() or 1
+    ok = True
+    with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
+        for gpu in ("gfx90a", "gfx942", "gfx950"):
+            if "alu" in only:
+                ok &= bench_alu(args.bin, tmp, gpu, 1, args.quick)
+            if "triad" in only:
+                ok &= bench_triad(args.bin, tmp, gpu, 1, args.quick)
+        for threads in (1, all_threads):
+            if "gemm-f16" in only:
+                ok &= bench_gemm(args.bin, tmp, "gfx942", threads, "f16")
+            if "gemm-fp8" in only:
+                ok &= bench_gemm(args.bin, tmp, "gfx950", threads, "fp8")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
