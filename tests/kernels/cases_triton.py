@@ -6,7 +6,7 @@ size is the compiled kernel's (num_warps * 64, from its metadata)."""
 import numpy as np
 
 from harness import In, InOut, Launch, Out, blocks, case, close, exact, f32, i32
-from numerics import EPS16, EPS32, bf16_to_f32, e8m0_to_f64, fp4_table, fp8_table, rand_bf16, rand_fp8
+from numerics import EPS16, EPS32, EPSBF16, bf16_to_f32, e8m0_to_f64, fp4_table, fp8_table, rand_bf16, rand_fp8
 
 
 def tcase(name, obj, kernel, targets=("gfx90a", "gfx942", "gfx950")):
@@ -22,6 +22,32 @@ def tri_softmax(rng, target):
     # (at most ~10 rounding levels, 6e-7) and a division; 4e-6 relative.
     return Launch(rows, None, [Out("out", np.float32, rows * cols), In(x), i32(cols), i32(cols)],
                   [close("out", e / e.sum(axis=1, keepdims=True), rtol=4e-6, atol=1e-9)])
+
+
+@tcase("tri_softmax_f16_unaligned", "tri_basic-softmax_f16", "softmax_kernel")
+def tri_softmax_f16(rng, target):
+    rows, cols = 16, 333  # odd row stride: no vectorised access
+    x = (rng.standard_normal((rows, cols)) * 2).astype(np.float16)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    # f32 softmax as above (4e-6), then rounded to f16 (2^-11 relative, and
+    # 2^-25 absolute for results in the subnormal range).
+    return Launch(rows, None, [Out("out", np.float16, rows * cols), In(x), i32(cols), i32(cols)],
+                  [close("out", e / e.sum(axis=1, keepdims=True), rtol=EPS16 + 4e-6, atol=2.0 ** -25)])
+
+
+@tcase("tri_layernorm_bf16", "tri_basic-layernorm_bf16", "layernorm_kernel")
+def tri_layernorm_bf16(rng, target):
+    rows, cols, eps = 8, 1024, 1e-5
+    x = rand_bf16(rng, rows * cols, -3, 4).reshape(rows, cols)
+    w = rng.uniform(0.5, 1.5, cols).astype(np.float32)
+    b = rng.uniform(-1, 1, cols).astype(np.float32)
+    xd = bf16_to_f32(x).astype(np.float64)
+    mean = xd.mean(axis=1, keepdims=True)
+    ref = (xd - mean) / np.sqrt(((xd - mean) ** 2).mean(axis=1, keepdims=True) + eps) * w + b
+    # f32 statistics as for the f32 case (1e-5), then rounded to bf16 (2^-8 relative).
+    return Launch(rows, None, [Out("out", np.uint16, rows * cols), In(x), In(w), In(b), i32(cols), i32(cols),
+                               f32(eps)],
+                  [close("out", ref, rtol=EPSBF16, atol=1e-5, transform=bf16_to_f32)])
 
 
 @tcase("tri_layernorm_f32", "tri_basic-layernorm_f32", "layernorm_kernel")
@@ -140,6 +166,17 @@ def tri_matmul_fp8(rng, target):
     m, n, k = 128, 64, 128
     a = rand_fp8(rng, fmt, (m, k), 16.0)
     b = rand_fp8(rng, fmt, (k, n), 16.0)
+    table = fp8_table(fmt)
+    return _mm(m, n, k, (64, 64), a, b, table[a], table[b], np.float32)
+
+
+@tcase("tri_matmul_bf8", "tri_dot-matmul_bf8", "matmul_kernel", targets=("gfx942", "gfx950"))
+def tri_matmul_bf8(rng, target):
+    # gfx942: fp8e5b16 (e5m2 fnuz, bias 16); gfx950: fp8e5 (OCP e5m2).
+    fmt = "e5m2fnuz" if target == "gfx942" else "e5m2"
+    m, n, k = 64, 128, 128
+    a = rand_fp8(rng, fmt, (m, k), 8.0)
+    b = rand_fp8(rng, fmt, (k, n), 8.0)
     table = fp8_table(fmt)
     return _mm(m, n, k, (64, 64), a, b, table[a], table[b], np.float32)
 
