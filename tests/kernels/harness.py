@@ -142,7 +142,8 @@ def compare(check: Check, got: np.ndarray, outputs: dict | None = None) -> tuple
             got = got.astype(exp.dtype)
             both_nan = np.isnan(exp) & np.isnan(got)
             bad = (_bits(exp) != _bits(got)) & ~both_nan
-            err = np.where(bad, np.abs(exp.astype(np.float64) - got.astype(np.float64)), 0.0)
+            with np.errstate(invalid="ignore"):
+                err = np.where(bad, np.abs(exp.astype(np.float64) - got.astype(np.float64)), 0.0)
         else:
             bad = exp != got.astype(exp.dtype)
             err = None

@@ -98,9 +98,37 @@ def check_ulp() -> list[str]:
     return [] if list(d) == [1, 0, 0] else [f"ulp_diff_f32 {list(d)}"]
 
 
+def check_compare() -> list[str]:
+    """The comparisons accept equal data and reject the smallest changes."""
+    from harness import close, compare, exact, ulp
+    errs = []
+    x = np.array([1.0, -0.0, np.nan, np.inf, 3.5], np.float32)
+    y = x.copy()
+    y[4] = np.nextafter(y[4], np.float32(10))
+    z = x.copy()
+    z[1] = 0.0
+    cases = [
+        (exact("x", x), x, True), (exact("x", x), y, False), (exact("x", x), z, False),
+        (exact("i", np.arange(5)), np.arange(5), True), (exact("i", np.arange(5)), np.arange(1, 6), False),
+        (exact("i", np.arange(5)), np.arange(4), False),
+        (close("x", x, rtol=1e-6), y, True), (close("x", x, rtol=1e-8), y, False),
+        (close("x", x, atol=np.full(5, 1e-9)), y, False),
+        (ulp("x", x, 1), y, True), (ulp("x", x, 0), y, False),
+        (exact("s", np.array([1, 2, 3]), transform=np.sort), np.array([2, 3, 1]), True),
+    ]
+    for k, (chk, got, want) in enumerate(cases):
+        ok, detail = compare(chk, got)
+        if ok != want:
+            errs.append(f"compare case {k}: {ok} (expected {want}) {detail}")
+    ok, detail = compare(exact("x", x), y)
+    if "first at [4]" not in detail:
+        errs.append(f"compare detail does not name the first mismatch: {detail}")
+    return errs
+
+
 def run() -> list[str]:
     rng = np.random.default_rng(12345)
-    return check_fma(rng) + check_bf16(rng) + check_fp8() + check_ulp()
+    return check_fma(rng) + check_bf16(rng) + check_fp8() + check_ulp() + check_compare()
 
 
 if __name__ == "__main__":
