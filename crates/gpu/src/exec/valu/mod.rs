@@ -18,8 +18,22 @@
 
 #[macro_use]
 mod macros;
+mod cmp_int;
+mod cmp_float;
+mod cvt;
+mod cvt_fp8;
 mod float;
+mod float_arith;
+mod float_div;
+mod float_unary;
 mod int;
+mod int_bits;
+mod int_lane;
+
+#[cfg(test)]
+mod dpp_sdwa_tests;
+#[cfg(test)]
+mod test_util;
 
 use super::op::{
     Ctx, DppCtl, Ext, Mods, NO_VDST, Op, SdwaSel, base_name, src_field, src_of, unsupported,
@@ -194,6 +208,8 @@ pub fn dpp_source(ctrl: u16, l: usize) -> Option<usize> {
         0x141 => Some((l & !7) | (7 - (l & 7))),
         0x142 => (row >= 16).then(|| row - 1),
         0x143 => (row >= 32).then_some(31),
+        // row_newbcast (gfx90a+): lane n of each row to the whole row.
+        0x150..=0x15f => Some(row | usize::from(ctrl & 15)),
         _ => None,
     }
 }
@@ -278,11 +294,21 @@ pub fn b32(c: &Ctx, op: &Op, i: usize) -> Lanes {
 }
 
 /// Source `i` as 64-bit lanes (a VGPR pair, or a constant widened as
-/// `w`: [`Width::F64`] or [`Width::B64`]).
+/// `w`: [`Width::F64`] or [`Width::B64`]), through DPP (source 0).
 #[inline]
 pub fn b64w(c: &Ctx, op: &Op, i: usize, w: Width) -> [u64; 64] {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
-    c.wave.read_v64(src, w, &c.env.apertures)
+    let v = c.wave.read_v64(src, w, &c.env.apertures);
+    match op.ext {
+        Ext::Dpp(d) if i == 0 => {
+            let exec = c.wave.exec();
+            std::array::from_fn(|l| match dpp_source(d.ctrl, l) {
+                Some(s) if exec >> s & 1 != 0 => v[s],
+                _ => 0,
+            })
+        }
+        _ => v,
+    }
 }
 
 /// Source `i` as 64-bit integer lanes.
