@@ -42,6 +42,7 @@ import concurrent.futures as cf
 import contextlib
 import fnmatch
 import functools
+import json
 import re
 import shlex
 import shutil
@@ -201,12 +202,16 @@ def resolve(case, target: str):
             raise RuntimeError(f"argument {k}: buffer given, kernel has {kind}")
         if isinstance(a, (In, InOut, Out)) and kind == "by_value":
             raise RuntimeError(f"argument {k}: buffer given, kernel has a by-value argument")
+    if case.triton:
+        # Triton's LDS is dynamic (its size is not in the code object) and the
+        # block is num_warps waves; both come from the compiler's metadata.
+        tmeta = json.loads(hsaco.with_suffix(".meta.json").read_text())
+        launch.dynamic_lds = launch.dynamic_lds or int(tmeta["shared"])
+        if launch.block is None:
+            launch.block = 64 * int(tmeta["num_warps"])
     if launch.block is None:
-        if not case.triton:
-            raise RuntimeError("no block size given")
-        block = dims(int(meta[".max_flat_workgroup_size"]))
-    else:
-        block = dims(launch.block)
+        raise RuntimeError("no block size given")
+    block = dims(launch.block)
     nthreads = block[0] * block[1] * block[2]
     if nthreads > int(meta.get(".max_flat_workgroup_size", "1024")):
         raise RuntimeError(f"block of {nthreads} exceeds max_flat_workgroup_size {meta['.max_flat_workgroup_size']}")

@@ -13,9 +13,9 @@ KERNEL void buffer_oob(float *out, float *oload, const float *in, int valid) {
   __amdgpu_buffer_rsrc_t rin = __builtin_amdgcn_make_buffer_rsrc((void *)in, 0, valid * 4, 0x00027000);
   __amdgpu_buffer_rsrc_t rout = __builtin_amdgcn_make_buffer_rsrc(out, 0, valid * 4, 0x00027000);
   int i = GID_X;
-  float v = __builtin_amdgcn_raw_buffer_load_b32(rin, i * 4, 0, 0);
+  float v = __builtin_bit_cast(float, __builtin_amdgcn_raw_buffer_load_b32(rin, i * 4, 0, 0));
   oload[i] = v;
-  __builtin_amdgcn_raw_buffer_store_b32(v * 2.0f + 1.0f, rout, i * 4, 0, 0);
+  __builtin_amdgcn_raw_buffer_store_b32(__builtin_bit_cast(unsigned, v * 2.0f + 1.0f), rout, i * 4, 0, 0);
 }
 
 KERNEL void dot4(int *os, unsigned *ou, const int *a, const int *b, const int *c, int n) {

@@ -31,8 +31,10 @@ __kernel void reduce_dpp(__global int *out, __global const int *in) {
   v += __builtin_amdgcn_update_dpp(0, v, 0x118, 0xf, 0xc, false);
   v += __builtin_amdgcn_update_dpp(0, v, 0x142, 0xa, 0xf, false);
   v += __builtin_amdgcn_update_dpp(0, v, 0x143, 0xc, 0xf, false);
+  // readlane before the branch: inside it, lane 63 is inactive.
+  int total = __builtin_amdgcn_readlane(v, 63);
   if ((TID_X & 63) == 0)
-    out[GID_X >> 6] = __builtin_amdgcn_readlane(v, 63);
+    out[GID_X >> 6] = total;
 }
 
 // ds_swizzle in bit-mask mode (offset = xor_mask << 10 | or_mask << 5 |
