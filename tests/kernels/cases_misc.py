@@ -5,6 +5,7 @@ integer dot products, byte permutes and funnel shifts, packed f16 fma,
 import numpy as np
 
 from harness import In, Launch, Out, blocks, case, exact, i32
+from numerics import f32_to_f16_rtz, f32_to_fp8, fp8_table
 
 
 @case("buffer_oob", "misc", "buffer_oob")
@@ -91,3 +92,37 @@ def lcg_loop(rng, target):
     for _ in range(iters):
         x = x * np.uint32(1664525) + np.uint32(1013904223)
     return Launch(n // 256, 256, [Out("out", np.uint32, n), i32(iters)], [exact("out", x)])
+
+
+@case("cvt_pkrtz", "misc", "cvt_pkrtz")
+def cvt_pkrtz(rng, target):
+    n = 3000
+    a = (rng.standard_normal(n) * np.exp2(rng.integers(-20, 15, n))).astype(np.float32)
+    b = (rng.standard_normal(n) * np.exp2(rng.integers(-20, 15, n))).astype(np.float32)
+    ref = np.stack([f32_to_f16_rtz(a), f32_to_f16_rtz(b)], axis=1)
+    return Launch(blocks(n, 256), 256, [Out("o", np.float16, 2 * n), In(a), In(b), i32(n)], [exact("o", ref)])
+
+
+@case("fp8_convert", "misc", "fp8_convert", targets=("gfx942", "gfx950"))
+def fp8_convert(rng, target):
+    # gfx942 converts to the FNUZ formats, gfx950 to OCP e4m3fn / e5m2.
+    f8, b8 = ("e4m3fnuz", "e5m2fnuz") if target == "gfx942" else ("e4m3fn", "e5m2")
+    n = 1024
+    a = (rng.standard_normal(n) * np.exp2(rng.integers(-8, 6, n))).astype(np.float32)
+    b = (rng.standard_normal(n) * np.exp2(rng.integers(-8, 6, n))).astype(np.float32)
+    a = np.clip(a, -200, 200)  # inside both formats' ranges: no saturation question
+    b = np.clip(b, -200, 200)
+    codes = np.stack([f32_to_fp8(a, f8), f32_to_fp8(b, f8), f32_to_fp8(a, b8), f32_to_fp8(b, b8)], axis=1)
+    packed = (codes.astype(np.uint32) << (8 * np.arange(4, dtype=np.uint32))).sum(axis=1).astype(np.uint32)
+    back = np.stack([fp8_table(f8)[codes[:, 0]], fp8_table(f8)[codes[:, 1]], fp8_table(b8)[codes[:, 2]],
+                     fp8_table(b8)[codes[:, 3]]], axis=1).astype(np.float32)
+    return Launch(blocks(n, 256), 256, [Out("pk", np.uint32, n), Out("back", np.float32, 4 * n), In(a), In(b),
+                                        i32(n)],
+                  [exact("pk", packed), exact("back", back)])
+
+
+@case("global_load_lds", "misc", "load_to_lds", targets=("gfx942", "gfx950"))
+def global_load_lds(rng, target):
+    g = 8
+    x = rng.standard_normal(256 * g).astype(np.float32)
+    return Launch(g, 256, [Out("out", np.float32, 256 * g), In(x)], [exact("out", x.reshape(g, 256)[:, ::-1])])

@@ -123,3 +123,33 @@ def ulp_diff_f32(a, b) -> np.ndarray:
 EPS32 = 2.0 ** -24  # unit roundoff of binary32
 EPS16 = 2.0 ** -11  # binary16
 EPSBF16 = 2.0 ** -8  # bfloat16
+
+
+def f32_to_f16_rtz(x) -> np.ndarray:
+    """float32 to float16 rounding toward zero (finite inputs; overflow gives
+    the largest finite value, as truncation does)."""
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(over="ignore"):
+        h = x.astype(np.float16)  # nearest even
+    hd, xd = h.astype(np.float64), x.astype(np.float64)
+    too_big = np.abs(hd) > np.abs(xd)
+    toward0 = np.nextafter(h, np.float16(0)).astype(np.float16)
+    return np.where(too_big, toward0, h).astype(np.float16)
+
+
+def f32_to_fp8(x, fmt: str) -> np.ndarray:
+    """float32 to 8-bit float codes, round to nearest, ties to the even code,
+    for finite values within the format's range (no saturation handling)."""
+    table = fp8_table(fmt)
+    codes = np.flatnonzero(np.isfinite(table))
+    vals = table[codes]
+    xd = np.asarray(x, dtype=np.float64).reshape(-1)
+    d = np.abs(xd[:, None] - vals[None, :])
+    best = d.min(axis=1, keepdims=True)
+    cand = d == best
+    # Among equally near codes prefer the even one (ties to even; FNUZ
+    # formats round -tiny to +0, their only zero); between +0 and -0 (OCP),
+    # the one with the sign of x.
+    sign_ok = (np.signbit(vals)[None, :] == np.signbit(xd)[:, None]) | (vals[None, :] != 0)
+    score = cand * 4 + ((codes & 1) == 0)[None, :] * 2 + sign_ok
+    return codes[np.argmax(score, axis=1)].astype(np.uint8).reshape(np.shape(x))

@@ -91,6 +91,41 @@ def check_fp8() -> list[str]:
     return errs
 
 
+def check_fp8_encode(rng) -> list[str]:
+    """f32_to_fp8 against the definition: the decoded value is a nearest
+    finite value, and on ties the code is even."""
+    from numerics import f32_to_fp8
+    errs = []
+    for fmt in ("e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz"):
+        t = fp8_table(fmt)
+        fin = np.sort(t[np.isfinite(t)])
+        x = rng.uniform(-200, 200, 2000)
+        mids = (fin[1:] + fin[:-1]) / 2  # exact ties
+        x = np.concatenate([x, mids[np.abs(mids) < 200]]).astype(np.float32)
+        x = x[np.abs(x) < 200]
+        c = f32_to_fp8(x, fmt)
+        dist = np.abs(t[c] - x)
+        best = np.abs(fin[None, :] - x[:, None].astype(np.float64)).min(axis=1)
+        if (dist > best).any():
+            errs.append(f"{fmt}: f32_to_fp8 not nearest for {x[np.flatnonzero(dist > best)[0]]!r}")
+        tie = np.isin(x.astype(np.float64), mids) & (t[c] != 0)
+        if (c[tie] & 1).any():
+            errs.append(f"{fmt}: f32_to_fp8 tie not rounded to the even code")
+    return errs
+
+
+def check_rtz() -> list[str]:
+    from numerics import f32_to_f16_rtz
+    # Truncation: |result| <= |x| and the next f16 away from zero is beyond |x|.
+    x = np.array([1.0009765625 * 1.9, -1.0009765625 * 1.9, 65519.0, 3e-8, -1.5, 1.0], np.float32)
+    got = f32_to_f16_rtz(x)
+    with np.errstate(over="ignore"):
+        away = np.nextafter(got, np.where(x < 0, np.float16(-np.inf), np.float16(np.inf))).astype(np.float64)
+    xd = x.astype(np.float64)
+    bad = (np.abs(got.astype(np.float64)) > np.abs(xd)) | (np.abs(away) <= np.abs(xd))
+    return [f"f32_to_f16_rtz wrong for {x[bad]}"] if bad.any() else []
+
+
 def check_ulp() -> list[str]:
     a = np.array([1.0, -0.0, 1.0], np.float32)
     b = np.array([np.nextafter(np.float32(1), np.float32(2)), 0.0, 1.0], np.float32)
@@ -128,7 +163,8 @@ def check_compare() -> list[str]:
 
 def run() -> list[str]:
     rng = np.random.default_rng(12345)
-    return check_fma(rng) + check_bf16(rng) + check_fp8() + check_ulp() + check_compare()
+    return (check_fma(rng) + check_bf16(rng) + check_fp8() + check_fp8_encode(rng) + check_rtz() + check_ulp() +
+            check_compare())
 
 
 if __name__ == "__main__":

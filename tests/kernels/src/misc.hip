@@ -65,3 +65,40 @@ KERNEL void lcg_loop(unsigned *out, int iters) {
     x = x * 1664525u + 1013904223u;
   out[GID_X] = x;
 }
+
+// v_cvt_pkrtz_f16_f32: two floats to a half2, rounding toward zero.
+KERNEL void cvt_pkrtz(half2_t *o, const float *a, const float *b, int n) {
+  int i = GID_X;
+  if (i < n)
+    o[i] = __builtin_bit_cast(half2_t, __builtin_amdgcn_cvt_pkrtz(a[i], b[i]));
+}
+
+#if defined(__gfx942__) || defined(__gfx950__)
+// fp8 (e4m3: FNUZ on gfx942, OCP on gfx950) and bf8 (e5m2) conversions:
+// v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 into the bytes of a word, and back
+// with v_cvt_f32_fp8 / v_cvt_f32_bf8.
+KERNEL void fp8_convert(unsigned *opk, float *oback, const float *a, const float *b, int n) {
+  int i = GID_X;
+  if (i < n) {
+    int p = __builtin_amdgcn_cvt_pk_fp8_f32(a[i], b[i], 0, false);
+    p = __builtin_amdgcn_cvt_pk_bf8_f32(a[i], b[i], p, true);
+    opk[i] = (unsigned)p;
+    oback[4 * i] = __builtin_amdgcn_cvt_f32_fp8(p, 0);
+    oback[4 * i + 1] = __builtin_amdgcn_cvt_f32_fp8(p, 1);
+    oback[4 * i + 2] = __builtin_amdgcn_cvt_f32_bf8(p, 2);
+    oback[4 * i + 3] = __builtin_amdgcn_cvt_f32_bf8(p, 3);
+  }
+}
+
+// global_load_lds_dword: each lane's dword goes to LDS at the wave's base
+// (M0) + 4 * lane; then the block reads LDS reversed.
+KERNEL void load_to_lds(float *out, const float *in) {
+  SHARED float tile[256];
+  typedef __attribute__((address_space(1))) void gptr;
+  typedef __attribute__((address_space(3))) void lptr;
+  int wave = TID_X >> 6;
+  __builtin_amdgcn_global_load_lds((gptr *)(in + GID_X), (lptr *)(tile + 64 * wave), 4, 0, 0);
+  SYNC();
+  out[GID_X] = tile[255 - TID_X];
+}
+#endif
