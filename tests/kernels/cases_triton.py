@@ -129,6 +129,27 @@ def tri_matmul_f16_big(rng, target):
     return _mm(m, n, k, (128, 128), a, b, a.astype(np.float64), b.astype(np.float64), np.float32)
 
 
+@tcase("tri_matmul_f16_16x16", "tri_dot-matmul_f16_small", "matmul_kernel")
+def tri_matmul_f16_small(rng, target):
+    m, n, k = 48, 32, 128  # 16x16 tiles, one wave each
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    return _mm(m, n, k, (16, 16), a, b, a.astype(np.float64), b.astype(np.float64), np.float32)
+
+
+@tcase("tri_matmul_f64", "tri_dot-matmul_f64", "matmul_kernel")
+def tri_matmul_f64(rng, target):
+    m, n, k = 64, 96, 48
+    a = rng.uniform(-1, 1, (m, k))
+    b = rng.uniform(-1, 1, (k, n))
+    # f64 accumulation: (k + 1) * 2^-53 * (|A| |B|) elementwise, against the
+    # products summed in extended precision (np.longdouble).
+    ref = (a.astype(np.longdouble) @ b.astype(np.longdouble)).astype(np.float64)
+    bound = (k + 1) * 2.0 ** -53 * (np.abs(a) @ np.abs(b)) * 1.01
+    return Launch((m // 32, n // 32), None, [In(a), In(b), Out("c", np.float64, m * n), i32(m), i32(n), i32(k)],
+                  [close("c", ref, atol=bound)])
+
+
 @tcase("tri_matmul_bf16", "tri_dot-matmul_bf16", "matmul_kernel")
 def tri_matmul_bf16(rng, target):
     m, n, k = 128, 64, 192
