@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo` (after `make build`): compile a small HIP program for three AMD
-# Instinct GPUs into one fat object, then look inside it with rocjitsu.
+# Instinct GPUs into one fat object, run its kernels on each emulated GPU and
+# check the results on the CPU, then look at the code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,17 +28,31 @@ step "2. The code objects inside $OBJ"
 say "target ID, offload bundle entry, kernels:"
 run "$BIN" disasm --list-targets "$OBJ"
 
-step "3. Disassemble the gfx942 (MI300X) code object"
-say "The same text llvm-objdump -d prints: each kernel's instructions, with the address and"
-say "encoded dwords in a comment; branches are annotated with their target (<kernel+offset>)."
-run "$BIN" disasm --mcpu gfx942 --kernel saxpy "$OBJ"
-run "$BIN" disasm --mcpu gfx942 --kernel reduce_sum --no-leading-addr "$OBJ"
-say "(the whole object, with the alignment padding between kernels, as objdump shows it: $BIN disasm --mcpu gfx942 $OBJ)"
+step "3. Run saxpy on each emulated GPU"
+say "rocjitsu run-kernel loads the code object for the GPU, passes buffers from files and"
+say "scalars from the command line, runs every workgroup, and writes the buffers back."
+N=100000
+python3 scripts/demo_data.py make "$OUT" $N
+for gpu in gfx90a gfx942 gfx950; do
+  cp "$OUT/y.bin" "$OUT/y.out"
+  run "$BIN" run-kernel --gpu $gpu "$OBJ" --kernel saxpy --grid $(( (N + 255) / 256 )) --block 256 \
+    --arg f32:2.5 --arg in:"$OUT/x.bin" --arg inout:"$OUT/y.out" --arg u32:$N
+  python3 scripts/demo_data.py saxpy "$OUT" $N 2.5
+done
 
-step "4. One kernel as JSON lines (first 5 instructions of saxpy)"
-say "One object per instruction: kernel, address, bytes, text, mnemonic, operands, modifiers."
-printf '%s$ %s%s\n' "$bold" "$BIN disasm --mcpu gfx942 --kernel saxpy --json $OBJ | head -n 5" "$off"
-"$BIN" disasm --mcpu gfx942 --kernel saxpy --json "$OBJ" | head -n 5
+step "4. A reduction through shared memory (LDS and barriers) on the MI355X, with statistics"
+BLOCKS=$(( (N + 511) / 512 ))
+run "$BIN" run-kernel --gpu gfx950 "$OBJ" --kernel reduce_sum --grid $BLOCKS --block 256 \
+  --arg in:"$OUT/in.bin" --arg out:"$OUT/sums.bin":$(( 4 * BLOCKS )) --arg u32:$N --stats
+python3 scripts/demo_data.py reduce "$OUT" $N 256
+
+step "5. What the GPU ran: the gfx942 (MI300X) code of saxpy"
+say "The same text llvm-objdump -d prints, with the encoded dwords in a comment."
+run "$BIN" disasm --mcpu gfx942 --kernel saxpy "$OBJ"
+
+step "6. One kernel as JSON lines (first 3 instructions of saxpy)"
+printf '%s$ %s%s\n' "$bold" "$BIN disasm --mcpu gfx942 --kernel saxpy --json $OBJ | head -n 3" "$off"
+"$BIN" disasm --mcpu gfx942 --kernel saxpy --json "$OBJ" | head -n 3
 
 step "Done"
-say "Try: $BIN disasm --help"
+say "Try: $BIN run-kernel --help, $BIN disasm --help"

@@ -49,7 +49,7 @@ fn main() {
         }
     }
     let mut v: Vec<_> = missing.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|x| std::cmp::Reverse(x.1));
     for ((t, name), n) in &v {
         println!("{n:7} {t} {name}");
     }

@@ -300,7 +300,15 @@ fn run_group(
 fn init_wave(w: &mut Wave, l: &Launch, group: [u32; 3], index: u32, preload: &[u32]) {
     let d = &l.descriptor;
     w.s = [0; super::wave::SREGS];
-    for r in w.v.iter_mut() {
+    // Zero the registers the kernel allocated (ArchVGPRs, then AccVGPRs
+    // from ACCUM_OFFSET in the unified file), not the whole file.
+    let total = d.vgpr_count(rocjitsu_isa::Target::Gfx942) as usize;
+    let arch = total.min(256);
+    let acc = total.saturating_sub(d.accum_offset() as usize).min(256);
+    for r in w.v.iter_mut().take(arch.max(3)) {
+        *r = [0; 64];
+    }
+    for r in w.v.iter_mut().skip(256).take(acc) {
         *r = [0; 64];
     }
     w.scc = false;

@@ -126,6 +126,8 @@ pub struct Vm {
 /// Where [`Vm::alloc`] places buffers: above the low 4 GiB and far from
 /// the LDS and private apertures (which start at 1 << 48).
 const ALLOC_BASE: u64 = 0x0000_7f00_0000_0000;
+/// The GPU page size: the granule of mappings and permissions.
+pub const PAGE: u64 = 4096;
 /// Alignment and guard gap between allocated buffers.
 const ALLOC_ALIGN: u64 = 1 << 16;
 
@@ -139,9 +141,13 @@ impl Vm {
     }
 
     /// Allocates a zeroed buffer of `len` bytes and returns its GPU address.
-    /// Buffers are separated by unmapped guard pages, so running off the end
-    /// of one faults instead of reaching the next.
+    /// As on a GPU, access rights are per page: the buffer is mapped in
+    /// whole 4 KiB pages (an access past `len` within its last page reads
+    /// zeros, as the hardware's does), and buffers are separated by unmapped
+    /// guard pages, so running off the end of one faults instead of reaching
+    /// the next.
     pub fn alloc(&self, len: u64, perms: Perms) -> u64 {
+        let len = len.max(1).next_multiple_of(PAGE);
         let words = len.div_ceil(8).max(1) as usize;
         let owned: Box<[AtomicU64]> = (0..words).map(|_| AtomicU64::new(0)).collect();
         let host = owned.as_ptr() as *mut u8;
@@ -389,8 +395,10 @@ mod tests {
         let mut t = Tlb::default();
         vm.write_u32(&mut t, a + 96, 7).unwrap();
         assert_eq!(vm.read_u32(&mut t, a + 96).unwrap(), 7);
-        let e = vm.read_u32(&mut t, a + 98).unwrap_err();
-        assert_eq!((e.addr, e.access), (a + 98, Access::Read));
+        // The rest of the page is mapped; the next page is not.
+        assert_eq!(vm.read_u32(&mut t, a + 4092).unwrap(), 0);
+        let e = vm.read_u32(&mut t, a + 4094).unwrap_err();
+        assert_eq!((e.addr, e.access), (a + 4094, Access::Read));
         assert!(b >= a + 100 + ALLOC_ALIGN - 1, "guard gap between buffers");
         let e = vm.write_u32(&mut t, b, 1).unwrap_err();
         assert_eq!(e.why, "violates the page permissions");

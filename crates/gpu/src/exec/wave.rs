@@ -252,10 +252,13 @@ impl Wave {
             HwReg::Scc => u64::from(self.scc),
             HwReg::Vccz => u64::from(self.vcc() == 0),
             HwReg::Execz => u64::from(self.exec() == 0),
-            HwReg::SharedBase => ap.shared_base >> 32,
-            HwReg::SharedLimit => (ap.shared_base >> 32) | 0xffff_ffff,
-            HwReg::PrivateBase => ap.private_base >> 32,
-            HwReg::PrivateLimit => (ap.private_base >> 32) | 0xffff_ffff,
+            // The aperture registers hold the 64-bit aperture address: read
+            // as a 32-bit operand they give its low half, which is 0 (the
+            // compiler reads them as 64 bits and keeps the high half).
+            HwReg::SharedBase => ap.shared_base,
+            HwReg::SharedLimit => ap.shared_base | 0xffff_ffff,
+            HwReg::PrivateBase => ap.private_base,
+            HwReg::PrivateLimit => ap.private_base | 0xffff_ffff,
             HwReg::PopsExitingWaveId => 0,
             HwReg::FlatScratchBaseLo => u64::from(self.s32(sreg::FLAT_SCRATCH)),
             HwReg::FlatScratchBaseHi => u64::from(self.s32(sreg::FLAT_SCRATCH + 1)),

@@ -77,19 +77,22 @@ fn s_load_reads_n_dwords_at_base_plus_offsets() {
 fn s_load_from_unmapped_memory_faults_with_address_and_pc() {
     let vm = Vm::new();
     let a = buffer(&vm);
-    let code = Code::asm(T, "s_nop 0\ns_load_dwordx4 s[4:7], s[2:3], 0xf8");
-    // 0xf8 + 16 runs past the 256-byte buffer into the guard gap.
+    let code = Code::asm(T, "s_nop 0\ns_load_dwordx4 s[4:7], s[2:3], 0xff8");
+    // 0xff8 + 16 runs past the buffer's (4 KiB) page into the guard gap.
     let (f, pc) = code.run_vm(&vm, |w| w.set_s64(2, a)).expect_err("fault");
     assert_eq!(pc, CODE_BASE + 4);
     match f {
         Fault::Memory(m) => {
             assert_eq!(m.access, Access::Read);
-            assert!(m.addr >= a + 0xf8 && m.addr <= a + 0x100, "{m:?}");
+            assert!(m.addr >= a + 0xff8 && m.addr <= a + 0x1000, "{m:?}");
         }
         f => panic!("unexpected {f:?}"),
     }
     let (f, _) = code.run_vm(&vm, |w| w.set_s64(2, 0x10)).expect_err("fault");
-    assert!(matches!(&f, Fault::Memory(m) if m.addr == 0x108), "{f:?}");
+    assert!(
+        matches!(&f, Fault::Memory(m) if m.addr == 0x10 + 0xff8),
+        "{f:?}"
+    );
 }
 
 /// A buffer resource for `base` with `num_records` bytes in s[8:11].

@@ -18,8 +18,8 @@
 
 #[macro_use]
 mod macros;
-mod cmp_int;
 mod cmp_float;
+mod cmp_int;
 mod cvt;
 mod cvt_fp8;
 mod float;

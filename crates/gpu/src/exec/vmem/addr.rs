@@ -127,8 +127,13 @@ fn buffer(c: &Ctx, op: &Op) -> Addrs {
         (false, false) => (&zero, &zero),
     };
     if r.base == ap.private_base & 0xffff_ffff_ffff {
+        // The scratch ABI of MUBUF private accesses keeps wave-level offsets
+        // in SGPRs (the stack and frame pointers, the wave offset): a lane's
+        // byte is at soffset / wavesize + voffset + offset of its own
+        // (swizzled) private segment (AMDGPUUsage, "Private Segment
+        // Buffer"; LLVM scales MUBUF stack offsets by the wave size).
         return Addrs {
-            a: std::array::from_fn(|l| soff + u64::from(voff[l]) + inst),
+            a: std::array::from_fn(|l| soff / 64 + u64::from(voff[l]) + inst),
             space: Space::Private,
             limit: [u64::MAX; 64],
         };

@@ -549,7 +549,9 @@ fn global_faults_name_the_address() {
         Target::Gfx942,
         "global_store_dwordx4 v[4:5], v[0:3], off",
         |w, vm| {
-            buf = vm.alloc(256, Perms::RW);
+            // The last 256 bytes of the buffer's page: lane 61's 16 bytes
+            // cross into the unmapped guard page.
+            buf = vm.alloc(256, Perms::RW) + 4096 - 256;
             for l in 0..64 {
                 set_addr64(w, 4, l, buf + 4 * l as u64);
             }
@@ -724,7 +726,8 @@ fn buffer_private_segment_accesses_are_per_lane() {
             w.s[1] = (ap.private_base >> 32) as u32 & 0xffff;
             w.s[2] = u32::MAX;
             w.s[3] = 1 << 23;
-            w.s[5] = 8;
+            // A wave-scaled offset: 8 bytes into each lane's segment.
+            w.s[5] = 8 * 64;
             for l in 0..64 {
                 w.v[1][l] = 0xabcd_0000 + l as u32;
                 w.v[2][l] = 40 + l as u32;
