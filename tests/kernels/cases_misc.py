@@ -121,8 +121,16 @@ def fp8_convert(rng, target):
                   [exact("pk", packed), exact("back", back)])
 
 
+@case("lds_reverse_wrap", "misc", "lds_reverse_hip")
+def lds_reverse_wrap(rng, target):
+    g = 6
+    x = rng.standard_normal(256 * g).astype(np.float32)
+    return Launch(g, 256, [Out("out", np.float32, 256 * g), In(x)], [exact("out", x.reshape(g, 256)[:, ::-1])])
+
+
 @case("global_load_lds", "misc", "load_to_lds", targets=("gfx942", "gfx950"))
 def global_load_lds(rng, target):
     g = 8
     x = rng.standard_normal(256 * g).astype(np.float32)
-    return Launch(g, 256, [Out("out", np.float32, 256 * g), In(x)], [exact("out", x.reshape(g, 256)[:, ::-1])])
+    return Launch(g, 256, [Out("out", np.float32, 256 * g), Out("rev", np.float32, 256 * g), In(x)],
+                  [exact("out", x), exact("rev", x.reshape(g, 256)[:, ::-1])])

@@ -297,3 +297,10 @@ def dynamic_lds(rng, target):
     ref = r + r * np.float32(2)
     return Launch(g, nt, [Out("out", np.float32, nt * g), Out("flag", np.int32, g), In(x), i32(9)],
                   [exact("out", ref), exact("flag", np.full(g, 60 + 9, np.int32))], dynamic_lds=2 * nt * 4)
+
+
+@case("lds_reverse", "lds", "lds_reverse")
+def lds_reverse(rng, target):
+    g = 6
+    x = rng.standard_normal(256 * g).astype(np.float32)
+    return Launch(g, 256, [Out("out", np.float32, 256 * g), In(x)], [exact("out", x.reshape(g, 256)[:, ::-1])])

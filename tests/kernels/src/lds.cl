@@ -33,3 +33,13 @@ __kernel void histogram256(__global uint *bins, __global const uchar *data, int 
   if (c)
     __atomic_fetch_add(&bins[t], c, __ATOMIC_RELAXED);
 }
+
+// Reversed LDS read: clang emits ds_read_b32 with base -4 * t and
+// offset:1020, relying on the 32-bit wrap of LDS addresses.
+__kernel void lds_reverse(__global float *out, __global const float *in) {
+  __local float tile[256];
+  int t = TID_X;
+  tile[t] = in[GID_X];
+  LDS_BARRIER();
+  out[GID_X] = tile[255 - t];
+}

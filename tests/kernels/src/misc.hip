@@ -73,6 +73,15 @@ KERNEL void cvt_pkrtz(half2_t *o, const float *a, const float *b, int n) {
     o[i] = __builtin_bit_cast(half2_t, __builtin_amdgcn_cvt_pkrtz(a[i], b[i]));
 }
 
+// Reversed LDS read; clang may fold 255 - t into ds_read_b32 with a negative
+// VGPR base and offset:1020, relying on the 32-bit wrap of LDS addresses.
+KERNEL void lds_reverse_hip(float *out, const float *in) {
+  SHARED float tile[256];
+  tile[TID_X] = in[GID_X];
+  SYNC();
+  out[GID_X] = tile[255 - TID_X];
+}
+
 #if defined(__gfx942__) || defined(__gfx950__)
 // fp8 (e4m3: FNUZ on gfx942, OCP on gfx950) and bf8 (e5m2) conversions:
 // v_cvt_pk_fp8_f32 / v_cvt_pk_bf8_f32 into the bytes of a word, and back
@@ -91,14 +100,17 @@ KERNEL void fp8_convert(unsigned *opk, float *oback, const float *a, const float
 }
 
 // global_load_lds_dword: each lane's dword goes to LDS at the wave's base
-// (M0) + 4 * lane; then the block reads LDS reversed.
-KERNEL void load_to_lds(float *out, const float *in) {
+// (M0) + 4 * lane; then the block reads LDS in order and reversed (the
+// reversed read is ds_read_b32 with a negative VGPR base and offset:1020,
+// relying on the 32-bit wrap of the LDS address).
+KERNEL void load_to_lds(float *out, float *orev, const float *in) {
   SHARED float tile[256];
   typedef __attribute__((address_space(1))) void gptr;
   typedef __attribute__((address_space(3))) void lptr;
   int wave = TID_X >> 6;
   __builtin_amdgcn_global_load_lds((gptr *)(in + GID_X), (lptr *)(tile + 64 * wave), 4, 0, 0);
   SYNC();
-  out[GID_X] = tile[255 - TID_X];
+  out[GID_X] = tile[TID_X];
+  orev[GID_X] = tile[255 - TID_X];
 }
 #endif
