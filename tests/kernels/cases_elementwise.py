@@ -6,7 +6,7 @@ comparisons are exact."""
 
 import numpy as np
 
-from harness import In, InOut, Launch, Out, blocks, case, exact, f32, f64, i32
+from harness import In, InOut, Launch, Out, blocks, case, close, exact, f32, f64, i32
 from numerics import bf16_to_f32, f32_to_bf16, fma_f32, rand_bf16
 
 
@@ -147,3 +147,25 @@ def tri_add_f16(rng, target):
     x = rng.uniform(-300, 300, n).astype(np.float16)
     y = rng.uniform(-300, 300, n).astype(np.float16)
     return Launch(blocks(n, 512), None, [In(x), In(y), Out("o", np.float16, n), i32(n)], [exact("o", x + y)])
+
+
+@case("f16_math", "elementwise", "f16_math")
+def f16_math(rng, target):
+    n = 3000
+    sign = rng.choice([-1.0, 1.0], (2, n))
+    a = (rng.uniform(0.25, 30, n) * sign[0]).astype(np.float16)
+    b = (rng.uniform(0.25, 30, n) * sign[1]).astype(np.float16)
+    c = rng.uniform(-300, 300, n).astype(np.float16)
+    f = rng.uniform(-300, 300, n).astype(np.float32)
+    ad, bd = a.astype(np.float64), b.astype(np.float64)
+    # |a|, |b| >= 1/4 and |c| < 2^9: a*b + c is exact in f64, so one rounding
+    # to f16 is the fma; f16 products are exact in f32, so the mixed fma is
+    # fma_f32 of the widened values. Division and square root go through f32
+    # (or v_rcp/v_sqrt_f16): within one f16 ulp of the exact result.
+    return Launch(blocks(n, 256), 256,
+                  [Out("fma", np.float16, n), Out("div", np.float16, n), Out("sqrt", np.float16, n),
+                   Out("mix", np.float32, n), In(a), In(b), In(c), In(f), i32(n)],
+                  [exact("fma", (ad * bd + c).astype(np.float16)),
+                   close("div", ad / bd, rtol=2.0 ** -10, why="within one f16 ulp"),
+                   close("sqrt", np.sqrt(np.abs(ad)), rtol=2.0 ** -10, why="within one f16 ulp"),
+                   exact("mix", fma_f32(a.astype(np.float32), b.astype(np.float32), f))])

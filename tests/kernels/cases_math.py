@@ -212,3 +212,30 @@ def compare_select(rng, target):
                   [Out("mask", np.int32, n), Out("sel", np.float32, n), Out("minmax", np.float32, n), In(a), In(b),
                    i32(n)],
                   [exact("mask", m), exact("sel", sel), exact("minmax", mm)])
+
+
+@case("float_edges", "floatmath", "float_edges")
+def float_edges(rng, target):
+    special = [np.nan, np.inf, -np.inf, 3e9, -3e9, 2.0 ** 31, -(2.0 ** 31), -(2.0 ** 31) - 256, 2.0 ** 32,
+               4294967040.0, -1.5, -0.75, 0.9999999, 65519.99, 65520.0, -65520.0, 2.0 ** -24, 2.0 ** -25,
+               3 * 2.0 ** -26, 1e-40, -1e-40, 1.17549435e-38, 1e-45, -0.0, 0.0]
+    n = 1024
+    x = np.concatenate([special, rng.standard_normal(n - len(special)) * np.exp2(rng.integers(-149, 127, n - len(
+        special)))]).astype(np.float32)
+    y = np.concatenate([np.full(len(special), 0.5),
+                        rng.standard_normal(n - len(special)) * np.exp2(rng.integers(-60, 60, n - len(special)))])
+    y = y.astype(np.float32)
+    d = rng.standard_normal(n) * np.exp2(rng.integers(-160, 140, n))  # f32 denormals, overflow to inf
+    d[:6] = [1e39, -1e39, 1e-46, 7e-46, 3.4028235677973366e38, 3.4028236e38]
+    xd = x.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore", under="ignore"):
+        # Saturating conversions (ISA: out-of-range values clamp, NaN converts to 0).
+        ri = np.where(np.isnan(xd), 0, np.clip(np.trunc(xd), -(2.0 ** 31), 2.0 ** 31 - 1)).astype(np.int64)
+        ru = np.where(np.isnan(xd), 0, np.clip(np.trunc(xd), 0, 2.0 ** 32 - 1)).astype(np.int64)
+        refs = [exact("i", ri.astype(np.int32)), exact("u", ru.astype(np.uint32)),
+                exact("h", x.astype(np.float16)), exact("f", d.astype(np.float32)),
+                exact("mul", x * y), exact("add", x + y), exact("div", x / y)]
+    return Launch(blocks(n, 256), 256,
+                  [Out("i", np.int32, n), Out("u", np.uint32, n), Out("h", np.float16, n), Out("f", np.float32, n),
+                   Out("mul", np.float32, n), Out("add", np.float32, n), Out("div", np.float32, n), In(x), In(d),
+                   In(y), i32(n)], refs)

@@ -73,3 +73,17 @@ __kernel void vec_u8(__global uchar4 *o, __global const uchar4 *a, int n) {
     o[i] = (uchar4)(x.w, x.z + 1, x.y ^ 0x5a, x.x >> 1);
   }
 }
+
+// Half precision: scalar fma (v_fma_f16), division and square root, and
+// mixed-precision fma of f16 products into f32 (v_fma_mix_f32 / v_mad_mix).
+__kernel void f16_math(__global half *ofma, __global half *odiv, __global half *osqrt, __global float *omix,
+                       __global const half *a, __global const half *b, __global const half *c,
+                       __global const float *f, int n) {
+  int i = GID_X;
+  if (i < n) {
+    ofma[i] = __builtin_fmaf16(a[i], b[i], c[i]);
+    odiv[i] = a[i] / b[i];
+    osqrt[i] = __builtin_sqrtf16(__builtin_fabsf16(a[i]));
+    omix[i] = __builtin_fmaf((float)a[i], (float)b[i], f[i]);
+  }
+}

@@ -68,3 +68,21 @@ __kernel void compare_select(__global int *omask, __global float *osel, __global
     ominmax[i] = __builtin_fminf(x, y) + __builtin_fmaxf(x, 1.0f);
   }
 }
+
+// Edges of the number formats: float-to-int conversions out of range and of
+// NaN (v_cvt_i32_f32 / v_cvt_u32_f32 saturate, NaN gives 0), f16 and f32
+// overflow and underflow on conversion, denormal arithmetic.
+__kernel void float_edges(__global int *oi, __global uint *ou, __global half *oh, __global float *of,
+                          __global float *omul, __global float *oadd, __global float *odiv,
+                          __global const float *x, __global const double *d, __global const float *y, int n) {
+  int i = GID_X;
+  if (i < n) {
+    oi[i] = (int)x[i];
+    ou[i] = (uint)x[i];
+    oh[i] = (half)x[i];
+    of[i] = (float)d[i];
+    omul[i] = x[i] * y[i];
+    oadd[i] = x[i] + y[i];
+    odiv[i] = x[i] / y[i];
+  }
+}
