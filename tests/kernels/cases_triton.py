@@ -257,3 +257,42 @@ def tri_mxfp8(rng, target):
 @tcase("tri_mxfp4_dot_scaled", "tri_dot-mxfp4", "dot_scaled_kernel", targets=("gfx950",))
 def tri_mxfp4(rng, target):
     return _mx_case(rng, "e2m1")
+
+
+@tcase("tri_argmax_f32", "tri_misc-argmax_f32", "argmax_kernel")
+def tri_argmax(rng, target):
+    rows, cols = 40, 1000
+    x = rng.standard_normal((rows, cols)).astype(np.float32)  # distinct values: no ties
+    return Launch(rows, None, [Out("idx", np.int32, rows), Out("max", np.float32, rows), In(x), i32(cols)],
+                  [exact("idx", np.argmax(x, axis=1).astype(np.int32)), exact("max", x.max(axis=1))])
+
+
+@tcase("tri_sort_i32", "tri_misc-sort_i32", "sort_kernel")
+def tri_sort(rng, target):
+    rows = 24
+    x = rng.integers(-(2**31), 2**31 - 1, (rows, 256), dtype=np.int64).astype(np.int32)
+    x[:, :40] = rng.integers(-5, 5, (rows, 40))  # duplicates
+    return Launch(rows, None, [Out("out", np.int32, rows * 256), In(x)], [exact("out", np.sort(x, axis=1))])
+
+
+@tcase("tri_running_max_i32", "tri_misc-running_max_i32", "running_max_kernel")
+def tri_running_max(rng, target):
+    rows = 16
+    x = rng.integers(-(2**31), 2**31 - 1, (rows, 512), dtype=np.int64).astype(np.int32)
+    return Launch(rows, None, [Out("out", np.int32, rows * 512), In(x)],
+                  [exact("out", np.maximum.accumulate(x, axis=1))])
+
+
+@tcase("tri_intdiv_i32", "tri_misc-intdiv_i32", "intdiv_kernel")
+def tri_intdiv(rng, target):
+    n = 5000
+    a = rng.integers(-(2**31) + 1, 2**31 - 1, n, dtype=np.int64)
+    b = rng.integers(-1000, 1000, n, dtype=np.int64)
+    b[b == 0] = 7
+    # Triton's // and % on integers truncate toward zero (C semantics).
+    q = np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)
+    r = a - q * b
+    return Launch(blocks(n, 512), None,
+                  [Out("q", np.int32, n), Out("r", np.int32, n), In(a.astype(np.int32)), In(b.astype(np.int32)),
+                   i32(n)],
+                  [exact("q", q.astype(np.int32)), exact("r", r.astype(np.int32))])
