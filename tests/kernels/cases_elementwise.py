@@ -31,6 +31,12 @@ def vadd_i32(rng, target):
     return _vadd(rng, 1024 * 256 - 77, np.int32)
 
 
+@case("vadd_i32_block100", "elementwise", "vadd_i32")
+def vadd_i32_block100(rng, target):
+    # 100 work-items per group: every second wave starts with 36 lanes active.
+    return _vadd(rng, 100 * 50 - 30, np.int32, block=100)
+
+
 @case("vadd_i64", "elementwise", "vadd_i64")
 def vadd_i64(rng, target):
     return _vadd(rng, 5000, np.int64)

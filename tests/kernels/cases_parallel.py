@@ -229,14 +229,25 @@ def atomics_lds(rng, target):
                   [exact("out", ints), exact("fout", fl)])
 
 
-@case("grid3d", "control", "grid3d")
-def grid3d(rng, target):
-    grid, block = (3, 5, 4), (8, 4, 2)
+def _grid3d(grid, block):
     nx, ny, nz = (g * b for g, b in zip(grid, block))
     z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
-    ref = ((x // 8) << 24) | ((y // 4) << 20) | ((z // 2) << 16) | ((x % 8) << 8) | ((y % 4) << 4) | (z % 2)
+    bx, by, bz = block
+    ref = (((x // bx) << 24) | ((y // by) << 20) | ((z // bz) << 16) | ((x % bx) << 8) | ((y % by) << 4) |
+           (z % bz))
     return Launch(grid, block, [Out("out", np.int32, nx * ny * nz), i32(nx), i32(ny)],
                   [exact("out", ref.astype(np.int32))])
+
+
+@case("grid3d", "control", "grid3d")
+def grid3d(rng, target):
+    return _grid3d((3, 5, 4), (8, 4, 2))
+
+
+@case("grid3d_partial_waves", "control", "grid3d")
+def grid3d_partial_waves(rng, target):
+    # 5 x 3 x 7 = 105 work-items: the second wave of each group has 41 lanes.
+    return _grid3d((2, 3, 2), (5, 3, 7))
 
 
 @case("grid2d_partial", "control", "grid2d")
