@@ -185,3 +185,34 @@ def o0_hip_call_atomic(rng, target):
     c = np.clip(x, -1, 1)
     return Launch(blocks(n, 128), 128, [Out("out", np.float32, n), Out("count", np.int32, 1), In(x), i32(n)],
                   [exact("out", c), exact("count", np.array([np.count_nonzero(c == 1.0)], np.int32))])
+
+
+def _rsum(a, lo, hi):
+    if hi - lo <= 2:
+        return int(a[lo:hi].sum())
+    mid = lo + (hi - lo) // 2
+    return _rsum(a, lo, mid) * 3 + _rsum(a, mid, hi)
+
+
+@case("recursion", "calls", "recursion")
+def recursion(rng, target):
+    threads, n = 128, 37
+    a = rng.integers(-1000, 1000, threads + n).astype(np.int32)
+    fib = [0, 1]
+    while len(fib) < 16:
+        fib.append(fib[-1] + fib[-2])
+    return Launch(threads // 64, 64,
+                  [Out("fib", np.int32, threads), Out("sum", np.int64, threads), In(a), i32(n)],
+                  [exact("fib", np.array([fib[i % 16] for i in range(threads)], np.int32)),
+                   exact("sum", np.array([_rsum(a.astype(np.int64), i, i + n) for i in range(threads)], np.int64))])
+
+
+@case("indirect_calls", "calls", "indirect_calls")
+def indirect_calls(rng, target):
+    n = 1000
+    sel = rng.integers(0, 1 << 20, n).astype(np.int32)
+    x = rng.integers(-(2**20), 2**20, n).astype(np.int32)
+    y = rng.integers(-(2**10), 2**10, n).astype(np.int32)
+    x64, y64, s = x.astype(np.int64), y.astype(np.int64), sel & 3
+    ref = np.select([s == 0, s == 1, s == 2], [x64 + y64, x64 - y64, x64 * y64], x64 ^ y64).astype(np.int32)
+    return Launch(blocks(n, 128), 128, [Out("out", np.int32, n), In(sel), In(x), In(y), i32(n)], [exact("out", ref)])
