@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 
 from harness import In, Launch, Out, blocks, case, close, exact, i32, ulp
-from numerics import fma_f32
+from numerics import directed, fma_f32
 
 
 def _i32(rng, n, lo=-(2**31), hi=2**31 - 1):
@@ -239,3 +239,35 @@ def float_edges(rng, target):
                   [Out("i", np.int32, n), Out("u", np.uint32, n), Out("h", np.float16, n), Out("f", np.float32, n),
                    Out("mul", np.float32, n), Out("add", np.float32, n), Out("div", np.float32, n), In(x), In(d),
                    In(y), i32(n)], refs)
+
+
+def _round_mode_case(mode):
+    def make(rng, target):
+        n = 512
+        a = rng.uniform(-1000, 1000, n).astype(np.float32)
+        b = rng.uniform(-1000, 1000, n).astype(np.float32)
+        c = rng.uniform(-1e6, 1e6, n)
+        d = rng.uniform(-1e-3, 1e-3, n)
+        # a + b and a * b are exact in f64 (exponents within 30 binades, 48-bit
+        # products); the f64 sums are done exactly with rationals.
+        ex_add, ex_mul = a.astype(np.float64) + b, a.astype(np.float64) * b
+        ne_add, ne_mul = a + b, a * b
+
+        def toward32(x, to):
+            return np.nextafter(x, np.float32(to)).astype(np.float32)
+
+        add = directed(ne_add, np.sign(ne_add.astype(np.float64) - ex_add), mode, toward32)
+        mul = directed(ne_mul, np.sign(ne_mul.astype(np.float64) - ex_mul), mode, toward32)
+        exact_d = [Fraction(float(x)) + Fraction(float(y)) for x, y in zip(c, d)]
+        ne_d = np.array([float(q) for q in exact_d])
+        cmp_d = np.array([(Fraction(float(r)) > q) - (Fraction(float(r)) < q) for r, q in zip(ne_d, exact_d)])
+        dadd = directed(ne_d, cmp_d, mode, lambda x, to: np.nextafter(x, to))
+        return Launch(blocks(n, 128), 128,
+                      [Out("add", np.float32, n), Out("mul", np.float32, n), Out("dadd", np.float64, n), In(a), In(b),
+                       In(c), In(d), i32(mode), i32(n)],
+                      [exact("add", add), exact("mul", mul), exact("dadd", dadd)])
+    return make
+
+
+for _mode, _name in enumerate(("nearest", "up", "down", "zero")):
+    case(f"round_mode_{_name}", "modes", "round_modes")(_round_mode_case(_mode))

@@ -153,3 +153,21 @@ def f32_to_fp8(x, fmt: str) -> np.ndarray:
     sign_ok = (np.signbit(vals)[None, :] == np.signbit(xd)[:, None]) | (vals[None, :] != 0)
     score = cand * 4 + ((codes & 1) == 0)[None, :] * 2 + sign_ok
     return codes[np.argmax(score, axis=1)].astype(np.uint8).reshape(np.shape(x))
+
+
+def directed(nearest, exact_cmp, mode: int, toward):
+    """Directed rounding from the round-to-nearest result: `exact_cmp` is
+    sign(nearest - exact) (-1, 0, 1) per element, `toward(x, direction)` the
+    next representable value. Modes as MODE.FP_ROUND: 0 nearest even,
+    1 toward +inf, 2 toward -inf, 3 toward zero."""
+    r = np.array(nearest, copy=True)
+    if mode == 0:
+        return r
+    up = toward(r, np.inf)
+    down = toward(r, -np.inf)
+    if mode == 1:
+        return np.where(exact_cmp < 0, up, r)
+    if mode == 2:
+        return np.where(exact_cmp > 0, down, r)
+    too_big = ((r > 0) & (exact_cmp > 0)) | ((r < 0) & (exact_cmp < 0))
+    return np.where(too_big, np.where(r > 0, down, up), r)
