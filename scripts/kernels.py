@@ -288,6 +288,12 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             return False, f"timed out after {case.timeout + 30} s", time.monotonic() - t0, {}
         except OSError as exc:
             return False, f"cannot run {binary}: {exc}", time.monotonic() - t0, {}
+        if launch.expect_fault is not None:
+            if p.returncode == 2 and re.search(launch.expect_fault, p.stderr, re.I):
+                return True, "", time.monotonic() - t0, {}
+            tail = " | ".join((p.stdout + p.stderr).strip().splitlines()[-6:])
+            return (False, f"expected a fault matching /{launch.expect_fault}/ (exit 2), got exit {p.returncode}: {tail}",
+                    time.monotonic() - t0, {})
         if p.returncode != 0:
             tail = (p.stdout + p.stderr).strip().splitlines()[-6:]
             again = f" [reproduce: sh {tmp / 'cmd.sh'}]" if keep else ""

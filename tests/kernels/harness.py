@@ -192,6 +192,9 @@ class Launch:
     args: list
     checks: list
     dynamic_lds: int = 0
+    # A regular expression the fault report (run-kernel's stderr, exit
+    # status 2) must match; the case then expects that fault and no outputs.
+    expect_fault: str | None = None
 
 
 @dataclasses.dataclass
