@@ -296,3 +296,64 @@ def tri_intdiv(rng, target):
                   [Out("q", np.int32, n), Out("r", np.int32, n), In(a.astype(np.int32)), In(b.astype(np.int32)),
                    i32(n)],
                   [exact("q", q.astype(np.int32)), exact("r", r.astype(np.int32))])
+
+
+# Integer-valued operands: every product and partial sum is an integer below
+# 2^24 (below 2^11 for f16 outputs), so the result is exact whatever the
+# summation order or MFMA blocking; any lane/layout mistake shows as a mismatch.
+def _mm_exact(m, n, k, tile, a, b, fa, fb, out_dtype):
+    ref = (fa.astype(np.float64) @ fb.astype(np.float64)).astype(out_dtype)
+    return Launch((m // tile[0], n // tile[1]), None, [In(a), In(b), Out("c", out_dtype, m * n), i32(m), i32(n),
+                                                       i32(k)],
+                  [exact("c", ref)])
+
+
+@tcase("tri_matmul_f16_exact", "tri_dot-matmul_f16", "matmul_kernel")
+def tri_matmul_f16_exact(rng, target):
+    m, n, k = 128, 128, 256
+    a = rng.integers(-2, 3, (m, k)).astype(np.float16)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float16)
+    return _mm_exact(m, n, k, (64, 64), a, b, a, b, np.float16)
+
+
+@tcase("tri_matmul_bf16_exact", "tri_dot-matmul_bf16", "matmul_kernel")
+def tri_matmul_bf16_exact(rng, target):
+    from numerics import f32_to_bf16
+    m, n, k = 128, 64, 192
+    fa = rng.integers(-8, 9, (m, k)).astype(np.float32)
+    fb = rng.integers(-8, 9, (k, n)).astype(np.float32)
+    return _mm_exact(m, n, k, (64, 64), f32_to_bf16(fa), f32_to_bf16(fb), fa, fb, np.float32)
+
+
+@tcase("tri_matmul_f32_exact", "tri_dot-matmul_f32", "matmul_kernel")
+def tri_matmul_f32_exact(rng, target):
+    m, n, k = 64, 128, 64
+    a = rng.integers(-8, 9, (m, k)).astype(np.float32)  # exact in xf32's 10-bit mantissa too
+    b = rng.integers(-8, 9, (k, n)).astype(np.float32)
+    return _mm_exact(m, n, k, (64, 64), a, b, a, b, np.float32)
+
+
+@tcase("tri_matmul_fp8_exact", "tri_dot-matmul_fp8", "matmul_kernel", targets=("gfx942", "gfx950"))
+def tri_matmul_fp8_exact(rng, target):
+    fmt = "e4m3fnuz" if target == "gfx942" else "e4m3fn"
+    table = fp8_table(fmt)
+    ints = np.flatnonzero(np.isfinite(table) & (np.abs(table) <= 8) & (table == np.round(table)))
+    m, n, k = 128, 64, 128
+    a = ints[rng.integers(0, len(ints), (m, k))].astype(np.uint8)
+    b = ints[rng.integers(0, len(ints), (k, n))].astype(np.uint8)
+    return _mm_exact(m, n, k, (64, 64), a, b, table[a], table[b], np.float32)
+
+
+@tcase("tri_mxfp8_exact", "tri_dot-mxfp8", "dot_scaled_kernel", targets=("gfx950",))
+def tri_mxfp8_exact(rng, target):
+    table = fp8_table("e4m3fn")
+    ints = np.flatnonzero(np.isfinite(table) & (np.abs(table) <= 8) & (table == np.round(table)))
+    m, n, k = 64, 32, 128
+    ca = ints[rng.integers(0, len(ints), (m, k))].astype(np.uint8)
+    cb = ints[rng.integers(0, len(ints), (k, n))].astype(np.uint8)
+    sa = rng.integers(125, 130, (m, k // 32)).astype(np.uint8)  # scales 1/4 .. 8: still exact
+    sb = rng.integers(125, 130, (n, k // 32)).astype(np.uint8)
+    fa = table[ca] * np.repeat(e8m0_to_f64(sa), 32, axis=1)
+    fb = table[cb] * np.repeat(e8m0_to_f64(sb), 32, axis=1).T
+    return Launch(m // 32, None, [In(ca), In(cb), In(sa), In(sb), Out("c", np.float32, m * n), i32(k)],
+                  [exact("c", (fa @ fb).astype(np.float32))])
