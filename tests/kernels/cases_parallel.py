@@ -315,3 +315,16 @@ def lds_reverse(rng, target):
     g = 6
     x = rng.standard_normal(256 * g).astype(np.float32)
     return Launch(g, 256, [Out("out", np.float32, 256 * g), In(x)], [exact("out", x.reshape(g, 256)[:, ::-1])])
+
+
+@case("atomics_f64", "atomics", "atomics_f64")
+def atomics_f64(rng, target):
+    n = 3000
+    v = rng.integers(-(2**20), 2**20, n) / 64.0  # partial sums stay exact in f64
+    g = blocks(n, 256)
+    d = np.array([0.5, -np.inf, np.inf])
+    pad = np.zeros(g * 256)
+    pad[:n] = v
+    return Launch(g, 256, [InOut("d", d), Out("group", np.float64, g), In(v), i32(n)],
+                  [exact("d", np.array([0.5 + v.sum(), v.max(), v.min()])),
+                   exact("group", pad.reshape(g, 256).sum(axis=1))])

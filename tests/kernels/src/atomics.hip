@@ -94,3 +94,23 @@ KERNEL void atomics_lds(int *out, float *fout, const int *in, int n) {
     fout[GROUP_X * 64 + t] = fbins[t];
   }
 }
+
+// f64 atomics on global memory (add, max, min) and LDS (add), with exactly
+// summable values as above.
+KERNEL void atomics_f64(double *d, double *ogroup, const double *in, int n) {
+  SHARED double gsum;
+  if (TID_X == 0)
+    gsum = 0.0;
+  SYNC();
+  int i = GID_X;
+  if (i < n) {
+    double v = in[i];
+    __hip_atomic_fetch_add(&d[0], v, __ATOMIC_RELAXED, AGENT);
+    __hip_atomic_fetch_max(&d[1], v, __ATOMIC_RELAXED, AGENT);
+    __hip_atomic_fetch_min(&d[2], v, __ATOMIC_RELAXED, AGENT);
+    __hip_atomic_fetch_add(&gsum, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+  }
+  SYNC();
+  if (TID_X == 0)
+    ogroup[GROUP_X] = gsum;
+}
