@@ -12,21 +12,6 @@ use crate::float::{self, Format};
 const MAX_IN: usize = 2048;
 /// The largest result: 32 registers of 64 lanes.
 const MAX_OUT: usize = 2048;
-/// The widest result row.
-const MAX_N: usize = 32;
-
-/// `width` bits at bit `bit` of a lane's registers concatenated.
-#[inline(always)]
-fn raw(regs: &[Lanes], lane: usize, bit: usize, width: usize) -> u64 {
-    let r = bit / 32;
-    let lo = regs.get(r).map_or(0, |x| x[lane & 63]) as u64;
-    let v = if bit % 32 + width > 32 {
-        lo | (regs.get(r + 1).map_or(0, |x| x[lane & 63]) as u64) << 32
-    } else {
-        lo
-    };
-    (v >> (bit % 32)) & (u64::MAX >> (64 - width))
-}
 
 fn lut256(fmt: Format, cell: &'static OnceLock<[f32; 256]>) -> &'static [f32; 256] {
     cell.get_or_init(|| std::array::from_fn(|b| fmt.decode(b as u32)))
@@ -81,13 +66,26 @@ impl Dec {
         }
     }
 
-    #[inline(always)]
-    fn get(&self, v: u64) -> f32 {
+    /// [`gather`] with this decoder, resolved once per operand.
+    fn gather(
+        &self,
+        dst: &mut [f32],
+        regs: &[Lanes],
+        op: Operand,
+        transposed: bool,
+        src_lane: impl Fn(usize) -> usize,
+    ) {
         match self {
-            Dec::F32 => f32::from_bits(v as u32),
-            Dec::Xf32 => xf32(v as u32),
-            Dec::Bf16 => f32::from_bits((v as u32) << 16),
-            Dec::Table(t) => t.get(v as usize).copied().unwrap_or(0.0),
+            Dec::F32 => gather(dst, regs, op, transposed, src_lane, |v| {
+                f32::from_bits(v as u32)
+            }),
+            Dec::Xf32 => gather(dst, regs, op, transposed, src_lane, |v| xf32(v as u32)),
+            Dec::Bf16 => gather(dst, regs, op, transposed, src_lane, |v| {
+                f32::from_bits((v as u32) << 16)
+            }),
+            Dec::Table(t) => gather(dst, regs, op, transposed, src_lane, |v| {
+                t.get(v as usize).copied().unwrap_or(0.0)
+            }),
         }
     }
 }
@@ -176,7 +174,9 @@ struct Operand {
 /// Decodes every element of an operand into `dst`: A at
 /// `(block*rows + r)*k + kk`, B (`transposed`) at `(block*k + kk)*rows + r`.
 /// `src_lane` maps the lane that holds an element to the lane actually read
-/// (BLGP).
+/// (BLGP). Walks the lanes: lane `r + rows*(b + blocks*g)` holds row `r`
+/// of block `b`, k from `g * per_lane` on ([`input_lane`]), its elements
+/// packed from bit 0 of its first register up.
 fn gather<T: Copy>(
     dst: &mut [T],
     regs: &[Lanes],
@@ -185,20 +185,52 @@ fn gather<T: Copy>(
     src_lane: impl Fn(usize) -> usize,
     dec: impl Fn(u64) -> T,
 ) {
-    for b in 0..op.blocks {
-        for r in 0..op.rows {
-            for kk in 0..op.k {
-                let (lane, slot) = input_lane(op.rows, op.blocks, op.per_lane, r, b, kk);
-                let v = dec(raw(regs, src_lane(lane), slot * op.bits, op.bits));
-                let at = if transposed {
-                    (b * op.k + kk) * op.rows + r
-                } else {
-                    (b * op.rows + r) * op.k + kk
-                };
+    let pl = op.per_lane;
+    let bits = op.bits;
+    let mask = u64::MAX >> (64 - bits);
+    let (k_step, r_step, b_step) = if transposed {
+        (op.rows, 1, op.k * op.rows)
+    } else {
+        (1, op.k, op.rows * op.k)
+    };
+    let groups = 64 / (op.rows * op.blocks).max(1);
+    let lanes = (0..groups)
+        .flat_map(|g| (0..op.blocks).flat_map(move |b| (0..op.rows).map(move |r| (g, b, r))));
+    for (g, b, r) in lanes {
+        let lane = r + op.rows * (b + op.blocks * g);
+        let k0 = g * pl;
+        if k0 >= op.k {
+            continue;
+        }
+        let src = src_lane(lane) & 63;
+        let mut at = b * b_step + r * r_step + k0 * k_step;
+        if bits == 64 {
+            for e in 0..pl {
+                let lo = regs.get(2 * e).map_or(0, |x| x[src]) as u64;
+                let hi = regs.get(2 * e + 1).map_or(0, |x| x[src]) as u64;
                 if let Some(d) = dst.get_mut(at) {
-                    *d = v;
+                    *d = dec(lo | hi << 32);
                 }
+                at += k_step;
             }
+            continue;
+        }
+        // A bit buffer: registers go in 32 bits at a time, elements come out
+        // `bits` at a time (FP6 elements straddle registers).
+        let (mut buf, mut have, mut reg) = (0u64, 0usize, 0usize);
+        for _ in 0..pl {
+            if have < bits {
+                let w = regs.get(reg).map_or(0, |x| x[src]) as u64;
+                buf |= w << have;
+                have += 32;
+                reg += 1;
+            }
+            if let Some(d) = dst.get_mut(at) {
+                *d = dec(buf & mask);
+            }
+            buf >>= bits;
+            have -= bits;
+            at += k_step;
         }
     }
 }
@@ -207,17 +239,29 @@ fn out_dims(info: &MfmaInfo) -> (usize, usize, usize, usize) {
     (info.m, info.n, info.blocks, info.cd.bits())
 }
 
-/// Reads C in (block, i, j) order.
+/// Reads C in (block, i, j) order (a row's columns are consecutive lanes).
 fn load_c<M: Mac>(info: &MfmaInfo, c: &[Lanes], dst: &mut [M::T]) {
     let (m, n, blocks, bits) = out_dims(info);
     for b in 0..blocks {
         for i in 0..m {
-            for j in 0..n {
-                let (reg, lane) = output_pos(m, n, bits, i, j, b);
-                let v = raw(c, lane, reg * 32, bits);
-                if let Some(d) = dst.get_mut((b * m + i) * n + j) {
-                    *d = M::from_c(v);
+            let (reg, lane) = output_pos(m, n, bits, i, 0, b);
+            let lo = c.get(reg).and_then(|x| x.get(lane..lane + n));
+            let hi = c.get(reg + 1).and_then(|x| x.get(lane..lane + n));
+            let Some(out) = dst.get_mut((b * m + i) * n..(b * m + i + 1) * n) else {
+                continue;
+            };
+            match (lo, hi, bits) {
+                (Some(lo), Some(hi), 64) => {
+                    for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
+                        *o = M::from_c(l as u64 | (h as u64) << 32);
+                    }
                 }
+                (Some(lo), _, _) => {
+                    for (o, &l) in out.iter_mut().zip(lo) {
+                        *o = M::from_c(l as u64);
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -228,25 +272,72 @@ fn store_d<M: Mac>(info: &MfmaInfo, src: &[M::T], d: &mut [Lanes]) {
     let (m, n, blocks, bits) = out_dims(info);
     for b in 0..blocks {
         for i in 0..m {
-            for j in 0..n {
-                let (reg, lane) = output_pos(m, n, bits, i, j, b);
-                let Some(&v) = src.get((b * m + i) * n + j) else {
-                    continue;
-                };
-                let v = M::to_d(v);
-                if let Some(r) = d.get_mut(reg) {
-                    r[lane & 63] = v as u32;
+            let (reg, lane) = output_pos(m, n, bits, i, 0, b);
+            let Some(row) = src.get((b * m + i) * n..(b * m + i + 1) * n) else {
+                continue;
+            };
+            if let Some(lo) = d.get_mut(reg).and_then(|x| x.get_mut(lane..lane + n)) {
+                for (o, &v) in lo.iter_mut().zip(row) {
+                    *o = M::to_d(v) as u32;
                 }
-                if let (64, Some(r)) = (bits, d.get_mut(reg + 1)) {
-                    r[lane & 63] = (v >> 32) as u32;
+            }
+            let hi = d.get_mut(reg + 1).and_then(|x| x.get_mut(lane..lane + n));
+            if let (64, Some(hi)) = (bits, hi) {
+                for (o, &v) in hi.iter_mut().zip(row) {
+                    *o = (M::to_d(v) >> 32) as u32;
                 }
             }
         }
     }
 }
 
+/// One result row: `out[j] = mac(out[j], x, brow[j])` for each `(x, brow)`
+/// in order; the accumulators live in registers for the row widths of the
+/// instructions (4, 16, 32).
+#[inline(always)]
+fn row_mac<'a, M: Mac>(out: &mut [M::T], pairs: impl Iterator<Item = (M::T, &'a [M::T])>)
+where
+    M::T: 'a,
+{
+    match out.len() {
+        4 => row_mac_n::<M, 4>(out, pairs),
+        16 => row_mac_n::<M, 16>(out, pairs),
+        32 => row_mac_n::<M, 32>(out, pairs),
+        _ => {
+            for (x, brow) in pairs {
+                for (s, &y) in out.iter_mut().zip(brow) {
+                    *s = M::mac(*s, x, y);
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn row_mac_n<'a, M: Mac, const N: usize>(
+    out: &mut [M::T],
+    pairs: impl Iterator<Item = (M::T, &'a [M::T])>,
+) where
+    M::T: 'a,
+{
+    let Ok(out) = <&mut [M::T; N]>::try_from(out) else {
+        return;
+    };
+    let mut row = *out;
+    for (x, brow) in pairs {
+        let Ok(brow) = <&[M::T; N]>::try_from(brow) else {
+            continue;
+        };
+        for (s, &y) in row.iter_mut().zip(brow) {
+            *s = M::mac(*s, x, y);
+        }
+    }
+    *out = row;
+}
+
 /// acc[b][i][..] += A[ab][i][..] * B[b][..][..] for every block and row,
 /// with `ab` the block that CBSZ/ABID broadcast to `b`.
+#[inline(always)]
 fn dense_loop<M: Mac>(
     info: &MfmaInfo,
     mods: &MfmaMods,
@@ -271,15 +362,7 @@ fn dense_loop<M: Mac>(
             let Some(out) = acc.get_mut((b * m + i) * n..(b * m + i + 1) * n) else {
                 continue;
             };
-            let mut row = [M::T::default(); MAX_N];
-            let row = &mut row[..n];
-            row.copy_from_slice(out);
-            for (&x, brow) in arow.iter().zip(bblk.chunks_exact(n)) {
-                for (s, &y) in row.iter_mut().zip(brow) {
-                    *s = M::mac(*s, x, y);
-                }
-            }
-            out.copy_from_slice(row);
+            row_mac::<M>(out, arow.iter().copied().zip(bblk.chunks_exact(n)));
         }
     }
 }
@@ -307,12 +390,14 @@ fn blgp_of(info: &MfmaInfo, mods: &MfmaMods) -> u8 {
     if info.lane_pattern { mods.blgp } else { 0 }
 }
 
+/// Dense MFMA; `c: None` reads C from `d` (in place: C is read whole
+/// before D is written).
 pub(super) fn dense(
     info: &MfmaInfo,
     mods: &MfmaMods,
     a: &[Lanes],
     b: &[Lanes],
-    c: &[Lanes],
+    c: Option<&[Lanes]>,
     d: &mut [Lanes],
 ) -> Result<(), MfmaError> {
     let (ea, eb) = info.elems(mods)?;
@@ -327,23 +412,29 @@ pub(super) fn dense(
             let dec = |v: u64| v as u8 as i8 as i32;
             gather(&mut am, a, opa, false, |l| l, dec);
             gather(&mut bt, b, opb, true, lanes, dec);
-            load_c::<Int>(info, c, &mut acc);
-            dense_loop::<Int>(info, mods, &am, &bt, &mut acc);
+            load_c::<Int>(info, c.unwrap_or(d), &mut acc);
+            simd_dense::<Int>(info, mods, &am, &bt, &mut acc);
             store_d::<Int>(info, &acc, d);
         }
         Elem::F64 => {
             let mut am = [0f64; MAX_IN / 4];
             let mut bt = [0f64; MAX_IN / 4];
             let mut acc = [0f64; MAX_OUT / 2];
-            let neg = |bit: u8| if mods.neg & bit != 0 { -1.0 } else { 1.0 };
+            let neg = |bit: u8| {
+                if info.neg && mods.neg & bit != 0 {
+                    -1.0
+                } else {
+                    1.0
+                }
+            };
             let (na, nb, nc) = (neg(1), neg(2), neg(4));
             gather(&mut am, a, opa, false, |l| l, |v| na * f64::from_bits(v));
             gather(&mut bt, b, opb, true, |l| l, |v| nb * f64::from_bits(v));
-            load_c::<Dbl>(info, c, &mut acc);
+            load_c::<Dbl>(info, c.unwrap_or(d), &mut acc);
             for x in acc.iter_mut() {
                 *x *= nc;
             }
-            dense_loop::<Dbl>(info, mods, &am, &bt, &mut acc);
+            simd_dense::<Dbl>(info, mods, &am, &bt, &mut acc);
             store_d::<Dbl>(info, &acc, d);
         }
         _ => {
@@ -351,15 +442,15 @@ pub(super) fn dense(
             let mut bt = [0f32; MAX_IN];
             let mut acc = [0f32; MAX_OUT];
             let (da, db) = (Dec::new(ea), Dec::new(eb));
-            gather(&mut am, a, opa, false, |l| l, |v| da.get(v));
-            gather(&mut bt, b, opb, true, lanes, |v| db.get(v));
-            load_c::<Exact>(info, c, &mut acc);
+            da.gather(&mut am, a, opa, false, |l| l);
+            db.gather(&mut bt, b, opb, true, lanes);
+            load_c::<Exact>(info, c.unwrap_or(d), &mut acc);
             if info.scaled && (mods.scale_a.is_some() || mods.scale_b.is_some()) {
                 scaled_loop(info, mods, &am, &bt, &mut acc);
             } else if ea == Elem::F32 {
-                dense_loop::<Fused>(info, mods, &am, &bt, &mut acc);
+                simd_dense::<Fused>(info, mods, &am, &bt, &mut acc);
             } else {
-                dense_loop::<Exact>(info, mods, &am, &bt, &mut acc);
+                simd_dense::<Exact>(info, mods, &am, &bt, &mut acc);
             }
             store_d::<Exact>(info, &acc, d);
         }
@@ -450,7 +541,7 @@ pub(super) fn sparse(
             gather(&mut am, a, opa, false, |l| l, dec);
             gather(&mut bt, b, opb, true, |l| l, dec);
             load_c::<Int>(info, cd_in, &mut acc);
-            sparse_loop::<Int>(info, &am, &kidx, &bt, &mut acc);
+            simd_sparse::<Int>(info, &am, &kidx, &bt, &mut acc);
             store_d::<Int>(info, &acc, cd);
         }
         _ => {
@@ -458,16 +549,17 @@ pub(super) fn sparse(
             let mut bt = [0f32; MAX_IN];
             let mut acc = [0f32; MAX_OUT];
             let (da, db) = (Dec::new(ea), Dec::new(eb));
-            gather(&mut am, a, opa, false, |l| l, |v| da.get(v));
-            gather(&mut bt, b, opb, true, |l| l, |v| db.get(v));
+            da.gather(&mut am, a, opa, false, |l| l);
+            db.gather(&mut bt, b, opb, true, |l| l);
             load_c::<Exact>(info, cd_in, &mut acc);
-            sparse_loop::<Exact>(info, &am, &kidx, &bt, &mut acc);
+            simd_sparse::<Exact>(info, &am, &kidx, &bt, &mut acc);
             store_d::<Exact>(info, &acc, cd);
         }
     }
     Ok(())
 }
 
+#[inline(always)]
 fn sparse_loop<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], acc: &mut [M::T]) {
     let (m, n) = (info.m, info.n);
     let kc = info.k / 2;
@@ -480,18 +572,128 @@ fn sparse_loop<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], 
         let Some(out) = acc.get_mut(i * n..(i + 1) * n) else {
             continue;
         };
-        let mut row = [M::T::default(); MAX_N];
-        let row = &mut row[..n];
-        row.copy_from_slice(out);
-        for (&x, &kk) in arow.iter().zip(krow) {
+        let pairs = arow.iter().zip(krow).filter_map(|(&x, &kk)| {
             let kk = usize::from(kk);
-            let Some(brow) = bt.get(kk * n..(kk + 1) * n) else {
-                continue;
-            };
-            for (s, &y) in row.iter_mut().zip(brow) {
-                *s = M::mac(*s, x, y);
-            }
+            Some((x, bt.get(kk * n..(kk + 1) * n)?))
+        });
+        row_mac::<M>(out, pairs);
+    }
+}
+
+/// Whether this CPU has AVX2 and FMA (x86-64), for the wide loops. Both
+/// loops give the same bits either way: additions and products round the
+/// same, and `mul_add` is a correctly rounded fused multiply-add with or
+/// without the FMA instruction.
+#[cfg(target_arch = "x86_64")]
+fn wide() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+}
+
+fn simd_dense<M: Mac>(
+    info: &MfmaInfo,
+    mods: &MfmaMods,
+    am: &[M::T],
+    bt: &[M::T],
+    acc: &mut [M::T],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above), the
+        // only requirement of a `target_feature` function.
+        unsafe { dense_loop_wide::<M>(info, mods, am, bt, acc) };
+        return;
+    }
+    dense_loop::<M>(info, mods, am, bt, acc);
+}
+
+fn simd_sparse<M: Mac>(info: &MfmaInfo, am: &[M::T], kidx: &[u16], bt: &[M::T], acc: &mut [M::T]) {
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        unsafe { sparse_loop_wide::<M>(info, am, kidx, bt, acc) };
+        return;
+    }
+    sparse_loop::<M>(info, am, kidx, bt, acc);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dense_loop_wide<M: Mac>(
+    info: &MfmaInfo,
+    mods: &MfmaMods,
+    am: &[M::T],
+    bt: &[M::T],
+    acc: &mut [M::T],
+) {
+    dense_loop::<M>(info, mods, am, bt, acc);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sparse_loop_wide<M: Mac>(
+    info: &MfmaInfo,
+    am: &[M::T],
+    kidx: &[u16],
+    bt: &[M::T],
+    acc: &mut [M::T],
+) {
+    sparse_loop::<M>(info, am, kidx, bt, acc);
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod wide_tests {
+    use super::*;
+    use crate::mfma::{MfmaMods, lookup};
+
+    /// The AVX2/FMA loops give the bits of the portable ones.
+    #[test]
+    fn wide_loops_match_portable_ones() {
+        if !wide() {
+            return;
         }
-        out.copy_from_slice(row);
+        let mut seed = 1u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let info = lookup("v_mfma_f32_32x32x8_f16").unwrap_or(&crate::mfma::ALL[0]);
+        let mods = MfmaMods::default();
+        let fl: Vec<f32> = (0..MAX_IN)
+            .map(|_| (next() as f32 - 2e9) * 1.37e-7)
+            .collect();
+        let fr: Vec<f32> = (0..MAX_IN)
+            .map(|_| (next() as f32 - 2e9) * 3.1e-9)
+            .collect();
+        let mut a1 = vec![0.5f32; MAX_OUT];
+        let mut a2 = a1.clone();
+        dense_loop::<Fused>(info, &mods, &fl, &fr, &mut a1);
+        // SAFETY: wide() checked the CPU features.
+        unsafe { dense_loop_wide::<Fused>(info, &mods, &fl, &fr, &mut a2) };
+        assert_eq!(a1, a2);
+        dense_loop::<Exact>(info, &mods, &fl, &fr, &mut a1);
+        // SAFETY: as above.
+        unsafe { dense_loop_wide::<Exact>(info, &mods, &fl, &fr, &mut a2) };
+        assert_eq!(a1, a2);
+        let il: Vec<i32> = (0..MAX_IN).map(|_| next() as i32 % 128).collect();
+        let mut i1 = vec![7i32; MAX_OUT];
+        let mut i2 = i1.clone();
+        dense_loop::<Int>(info, &mods, &il, &il, &mut i1);
+        // SAFETY: as above.
+        unsafe { dense_loop_wide::<Int>(info, &mods, &il, &il, &mut i2) };
+        assert_eq!(i1, i2);
+        let dl: Vec<f64> = fl.iter().map(|&x| f64::from(x) * 1.000_000_1).collect();
+        let mut d1 = vec![0.25f64; MAX_OUT];
+        let mut d2 = d1.clone();
+        dense_loop::<Dbl>(info, &mods, &dl, &dl, &mut d1);
+        // SAFETY: as above.
+        unsafe { dense_loop_wide::<Dbl>(info, &mods, &dl, &dl, &mut d2) };
+        assert_eq!(d1, d2);
+        let kidx: Vec<u16> = (0..MAX_IN / 2).map(|n| (n % 8) as u16).collect();
+        sparse_loop::<Exact>(info, &fl, &kidx, &fr, &mut a1);
+        // SAFETY: as above.
+        unsafe { sparse_loop_wide::<Exact>(info, &fl, &kidx, &fr, &mut a2) };
+        assert_eq!(a1, a2);
     }
 }

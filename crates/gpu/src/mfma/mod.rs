@@ -197,6 +197,20 @@ impl MfmaInfo {
         }
     }
 
+    /// Whether the shape is one the layouts describe (every table entry's
+    /// is; checked so that a hand-made `MfmaInfo` cannot make the kernels
+    /// divide by zero or index past their buffers).
+    pub fn shape_ok(&self) -> bool {
+        let dims = matches!((self.m, self.n), (4, 4) | (16, 16) | (32, 32));
+        let blocks = self.blocks.is_power_of_two() && self.m * self.blocks <= 64;
+        let k = self.k >= 1 && self.k * self.m * self.blocks <= 2048;
+        let per_lane = self.a_per_lane() >= 1 && self.b_per_lane() >= 1;
+        let sparse = !self.sparse || (self.k & 3 == 0 && self.blocks == 1);
+        let cd = matches!(self.cd, Elem::F32 | Elem::I32 | Elem::F64)
+            && self.cd_dwords == self.m * self.n * self.blocks * self.cd.bits() / 2048;
+        dims && blocks && k && per_lane && sparse && cd
+    }
+
     /// Registers of A under these modifiers.
     pub fn a_dwords_for(&self, mods: &MfmaMods) -> Result<usize, MfmaError> {
         let (a, _) = self.elems(mods)?;
@@ -223,13 +237,34 @@ pub struct MfmaMods {
     /// B lane-group pattern (gfx90a/gfx942/gfx950 non-f8f6f4, where
     /// supported); on gfx950 f8f6f4, the B format. Ignored by F64 forms.
     pub blgp: u8,
-    /// F64 MFMA: neg modifiers (VOP3P neg_lo bits, which share the BLGP
-    /// field): bit 0 negates A, bit 1 B, bit 2 C.
+    /// F64 MFMA of gfx942+ ([`MfmaInfo::neg`]): neg modifiers (VOP3P
+    /// neg_lo bits, which share the BLGP field): bit 0 negates A, bit 1 B,
+    /// bit 2 C. Ignored elsewhere (gfx90a has no F64 negation).
     pub neg: u8,
     /// Scaled forms: per-lane scale VGPR values and their opsel byte
     /// selects (E8M0 in byte `sel` of each lane). `None` means scale 1.
+    /// For `scale_src0` (A) `sel = op_sel[0] | op_sel_hi[0] << 1`, for
+    /// `scale_src1` (B) `op_sel[1] | op_sel_hi[1] << 1` (the
+    /// `v_mfma_ld_scale_b32` half's fields, as LLVM 22 emits them for the
+    /// intrinsics' byte indices).
     pub scale_a: Option<(Lanes, u8)>,
     pub scale_b: Option<(Lanes, u8)>,
+}
+
+impl MfmaMods {
+    /// The modifiers of a VOP3P-MAI encoding: `hi` is word 0 bits 14:8
+    /// (CBSZ in 10:8, ABID in 14:11), `blgp` word 1 bits 63:61 (BLGP, and
+    /// the neg bits of the gfx942+ F64 forms).
+    pub fn from_fields(hi: u8, blgp: u8) -> MfmaMods {
+        MfmaMods {
+            cbsz: hi & 7,
+            abid: (hi >> 3) & 15,
+            blgp: blgp & 7,
+            neg: blgp & 7,
+            scale_a: None,
+            scale_b: None,
+        }
+    }
 }
 
 /// A matrix instruction that cannot execute with these operands.
@@ -248,6 +283,20 @@ pub enum MfmaError {
     Sparse(&'static str),
     #[error("{0} is not a sparse instruction: use execute")]
     NotSparse(&'static str),
+    #[error("{0}: not a matrix instruction shape")]
+    Shape(&'static str),
+}
+
+fn check_info(info: &MfmaInfo, sparse: bool) -> Result<(), MfmaError> {
+    if !info.shape_ok() {
+        Err(MfmaError::Shape(info.name))
+    } else if info.sparse && !sparse {
+        Err(MfmaError::Sparse(info.name))
+    } else if !info.sparse && sparse {
+        Err(MfmaError::NotSparse(info.name))
+    } else {
+        Ok(())
+    }
 }
 
 fn check(name: &'static str, operand: char, need: usize, got: usize) -> Result<(), MfmaError> {
@@ -275,14 +324,28 @@ pub fn execute(
     c: &[Lanes],
     d: &mut [Lanes],
 ) -> Result<(), MfmaError> {
-    if info.sparse {
-        return Err(MfmaError::Sparse(info.name));
-    }
+    check_info(info, false)?;
     check(info.name, 'A', info.a_dwords_for(mods)?, a.len())?;
     check(info.name, 'B', info.b_dwords_for(mods)?, b.len())?;
     check(info.name, 'C', info.cd_dwords, c.len())?;
     check(info.name, 'D', info.cd_dwords, d.len())?;
-    kernel::dense(info, mods, a, b, c, d)
+    kernel::dense(info, mods, a, b, Some(c), d)
+}
+
+/// d = A*B + d: [`execute`] with C and D the same registers (the usual
+/// accumulate form), without a copy.
+pub fn execute_in_place(
+    info: &MfmaInfo,
+    mods: &MfmaMods,
+    a: &[Lanes],
+    b: &[Lanes],
+    cd: &mut [Lanes],
+) -> Result<(), MfmaError> {
+    check_info(info, false)?;
+    check(info.name, 'A', info.a_dwords_for(mods)?, a.len())?;
+    check(info.name, 'B', info.b_dwords_for(mods)?, b.len())?;
+    check(info.name, 'C', info.cd_dwords, cd.len())?;
+    kernel::dense(info, mods, a, b, None, cd)
 }
 
 /// SMFMAC: d (also the accumulator) += sparse A (4:2 structured, indices
@@ -295,9 +358,7 @@ pub fn execute_smfmac(
     idx: &Lanes,
     cd: &mut [Lanes],
 ) -> Result<(), MfmaError> {
-    if !info.sparse {
-        return Err(MfmaError::NotSparse(info.name));
-    }
+    check_info(info, true)?;
     check(info.name, 'A', info.a_dwords, a.len())?;
     check(info.name, 'B', info.b_dwords, b.len())?;
     check(info.name, 'D', info.cd_dwords, cd.len())?;

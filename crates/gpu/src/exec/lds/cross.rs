@@ -1,7 +1,8 @@
 //! DS instructions that move data between lanes or use wave-level
 //! addressing: `ds_swizzle_b32`, `ds_permute_b32`, `ds_bpermute_b32`,
 //! `ds_append` / `ds_consume`, `ds_read_addtid_b32` /
-//! `ds_write_addtid_b32`. The GWS instructions (global wave sync across
+//! `ds_write_addtid_b32`, the gfx950 transposing loads
+//! `ds_read_b64_tr_b4/b8/b16` and `ds_read_b96_tr_b6`. The GWS instructions (global wave sync across
 //! workgroups) are not emulated: they fault as unsupported.
 
 use super::{addrs, data_reg, read_u32, write_bytes};
@@ -18,6 +19,10 @@ pub(super) fn lookup(t: &str) -> Option<ExecFn> {
         "consume" => append::<true>,
         "read_addtid_b32" => read_addtid,
         "write_addtid_b32" => write_addtid,
+        "read_b64_tr_b4" => read_tr::<4, 2>,
+        "read_b64_tr_b8" => read_tr::<8, 2>,
+        "read_b64_tr_b16" => read_tr::<16, 2>,
+        "read_b96_tr_b6" => read_tr::<6, 3>,
         _ => return None,
     })
 }
@@ -26,28 +31,24 @@ pub(super) fn lookup(t: &str) -> Option<ExecFn> {
 /// "DS_SWIZZLE_B32"): with offset\[15\] set, quad-permute mode (offset\[7:0\]
 /// holds a 2-bit source per lane of each group of four); otherwise bit-mask
 /// mode within each 32-lane half, `((l & and) | or) ^ xor` with the masks
-/// in offset\[4:0\], \[9:5\], \[14:10\]. `None` for the other patterns
-/// (offset\[15\] set with offset\[14:8\] non-zero: rotate and FFT).
-pub(crate) fn swizzle_src(off: u16, l: usize) -> Option<usize> {
+/// in offset\[4:0\], \[9:5\], \[14:10\]. The GFX9 CDNA manuals test only
+/// offset\[15\], so the rotate and FFT encodings LLVM also assembles (which
+/// later architectures define) select quad-permute mode here.
+pub(crate) fn swizzle_src(off: u16, l: usize) -> usize {
     if off & 0x8000 != 0 {
-        if off & 0x7f00 != 0 {
-            return None;
-        }
         let sel = usize::from(off >> (2 * (l & 3))) & 3;
-        Some((l & !3) | sel)
+        (l & !3) | sel
     } else {
         let and = usize::from(off & 0x1f);
         let or = usize::from((off >> 5) & 0x1f);
         let xor = usize::from((off >> 10) & 0x1f);
-        Some((l & 0x20) | ((((l & 0x1f) & and) | or) ^ xor))
+        (l & 0x20) | ((((l & 0x1f) & and) | or) ^ xor)
     }
 }
 
 /// `ds_swizzle_b32`: each active lane reads the `addr` VGPR of its source
-/// lane; an
-/// inactive source lane gives 0 (the data passes through the LDS crossbar,
-/// which only active lanes write). The rotate and FFT patterns, which the
-/// GFX9 CDNA manuals do not define, fault as unsupported.
+/// lane; an inactive source lane gives 0 (the data passes through the LDS
+/// crossbar, which only active lanes write).
 fn swizzle(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let exec = c.wave.exec();
     let off = op.imm as u16;
@@ -56,9 +57,9 @@ fn swizzle(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let src = *c.wave.vreg(a);
     let mut out = [0u32; 64];
     for (l, o) in out.iter_mut().enumerate() {
-        let s = swizzle_src(off, l).ok_or(Fault::Unsupported("ds_swizzle_b32 rotate/FFT mode"))?;
+        let s = swizzle_src(off, l) & 63;
         if exec >> s & 1 != 0 {
-            *o = src[s & 63];
+            *o = src[s];
         }
     }
     c.wave.write_v(op.vdst, &out, exec);
@@ -150,6 +151,56 @@ fn write_addtid(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
             let v = c.wave.vreg(d)[l];
             write_bytes(c, addtid_addr(c, op, l), &v.to_le_bytes());
         }
+    }
+    Ok(())
+}
+
+/// The source lane and element of destination lane `l`'s element `n` for
+/// a transposing load of `k` elements per lane (ISA manual, CDNA4,
+/// "DS_READ_B64_TR_B16" and siblings). Within each group of 16 lanes the
+/// `g = 16 / k` interleaved sets of `k` source lanes (`a, a + g, a + 2g,
+/// ...`) form a `k x k` matrix of elements that is transposed onto
+/// destination lanes `a*k .. a*k + k`: destination lane `l` = (`a`, `e`)
+/// takes element `e` of source lane `a + g*n` as its element `n`. For
+/// 16-bit elements this is the hardware-verified layout (lane `l`,
+/// halfword `n` from lane `(l & ~15) | ((l >> 2) & 3) + 4n`, halfword
+/// `l & 3`); the 8-, 6- and 4-bit forms follow the same rule with 2 and 1
+/// interleaved sets.
+pub(crate) fn tr_source(k: usize, l: usize, n: usize) -> (usize, usize) {
+    let g = (16 / k).max(1);
+    let a = (l / k) % g;
+    let e = l % k;
+    ((l & !15) + a + g * n, e)
+}
+
+/// Transposing loads: every lane reads `DW` dwords (64 or 96 bits) at its
+/// address; within each 16-lane group the `BITS`-bit elements are
+/// transposed per [`tr_source`]. Active lanes receive the result.
+fn read_tr<const BITS: u32, const DW: usize>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    let exec = c.wave.exec();
+    let a = addrs(c, op, op.imm as u64);
+    let mut src = [0u128; 64];
+    for (l, s) in src.iter_mut().enumerate() {
+        let mut b = [0u8; 16];
+        super::read_bytes(c, a[l], &mut b[..4 * DW]);
+        *s = u128::from_le_bytes(b);
+    }
+    let k = (32 * DW) / BITS as usize;
+    let mask = (1u128 << BITS) - 1;
+    let mut out = [[0u32; 64]; DW];
+    for l in 0..64 {
+        let mut v = 0u128;
+        for n in 0..k {
+            let (sl, e) = tr_source(k, l, n);
+            let x = src.get(sl).map_or(0, |w| (w >> (e as u32 * BITS)) & mask);
+            v |= x << (n as u32 * BITS);
+        }
+        for (d, o) in out.iter_mut().enumerate() {
+            o[l] = (v >> (32 * d)) as u32;
+        }
+    }
+    for (d, o) in out.iter().enumerate() {
+        c.wave.write_v(op.vdst.wrapping_add(d as u16), o, exec);
     }
     Ok(())
 }

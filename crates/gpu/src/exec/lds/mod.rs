@@ -34,7 +34,7 @@ fn range(c: &Ctx, addr: u64, len: usize) -> Option<std::ops::Range<usize>> {
 }
 
 /// Reads LDS bytes at `addr`; zeros when out of range.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_bytes(c: &Ctx, addr: u64, out: &mut [u8]) {
     match range(c, addr, out.len()).and_then(|r| c.lds.get(r)) {
         Some(s) => out.copy_from_slice(s),
@@ -43,7 +43,7 @@ pub(crate) fn read_bytes(c: &Ctx, addr: u64, out: &mut [u8]) {
 }
 
 /// Writes LDS bytes at `addr`; dropped when out of range.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_bytes(c: &mut Ctx, addr: u64, data: &[u8]) {
     if let Some(r) = range(c, addr, data.len())
         && let Some(s) = c.lds.get_mut(r)

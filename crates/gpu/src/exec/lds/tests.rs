@@ -635,7 +635,9 @@ fn swizzle_patterns() {
             assert_eq!(r.wave.v[10][l], want, "{asm} lane {l}");
         }
     }
-    assert_eq!(swizzle_src(0xc000 | 5 << 5, 0), None, "rotate mode");
+    // Rotate/FFT encodings: quad-permute with offset[7:0] on GFX9.
+    assert_eq!(swizzle_src(0xc000 | 0b1110_0100, 6), 6);
+    assert_eq!(swizzle_src(0xe000 | 0b0001_1011, 5), 6);
 }
 
 #[test]
@@ -671,4 +673,128 @@ fn append_consume_and_addtid() {
     }
     assert_eq!(le32(&r.lds, 40), 100 + n);
     assert_eq!(le32(&r.lds, 44), 100 - n);
+}
+
+#[test]
+fn transposing_loads_gather_elements_across_lanes() {
+    use super::cross::tr_source;
+    // The 16-bit layout the CDNA4 hardware shows: lane l, halfword n from
+    // lane (l & ~15) | ((l >> 2) & 3) + 4n, halfword l & 3.
+    for l in 0..64 {
+        for n in 0..4 {
+            assert_eq!(
+                tr_source(4, l, n),
+                ((l & !15) + ((l >> 2) & 3) + 4 * n, l & 3)
+            );
+        }
+        // Bytes: two interleaved 8x8 transposes (even and odd lanes).
+        for n in 0..8 {
+            assert_eq!(
+                tr_source(8, l, n),
+                ((l & !15) + ((l >> 3) & 1) + 2 * n, l & 7)
+            );
+        }
+        // Nibbles and 6-bit values: one 16x16 transpose.
+        for n in 0..16 {
+            assert_eq!(tr_source(16, l, n), ((l & !15) + n, l & 15));
+        }
+    }
+    let init = random_init(4);
+    for (asm, bits, dw) in [
+        ("ds_read_b64_tr_b16 v[10:11], v1 offset:16", 16u32, 2usize),
+        ("ds_read_b64_tr_b8 v[10:11], v1 offset:16", 8, 2),
+        ("ds_read_b64_tr_b4 v[10:11], v1 offset:16", 4, 2),
+        ("ds_read_b96_tr_b6 v[10:12], v1 offset:16", 6, 3),
+    ] {
+        let r = lds_case(Target::Gfx950, asm, &init, |w| {
+            for l in 0..64 {
+                // Rows in a scrambled order: each lane names its own chunk.
+                w.v[1][l] = (((l * 5) % 64) * 12) as u32;
+            }
+        });
+        let chunk = |l: usize| {
+            let at = ((l * 5) % 64) * 12 + 16;
+            let mut b = [0u8; 16];
+            b[..4 * dw].copy_from_slice(&init[at..at + 4 * dw]);
+            u128::from_le_bytes(b)
+        };
+        let k = 32 * dw / bits as usize;
+        for l in 0..64 {
+            if EXEC >> l & 1 == 0 {
+                continue;
+            }
+            let mut want = 0u128;
+            for n in 0..k {
+                let (s, e) = tr_source(k, l, n);
+                let x = (chunk(s) >> (e as u32 * bits)) & ((1 << bits) - 1);
+                want |= x << (n as u32 * bits);
+            }
+            for d in 0..dw {
+                assert_eq!(
+                    r.wave.v[10 + d][l],
+                    (want >> (32 * d)) as u32,
+                    "{asm} lane {l}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn agpr_data_and_destinations() {
+    let init = random_init(6);
+    let r = lds_case(
+        Target::Gfx90a,
+        "ds_read_b64 a[2:3], v1 offset:8\n\
+         ds_write_b32 v1, a4 offset:512\n\
+         ds_add_rtn_u32 a5, v1, a4 offset:516",
+        &init,
+        |w| {
+            for l in 0..64 {
+                w.v[1][l] = 4 * l as u32;
+                w.v[256 + 4][l] = 0x4000 + l as u32;
+            }
+        },
+    );
+    for l in 0..64 {
+        if EXEC >> l & 1 == 0 {
+            continue;
+        }
+        assert_eq!(r.wave.v[256 + 2][l], le32(&init, 4 * l + 8), "lane {l}");
+        assert_eq!(r.wave.v[256 + 3][l], le32(&init, 4 * l + 12), "lane {l}");
+        // The word lane l wrote, plus lane l - 1's add (which targets it).
+        let prev = l.checked_sub(1).filter(|p| EXEC >> p & 1 != 0);
+        let want = (0x4000 + l as u32) + prev.map_or(0, |p| 0x4000 + p as u32);
+        assert_eq!(le32(&r.lds, 4 * l + 512), want, "lane {l}");
+        // Lane l's add reads the word lane l + 1 wrote, or the initial one.
+        let next = l + 1;
+        let old = if next < 64 && EXEC >> next & 1 != 0 {
+            0x4000 + next as u32
+        } else {
+            le32(&init, 4 * l + 516)
+        };
+        assert_eq!(r.wave.v[256 + 5][l], old, "lane {l}");
+    }
+}
+
+#[test]
+fn flat_lds_aperture_out_of_range_reads_zero() {
+    let ap = crate::exec::wave::Apertures::default();
+    let r = run(
+        Target::Gfx942,
+        "flat_store_dword v[4:5], v6\n\
+         flat_load_dword v7, v[4:5]",
+        |w, _| {
+            for l in 0..64 {
+                let a = ap.shared_base + 65536 - 2 + l as u64;
+                w.v[4][l] = a as u32;
+                w.v[5][l] = (a >> 32) as u32;
+                w.v[6][l] = 5;
+                w.v[7][l] = 9;
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!(r.wave.v[7], [0; 64]);
+    assert!(r.lds.iter().all(|b| *b == 0));
 }

@@ -1,11 +1,38 @@
 //! Loads and stores: to and from VGPRs/AGPRs, and loads into LDS
 //! (`global_load_lds_*`, `scratch_load_lds_*`, MUBUF with `lds`).
 
-use super::addr::addrs;
-use super::{ld, read, seg, st, write};
+use super::addr::{Addrs, addrs};
+use super::{Space, ld, read, seg, st, write};
 use crate::exec::lds;
 use crate::exec::op::{Ctx, Fault, Op};
 use crate::exec::wave::Src;
+
+/// Whether all 64 lanes access one contiguous global range, lane `l` at
+/// `a[0] + l * total`, entirely in range: such an access is one copy. A
+/// flat range qualifies when it lies outside the LDS and private
+/// apertures.
+#[inline]
+fn coalesced(c: &Ctx, ad: &Addrs, exec: u64, total: usize) -> bool {
+    let global = match ad.space {
+        Space::Global => true,
+        Space::Flat => {
+            let (lo, len) = (ad.a[0], 64 * total as u64);
+            let ap = &c.env.apertures;
+            let clear =
+                |base: u64| lo.saturating_add(len) <= base || lo >= base.saturating_add(1 << 32);
+            clear(ap.shared_base) && clear(ap.private_base)
+        }
+        Space::Private => false,
+    };
+    exec == u64::MAX
+        && global
+        && ad.limit.iter().all(|&x| x >= total as u64)
+        && ad
+            .a
+            .iter()
+            .enumerate()
+            .all(|(l, &a)| a == ad.a[0].wrapping_add((l * total) as u64))
+}
 
 /// Loads `N` elements of kind `K` per active lane into `vdst..`. Lanes
 /// whose element is out of a buffer's range read 0.
@@ -21,6 +48,23 @@ pub(crate) fn load<const SEG: u8, const K: u8, const N: usize>(
     let size = ld::size(K);
     let total = size * N;
     let mut out = [[0u32; 64]; N];
+    if K == ld::B32 && coalesced(c, &ad, exec, total) {
+        let mut buf = [0u8; 64 * 16];
+        // A fault of the whole range is re-run lane by lane below, which
+        // reports the first faulting lane's address.
+        if c.vm.read(c.tlb, ad.a[0], &mut buf[..64 * total]).is_ok() {
+            for (k, o) in out.iter_mut().enumerate() {
+                for (l, v) in o.iter_mut().enumerate() {
+                    let at = l * total + 4 * k;
+                    *v = u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]);
+                }
+            }
+            for (k, o) in out.iter().enumerate() {
+                c.wave.write_v(op.vdst.wrapping_add(k as u16), o, exec);
+            }
+            return Ok(());
+        }
+    }
     for l in 0..64 {
         if exec >> l & 1 == 0 {
             continue;
@@ -73,6 +117,19 @@ pub(crate) fn store<const SEG: u8, const K: u8, const N: usize>(
     let Src::V(d) = op.src[1] else { return Ok(()) };
     let size = st::size(K);
     let total = size * N;
+    if K == st::B32 && coalesced(c, &ad, exec, total) {
+        let mut buf = [0u8; 64 * 16];
+        for k in 0..N {
+            let r = c.wave.vreg(d.wrapping_add(k as u16));
+            for (l, v) in r.iter().enumerate() {
+                let at = l * total + 4 * k;
+                buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        if c.vm.write(c.tlb, ad.a[0], &buf[..64 * total]).is_ok() {
+            return Ok(());
+        }
+    }
     for l in 0..64 {
         if exec >> l & 1 == 0 {
             continue;

@@ -20,8 +20,8 @@
 //!   `FLAT_SCRATCH` to 0, so `FLAT_SCRATCH` acts as an offset added to
 //!   every private address.
 //! * MUBUF/MTBUF: the address comes from the buffer resource (V#, four
-//!   SGPRs: base \[47:0\], stride, swizzle enable, num_records, dst_sel and
-//!   formats, element size, index stride, add_tid_enable), the
+//!   SGPRs: base \[47:0\], stride, swizzle enable, num_records, data and
+//!   numeric formats, element size, index stride, add_tid_enable), the
 //!   `soffset` operand, the VGPR index (`idxen`) and offset (`offen`) and the
 //!   instruction offset (ISA manual, "Buffer Addressing"). Range checking
 //!   drops out-of-range stores and returns 0 for out-of-range loads: for
@@ -34,8 +34,18 @@
 //!   private aperture (the low 48 bits of `private_base`) with
 //!   `add_tid_enable` in s\[0:3\]. A buffer access through a V# with that
 //!   base goes to the lane's private memory at offset
-//!   `soffset + voffset + offset` (the wave offset SGPR is 0); no
-//!   num_records check applies, the private-memory bound does.
+//!   `soffset / 64 + voffset + offset`. The hardware swizzles that segment
+//!   (dword `i` of lane `l` at `soffset + (i * 64 + l) * 4`), so `soffset`
+//!   is a wave-level offset: the wave offset SGPR is 0 and the ABI's stack
+//!   pointer (s32, used as soffset) advances by 64 times the frame size
+//!   (`s_addk_i32 s32, 0x400` for a 16-byte frame). The `voffset` and
+//!   instruction offset are per-lane. No num_records check applies, the
+//!   private-memory bound does.
+//!
+//! Loads to LDS (`global_load_lds_*`, `scratch_load_lds_*`, MUBUF loads
+//! with `lds`) write lane `l`'s data, extended to a dword for byte and short
+//! loads, to LDS at `M0 + offset + l * size` (size 4, or 12 / 16 for the
+//! dwordx3 / dwordx4 forms), only for active lanes.
 //!
 //! Accesses of private memory beyond `lane_bytes` fault with
 //! [`Fault::Private`]; LDS accesses outside the workgroup's allocation read
@@ -383,7 +393,7 @@ pub fn lower(inst: Inst) -> Op {
                 Src::None
             };
             op.imm = if f.seg == 0 {
-                i64::from(f.offset & 0xfff)
+                i64::from(f.offset)
             } else {
                 i64::from(sext13(f.offset))
             };
@@ -437,7 +447,7 @@ enum Loc {
     Private(u64),
 }
 
-#[inline]
+#[inline(always)]
 fn locate(c: &Ctx, space: Space, addr: u64) -> Loc {
     match space {
         Space::Global => Loc::Global(addr),
@@ -459,7 +469,7 @@ fn locate(c: &Ctx, space: Space, addr: u64) -> Loc {
 
 /// The byte range of lane `l`'s private memory at offset `off`, or the
 /// private-memory fault.
-#[inline]
+#[inline(always)]
 fn private_range(
     w: &Wave,
     l: usize,
@@ -484,8 +494,9 @@ fn private_range(
     Ok(r)
 }
 
-/// Reads `out.len()` bytes of lane `l` at `addr` in `space`.
-#[inline]
+/// Reads `out.len()` bytes of lane `l` at `addr` in `space`. Inlined so
+/// that the copy of a constant-size element compiles to plain moves.
+#[inline(always)]
 pub(crate) fn read(
     c: &mut Ctx,
     space: Space,
@@ -510,7 +521,7 @@ pub(crate) fn read(
 }
 
 /// Writes `data` for lane `l` at `addr` in `space`.
-#[inline]
+#[inline(always)]
 pub(crate) fn write(
     c: &mut Ctx,
     space: Space,

@@ -63,7 +63,7 @@ pub(super) fn check_dense(info: &MfmaInfo, mods: &MfmaMods, seed: u64, exact: bo
         blk / group * group + mods.abid as usize % group
     };
     let sign = |bit: u8| {
-        if info.cd == Elem::F64 && mods.neg & bit != 0 {
+        if info.neg && mods.neg & bit != 0 {
             -1.0
         } else {
             1.0
@@ -428,4 +428,59 @@ fn accumulation_order_is_sequential_k() {
             }
         }
     }
+}
+
+/// The VOP3P-MAI fields as the isa crate decodes `v_mfma_f32_4x4x4_16b_f16
+/// ... cbsz:3 abid:5 blgp:6` (word 0 bits 14:8 = 0x2b, word 1 bits 63:61 = 6).
+#[test]
+fn modifier_fields() {
+    let m = MfmaMods::from_fields(0x2b, 6);
+    assert_eq!((m.cbsz, m.abid, m.blgp, m.neg), (3, 5, 6, 6));
+}
+
+/// Accumulating in place gives what the two-buffer form gives.
+#[test]
+fn in_place_matches_separate_buffers() {
+    for name in [
+        "v_mfma_f32_32x32x1_2b_f32",
+        "v_mfma_f64_4x4x4_4b_f64",
+        "v_mfma_i32_16x16x32_i8",
+        "v_mfma_f32_16x16x128_f8f6f4",
+    ] {
+        let info = lookup(name).unwrap();
+        let mut rng = Rng::new(77);
+        let mut regs = |n: usize| -> Vec<Lanes> {
+            (0..n)
+                .map(|_| std::array::from_fn(|_| rng.next() as u32 & 0x3f3f_3f3f))
+                .collect()
+        };
+        let (a, b, c) = (
+            regs(info.a_dwords),
+            regs(info.b_dwords),
+            regs(info.cd_dwords),
+        );
+        let mods = MfmaMods::default();
+        let mut d = vec![[0u32; 64]; info.cd_dwords];
+        execute(info, &mods, &a, &b, &c, &mut d).unwrap();
+        let mut cd = c.clone();
+        crate::mfma::execute_in_place(info, &mods, &a, &b, &mut cd).unwrap();
+        assert_eq!(cd, d, "{name}");
+    }
+}
+
+/// gfx90a's F64 forms have no negation: the bits change nothing.
+#[test]
+fn gfx90a_f64_ignores_neg() {
+    let info = lookup("v_mfma_f64_16x16x4f64").unwrap();
+    assert!(!info.neg);
+    check_dense(
+        info,
+        &MfmaMods {
+            neg: 7,
+            blgp: 7,
+            ..Default::default()
+        },
+        3,
+        true,
+    );
 }

@@ -11,6 +11,7 @@
 mod dense;
 mod f8f6f4;
 mod sparse;
+mod speed;
 mod table;
 
 use super::{Elem, Lanes, MfmaInfo};

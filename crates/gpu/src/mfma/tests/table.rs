@@ -90,3 +90,18 @@ fn lookup_strips_e64() {
     assert_eq!(a.name, "v_mfma_f32_32x32x8f16");
     assert!(lookup("v_mfma_f32_1x1x1_f32").is_none());
 }
+
+#[test]
+fn every_entry_has_a_valid_shape_and_bad_ones_are_errors() {
+    assert!(ALL.iter().all(|i| i.shape_ok()));
+    let mut bad = lookup("v_mfma_f32_16x16x16_f16").unwrap().clone();
+    bad.n = 0;
+    let r = vec![[0u32; 64]; 32];
+    let mut d = r.clone();
+    let mods = crate::mfma::MfmaMods::default();
+    let e = crate::mfma::execute(&bad, &mods, &r, &r, &r, &mut d);
+    assert_eq!(e, Err(crate::mfma::MfmaError::Shape(bad.name)));
+    bad.n = 16;
+    bad.blocks = 0;
+    assert!(crate::mfma::execute(&bad, &mods, &r, &r, &r, &mut d).is_err());
+}
