@@ -26,9 +26,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "build" / "bench-kernels"
 
 
-def run(binary, code, kernel, grid, block, args, threads, gpu):
+def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
     cmd = [str(binary), "run-kernel", "--gpu", gpu, str(code), "--kernel", kernel, "--grid", grid,
-           "--block", block, "--stats", "--threads", str(threads)]
+           "--block", block, "--stats", "--threads", str(threads), "--dynamic-lds", str(lds)]
     for a in args:
         cmd += ["--arg", a]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -121,7 +121,7 @@ def bench_gemm(b, tmp, gpu, threads, kind):
     s = run(b, code, "matmul_kernel", f"{m // 64},{n // 64}", "256",
             [f"in:{tmp / 'ga.bin'}", f"in:{tmp / 'gb.bin'}", f"out:{tmp / 'gc.bin'}:{2 * m * n}",
              f"i32:{m}", f"i32:{n}", f"i32:{k}", f"i32:{k}", f"i32:{n}", f"i32:{n}", "null", "null"],
-            threads, gpu)
+            threads, gpu, lds=65536)  # Triton's shared memory is dynamic LDS
     if out_t == "bf16":
         raw = np.fromfile(tmp / "gc.bin", dtype=np.uint16).astype(np.uint32) << np.uint32(16)
         got = raw.view(np.float32).astype(np.float64).reshape(m, n)

@@ -72,6 +72,9 @@ pub struct Args {
     /// List the kernels and their arguments, and exit
     #[arg(long)]
     list: bool,
+    /// Print the first N instructions that wave 0 of workgroup (0,0,0) executes, with the registers each changed (SGPR index = operand field: 106 vcc, 126 exec; v256+ are AccVGPRs)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    trace: u64,
 }
 
 /// Parses `X[,Y,Z]`.
@@ -462,6 +465,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         threads: a.threads,
         timeout: a.timeout.map(Duration::from_secs_f64),
         max_lds,
+        trace: a.trace,
     };
     let stats = match dispatch::dispatch(&vm, &env, &loaded.program, &launch) {
         Ok(s) => s,

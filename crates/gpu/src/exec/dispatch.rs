@@ -42,6 +42,9 @@ pub struct Launch {
     pub timeout: Option<Duration>,
     /// LDS available to one workgroup on this GPU.
     pub max_lds: u32,
+    /// Print this many instructions executed by wave 0 of workgroup
+    /// (0, 0, 0) to stderr, with the registers each one changed.
+    pub trace: u64,
 }
 
 /// Figures of a finished dispatch.
@@ -247,7 +250,11 @@ fn run_group(
                 tlb,
                 env,
             };
-            let r = engine::run(&mut ctx, prog, QUANTUM);
+            let r = if i == 0 && group == [0, 0, 0] && ctx.wave.insts < l.trace {
+                trace_step(&mut ctx, prog, l.trace)
+            } else {
+                engine::run(&mut ctx, prog, QUANTUM)
+            };
             total += w.insts - before;
             match r {
                 Ok(Stop::Ended) => {}
@@ -293,6 +300,37 @@ fn run_group(
             });
         }
     }
+}
+
+/// Runs up to `limit` instructions of a wave one at a time, printing each
+/// with the scalar and vector registers (lane 0 .. 3) it changed.
+fn trace_step(ctx: &mut Ctx, prog: &Program, limit: u64) -> Result<Stop, (Fault, u64)> {
+    let mut stop = Stop::Quantum;
+    while ctx.wave.insts < limit && stop == Stop::Quantum {
+        let pc = ctx.wave.pc;
+        let (s0, v0, scc0) = (ctx.wave.s, ctx.wave.v.clone(), ctx.wave.scc);
+        let r = engine::run(ctx, prog, 1);
+        let mut line = format!("trace: 0x{:x} {:<48}", pc, prog.disassemble(pc));
+        for (i, (a, b)) in s0.iter().zip(ctx.wave.s.iter()).enumerate() {
+            if a != b {
+                line += &format!(" s{i}=0x{b:x}");
+            }
+        }
+        if scc0 != ctx.wave.scc {
+            line += &format!(" scc={}", u8::from(ctx.wave.scc));
+        }
+        for (i, (a, b)) in v0.iter().zip(ctx.wave.v.iter()).enumerate() {
+            if a != b {
+                line += &format!(
+                    " v{i}=[0x{:x} 0x{:x} 0x{:x} 0x{:x} ..]",
+                    b[0], b[1], b[2], b[3]
+                );
+            }
+        }
+        eprintln!("{line}");
+        stop = r?;
+    }
+    Ok(stop)
 }
 
 /// Sets a wave's launch state: PC, EXEC, MODE, the enabled SGPRs and the

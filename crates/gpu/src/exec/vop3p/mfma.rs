@@ -211,33 +211,91 @@ fn run(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         mods.scale_b = Some(sb);
     }
     let f64 = info.cd == mfma::Elem::F64;
+    let err = |e: mfma::MfmaError| Fault::Invalid(e.to_string());
+    // A and B are copied out (at most 8 registers) so that the result can be
+    // written into the register file in place; nothing is zeroed first.
+    let (mut ta, mut tb) = (Operand::new(), Operand::new());
+    operand_into(c, op.src[0], na, false, &mut ta)?;
+    operand_into(c, op.src[1], nb, false, &mut tb)?;
+    let (a, b) = (ta.get(), tb.get());
+    regs(c, op.vdst, ncd)?;
+    let start = usize::from(op.vdst);
+    if info.sparse {
+        let Src::V(ir) = op.src[2] else {
+            return Err(Fault::Invalid("SMFMAC index is not a VGPR".into()));
+        };
+        let idx = *regs(c, ir, 1)?.first().unwrap_or(&[0; 64]);
+        let cd = c
+            .wave
+            .v
+            .get_mut(start..start + ncd)
+            .ok_or(Fault::Unsupported(op.name()))?;
+        return mfma::execute_smfmac(info, &mods, a, b, &idx, cd).map_err(err);
+    }
+    if op.src[2] == Src::V(op.vdst) {
+        // Accumulate in place (D = C), the common form.
+        let cd = c
+            .wave
+            .v
+            .get_mut(start..start + ncd)
+            .ok_or(Fault::Unsupported(op.name()))?;
+        return mfma::execute_in_place(info, &mods, a, b, cd).map_err(err);
+    }
+    let mut tc = [[0u32; 64]; MAX_CD];
     let mut d = [[0u32; 64]; MAX_CD];
     let d = d
         .get_mut(..ncd)
         .ok_or_else(|| Fault::Invalid(format!("{}: {ncd} result registers", op.name())))?;
-    {
-        let (mut ta, mut tb) = ([[0u32; 64]; MAX_AB], [[0u32; 64]; MAX_AB]);
-        let a = operand(c, op.src[0], na, false, &mut ta)?;
-        let b = operand(c, op.src[1], nb, false, &mut tb)?;
-        let err = |e: mfma::MfmaError| Fault::Invalid(e.to_string());
-        if info.sparse {
-            let Src::V(ir) = op.src[2] else {
-                return Err(Fault::Invalid("SMFMAC index is not a VGPR".into()));
-            };
-            let idx = *regs(c, ir, 1)?.first().unwrap_or(&[0; 64]);
-            d.copy_from_slice(regs(c, op.vdst, ncd)?);
-            mfma::execute_smfmac(info, &mods, a, b, &idx, d).map_err(err)?;
-        } else {
-            let mut tc = [[0u32; 64]; MAX_CD];
-            let cm = operand(c, op.src[2], ncd, f64, &mut tc)?;
-            mfma::execute(info, &mods, a, b, cm, d).map_err(err)?;
-        }
-    }
-    let start = usize::from(op.vdst);
-    regs(c, op.vdst, ncd)?;
+    let cm = operand(c, op.src[2], ncd, f64, &mut tc)?;
+    mfma::execute(info, &mods, a, b, cm, d).map_err(err)?;
     if let Some(dst) = c.wave.v.get_mut(start..start + ncd) {
         dst.copy_from_slice(d);
     }
+    Ok(())
+}
+
+/// An A or B operand copied out of the register file.
+struct Operand {
+    regs: [std::mem::MaybeUninit<Lanes>; MAX_AB],
+    n: usize,
+}
+
+impl Operand {
+    fn new() -> Operand {
+        Operand {
+            regs: [std::mem::MaybeUninit::uninit(); MAX_AB],
+            n: 0,
+        }
+    }
+
+    fn get(&self) -> &[Lanes] {
+        let init = self.regs.get(..self.n).unwrap_or(&[]);
+        // SAFETY: `operand_into` initialised the first `n` entries, and
+        // MaybeUninit<Lanes> has the layout of Lanes.
+        unsafe { &*(init as *const [std::mem::MaybeUninit<Lanes>] as *const [Lanes]) }
+    }
+}
+
+/// Copies an `n`-register A/B operand into `out`.
+fn operand_into(c: &Ctx, src: Src, n: usize, f64: bool, out: &mut Operand) -> Result<(), Fault> {
+    if n > MAX_AB {
+        return Err(Fault::Invalid(format!("matrix operand of {n} registers")));
+    }
+    let vals: &[Lanes] = if let Src::V(r) = src {
+        regs(c, r, n)?
+    } else {
+        let mut t = [[0u32; 64]; MAX_AB];
+        operand(c, src, n, f64, &mut t)?;
+        for (k, v) in t.iter().take(n).enumerate() {
+            out.regs[k] = std::mem::MaybeUninit::new(*v);
+        }
+        out.n = n;
+        return Ok(());
+    };
+    for (k, v) in vals.iter().enumerate() {
+        out.regs[k] = std::mem::MaybeUninit::new(*v);
+    }
+    out.n = n;
     Ok(())
 }
 
