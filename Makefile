@@ -4,7 +4,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -35,6 +35,15 @@ test-corpus: corpus
 test: setup corpus
 	$(CARGO) build --release --workspace
 	$(CARGO) test --release --workspace
+	$(MAKE) test-kernels
+
+# The executed-kernel tests (tests/kernels): every case run through
+# `rocjitsu run-kernel` on every target and compared with its numpy
+# reference; KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm --target gfx942".
+KERNELS_ARGS ?=
+test-kernels: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
 
 # The differential test against LLVM 22 on seeded random words (also part of
 # `make test`), with its report printed.

@@ -13,7 +13,9 @@ Each source file defines `CORPUS`, a list of dicts:
               aligned tensors and sizes (pass {} for the unspecialised code)
 
 Usage: corpus_triton.py TARGET OUTDIR SOURCE.py...
-Writes OUTDIR/<source stem>-<name>.hsaco and prints one JSON line per source:
+Writes OUTDIR/<source stem>-<name>.hsaco, with the launch facts the code
+object does not carry (Triton's LDS is dynamic: `shared` bytes must be passed
+at launch) in <source stem>-<name>.meta.json, and prints one JSON line per source:
 {"source": PATH, "outputs": [NAME, ...]}.
 """
 
@@ -73,6 +75,9 @@ def main() -> int:
             except Exception as exc:  # report which entry failed, then stop
                 print(f"corpus_triton: {src}: {entry['name']} for {target}: {exc}", file=sys.stderr)
                 return 1
+            meta = {"name": kernel.metadata.name, "shared": kernel.metadata.shared,
+                    "num_warps": kernel.metadata.num_warps}
+            (outdir / f"{name}.meta.json").write_text(json.dumps(meta))
             tmp = outdir / f"{name}.hsaco.tmp"
             tmp.write_bytes(kernel.asm["hsaco"])
             tmp.replace(outdir / f"{name}.hsaco")

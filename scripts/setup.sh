@@ -2,7 +2,8 @@
 # Installs what rocjitsu's build, demo and tests need:
 #   - Debian packages llvm-22, clang-22, lld-22 (the oracle and the corpus compilers);
 #   - Triton (pinned below) in a venv under $ROCJITSU_CACHE (default
-#     ~/.cache/rocjitsu), used to compile the Triton kernels of the corpus.
+#     ~/.cache/rocjitsu), used to compile the Triton kernels of the corpus,
+#     and numpy there for the executed-kernel tests' references.
 # Idempotent and quick (well under 2 s) when everything is already present:
 # versions are checked, not the existence of directories.
 set -euo pipefail
@@ -72,4 +73,10 @@ if [[ "$have" != "$TRITON_VERSION" ]]; then
     die "triton in $VENV reports version '${have:-none}', expected ${TRITON_VERSION}"
   log "triton ${TRITON_VERSION} installed"
 fi
-log "ok (llvm-22, clang-22, lld-22, triton ${TRITON_VERSION} in $VENV)"
+# 3. numpy in the same venv (CPU references of the executed-kernel tests).
+if ! "$VENV/bin/python" -c 'import numpy' 2>/dev/null; then
+  log "pip install numpy into $VENV"
+  PIP_CACHE_DIR="$CACHE/pip-cache" "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy ||
+    die "pip install numpy into $VENV"
+fi
+log "ok (llvm-22, clang-22, lld-22, triton ${TRITON_VERSION} and numpy in $VENV)"

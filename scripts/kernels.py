@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""Executed-kernel tests: the kernels under tests/kernels/src compiled for
+every target, run through `rocjitsu run-kernel` and compared with CPU
+references computed in numpy (the cases are in tests/kernels/cases.py).
+
+  scripts/kernels.py build [--target T ...] [--jobs N] [--force]
+  scripts/kernels.py run   [--target T ...] [-k FILTER] [--bin PATH] [--jobs N] [--threads N]
+                           [--keep DIR] [--dry-run] [--no-build]
+  scripts/kernels.py list  [--target T ...] [-k FILTER]
+
+Building reuses scripts/corpus.py (same compilers, flags and incremental
+stamps; a `corpus-flags:` line in a source replaces -O2) and writes
+build/kernels/<target>/<stem>.hsaco (Triton: <stem>-<entry>.hsaco).
+`run` prints `PASS|FAIL target name (time)` per case, with the first
+mismatching index, expected and got values on failure, then
+`kernels: N passed, M failed`; the exit status is 1 on any failure.
+`--dry-run` builds, generates every input, computes every reference and
+checks each case's arguments against the code object's metadata, without
+running the emulator.
+
+numpy is needed: when the interpreter lacks it, the script re-runs itself
+with the Triton venv's python (scripts/setup.sh installs numpy there)."""
+
+import os
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".cache" / "rocjitsu"))
+VENV_PYTHON = CACHE / "triton-venv" / "bin" / "python"
+
+try:
+    import numpy as np
+except ImportError:
+    if VENV_PYTHON.exists() and not os.environ.get("ROCJITSU_KERNELS_REEXEC"):
+        os.environ["ROCJITSU_KERNELS_REEXEC"] = "1"
+        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), __file__, *sys.argv[1:]])
+    sys.exit("kernels: numpy is missing; run scripts/setup.sh")
+
+import argparse
+import concurrent.futures as cf
+import contextlib
+import fnmatch
+import functools
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the sources
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "kernels"))
+
+import corpus  # noqa: E402  (build machinery shared with the decoder corpus)
+
+SRC = ROOT / "tests" / "kernels" / "src"
+OUT = ROOT / "build" / "kernels"
+TARGETS = corpus.TARGETS
+READELF = "llvm-readelf-22"
+
+
+def log(msg: str) -> None:
+    print(f"kernels: {msg}", file=sys.stderr, flush=True)
+
+
+# --- build ------------------------------------------------------------------------
+
+def sources() -> list[pathlib.Path]:
+    return sorted(p for p in SRC.iterdir() if p.suffix in (".cl", ".hip", ".py") and p.is_file())
+
+
+def build(targets, jobs: int, force: bool) -> None:
+    t0 = time.monotonic()
+    srcs = sources()
+    headers = b"".join(p.read_bytes() for p in sorted([*corpus.INCLUDE.glob("*"), *SRC.glob("*.h")])
+                       if p.is_file())
+    objdump_v = corpus.tool_version(corpus.OBJDUMP)
+    clang_v = corpus.tool_version(corpus.CLANG)
+    triton_v = corpus.triton_version() if any(s.suffix == ".py" for s in srcs) else ""
+    worker = corpus.TRITON_WORKER.read_bytes()
+    todo_clang, todo_triton, units = [], {}, []
+    for target in targets:
+        outdir = OUT / target
+        outdir.mkdir(parents=True, exist_ok=True)
+        for src in srcs:
+            body = src.read_bytes()
+            if src.suffix == ".py":
+                key = corpus.sha(corpus.RECIPE, "triton", body, triton_v, worker, objdump_v, target)
+            else:
+                key = corpus.sha(corpus.RECIPE, "clang", body, headers, corpus.source_flags(src), clang_v,
+                                 objdump_v, target)
+            unit = corpus.Unit(src, target, outdir, key)
+            units.append(unit)
+            if not force and unit.stamped_outputs() is not None:
+                continue
+            if src.suffix == ".py":
+                todo_triton.setdefault(target, []).append(unit)
+            else:
+                todo_clang.append(unit)
+    n_todo = len(todo_clang) + sum(len(v) for v in todo_triton.values())
+    if n_todo:
+        log(f"building {n_todo} of {len(units)} units ({jobs} jobs)")
+    errors = []
+    with cf.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futs = {pool.submit(corpus.build_triton, us): ("triton", us) for us in todo_triton.values()}
+        futs.update({pool.submit(corpus.build_clang, u): ("clang", u) for u in todo_clang})
+        for fut in cf.as_completed(futs):
+            kind, what = futs[fut]
+            try:
+                res = fut.result()
+            except corpus.BuildError as exc:
+                errors.append(str(exc))
+                continue
+            for unit, outs in (res.items() if kind == "triton" else [(what, res)]):
+                unit.write_stamp(outs)
+    if errors:
+        for e in errors:
+            log(f"ERROR: {e}")
+        raise corpus.BuildError(f"{len(errors)} unit(s) failed")
+    if n_todo:
+        log(f"built in {time.monotonic() - t0:.1f} s")
+
+
+# --- code object metadata -----------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def kernel_metadata(hsaco: str) -> dict:
+    """{kernel name: {"args": [{key: value}], key: value}} from the code
+    object's AMDGPU metadata note (llvm-readelf-22 --notes)."""
+    p = subprocess.run([READELF, "--notes", hsaco], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{READELF} --notes {hsaco}: {p.stderr.strip()}")
+    kernels, cur, arg, in_args = {}, None, None, False
+    for line in p.stdout.splitlines():
+        m = re.match(r"^( *)(- )?(\.[\w]+|amdhsa\.\w+):\s*(.*)$", line)
+        if not m:
+            continue
+        indent, dash, key, val = len(m.group(1)), m.group(2), m.group(3), m.group(4).strip()
+        if key.startswith("amdhsa."):
+            in_args = False
+            cur = None
+            continue
+        if indent == 2 and dash:
+            cur = {"args": []}
+            kernels.setdefault("__list", []).append(cur)
+            in_args = False
+        if cur is None:
+            continue
+        if indent <= 4 and key == ".args":
+            in_args = True
+            continue
+        if in_args and indent == 6 and dash:
+            arg = {}
+            cur["args"].append(arg)
+        if in_args and indent >= 6:
+            arg[key] = val
+            continue
+        in_args = False
+        cur[key] = val
+    return {k[".name"]: k for k in kernels.get("__list", []) if ".name" in k}
+
+
+def explicit_args(meta: dict) -> list[dict]:
+    return [a for a in meta["args"] if not a.get(".value_kind", "").startswith("hidden_")]
+
+
+# --- running one case ---------------------------------------------------------------
+
+def resolve(case, target: str):
+    """The launch of a case with the arguments completed and checked against
+    the metadata: (launch, args, hsaco path, block)."""
+    from harness import In, InOut, Null, Out, Scalar, SCALAR_SIZES, dims
+
+    launch = case.launch(target)
+    hsaco = OUT / target / f"{case.obj}.hsaco"
+    if not hsaco.exists():
+        raise RuntimeError(f"{hsaco} not built")
+    metas = kernel_metadata(str(hsaco))
+    if case.kernel not in metas:
+        raise RuntimeError(f"kernel {case.kernel} not in {hsaco.name} (has {sorted(metas)})")
+    meta = metas[case.kernel]
+    formal = explicit_args(meta)
+    args = list(launch.args)
+    if case.triton:
+        # Triton appends global scratch / profiler pointers after the user's arguments.
+        for extra in formal[len(args):]:
+            if extra.get(".value_kind") != "global_buffer":
+                raise RuntimeError(f"unexpected trailing argument {extra}")
+            args.append(Null())
+    if len(args) != len(formal):
+        raise RuntimeError(f"{len(args)} arguments given, kernel has {len(formal)}")
+    for k, (a, f) in enumerate(zip(args, formal)):
+        size = int(f.get(".size", "0"))
+        kind = f.get(".value_kind")
+        if isinstance(a, Scalar):
+            if kind != "by_value" or SCALAR_SIZES[a.kind] != size:
+                raise RuntimeError(f"argument {k}: {a.kind} given, kernel has {kind} of {size} bytes")
+        elif kind not in ("global_buffer",) and not (kind == "by_value" and size == 8):
+            raise RuntimeError(f"argument {k}: buffer given, kernel has {kind}")
+        if isinstance(a, (In, InOut, Out)) and kind == "by_value":
+            raise RuntimeError(f"argument {k}: buffer given, kernel has a by-value argument")
+    if case.triton:
+        # Triton's LDS is dynamic (its size is not in the code object) and the
+        # block is num_warps waves; both come from the compiler's metadata.
+        tmeta = json.loads(hsaco.with_suffix(".meta.json").read_text())
+        launch.dynamic_lds = launch.dynamic_lds or int(tmeta["shared"])
+        if launch.block is None:
+            launch.block = 64 * int(tmeta["num_warps"])
+    if launch.block is None:
+        raise RuntimeError("no block size given")
+    block = dims(launch.block)
+    nthreads = block[0] * block[1] * block[2]
+    if nthreads > int(meta.get(".max_flat_workgroup_size", "1024")):
+        raise RuntimeError(f"block of {nthreads} exceeds max_flat_workgroup_size {meta['.max_flat_workgroup_size']}")
+    return launch, args, hsaco, block
+
+
+def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, keep: str | None = None):
+    """(ok, detail, seconds, stats) of one case on one target. With `keep`,
+    the inputs, outputs, the expected values (expected-NAME.bin) and a
+    cmd.sh reproducing the run stay in keep/<target>/<case>/."""
+    from harness import In, InOut, Null, Out, Scalar, compare, dims
+
+    t0 = time.monotonic()
+    try:
+        launch, args, hsaco, block = resolve(case, target)
+    except Exception as exc:  # a broken case is a failure, reported as such
+        return False, f"case error: {type(exc).__name__}: {exc}", time.monotonic() - t0, {}
+    outs = {a.name: a for a in args if isinstance(a, (Out, InOut))}
+    for chk in launch.checks:
+        if chk.name not in outs:
+            return False, f"case error: check of unknown output {chk.name}", time.monotonic() - t0, {}
+    if dry_run:
+        for chk in launch.checks:
+            a = outs[chk.name]
+            dt = np.dtype(chk.view or (a.dtype if isinstance(a, Out) else a.data.dtype))
+            nbytes = a.count * np.dtype(a.dtype).itemsize if isinstance(a, Out) else a.data.nbytes
+            if np.asarray(chk.expected).size * dt.itemsize > nbytes and chk.transform is None:
+                return False, f"case error: {chk.name} reference larger than its buffer", time.monotonic() - t0, {}
+        return True, "", time.monotonic() - t0, {}
+    if keep:
+        kept = pathlib.Path(keep).resolve() / target / case.name
+        shutil.rmtree(kept, ignore_errors=True)
+        kept.mkdir(parents=True)
+        ctx = contextlib.nullcontext(str(kept))
+    else:
+        ctx = tempfile.TemporaryDirectory(prefix="rjk-")
+    with ctx as tmp:
+        tmp = pathlib.Path(tmp)
+        specs, files = [], {}
+        for k, a in enumerate(args):
+            if isinstance(a, In):
+                f = tmp / f"in{k}.bin"
+                np.ascontiguousarray(a.data).tofile(f)
+                specs.append(f"in:{f}")
+            elif isinstance(a, InOut):
+                f = tmp / f"{a.name}.bin"
+                np.ascontiguousarray(a.data).tofile(f)
+                specs.append(f"inout:{f}")
+                files[a.name] = (f, a.data.dtype)
+            elif isinstance(a, Out):
+                f = tmp / f"{a.name}.bin"
+                specs.append(f"out:{f}:{a.count * np.dtype(a.dtype).itemsize}")
+                files[a.name] = (f, np.dtype(a.dtype))
+            elif isinstance(a, Scalar):
+                specs.append(a.spec())
+            elif isinstance(a, Null):
+                specs.append("null")
+        g = dims(launch.grid)
+        cmd = [binary, "run-kernel", "--stats", "--gpu", target, str(hsaco), "--kernel", case.kernel,
+               "--grid", ",".join(map(str, g)), "--block", ",".join(map(str, block)),
+               "--timeout", str(case.timeout), "--threads", str(threads)]
+        if launch.dynamic_lds:
+            cmd += ["--dynamic-lds", str(launch.dynamic_lds)]
+        for s in specs:
+            cmd += ["--arg", s]
+        if keep:
+            (tmp / "cmd.sh").write_text(" ".join(shlex.quote(c) for c in cmd) + "\n")
+            for chk in launch.checks:
+                if chk.mode != "fn":
+                    np.ascontiguousarray(chk.expected).tofile(tmp / f"expected-{chk.name}.bin")
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=case.timeout + 30)
+        except subprocess.TimeoutExpired:
+            return False, f"timed out after {case.timeout + 30} s", time.monotonic() - t0, {}
+        except OSError as exc:
+            return False, f"cannot run {binary}: {exc}", time.monotonic() - t0, {}
+        if launch.expect_fault is not None:
+            if p.returncode == 2 and re.search(launch.expect_fault, p.stderr, re.I):
+                return True, "", time.monotonic() - t0, {}
+            tail = " | ".join((p.stdout + p.stderr).strip().splitlines()[-6:])
+            return (False, f"expected a fault matching /{launch.expect_fault}/ (exit 2), got exit {p.returncode}: {tail}",
+                    time.monotonic() - t0, {})
+        if p.returncode != 0:
+            tail = (p.stdout + p.stderr).strip().splitlines()[-6:]
+            again = f" [reproduce: sh {tmp / 'cmd.sh'}]" if keep else ""
+            return False, f"run-kernel exited {p.returncode}: " + " | ".join(tail) + again, time.monotonic() - t0, {}
+        stats = {}
+        for key, pat in (("insts", r"^instructions:\s+(\d+)"), ("wall", r"^wall time:\s+([0-9.]+)")):
+            m = re.search(pat, p.stdout, re.M)
+            if m:
+                stats[key] = float(m.group(1))
+        problems, outputs = [], {}
+        for name, (f, dt) in files.items():
+            try:
+                outputs[name] = np.fromfile(f, dtype=dt)
+            except (OSError, ValueError) as exc:
+                problems.append(f"{name}: cannot read output: {exc}")
+        for chk in launch.checks:
+            if chk.name not in outputs:
+                continue
+            got = outputs[chk.name]
+            if chk.view is not None:
+                got = got.view(np.dtype(chk.view))
+            ok, detail = compare(chk, got, outputs)
+            if not ok:
+                problems.append(detail)
+        detail = "; ".join(problems)
+        if problems and keep:
+            detail += f" [reproduce: sh {tmp / 'cmd.sh'}]"
+        return not problems, detail, time.monotonic() - t0, stats
+
+
+def _init_worker():
+    import cases  # noqa: F401  (fills the registry in each worker process)
+
+
+def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep: str | None):
+    from harness import REGISTRY
+    case = next(c for c in REGISTRY if c.name == name)
+    return run_case(case, target, binary, dry_run, threads, keep)
+
+
+def selected(args):
+    import cases  # noqa: F401
+    from harness import REGISTRY
+    jobs = []
+    for target in args.target:
+        for c in REGISTRY:
+            if target not in c.targets:
+                continue
+            if args.k and not any(fnmatch.fnmatch(c.name, f"*{k}*") for k in args.k):
+                continue
+            jobs.append((c, target))
+    return jobs
+
+
+def cmd_run(args) -> int:
+    if not args.no_build:
+        build(args.target, args.jobs, False)
+    binary = str(pathlib.Path(args.bin).resolve()) if os.sep in args.bin else (shutil.which(args.bin) or args.bin)
+    if not args.dry_run and not pathlib.Path(binary).exists():
+        log(f"{binary} not found (cargo build --release -p rocjitsu-cli)")
+        return 1
+    if args.dry_run:
+        import selftest
+        problems = selftest.run()
+        for p in problems:
+            print(f"FAIL selftest: {p}")
+        if problems:
+            return 1
+    jobs = selected(args)
+    passed = failed = 0
+    blocked: dict[str, list[str]] = {}
+    insts = emu_wall = 0.0
+    t0 = time.monotonic()
+    with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
+        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads, args.keep): (c, t) for c, t in jobs}
+        for fut in cf.as_completed(futs):
+            c, t = futs[fut]
+            try:
+                ok, detail, secs, stats = fut.result()
+            except Exception as exc:  # a crash in a worker is this case's failure
+                ok, detail, secs, stats = False, f"harness error: {type(exc).__name__}: {exc}", 0.0, {}
+            perf = ""
+            if "insts" in stats and "wall" in stats:
+                insts += stats["insts"]
+                emu_wall += stats["wall"]
+                rate = stats["insts"] / stats["wall"] if stats["wall"] > 0 else 0.0
+                perf = f", {stats['insts'] / 1e6:.2f}M wave-insts in {stats['wall']:.3f} s = {rate / 1e6:.1f}M/s"
+            if ok:
+                passed += 1
+                print(f"PASS {t} {c.name} ({secs:.2f} s{perf})", flush=True)
+            else:
+                failed += 1
+                print(f"FAIL {t} {c.name} ({secs:.2f} s): {detail}", flush=True)
+                m = re.search(r"instruction `([^`]+)` is not supported", detail)
+                if m:
+                    blocked.setdefault(m.group(1), []).append(f"{t}:{c.name}")
+    if blocked:
+        # The first unsupported instruction each failing case met, most common first.
+        top = sorted(blocked.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        print("kernels: unsupported instructions (cases stopped by each): " +
+              ", ".join(f"{m} {len(v)}" for m, v in top))
+    if emu_wall > 0:
+        print(f"kernels: emulator total {insts / 1e6:.1f}M wave-instructions in {emu_wall:.2f} s "
+              f"({insts / emu_wall / 1e6:.1f}M wave-instructions/s, --threads {args.threads})")
+    what = "dry-run " if args.dry_run else ""
+    print(f"kernels: {what}{passed} passed, {failed} failed ({time.monotonic() - t0:.1f} s)")
+    return 1 if failed else 0
+
+
+def cmd_list(args) -> int:
+    per = {}
+    for c, t in selected(args):
+        per.setdefault(t, []).append(c.name)
+    for t, names in per.items():
+        print(f"{t}: {len(names)} cases")
+        for n in names:
+            print(f"  {n}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("build", "run", "list"))
+    ap.add_argument("--target", action="append", choices=TARGETS, help="only these targets (repeatable)")
+    ap.add_argument("-k", action="append", help="only cases whose name contains this (glob, repeatable)")
+    ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "rocjitsu"))
+    ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="host threads per run-kernel (cases already run --jobs at a time)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep each case's files and a cmd.sh reproducing its run under DIR/<target>/<case>/")
+    ap.add_argument("--force", action="store_true", help="rebuild every code object")
+    ap.add_argument("--dry-run", action="store_true", help="build, make inputs and references, check arguments")
+    ap.add_argument("--no-build", action="store_true", help="run with the code objects already built")
+    args = ap.parse_args()
+    args.target = args.target or list(TARGETS)
+    try:
+        if args.command == "build":
+            build(args.target, args.jobs, args.force)
+            return 0
+        if args.command == "list":
+            return cmd_list(args)
+        return cmd_run(args)
+    except corpus.BuildError as exc:
+        log(f"FAILED: {exc}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""Case model of the executed-kernel tests (tests/kernels): what one case
+launches (`Launch`: grid, block, arguments) and what it expects (`Check`s),
+and the registry that `cases.py` fills and `scripts/kernels.py` runs.
+
+A case is a function `make(rng, target) -> Launch` registered with `@case`.
+It draws its inputs from the seeded generator, lists the kernel's explicit
+arguments in order (In/Out/InOut buffers and scalars) and attaches checks
+comparing the buffers read back after the run with a numpy reference."""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from typing import Callable
+
+import numpy as np
+
+TARGETS = ("gfx90a", "gfx942", "gfx950")
+
+
+# --- arguments ------------------------------------------------------------------
+
+@dataclasses.dataclass
+class In:
+    """A buffer initialised from `data`; its address is the argument."""
+    data: np.ndarray
+
+
+@dataclasses.dataclass
+class Out:
+    """A zeroed buffer of `count` elements of `dtype`, read back as `name`."""
+    name: str
+    dtype: object
+    count: int
+
+
+@dataclasses.dataclass
+class InOut:
+    """A buffer initialised from `data` and read back as `name`."""
+    name: str
+    data: np.ndarray
+
+
+@dataclasses.dataclass
+class Scalar:
+    """A by-value argument: kind is i32, u32, i64, u64, f32, f64, f16 or bf16."""
+    kind: str
+    value: object
+
+    def spec(self) -> str:
+        v = self.value
+        if self.kind in ("f32", "f64", "f16", "bf16"):
+            return f"{self.kind}:{float(v)!r}"
+        return f"{self.kind}:{int(v)}"
+
+
+class Null:
+    """A null pointer argument."""
+
+
+def i32(v): return Scalar("i32", v)
+def u32(v): return Scalar("u32", v)
+def i64(v): return Scalar("i64", v)
+def u64(v): return Scalar("u64", v)
+def f32(v): return Scalar("f32", v)
+def f64(v): return Scalar("f64", v)
+
+
+SCALAR_SIZES = {"i32": 4, "u32": 4, "i64": 8, "u64": 8, "f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+
+
+# --- checks ---------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Check:
+    """Compares output `name` with `expected`.
+
+    mode "exact": equal values (bitwise for floats, any NaN matches any NaN);
+    mode "close": |got - expected| <= atol + rtol * |expected| elementwise,
+    where atol may be an array (a per-element error bound);
+    mode "ulp": float32 results within `ulps` units in the last place;
+    mode "fn": `fn(got, outputs) -> (ok, detail)` for properties that span
+    several outputs (e.g. the multiset of values an exchange returned).
+    `view` reinterprets the raw bytes (default: the Out/InOut dtype);
+    `transform` is applied to the output before comparing (e.g. np.sort for
+    results whose order the hardware does not fix); `sl` compares a prefix."""
+    name: str
+    expected: np.ndarray
+    mode: str = "exact"
+    rtol: float = 0.0
+    atol: object = 0.0
+    ulps: int = 0
+    transform: Callable | None = None
+    view: object = None
+    count: int | None = None
+    why: str = ""
+    fn: Callable | None = None
+
+
+def exact(name, expected, **kw) -> Check:
+    return Check(name, np.asarray(expected), "exact", **kw)
+
+
+def close(name, expected, rtol=0.0, atol=0.0, why="", **kw) -> Check:
+    return Check(name, np.asarray(expected), "close", rtol=rtol, atol=atol, why=why, **kw)
+
+
+def ulp(name, expected, ulps, why="", **kw) -> Check:
+    return Check(name, np.asarray(expected, dtype=np.float32), "ulp", ulps=ulps, why=why, **kw)
+
+
+def prop(name, fn, **kw) -> Check:
+    return Check(name, np.zeros(0), "fn", fn=fn, **kw)
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (np.floating, float)):
+        return f"{float(v)!r}"
+    return str(v)
+
+
+def _bits(v: np.ndarray) -> np.ndarray:
+    return v.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[v.dtype.itemsize])
+
+
+def compare(check: Check, got: np.ndarray, outputs: dict | None = None) -> tuple[bool, str]:
+    """(ok, detail): detail names the first mismatching index, expected and
+    got values, the number of mismatches and the largest error."""
+    if check.mode == "fn":
+        ok, detail = check.fn(got, outputs or {})
+        return ok, "" if ok else f"{check.name}: {detail}"
+    exp = np.asarray(check.expected)
+    if check.transform is not None:
+        got = check.transform(got)
+    got = np.asarray(got).reshape(-1)
+    exp = exp.reshape(-1)
+    if got.size < exp.size:
+        return False, f"{check.name}: {got.size} elements read back, {exp.size} expected"
+    got = got[: exp.size]
+    if check.mode == "exact":
+        if np.issubdtype(exp.dtype, np.floating):
+            got = got.astype(exp.dtype)
+            both_nan = np.isnan(exp) & np.isnan(got)
+            bad = (_bits(exp) != _bits(got)) & ~both_nan
+            with np.errstate(invalid="ignore"):
+                err = np.where(bad, np.abs(exp.astype(np.float64) - got.astype(np.float64)), 0.0)
+        else:
+            bad = exp != got.astype(exp.dtype)
+            err = None
+    elif check.mode == "close":
+        e64, g64 = exp.astype(np.float64), got.astype(np.float64)
+        atol = np.broadcast_to(np.asarray(check.atol, dtype=np.float64).reshape(-1)
+                               if np.ndim(check.atol) else check.atol, e64.shape)
+        with np.errstate(invalid="ignore"):
+            diff = np.abs(g64 - e64)
+            bad = ~(diff <= atol + check.rtol * np.abs(e64))
+        bad &= ~(np.isnan(e64) & np.isnan(g64))
+        bad &= ~(np.isinf(e64) & (e64 == g64))
+        err = np.where(np.isfinite(diff), diff, np.inf)
+    else:
+        from numerics import ulp_diff_f32
+        d = ulp_diff_f32(exp, got.astype(np.float32))
+        bad = (d > check.ulps) & ~(np.isnan(exp) & np.isnan(got.astype(np.float32)))
+        bad |= np.isnan(exp) != np.isnan(got.astype(np.float32))
+        err = d.astype(np.float64)
+    nbad = int(np.count_nonzero(bad))
+    if nbad == 0:
+        return True, ""
+    first = int(np.flatnonzero(bad)[0])
+    msg = (f"{check.name}: {nbad}/{exp.size} mismatches, first at [{first}]: "
+           f"expected {_fmt(exp[first])} got {_fmt(got[first])}")
+    if err is not None:
+        msg += f", max error {float(np.max(np.where(bad, err, 0))):.3g}"
+    if check.mode == "close":
+        msg += f" (rtol {check.rtol:g}, atol {'per-element' if np.ndim(check.atol) else f'{check.atol:g}'})"
+    elif check.mode == "ulp":
+        msg += f" ulps (allowed {check.ulps})"
+    return False, msg
+
+
+# --- launches and the registry ---------------------------------------------------
+
+def dims(v) -> tuple[int, int, int]:
+    t = (v,) if isinstance(v, int) else tuple(v)
+    return tuple(t) + (1,) * (3 - len(t))
+
+
+@dataclasses.dataclass
+class Launch:
+    grid: object
+    block: object
+    args: list
+    checks: list
+    dynamic_lds: int = 0
+    # A regular expression the fault report (run-kernel's stderr, exit
+    # status 2) must match; the case then expects that fault and no outputs.
+    expect_fault: str | None = None
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    obj: str          # code object stem in build/kernels/<target>/
+    kernel: str       # kernel symbol name
+    make: Callable    # (rng, target) -> Launch
+    targets: tuple = TARGETS
+    triton: bool = False  # block size from metadata; trailing hidden pointers get null
+    timeout: int = 300
+
+    def seed(self) -> int:
+        return zlib.crc32(self.name.encode())
+
+    def launch(self, target: str) -> Launch:
+        return self.make(np.random.default_rng(self.seed()), target)
+
+
+REGISTRY: list[Case] = []
+
+
+def case(name, obj, kernel, targets=TARGETS, triton=False, timeout=300):
+    def register(fn):
+        if any(c.name == name for c in REGISTRY):
+            raise ValueError(f"duplicate case {name}")
+        REGISTRY.append(Case(name, obj, kernel, fn, tuple(targets), triton, timeout))
+        return fn
+    return register
+
+
+def blocks(n: int, block: int) -> int:
+    return (n + block - 1) // block
