@@ -169,6 +169,11 @@ struct Operand {
     k: usize,
     per_lane: usize,
     bits: usize,
+    /// 8-bit operands of the gfx950 f8f6f4 forms: a lane's 32 elements are
+    /// two runs of 16 k, one per 128-bit pass, with the lane groups'
+    /// runs interleaved (group g holds k 16g.. and 16(groups + g)..), as
+    /// the CDNA4 ISA's register layout for these instructions has it.
+    interleave16: bool,
 }
 
 /// Decodes every element of an operand into `dst`: A at
@@ -212,6 +217,17 @@ fn gather<T: Copy>(
                     *d = dec(lo | hi << 32);
                 }
                 at += k_step;
+            }
+            continue;
+        }
+        if op.interleave16 {
+            let base = b * b_step + r * r_step;
+            for p in 0..pl {
+                let kk = (p / 16) * 16 * groups + g * 16 + p % 16;
+                let w = regs.get(p / 4).map_or(0, |x| x[src]) as u64;
+                if let Some(d) = dst.get_mut(base + kk * k_step) {
+                    *d = dec((w >> (8 * (p % 4))) & 0xff);
+                }
             }
             continue;
         }
@@ -368,6 +384,7 @@ fn dense_loop<M: Mac>(
 }
 
 fn operands(info: &MfmaInfo, a: Elem, b: Elem) -> (Operand, Operand) {
+    let f8f6f4 = info.name.ends_with("f8f6f4");
     (
         Operand {
             rows: info.m,
@@ -375,6 +392,7 @@ fn operands(info: &MfmaInfo, a: Elem, b: Elem) -> (Operand, Operand) {
             k: info.k,
             per_lane: info.a_per_lane(),
             bits: a.bits(),
+            interleave16: f8f6f4 && a.bits() == 8,
         },
         Operand {
             rows: info.n,
@@ -382,6 +400,7 @@ fn operands(info: &MfmaInfo, a: Elem, b: Elem) -> (Operand, Operand) {
             k: info.k,
             per_lane: info.b_per_lane(),
             bits: b.bits(),
+            interleave16: f8f6f4 && b.bits() == 8,
         },
     )
 }
@@ -529,6 +548,7 @@ pub(super) fn sparse(
         k: kc,
         per_lane: pa,
         bits: ea.bits(),
+        interleave16: false,
     };
     let (_, opb) = operands(info, ea, eb);
     let cd_in: &[Lanes] = cd;

@@ -246,14 +246,16 @@ fn nop(_: &mut Ctx, _: &Op) -> Result<(), Fault> {
     Ok(())
 }
 
-/// The per-lane base addresses: the address VGPR plus `off`.
+/// The per-lane base addresses: the address VGPR plus `off`, in 32-bit
+/// arithmetic (compilers fold negative VGPR values with positive offsets:
+/// `v1 = -4 * t` with `offset:1020` addresses `1020 - 4t`).
 #[inline]
 fn addrs(c: &Ctx, op: &Op, off: u64) -> [u64; 64] {
     let Src::V(a) = op.src[0] else {
-        return [off; 64];
+        return [off & 0xffff_ffff; 64];
     };
     let v = c.wave.vreg(a);
-    std::array::from_fn(|l| u64::from(v[l]) + off)
+    std::array::from_fn(|l| u64::from(v[l].wrapping_add(off as u32)))
 }
 
 fn data_reg(op: &Op, i: usize) -> u16 {

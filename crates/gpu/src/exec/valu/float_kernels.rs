@@ -99,6 +99,7 @@ fn run_cl(target: Target, src: &str, kernel: &str, bufs: &[Vec<u8>]) -> Vec<Vec<
         threads: 1,
         timeout: Some(std::time::Duration::from_secs(60)),
         max_lds: 65536,
+        trace: 0,
     };
     let env = Env::new(target);
     if let Err(e) = dispatch(&vm, &env, &loaded.program, &launch) {

@@ -37,12 +37,14 @@ pub(super) fn check_dense(info: &MfmaInfo, mods: &MfmaMods, seed: u64, exact: bo
         blocks: nb,
         k,
         bits: ea.bits(),
+        interleave16: interleaved(info, ea.bits()),
     };
     let lb = InLayout {
         rows: n,
         blocks: nb,
         k,
         bits: eb.bits(),
+        interleave16: interleaved(info, eb.bits()),
     };
     let a = la.scatter(&am, info.a_dwords_for(mods).unwrap());
     let b = lb.scatter(&bm, info.b_dwords_for(mods).unwrap());
@@ -393,6 +395,7 @@ fn accumulation_order_is_sequential_k() {
             blocks: nb,
             k,
             bits: ea.bits(),
+            interleave16: interleaved(info, ea.bits()),
         }
         .scatter(&am, info.a_dwords);
         let b = InLayout {
@@ -400,6 +403,7 @@ fn accumulation_order_is_sequential_k() {
             blocks: nb,
             k,
             bits: eb.bits(),
+            interleave16: interleaved(info, eb.bits()),
         }
         .scatter(&bm, info.b_dwords);
         let c = scatter_out(info, &cm);

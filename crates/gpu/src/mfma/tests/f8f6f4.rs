@@ -65,12 +65,14 @@ fn check_scaled(name: &str, cbsz: u8, blgp: u8, sel_a: u8, sel_b: u8, seed: u64)
         blocks: 1,
         k,
         bits: ea.bits(),
+        interleave16: interleaved(info, ea.bits()),
     };
     let lb = InLayout {
         rows: n,
         blocks: 1,
         k,
         bits: eb.bits(),
+        interleave16: interleaved(info, eb.bits()),
     };
     let a = la.scatter(&am, info.a_dwords_for(&mods0).unwrap());
     let b = lb.scatter(&bm, info.b_dwords_for(&mods0).unwrap());

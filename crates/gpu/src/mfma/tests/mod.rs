@@ -155,12 +155,22 @@ pub(super) fn get_bits(regs: &[Lanes], lane: usize, bit: usize, width: usize) ->
 /// An input operand's register layout (calculator, "register to matrix
 /// element mapping"): in lane `l`, row (A) or column (B) `l % rows`, block
 /// `(l / rows) % blocks`, and the lane's `per_lane` slots hold k =
-/// `(l / (rows*blocks)) * per_lane + slot`.
+/// `(l / (rows*blocks)) * per_lane + slot`; for the 8-bit operands of the
+/// gfx950 f8f6f4 forms (`interleave16`, CDNA4 ISA register layout, one
+/// 128-bit pass per half of the lane's registers), slot s of lane group g
+/// holds k = `(s / 16) * 16 * groups + 16 * g + s % 16`.
 pub(super) struct InLayout {
     pub rows: usize,
     pub blocks: usize,
     pub k: usize,
     pub bits: usize,
+    pub interleave16: bool,
+}
+
+/// Whether an operand of `info` with `bits`-bit elements uses the
+/// interleaved f8f6f4 layout.
+pub(super) fn interleaved(info: &MfmaInfo, bits: usize) -> bool {
+    info.name.ends_with("f8f6f4") && bits == 8
 }
 
 impl InLayout {
@@ -175,7 +185,13 @@ impl InLayout {
             for slot in 0..pl {
                 let row = lane % self.rows;
                 let block = (lane / self.rows) % self.blocks;
-                let k = (lane / (self.rows * self.blocks)) * pl + slot;
+                let g = lane / (self.rows * self.blocks);
+                let k = if self.interleave16 {
+                    let groups = 64 / (self.rows * self.blocks);
+                    (slot / 16) * 16 * groups + 16 * g + slot % 16
+                } else {
+                    g * pl + slot
+                };
                 f(lane, slot, block, row, k);
             }
         }

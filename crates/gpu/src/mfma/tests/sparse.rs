@@ -37,12 +37,14 @@ fn check_sparse(info: &MfmaInfo, cbsz: u8, abid: u8, seed: u64, exact: bool) {
         blocks: 1,
         k: kc,
         bits: info.a.bits(),
+        interleave16: false,
     };
     let lb = InLayout {
         rows: n,
         blocks: 1,
         k,
         bits: info.b.bits(),
+        interleave16: false,
     };
     let a = la.scatter(&[vals.clone()], info.a_dwords);
     let b = lb.scatter(&bm, info.b_dwords);
