@@ -470,6 +470,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let stats = match dispatch::dispatch(&vm, &env, &loaded.program, &launch) {
         Ok(s) => s,
         Err(e @ dispatch::DispatchError::Launch { .. }) => return Err(e.into()),
+        Err(e @ dispatch::DispatchError::Timeout { .. }) => {
+            eprintln!("rocjitsu: error: {e}");
+            return Ok(ExitCode::from(2));
+        }
         Err(e) => {
             eprintln!("rocjitsu: GPU fault: {e}");
             return Ok(ExitCode::from(2));

@@ -110,3 +110,123 @@ fn list_shows_kernels_and_arguments() {
     assert!(out.lines().any(|l| l == "saxpy"), "{out}");
     assert!(out.contains("(float*, 8 bytes at offset 0)"), "{out}");
 }
+
+#[test]
+fn saxpy_runs_and_writes_its_output_on_every_target() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 1000usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let y0: Vec<f32> = (0..n).map(|i| 1.0 - i as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let (xp, yp) = (dir.join("x.bin"), dir.join("y.bin"));
+    std::fs::write(&xp, bytes(&x)).unwrap();
+    for t in ["gfx90a", "gfx942", "gfx950"] {
+        std::fs::write(&yp, bytes(&y0)).unwrap();
+        let k = corpus(t, "elementwise_f32");
+        let (ya, xa) = (
+            format!("inout:{}", yp.display()),
+            format!("in:{}", xp.display()),
+        );
+        let o = rocjitsu(&[
+            "run-kernel",
+            "--gpu",
+            t,
+            &k,
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "4",
+            "--block",
+            "256",
+            "--arg",
+            &ya,
+            "--arg",
+            &xa,
+            "--arg",
+            "f32:3",
+            "--arg",
+            "i32:1000",
+            "--stats",
+        ]);
+        assert!(o.status.success(), "{t}: {}", stderr(&o));
+        let stats = String::from_utf8_lossy(&o.stdout);
+        assert!(stats.contains("waves:                16"), "{t}: {stats}");
+        let out = std::fs::read(&yp).unwrap();
+        for i in 0..n {
+            let got = f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
+            let (fused, unfused) = (3f32.mul_add(x[i], y0[i]), 3.0 * x[i] + y0[i]);
+            assert!(
+                got == fused || got == unfused,
+                "{t}: y[{i}] = {got}, want {unfused}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_null_pointer_is_a_reported_gpu_fault() {
+    let k = corpus("gfx942", "elementwise_f32");
+    let o = rocjitsu(&[
+        "run-kernel",
+        &k,
+        "--kernel",
+        "saxpy",
+        "--grid",
+        "2",
+        "--block",
+        "64",
+        "--arg",
+        "null",
+        "--arg",
+        "null",
+        "--arg",
+        "f32:1",
+        "--arg",
+        "i32:128",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    for needle in [
+        "GPU memory fault",
+        "is not mapped",
+        "kernel:    saxpy",
+        "workgroup: (",
+        "PC:",
+        "instruction: global_load",
+    ] {
+        assert!(e.contains(needle), "`{needle}` missing from: {e}");
+    }
+}
+
+#[test]
+fn an_endless_loop_stops_at_the_timeout() {
+    // A million workgroups of 1024 work-items take far longer than 0.2 s.
+    let k = corpus("gfx942", "elementwise_f32");
+    let o = rocjitsu(&[
+        "run-kernel",
+        &k,
+        "--kernel",
+        "saxpy",
+        "--grid",
+        "1000000",
+        "--block",
+        "1024",
+        "--arg",
+        "null",
+        "--arg",
+        "null",
+        "--arg",
+        "f32:1",
+        "--arg",
+        "i32:0",
+        "--timeout",
+        "0.2",
+        "--threads",
+        "1",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("timeout of 0.2 s"), "{e}");
+}

@@ -1077,7 +1077,6 @@ const HIP_PRELUDE: &str = "typedef struct { unsigned x, y, z; } dim3;\n\
 /// `build/corpus/<target>/*.hsaco`: OpenCL, HIP and Triton kernels) against
 /// LLVM's tools. Set ROCJITSU_CORPUS to read another directory.
 #[test]
-#[ignore = "needs the built kernel corpus (make corpus); run with --ignored"]
 fn corpus_code_objects_match_llvm() {
     let root = std::env::var("ROCJITSU_CORPUS").map_or_else(
         |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build/corpus"),

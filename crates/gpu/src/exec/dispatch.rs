@@ -138,6 +138,15 @@ pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats,
             if stop.load(Ordering::Relaxed) {
                 break;
             }
+            if l.timeout.is_some_and(|t| start.elapsed() > t) {
+                stop.store(true, Ordering::Relaxed);
+                let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
+                slot.get_or_insert(DispatchError::Timeout {
+                    kernel: l.kernel.clone(),
+                    secs: l.timeout.map_or(0.0, |t| t.as_secs_f64()),
+                });
+                break;
+            }
             let g = next.fetch_add(1, Ordering::Relaxed);
             if g >= groups {
                 break;

@@ -405,6 +405,12 @@ fn f32_denorm_in(c: &Ctx) -> bool {
     c.wave.mode & (1 << 4) != 0
 }
 
+/// f32 denormal results are kept when MODE.FP_DENORM[1] (bit 5) is set.
+#[inline]
+fn f32_denorm_out(c: &Ctx) -> bool {
+    c.wave.mode & (1 << 5) != 0
+}
+
 /// Source `i` as f32 lanes, with abs/neg and the MODE's input denormal
 /// handling.
 #[inline]
@@ -534,7 +540,7 @@ pub fn f32_out(op: &Op, x: f32) -> f32 {
 /// MODE).
 #[inline]
 pub fn write_f32(c: &mut Ctx, op: &Op, vals: &[f32; 64]) {
-    let keep = f32_denorm_in(c);
+    let keep = f32_denorm_out(c);
     let bits: Lanes = std::array::from_fn(|l| {
         let b = f32_out(op, vals[l]).to_bits();
         if !keep && b & 0x7f80_0000 == 0 {
