@@ -306,27 +306,16 @@ impl Vm {
         addr: u64,
         f: impl Fn(u32) -> Option<u32>,
     ) -> Result<u32, MemFault> {
-        if !addr.is_multiple_of(4) {
-            return Err(MemFault {
-                addr,
-                size: 4,
-                access: Access::Atomic,
-                why: "is not aligned for an atomic",
-            });
-        }
-        let p = self.resolve(tlb, addr, 4, Access::Atomic)?;
-        // SAFETY: in bounds of a live region (checked by `resolve`) and
-        // 4-byte aligned: host buffers are at least 8-byte aligned and GPU
-        // and host addresses agree modulo the alignment.
+        let p = self.resolve_atomic(tlb, addr, 4)?;
+        // SAFETY: in bounds of a live region and 4-byte aligned (checked by
+        // `resolve_atomic`; host buffers are at least 8-byte aligned and GPU
+        // and host addresses agree modulo the alignment).
         let a = unsafe { &*(p as *const AtomicU32) };
-        let mut old = a.load(Ordering::Relaxed);
-        loop {
-            let Some(new) = f(old) else { return Ok(old) };
-            match a.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Relaxed) {
-                Ok(_) => return Ok(old),
-                Err(x) => old = x,
-            }
-        }
+        Ok(update(
+            f,
+            |x| a.load(x),
+            |o, n| a.compare_exchange_weak(o, n, Ordering::AcqRel, Ordering::Relaxed),
+        ))
     }
 
     /// As [`Vm::atomic_u32`] for a qword (8-byte aligned).
@@ -336,25 +325,27 @@ impl Vm {
         addr: u64,
         f: impl Fn(u64) -> Option<u64>,
     ) -> Result<u64, MemFault> {
-        if !addr.is_multiple_of(8) {
+        let p = self.resolve_atomic(tlb, addr, 8)?;
+        // SAFETY: in bounds and 8-byte aligned (checked by `resolve_atomic`).
+        let a = unsafe { &*(p as *const AtomicU64) };
+        Ok(update(
+            f,
+            |x| a.load(x),
+            |o, n| a.compare_exchange_weak(o, n, Ordering::AcqRel, Ordering::Relaxed),
+        ))
+    }
+
+    /// The host address of an aligned `size`-byte atomic at `addr`.
+    fn resolve_atomic(&self, tlb: &mut Tlb, addr: u64, size: u32) -> Result<*mut u8, MemFault> {
+        if !addr.is_multiple_of(u64::from(size)) {
             return Err(MemFault {
                 addr,
-                size: 8,
+                size,
                 access: Access::Atomic,
                 why: "is not aligned for an atomic",
             });
         }
-        let p = self.resolve(tlb, addr, 8, Access::Atomic)?;
-        // SAFETY: in bounds (checked by `resolve`) and 8-byte aligned.
-        let a = unsafe { &*(p as *const AtomicU64) };
-        let mut old = a.load(Ordering::Relaxed);
-        loop {
-            let Some(new) = f(old) else { return Ok(old) };
-            match a.compare_exchange_weak(old, new, Ordering::AcqRel, Ordering::Relaxed) {
-                Ok(_) => return Ok(old),
-                Err(x) => old = x,
-            }
-        }
+        self.resolve(tlb, addr, size, Access::Atomic)
     }
 
     /// Copies a region's bytes out (for run-kernel's output files).
@@ -380,6 +371,23 @@ impl Vm {
         // owner of read-only regions is the Vm itself.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
         Ok(())
+    }
+}
+
+/// A compare-and-swap loop: replaces the value with `f(old)` until no other
+/// thread intervened (or `f` declines), and returns the old value.
+fn update<T: Copy>(
+    f: impl Fn(T) -> Option<T>,
+    load: impl Fn(Ordering) -> T,
+    cas: impl Fn(T, T) -> Result<T, T>,
+) -> T {
+    let mut old = load(Ordering::Relaxed);
+    loop {
+        let Some(new) = f(old) else { return old };
+        match cas(old, new) {
+            Ok(_) => return old,
+            Err(x) => old = x,
+        }
     }
 }
 

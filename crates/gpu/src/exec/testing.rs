@@ -19,6 +19,12 @@ use std::process::Command;
 /// Assembles `asm` (one instruction per line) for `target` with
 /// `llvm-mc-22` and returns the bytes.
 pub fn assemble(target: Target, asm: &str) -> Vec<u8> {
+    assemble_lines(target, asm).concat()
+}
+
+/// Assembles `asm` with one `llvm-mc-22` run and returns each
+/// instruction's encoding.
+pub fn assemble_lines(target: Target, asm: &str) -> Vec<Vec<u8>> {
     let mut child = Command::new("llvm-mc-22")
         .args([
             "-arch=amdgcn",
@@ -42,17 +48,17 @@ pub fn assemble(target: Target, asm: &str) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    let mut bytes = Vec::new();
-    for line in text.lines() {
-        let Some(enc) = line.split("encoding: [").nth(1) else {
-            continue;
-        };
-        for b in enc.trim_end_matches(']').split(',') {
-            let b = b.trim().trim_start_matches("0x");
-            bytes.push(u8::from_str_radix(b, 16).expect("hex byte"));
-        }
-    }
-    bytes
+    text.lines()
+        .filter_map(|l| l.split("encoding: [").nth(1))
+        .map(|e| {
+            e.trim_end_matches(']')
+                .split(',')
+                .map(|b| {
+                    u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex byte")
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The state after a test run.

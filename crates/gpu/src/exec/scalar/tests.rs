@@ -9,46 +9,11 @@ use crate::exec::op::{Ctx, Env, Fault};
 use crate::exec::testing::CODE_BASE;
 use crate::exec::wave::{Wave, WaveState};
 use rocjitsu_isa::Target;
-use std::process::Command;
 
 /// Assembles each line on its own (one `llvm-mc-22` run for all of them)
 /// and returns the bytes of each.
 pub(crate) fn assemble_each(target: Target, lines: &[String]) -> Vec<Vec<u8>> {
-    let mut child = Command::new("llvm-mc-22")
-        .args([
-            "-arch=amdgcn",
-            &format!("-mcpu={}", target.name()),
-            "-show-encoding",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("llvm-mc-22 runs");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin
-            .write_all(lines.join("\n").as_bytes())
-            .expect("write asm");
-    }
-    let out = child.wait_with_output().expect("llvm-mc-22 finishes");
-    assert!(
-        out.status.success(),
-        "llvm-mc-22 rejected:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let encs: Vec<Vec<u8>> = text
-        .lines()
-        .filter_map(|l| l.split("encoding: [").nth(1))
-        .map(|e| {
-            e.trim_end_matches(']')
-                .split(',')
-                .map(|b| u8::from_str_radix(b.trim().trim_start_matches("0x"), 16).expect("hex"))
-                .collect()
-        })
-        .collect();
+    let encs = crate::exec::testing::assemble_lines(target, &lines.join("\n"));
     assert_eq!(encs.len(), lines.len(), "one encoding per line");
     encs
 }
