@@ -79,4 +79,14 @@ if ! "$VENV/bin/python" -c 'import numpy' 2>/dev/null; then
   PIP_CACHE_DIR="$CACHE/pip-cache" "$VENV/bin/python" -m pip install -q --disable-pip-version-check numpy ||
     die "pip install numpy into $VENV"
 fi
+# 4. Bookworm's ROCm 5.2.3 user space (the HIP end-to-end programs, gfx90a)
+#    and debootstrap (the sid sysroot of scripts/sysroot.sh).
+need=()
+for p in hipcc libamdhip64-dev rocm-device-libs rocminfo libhipsparse-dev librocsparse-dev \
+  libhiprand-dev librocrand-dev debootstrap; do
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || need+=("$p")
+done
+if ((${#need[@]})); then
+  apt_install "${need[@]}"
+fi
 log "ok (llvm-22, clang-22, lld-22, triton ${TRITON_VERSION} and numpy in $VENV)"

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# A Debian sid root file system with ROCm 6.4.3 (ROCr/HIP 6.4.3, hipcc 7.0.2,
+# clang 21), the user space that knows gfx942 and gfx950. The host's bookworm
+# ROCm 5.2.3 knows gfx90a only.
+#
+#   scripts/sysroot.sh [build]        build it when missing or when the package
+#                                     list changed; print its path
+#   scripts/sysroot.sh path           print its path (no build)
+#   scripts/sysroot.sh run [--] CMD…  run CMD inside it (built first if needed)
+#   scripts/sysroot.sh clean          delete it
+#
+# The sysroot is a directory, $ROCJITSU_CACHE/sysroot-sid-rocm6 (default cache
+# ~/.cache/rocjitsu). A stamp file inside it records the suite, mirror and
+# package list it was built from; a different list rebuilds it.
+#
+# `run` enters a private mount namespace (unshare -m), mounts /proc, binds /sys
+# and /dev (recursively), binds the repository at its own path (so
+# target/release/rocjitsu and build/ are reachable) and the working directory
+# when it is elsewhere, then chroots and changes to the same working directory.
+# The mounts belong to the namespace and vanish with it; a trap unmounts them
+# explicitly too. Needs root (debootstrap, chroot, mount).
+set -euo pipefail
+
+SUITE=sid
+MIRROR="${ROCJITSU_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# python3-minimal: scripts/hip_tests.py runs inside the sysroot.
+PACKAGES=(rocminfo hipcc libamdhip64-dev python3-minimal)
+CACHE="${ROCJITSU_CACHE:-$HOME/.cache/rocjitsu}"
+ROOT="$CACHE/sysroot-sid-rocm6"
+STAMP_NAME=.rocjitsu-sysroot
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+
+log() { echo "sysroot: $*" >&2; }
+die() {
+  echo "sysroot: FAILED: $*" >&2
+  exit 1
+}
+
+stamp_text() {
+  printf 'suite=%s\nmirror=%s\npackages=%s\n' "$SUITE" "$MIRROR" "${PACKAGES[*]}"
+}
+
+is_current() {
+  [[ -f "$ROOT/$STAMP_NAME" ]] && [[ "$(cat "$ROOT/$STAMP_NAME")" == "$(stamp_text)" ]]
+}
+
+# Runs CMD with its output in LOG: quietly LOG CMD...
+quietly() {
+  local out="$1"
+  shift
+  "$@" >"$out" 2>&1
+}
+
+# Runs "$@" and logs its wall time under the label $1 (the rest is the command).
+timed() {
+  local label="$1" start end
+  shift
+  start=$(date +%s)
+  "$@"
+  end=$(date +%s)
+  log "$label: $((end - start)) s"
+}
+
+ensure_debootstrap() {
+  command -v debootstrap >/dev/null && return 0
+  log "installing debootstrap (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; } ||
+    die "cannot install debootstrap (run: apt-get install debootstrap)"
+}
+
+# Commands run inside the half-built tree (apt needs /proc and /dev).
+in_new_root() {
+  local dir="$1"
+  shift
+  unshare --mount --fork -- bash -c '
+    set -e
+    dir="$1"; shift
+    mount -t proc proc "$dir/proc"
+    mount --rbind /dev "$dir/dev"
+    mount --rbind /sys "$dir/sys"
+    exec chroot "$dir" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+      DEBIAN_FRONTEND=noninteractive LC_ALL=C "$@"
+  ' bash "$dir" "$@"
+}
+
+build() {
+  if is_current; then
+    return 0
+  fi
+  [[ $EUID -eq 0 ]] || die "building the sysroot needs root (debootstrap, chroot)"
+  ensure_debootstrap
+  mkdir -p "$CACHE"
+  local tmp="$ROOT.tmp.$$" t0
+  t0=$(date +%s)
+  # A half-built tree must never be taken for a finished one: build beside it,
+  # stamp it, then swap it in.
+  trap 'rm -rf --one-file-system "$tmp" 2>/dev/null || true' EXIT
+  log "building $ROOT (debootstrap --variant=minbase $SUITE, then ${PACKAGES[*]}); about 1 min and 1.5 GB"
+  log "step 1/3: debootstrap from $MIRROR"
+  timed "debootstrap" quietly "$CACHE/sysroot-debootstrap.log" \
+    debootstrap --variant=minbase "$SUITE" "$tmp" "$MIRROR" ||
+    die "debootstrap failed; log: $CACHE/sysroot-debootstrap.log"
+  log "step 2/3: apt-get update (sid's Release file may be past its Valid-Until)"
+  timed "apt-get update" in_new_root "$tmp" apt-get -qq -o Acquire::Check-Valid-Until=false update ||
+    die "apt-get update inside the sysroot"
+  log "step 3/3: apt-get install --no-install-recommends ${PACKAGES[*]}"
+  timed "apt-get install" quietly "$CACHE/sysroot-apt.log" in_new_root "$tmp" apt-get install -y -qq \
+    --no-install-recommends -o Acquire::Check-Valid-Until=false "${PACKAGES[@]}" ||
+    die "apt-get install inside the sysroot; log: $CACHE/sysroot-apt.log"
+  in_new_root "$tmp" apt-get clean
+  stamp_text >"$tmp/$STAMP_NAME"
+  if [[ -e "$ROOT" ]]; then
+    log "replacing the outdated $ROOT"
+    rm -rf --one-file-system "$ROOT"
+  fi
+  mv "$tmp" "$ROOT"
+  trap - EXIT
+  log "ready: $ROOT ($(du -sh "$ROOT" | cut -f1), $(($(date +%s) - t0)) s in all)"
+  log "versions: $(chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}  ' hipcc libamdhip64-6 rocminfo 2>/dev/null || true)"
+}
+
+run_inside() {
+  [[ $EUID -eq 0 ]] || die "running in the sysroot needs root (mount, chroot)"
+  [[ $# -gt 0 ]] || die "usage: scripts/sysroot.sh run [--] CMD [ARGS...]"
+  local cwd
+  cwd="$(pwd -P)"
+  # The inner script runs in a fresh mount namespace; everything it mounts
+  # disappears when that namespace ends, and the trap unmounts eagerly.
+  unshare --mount --propagation private --fork -- bash -c '
+    set -euo pipefail
+    root="$1" repo="$2" cwd="$3"; shift 3
+    mounted=()
+    cleanup() {
+      local i
+      for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+        umount -l "${mounted[i]}" 2>/dev/null || true
+      done
+    }
+    trap cleanup EXIT
+    bind() {
+      mkdir -p "$root$2"
+      mount --rbind "$1" "$root$2"
+      mounted+=("$root$2")
+    }
+    mount -t proc proc "$root/proc"; mounted+=("$root/proc")
+    bind /sys /sys
+    bind /dev /dev
+    bind "$repo" "$repo"
+    case "$cwd/" in
+      "$repo"/*) ;;
+      *) [[ "$cwd" == / ]] || bind "$cwd" "$cwd" ;;
+    esac
+    # Pass on the variables that steer rocjitsu and the ROCm runtime.
+    keep=()
+    for v in $(compgen -e); do
+      case "$v" in ROCJITSU_* | HIP_* | HSA_* | AMD_* | ROCR_*) keep+=("$v=${!v}") ;; esac
+    done
+    chroot "$root" /usr/bin/env -i -C "$cwd" \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      HOME=/root LC_ALL=C.UTF-8 TERM="${TERM:-dumb}" "${keep[@]}" \
+      "$@"
+  ' bash "$ROOT" "$REPO" "$cwd" "$@"
+}
+
+cmd="${1:-build}"
+[[ $# -gt 0 ]] && shift
+case "$cmd" in
+  build)
+    build
+    echo "$ROOT"
+    ;;
+  path) echo "$ROOT" ;;
+  run)
+    [[ "${1:-}" == "--" ]] && shift
+    # Build under a lock so that two concurrent runs do not both build.
+    mkdir -p "$CACHE"
+    (
+      flock 9
+      build
+    ) 9>"$CACHE/sysroot.lock"
+    run_inside "$@"
+    ;;
+  clean)
+    rm -rf --one-file-system "$ROOT" "$CACHE"/sysroot-sid-rocm6.tmp.*
+    log "removed $ROOT"
+    ;;
+  *) die "unknown command '$cmd' (build | path | run [--] CMD... | clean)" ;;
+esac
