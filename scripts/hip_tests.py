@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""HIP end-to-end tests: the unmodified programs in tests/hip, built with an
+unmodified hipcc and run, unmodified, under the rocjitsu launcher
+(`rocjitsu --config FILE -- PROGRAM ARGS`), against the simulated driver.
+
+  scripts/hip_tests.py build [--target T] [--hipcc PATH] [-j N] [-k FILTER] [--force]
+  scripts/hip_tests.py run   [--target T] [--hipcc PATH] [--rocjitsu PATH] [--config FILE]
+                             [-k FILTER] [--timeout S] [-j N] [--no-build] [-v]
+  scripts/hip_tests.py list  [--target T] [-k FILTER]
+
+Programs are built into build/hip/<target>/ (`hipcc --offload-arch=<target>`),
+only when a source, a shared header or the command line changed. Every
+program checks its own results against a CPU computation and ends with
+`PASS <name>` (exit 0) or `FAIL <name>: <what>` (exit 1). `run` builds, then
+runs each program with a timeout and prints one line per program and the
+summary `hip: N passed, M failed, K not applicable`; the exit status is 1 when
+any program failed (2 for a usage or setup error, e.g. a missing launcher).
+
+A program states what the runner must do with lines in its leading comment:
+  // hip-test args: ARGS          arguments; {genco} is the path of the code
+                                  object built from `genco`, {props} the
+                                  expected device properties from the config
+  // hip-test genco: FILE         a kernel source built with `hipcc --genco`
+  // hip-test libs: FLAGS         extra link flags
+  // hip-test needs: LIB          a ROCm math library (hipsparse, hiprand);
+                                  not applicable on targets it has no kernels for
+  // hip-test expect-exit: nonzero
+  // hip-test expect-stderr: TEXT (a substring of stderr)
+  // hip-test expect-stdout: LINE (a whole line of stdout, in any order)
+  // hip-test expect-pass-line: no
+  // hip-test timeout: SECONDS
+"""
+
+import argparse
+import concurrent.futures as cf
+import fnmatch
+import json
+import os
+import pathlib
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SRC = ROOT / "tests" / "hip"
+OUT = ROOT / "build" / "hip"
+TARGETS = ("gfx90a", "gfx942", "gfx950")
+DEFAULT_CONFIGS = {
+    "gfx90a": "configs/gfx90a_cdna2_kmd.json",
+    "gfx942": "configs/gfx942_cdna3_kmd.json",
+    "gfx950": "configs/gfx950_cdna4_kmd.json",
+}
+DEFAULT_LAUNCHER = "target/release/rocjitsu"
+# Files every program includes: a change rebuilds everything.
+SHARED_HEADERS = ("common.h",)
+CFLAGS = ("-O2", "-std=c++17", "-Wall")
+
+# The GPU targets Debian's ROCm math libraries carry kernels for (bookworm's
+# rocSPARSE/hipSPARSE 5.3 and rocRAND/hipRAND 5.3.3; sid's builds add gfx10/11
+# targets, never gfx942 or gfx950).
+LIBRARY_TARGETS = {
+    "hipsparse": ("gfx90a",),
+    "hiprand": ("gfx90a",),
+}
+LIBRARY_PACKAGES = {"hipsparse": "libhipsparse-dev", "hiprand": "libhiprand-dev"}
+
+DIRECTIVE = re.compile(r"^//\s*hip-test\s+([a-z-]+):\s*(.*?)\s*$")
+KNOWN_KEYS = {
+    "args",
+    "genco",
+    "libs",
+    "needs",
+    "expect-exit",
+    "expect-stderr",
+    "expect-stdout",
+    "expect-pass-line",
+    "timeout",
+}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def die(msg, code=2):
+    print(f"hip: error: {msg}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+class Program:
+    """One tests/hip/*.hip program and its directives."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = path.stem
+        self.directives = {}
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            m = DIRECTIVE.match(line)
+            if not m:
+                continue
+            key, value = m.group(1), m.group(2)
+            if key not in KNOWN_KEYS:
+                die(f"{path.relative_to(ROOT)}:{lineno}: unknown directive 'hip-test {key}'")
+            self.directives.setdefault(key, []).append(value)
+
+    def one(self, key, default=None):
+        values = self.directives.get(key, [])
+        if len(values) > 1:
+            die(f"{self.path.relative_to(ROOT)}: 'hip-test {key}' given {len(values)} times")
+        return values[0] if values else default
+
+    def many(self, key):
+        return self.directives.get(key, [])
+
+    @property
+    def genco_source(self):
+        g = self.one("genco")
+        return SRC / g if g else None
+
+    def not_applicable(self, target):
+        """The reason the program does not apply to `target`, or None."""
+        for lib in self.many("needs"):
+            if lib not in LIBRARY_TARGETS:
+                die(f"{self.path.relative_to(ROOT)}: unknown library in 'hip-test needs: {lib}'")
+            if target not in LIBRARY_TARGETS[lib]:
+                carried = ", ".join(LIBRARY_TARGETS[lib])
+                return f"Debian's {lib} carries kernels for {carried} only, none for {target}"
+        return None
+
+    def exe(self, target):
+        return OUT / target / self.name
+
+    def genco(self, target):
+        return OUT / target / f"{self.name}.genco.co"
+
+
+def discover(filt):
+    progs = [Program(p) for p in sorted(SRC.glob("*.hip"))]
+    if filt:
+        pats = filt.split(",")
+        progs = [p for p in progs if any(fnmatch.fnmatch(p.name, f"*{pat}*") for pat in pats)]
+    return progs
+
+
+# --- building -------------------------------------------------------------
+
+
+def up_to_date(output, inputs, cmd):
+    """True when `output` exists, is newer than every input and was built by
+    the same command line (recorded next to it)."""
+    stamp = output.with_name(output.name + ".cmd")
+    if not output.exists() or not stamp.exists():
+        return False
+    if stamp.read_text() != shlex.join(cmd):
+        return False
+    mtime = output.stat().st_mtime
+    return all(p.stat().st_mtime <= mtime for p in inputs)
+
+
+def compile_one(cmd, output, inputs, force):
+    """Runs one hipcc command unless its output is current. Returns
+    (status, message): status is 'built', 'current' or 'failed'."""
+    if not force and up_to_date(output, inputs, cmd):
+        return "current", ""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    stamp = output.with_name(output.name + ".cmd")
+    stamp.unlink(missing_ok=True)
+    tmp = output.with_name(output.name + ".tmp")
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd[:-1] + [str(tmp)], cwd=ROOT, capture_output=True, text=True, errors="replace"
+        )
+    except OSError as e:
+        return "failed", f"cannot run {cmd[0]}: {e}"
+    if proc.returncode != 0 or not tmp.exists():
+        tmp.unlink(missing_ok=True)
+        text = (proc.stdout + proc.stderr).strip().splitlines()
+        return "failed", "\n".join(text[-25:]) or f"hipcc exited with {proc.returncode}"
+    tmp.replace(output)
+    stamp.write_text(shlex.join(cmd))
+    return "built", f"{time.monotonic() - t0:.1f} s"
+
+
+def hipcc_command(hipcc, target, extra):
+    return [hipcc, f"--offload-arch={target}", *CFLAGS, *extra]
+
+
+def build(progs, args):
+    """Builds the applicable programs (and their genco code objects) for
+    args.target. Returns {name: error message} for those that failed."""
+    hipcc = shutil.which(args.hipcc) or (args.hipcc if os.path.exists(args.hipcc) else None)
+    if hipcc is None:
+        die(f"hipcc not found ('{args.hipcc}'); install it with `make setup` (bookworm: apt-get install hipcc), "
+            "or for gfx942/gfx950 run inside the sid sysroot: scripts/sysroot.sh run -- ...")
+    extra = shlex.split(args.cflags or "")
+    shared = [SRC / h for h in SHARED_HEADERS]
+    jobs = []
+    for p in progs:
+        if p.not_applicable(args.target):
+            continue
+        if p.genco_source is not None:
+            out = p.genco(args.target)
+            cmd = [*hipcc_command(hipcc, args.target, extra), "--genco", str(p.genco_source.relative_to(ROOT)),
+                   "-o", str(out)]
+            jobs.append((p.name, f"{p.name} (code object)", cmd, out, [p.genco_source]))
+        out = p.exe(args.target)
+        libs = [flag for value in p.many("libs") for flag in shlex.split(value)]
+        cmd = [*hipcc_command(hipcc, args.target, extra), f"-I{SRC.relative_to(ROOT)}",
+               str(p.path.relative_to(ROOT)), *libs, "-o", str(out)]
+        jobs.append((p.name, p.name, cmd, out, [p.path, *shared]))
+
+    failures = {}
+    built = 0
+    t0 = time.monotonic()
+    todo = [j for j in jobs if args.force or not up_to_date(j[3], j[4], j[2])]
+    if todo:
+        log(f"hip: building {len(todo)} of {len(jobs)} for {args.target} with {hipcc} (-j{args.jobs})")
+    with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futs = {pool.submit(compile_one, cmd, out, inputs, args.force): (name, label)
+                for name, label, cmd, out, inputs in jobs}
+        for fut in cf.as_completed(futs):
+            name, label = futs[fut]
+            status, msg = fut.result()
+            if status == "built":
+                built += 1
+                log(f"  built  {label} ({msg})")
+            elif status == "failed":
+                log(f"  BUILD FAILED  {label}")
+                for line in msg.splitlines():
+                    log(f"      {line}")
+                failures[name] = f"build failed: {msg.splitlines()[-1] if msg else ''}"
+    if todo:
+        log(f"hip: built {built}, {len(failures)} failed ({time.monotonic() - t0:.1f} s)")
+    return failures
+
+
+# --- running --------------------------------------------------------------
+
+
+def load_config(path, target):
+    try:
+        cfg = json.loads(pathlib.Path(path).read_text())
+    except OSError as e:
+        die(f"cannot read the config {path}: {e}")
+    except json.JSONDecodeError as e:
+        die(f"{path}: not valid JSON: {e}")
+    try:
+        gpus = cfg["gpus"]
+        g = gpus[0]
+        props = {
+            "count": len(gpus),
+            "name": g["marketing_name"],
+            "arch": g["gfx_target"],
+            "cus": g["soc"]["total_cus"],
+            "warp": g["cu"]["wavefront_size"],
+            "lds": g["cu"]["lds_bytes"],
+            "mem": g["memory"]["size_bytes"],
+            "clock-mhz": g["soc"]["max_engine_clock_mhz"],
+            "max-threads": g["cu"]["max_workgroup_size"],
+        }
+    except (KeyError, IndexError, TypeError) as e:
+        die(f"{path}: missing GPU field {e}")
+    if props["arch"] != target:
+        die(f"{path} describes a {props['arch']} GPU but the programs are built for {target} "
+            f"(use --target {props['arch']} or --config {DEFAULT_CONFIGS[target]})")
+    return props
+
+
+def props_args(props):
+    out = []
+    for key, value in props.items():
+        out += [f"--{key}", str(value)]
+    return out
+
+
+def program_args(prog, target, props):
+    template = prog.one("args")
+    if not template:
+        return []
+    out = []
+    for word in shlex.split(template):
+        if word == "{genco}":
+            out.append(str(prog.genco(target)))
+        elif word == "{props}":
+            out += props_args(props)
+        else:
+            out.append(word)
+    return out
+
+
+def run_with_timeout(cmd, timeout):
+    """Runs cmd in its own process group; on timeout the whole group is
+    killed. Returns (returncode or None on timeout, stdout, stderr, seconds)."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+        rc = None
+    return rc, out.decode(errors="replace"), err.decode(errors="replace"), time.monotonic() - t0
+
+
+def describe_rc(rc):
+    if rc is not None and rc < 0:
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exit status {rc}"
+
+
+def judge(prog, rc, out, err):
+    """Returns None when the run meets the program's expectations, else the
+    reason it does not."""
+    expect_nonzero = prog.one("expect-exit", "zero") == "nonzero"
+    want_pass_line = prog.one("expect-pass-line", "yes") != "no"
+    lines = out.splitlines()
+    fail_lines = [line for line in lines if line.startswith(f"FAIL {prog.name}")]
+    if fail_lines:
+        return fail_lines[0]
+    if expect_nonzero:
+        if rc == 0:
+            return "exited with status 0, expected a non-zero exit"
+    elif rc != 0:
+        return f"{describe_rc(rc)}, expected 0"
+    if want_pass_line and f"PASS {prog.name}" not in lines:
+        return f"no 'PASS {prog.name}' line on stdout"
+    for text in prog.many("expect-stderr"):
+        if text not in err:
+            where = " (it is on stdout)" if text in out else ""
+            return f"stderr lacks '{text}'{where}"
+    for line in prog.many("expect-stdout"):
+        if line not in lines:
+            return f"stdout lacks the line '{line}'"
+    return None
+
+
+def tail(text, n=12):
+    lines = text.rstrip().splitlines()
+    return lines[-n:]
+
+
+def cmd_run(args):
+    progs = discover(args.k)
+    if not progs:
+        die(f"no program matches -k {args.k}")
+    config = args.config or DEFAULT_CONFIGS[args.target]
+    props = load_config(ROOT / config if not os.path.isabs(config) else config, args.target)
+    launcher = pathlib.Path(args.rocjitsu)
+    if not launcher.is_absolute():
+        launcher = ROOT / launcher
+    build_failures = {} if args.no_build else build(progs, args)
+    if not launcher.exists():
+        die(f"the launcher {launcher} does not exist; build it with `make build` "
+            f"(cargo build --release --workspace), or name another with --rocjitsu")
+
+    passed = failed = na = 0
+    t0 = time.monotonic()
+    log(f"hip: running {len(progs)} programs for {args.target} under {launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher} --config {config}")
+    for p in progs:
+        reason = p.not_applicable(args.target)
+        if reason:
+            na += 1
+            log(f"N/A   {p.name}: {reason}")
+            continue
+        if p.name in build_failures:
+            failed += 1
+            log(f"FAIL  {p.name}: {build_failures[p.name]}")
+            continue
+        exe = p.exe(args.target)
+        if not exe.exists():
+            failed += 1
+            log(f"FAIL  {p.name}: {exe.relative_to(ROOT)} is missing (run without --no-build)")
+            continue
+        timeout = float(p.one("timeout", args.timeout))
+        cmd = [str(launcher), "--config", str(config), "--", str(exe), *program_args(p, args.target, props)]
+        rc, out, err, secs = run_with_timeout(cmd, timeout)
+        if rc is None:
+            problem = f"timed out after {timeout:.0f} s (a hang?)"
+        else:
+            problem = judge(p, rc, out, err)
+        if problem is None:
+            passed += 1
+            log(f"PASS  {p.name} ({secs:.1f} s)")
+            if args.verbose:
+                for line in tail(out) + tail(err):
+                    log(f"      | {line}")
+        else:
+            failed += 1
+            log(f"FAIL  {p.name} ({secs:.1f} s): {problem}")
+            log(f"      $ {shlex.join(cmd)}")
+            for stream, text in (("stdout", out), ("stderr", err)):
+                for line in tail(text):
+                    log(f"      {stream}| {line}")
+    log(f"hip: {passed} passed, {failed} failed, {na} not applicable "
+        f"({args.target}, {time.monotonic() - t0:.1f} s)")
+    return 1 if failed else 0
+
+
+def cmd_build(args):
+    progs = discover(args.k)
+    if not progs:
+        die(f"no program matches -k {args.k}")
+    failures = build(progs, args)
+    applicable = [p for p in progs if not p.not_applicable(args.target)]
+    for p in progs:
+        reason = p.not_applicable(args.target)
+        if reason:
+            log(f"  n/a    {p.name}: {reason}")
+    log(f"hip: {len(applicable) - len(failures)} of {len(applicable)} programs built for {args.target} "
+        f"in {(OUT / args.target).relative_to(ROOT)}")
+    return 1 if failures else 0
+
+
+def cmd_list(args):
+    for p in discover(args.k):
+        reason = p.not_applicable(args.target)
+        notes = []
+        for key in ("args", "genco", "libs", "expect-exit", "expect-stderr"):
+            for v in p.many(key):
+                notes.append(f"{key}: {v}")
+        if p.many("expect-stdout"):
+            notes.append(f"expect-stdout: {len(p.many('expect-stdout'))} lines")
+        status = f"n/a ({reason})" if reason else "applicable"
+        log(f"{p.name:20} {args.target}: {status}" + (f"; {'; '.join(notes)}" if notes else ""))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=("build", "run", "list"))
+    ap.add_argument("--target", choices=TARGETS, default="gfx90a")
+    ap.add_argument("--hipcc", default=os.environ.get("HIPCC", "hipcc"), help="hipcc to build with (default: hipcc)")
+    ap.add_argument("--cflags", default=os.environ.get("HIP_TESTS_CFLAGS", ""),
+                    help="extra hipcc flags, e.g. -mcode-object-version=5")
+    ap.add_argument("--rocjitsu", default=DEFAULT_LAUNCHER, help=f"the launcher (default: {DEFAULT_LAUNCHER})")
+    ap.add_argument("--config", help="GPU config (default: the shipped one for --target)")
+    ap.add_argument("-k", help="only programs whose name contains one of these comma-separated patterns")
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel hipcc runs (default 2)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program (default 120)")
+    ap.add_argument("--force", action="store_true", help="rebuild everything")
+    ap.add_argument("--no-build", action="store_true", help="run what is already built")
+    ap.add_argument("-v", "--verbose", action="store_true", help="show the output of passing programs too")
+    args = ap.parse_args()
+    return {"build": cmd_build, "run": cmd_run, "list": cmd_list}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
