@@ -4,7 +4,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
+.PHONY: test-hip test-hip-sid bench-kmd sysroot fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -44,6 +44,35 @@ KERNELS_ARGS ?=
 test-kernels: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
+
+# The HIP end-to-end programs (tests/hip): built with bookworm's hipcc for
+# gfx90a and run, unmodified, under `rocjitsu --config <gfx90a config> --`;
+# HIP_ARGS passes options to scripts/hip_tests.py, e.g. HIP_ARGS="-k atomics".
+HIP_ARGS ?=
+test-hip: setup
+	$(CARGO) build --release --workspace
+	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
+
+# The same programs built with sid's ROCm 6.4.3 hipcc for gfx942 and gfx950
+# and run inside the sid sysroot (scripts/sysroot.sh builds it on first use)
+# under the MI300X and MI355X configs.
+test-hip-sid: setup
+	$(CARGO) build --release --workspace
+	@rc=0; for t in gfx942 gfx950; do \
+	  bash scripts/sysroot.sh run -- python3 scripts/hip_tests.py run --target $$t $(HIP_ARGS) || rc=1; \
+	done; exit $$rc
+
+# The sid sysroot alone (Debian sid + ROCm 6.4.3, cached under $ROCJITSU_CACHE).
+sysroot: setup
+	@bash scripts/sysroot.sh build
+
+# [kmd] figures: rocminfo wall time, empty-kernel launch latency, hipMemcpy
+# bandwidth and an end-to-end vector add under the launcher (printed, never
+# asserted); BENCH_KMD_ARGS passes options, e.g. "--launches 500".
+BENCH_KMD_ARGS ?=
+bench-kmd: setup
+	$(CARGO) build --release --workspace
+	bash scripts/bench_kmd.sh $(BENCH_KMD_ARGS)
 
 # The differential test against LLVM 22 on seeded random words (also part of
 # `make test`), with its report printed.
