@@ -185,7 +185,11 @@ def compile_one(cmd, output, inputs, force):
         return "failed", "\n".join(text[-25:]) or f"hipcc exited with {proc.returncode}"
     tmp.replace(output)
     stamp.write_text(shlex.join(cmd))
-    return "built", f"{time.monotonic() - t0:.1f} s"
+    msg = f"{time.monotonic() - t0:.1f} s"
+    warnings = [line for line in (proc.stdout + proc.stderr).splitlines() if "warning:" in line]
+    if warnings:
+        msg += f", {len(warnings)} warnings:\n" + "\n".join(warnings[:10])
+    return "built", msg
 
 
 def hipcc_command(hipcc, target, extra):
@@ -230,7 +234,10 @@ def build(progs, args):
             status, msg = fut.result()
             if status == "built":
                 built += 1
-                log(f"  built  {label} ({msg})")
+                first, *rest = msg.splitlines()
+                log(f"  built  {label} ({first})")
+                for line in rest:
+                    log(f"      {line}")
             elif status == "failed":
                 log(f"  BUILD FAILED  {label}")
                 for line in msg.splitlines():

@@ -2,10 +2,12 @@
 // (default) and Philox generators. Checks: uniform values lie in (0, 1],
 // sample means and variances within tolerances of many standard errors of
 // the exact values (uniform 1/2 and 1/12, normal 0 and 1), the same seed
-// reproduces the same bits, and another seed gives other numbers.
+// reproduces the same bits, and another seed gives other numbers. The longer
+// timeout covers rocRAND's XORWOW set-up kernel (a skip-ahead per engine).
 //
 // hip-test libs: -lhiprand
 // hip-test needs: hiprand
+// hip-test timeout: 300
 #define TEST_NAME "hiprand"
 #include "common.h"
 
