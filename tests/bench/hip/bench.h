@@ -34,6 +34,10 @@ static inline double quantile(std::vector<double> v, double q) {
 }
 
 static inline void report(const char *key, double value, const char *unit) {
-  std::printf("BENCH %s %.6g %s\n", key, value, unit);
+  if (value == (double)(long long)value) {
+    std::printf("BENCH %s %lld %s\n", key, (long long)value, unit);
+  } else {
+    std::printf("BENCH %s %.6g %s\n", key, value, unit);
+  }
   std::fflush(stdout);
 }
