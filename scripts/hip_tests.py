@@ -16,6 +16,10 @@ runs each program with a timeout and prints one line per program and the
 summary `hip: N passed, M failed, K not applicable`; the exit status is 1 when
 any program failed (2 for a usage or setup error, e.g. a missing launcher).
 
+After the programs, the installed `rocminfo` and `rocm_agent_enumerator` run
+under the launcher too; their output must name the config's GPU (target,
+marketing name, CU count, wavefront size, clock).
+
 A program states what the runner must do with lines in its leading comment:
   // hip-test args: ARGS          arguments; {genco} is the path of the code
                                   object built from `genco`, {props} the
@@ -141,11 +145,30 @@ class Program:
 
 
 def discover(filt):
-    progs = [Program(p) for p in sorted(SRC.glob("*.hip"))]
-    if filt:
-        pats = filt.split(",")
-        progs = [p for p in progs if any(fnmatch.fnmatch(p.name, f"*{pat}*") for pat in pats)]
-    return progs
+    return [p for p in (Program(path) for path in sorted(SRC.glob("*.hip"))) if matches(p.name, filt)]
+
+
+def matches(name, filt):
+    return not filt or any(fnmatch.fnmatch(name, f"*{pat}*") for pat in filt.split(","))
+
+
+# Unmodified ROCm tools of the installed ROCm, run under the launcher too: each
+# must exit 0 and print lines matching these patterns (built from the config).
+TOOLS = ("rocminfo", "rocm_agent_enumerator")
+
+
+def tool_checks(props):
+    arch = re.escape(props["arch"])
+    return {
+        "rocminfo": [
+            rf"^\s*Name:\s+{arch}\s*$",
+            rf"^\s*Marketing Name:\s+{re.escape(props['name'])}\s*$",
+            rf"^\s*Compute Unit:\s+{props['cus']}\b",
+            rf"^\s*Wavefront Size:\s+{props['warp']}\b",
+            rf"^\s*Max Clock Freq\. \(MHz\):\s+{props['clock-mhz']}\b",
+        ],
+        "rocm_agent_enumerator": [rf"^{arch}$"],
+    }
 
 
 # --- building -------------------------------------------------------------
@@ -363,21 +386,22 @@ def tail(text, n=12):
 
 def cmd_run(args):
     progs = discover(args.k)
-    if not progs:
-        die(f"no program matches -k {args.k}")
     config = args.config or DEFAULT_CONFIGS[args.target]
     props = load_config(ROOT / config if not os.path.isabs(config) else config, args.target)
     launcher = pathlib.Path(args.rocjitsu)
     if not launcher.is_absolute():
         launcher = ROOT / launcher
-    build_failures = {} if args.no_build else build(progs, args)
+    build_failures = {} if args.no_build or not progs else build(progs, args)
     if not launcher.exists():
         die(f"the launcher {launcher} does not exist; build it with `make build` "
             f"(cargo build --release --workspace), or name another with --rocjitsu")
 
     passed = failed = na = 0
     t0 = time.monotonic()
-    log(f"hip: running {len(progs)} programs for {args.target} under {launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher} --config {config}")
+    tools = [t for t in tool_checks(props) if matches(t, args.k)]
+    if not progs and not tools:
+        die(f"nothing matches -k {args.k}")
+    log(f"hip: running {len(progs)} programs and {len(tools)} ROCm tools for {args.target} under {launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher} --config {config}")
     for p in progs:
         reason = p.not_applicable(args.target)
         if reason:
@@ -413,6 +437,33 @@ def cmd_run(args):
             for stream, text in (("stdout", out), ("stderr", err)):
                 for line in tail(text):
                     log(f"      {stream}| {line}")
+    for tool, patterns in tool_checks(props).items():
+        if not matches(tool, args.k):
+            continue
+        path = shutil.which(tool)
+        if path is None:
+            na += 1
+            log(f"N/A   {tool}: not installed")
+            continue
+        cmd = [str(launcher), "--config", str(config), "--", path]
+        rc, out, err, secs = run_with_timeout(cmd, args.timeout)
+        if rc is None:
+            problem = f"timed out after {args.timeout:.0f} s (a hang?)"
+        elif rc != 0:
+            problem = f"{describe_rc(rc)}, expected 0"
+        else:
+            missing = [pat for pat in patterns if not re.search(pat, out, re.M)]
+            problem = f"stdout has no line matching {missing[0]!r}" if missing else None
+        if problem is None:
+            passed += 1
+            log(f"PASS  {tool} ({secs:.1f} s)")
+        else:
+            failed += 1
+            log(f"FAIL  {tool} ({secs:.1f} s): {problem}")
+            log(f"      $ {shlex.join(cmd)}")
+            for stream, text in (("stdout", out), ("stderr", err)):
+                for line in tail(text, 20):
+                    log(f"      {stream}| {line}")
     log(f"hip: {passed} passed, {failed} failed, {na} not applicable "
         f"({args.target}, {time.monotonic() - t0:.1f} s)")
     return 1 if failed else 0
@@ -443,7 +494,11 @@ def cmd_list(args):
         if p.many("expect-stdout"):
             notes.append(f"expect-stdout: {len(p.many('expect-stdout'))} lines")
         status = f"n/a ({reason})" if reason else "applicable"
-        log(f"{p.name:20} {args.target}: {status}" + (f"; {'; '.join(notes)}" if notes else ""))
+        log(f"{p.name:21} {args.target}: {status}" + (f"; {'; '.join(notes)}" if notes else ""))
+    for tool in TOOLS:
+        if matches(tool, args.k):
+            where = shutil.which(tool) or "not installed"
+            log(f"{tool:21} {args.target}: installed ROCm tool ({where}); output checked against the config")
     return 0
 
 
