@@ -1,6 +1,7 @@
-// hipGetDeviceCount, hipGetDeviceProperties and hipDeviceGetAttribute against
-// the GPU configuration the emulator was started with: the runner reads the
-// expected values from the config JSON and passes them as arguments.
+// hipGetDeviceCount, hipGetDeviceProperties, hipDeviceGetAttribute and
+// hipMemGetInfo against the GPU configuration the emulator was started with:
+// the runner reads the expected values from the config JSON and passes them
+// as arguments.
 //
 // hip-test args: {props}
 #define TEST_NAME "device_props"
@@ -89,6 +90,12 @@ int main(int argc, char **argv) {
   EXPECT(v == e.lds, "hipDeviceAttributeMaxSharedMemoryPerBlock %d, expected %lld", v, e.lds);
   HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeClockRate, 0));
   EXPECT(v == e.clock_mhz * 1000, "hipDeviceAttributeClockRate %d, expected %lld", v, e.clock_mhz * 1000);
+
+  // hipMemGetInfo: the total is the device memory, the free part no more.
+  size_t free_bytes = 0, total_bytes = 0;
+  HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
+  EXPECT((long long)total_bytes == e.mem, "hipMemGetInfo total %zu, expected %lld", total_bytes, e.mem);
+  EXPECT(free_bytes > 0 && free_bytes <= total_bytes, "hipMemGetInfo free %zu of %zu", free_bytes, total_bytes);
 
   // A device id past the last one is rejected.
   hipDeviceProp_t q;
