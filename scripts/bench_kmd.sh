@@ -59,19 +59,23 @@ SRC=tests/bench/hip
 OUT="build/bench-hip/$TARGET"
 mkdir -p "$OUT"
 
-# 1. Build (incremental: the command line is recorded beside each binary).
+# 1. Build (incremental: the command line and the hipcc installation are
+# recorded beside each binary; the host's and the sysroot's hipcc share a path).
+hipcc_real="$(readlink -f "$(command -v "$HIPCC")")"
+toolchain="$hipcc_real $(stat -c '%s %Y' "$hipcc_real")"
 for src in "$SRC"/*.hip; do
   name="$(basename "$src" .hip)"
   exe="$OUT/$name"
   cmd=("$HIPCC" "--offload-arch=$TARGET" -O2 -std=c++17 -Wall "-I$SRC" "$src" -o "$exe")
-  if [[ -x "$exe" && -f "$exe.cmd" && "$(cat "$exe.cmd")" == "${cmd[*]}" &&
+  stamp="${cmd[*]} # hipcc: $toolchain"
+  if [[ -x "$exe" && -f "$exe.cmd" && "$(cat "$exe.cmd")" == "$stamp" &&
     ! "$src" -nt "$exe" && ! "$SRC/bench.h" -nt "$exe" ]]; then
     continue
   fi
   log "building $exe"
   rm -f "$exe.cmd"
   "${cmd[@]}" || die "hipcc failed on $src"
-  echo "${cmd[*]}" >"$exe.cmd"
+  echo "$stamp" >"$exe.cmd"
 done
 
 [[ -x "$LAUNCHER" ]] || die "the launcher $LAUNCHER does not exist; build it with \`make build\` (cargo build --release --workspace), or name another with --rocjitsu"

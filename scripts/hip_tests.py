@@ -174,22 +174,34 @@ def tool_checks(props):
 # --- building -------------------------------------------------------------
 
 
-def up_to_date(output, inputs, cmd):
+def toolchain_id(hipcc):
+    """Identifies the hipcc installation (the host's and the sysroot's are both
+    /usr/bin/hipcc): its resolved path, size and modification time."""
+    real = os.path.realpath(hipcc)
+    st = os.stat(real)
+    return f"{real} {st.st_size} {int(st.st_mtime)}"
+
+
+def stamp_text(cmd, toolchain):
+    return f"{shlex.join(cmd)}\n# hipcc: {toolchain}\n"
+
+
+def up_to_date(output, inputs, cmd, toolchain):
     """True when `output` exists, is newer than every input and was built by
-    the same command line (recorded next to it)."""
+    the same command line and hipcc (recorded next to it)."""
     stamp = output.with_name(output.name + ".cmd")
     if not output.exists() or not stamp.exists():
         return False
-    if stamp.read_text() != shlex.join(cmd):
+    if stamp.read_text() != stamp_text(cmd, toolchain):
         return False
     mtime = output.stat().st_mtime
     return all(p.stat().st_mtime <= mtime for p in inputs)
 
 
-def compile_one(cmd, output, inputs, force):
+def compile_one(cmd, output, inputs, toolchain, force):
     """Runs one hipcc command unless its output is current. Returns
     (status, message): status is 'built', 'current' or 'failed'."""
-    if not force and up_to_date(output, inputs, cmd):
+    if not force and up_to_date(output, inputs, cmd, toolchain):
         return "current", ""
     output.parent.mkdir(parents=True, exist_ok=True)
     stamp = output.with_name(output.name + ".cmd")
@@ -207,7 +219,7 @@ def compile_one(cmd, output, inputs, force):
         text = (proc.stdout + proc.stderr).strip().splitlines()
         return "failed", "\n".join(text[-25:]) or f"hipcc exited with {proc.returncode}"
     tmp.replace(output)
-    stamp.write_text(shlex.join(cmd))
+    stamp.write_text(stamp_text(cmd, toolchain))
     msg = f"{time.monotonic() - t0:.1f} s"
     warnings = [line for line in (proc.stdout + proc.stderr).splitlines() if "warning:" in line]
     if warnings:
@@ -226,6 +238,7 @@ def build(progs, args):
     if hipcc is None:
         die(f"hipcc not found ('{args.hipcc}'); install it with `make setup` (bookworm: apt-get install hipcc), "
             "or for gfx942/gfx950 run inside the sid sysroot: scripts/sysroot.sh run -- ...")
+    toolchain = toolchain_id(hipcc)
     extra = shlex.split(args.cflags or "")
     shared = [SRC / h for h in SHARED_HEADERS]
     jobs = []
@@ -245,12 +258,13 @@ def build(progs, args):
 
     failures = {}
     built = 0
+    unsupported = False
     t0 = time.monotonic()
-    todo = [j for j in jobs if args.force or not up_to_date(j[3], j[4], j[2])]
+    todo = [j for j in jobs if args.force or not up_to_date(j[3], j[4], j[2], toolchain)]
     if todo:
         log(f"hip: building {len(todo)} of {len(jobs)} for {args.target} with {hipcc} (-j{args.jobs})")
     with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futs = {pool.submit(compile_one, cmd, out, inputs, args.force): (name, label)
+        futs = {pool.submit(compile_one, cmd, out, inputs, toolchain, args.force): (name, label)
                 for name, label, cmd, out, inputs in jobs}
         for fut in cf.as_completed(futs):
             name, label = futs[fut]
@@ -266,6 +280,12 @@ def build(progs, args):
                 for line in msg.splitlines():
                     log(f"      {line}")
                 failures[name] = f"build failed: {msg.splitlines()[-1] if msg else ''}"
+                if "invalid target ID" in msg or "unsupported" in msg.lower():
+                    unsupported = True
+    if unsupported:
+        log(f"hip: {hipcc} cannot build for {args.target} (bookworm's ROCm 5.2.3 knows gfx90a only); "
+            f"build gfx942/gfx950 with sid's hipcc: scripts/sysroot.sh run -- python3 scripts/hip_tests.py "
+            f"{args.command} --target {args.target} (or make test-hip-sid)")
     if todo:
         log(f"hip: built {built}, {len(failures)} failed ({time.monotonic() - t0:.1f} s)")
     return failures
