@@ -18,7 +18,8 @@ __global__ void say_hello(const char *tag) {
          (double)(i + 0.5f), big, tag);
 }
 
-__device__ const char kTag[] = "rocjitsu";
+// Not const: a const namespace-scope variable would have internal linkage.
+__device__ char kTag[] = "rocjitsu";
 
 __global__ void say_done(int lines) {
   if (threadIdx.x == 0) printf("printf done: %d lines\n", lines);
