@@ -96,7 +96,7 @@ build() {
   # A half-built tree must never be taken for a finished one: build beside it,
   # stamp it, then swap it in.
   trap 'rm -rf --one-file-system "$tmp" 2>/dev/null || true' EXIT
-  log "building $ROOT (debootstrap --variant=minbase $SUITE, then ${PACKAGES[*]}); about 1 min and 1.5 GB"
+  log "building $ROOT (debootstrap --variant=minbase $SUITE, then ${PACKAGES[*]}); about 2 min, 1 GB"
   log "step 1/3: debootstrap from $MIRROR"
   timed "debootstrap" quietly "$CACHE/sysroot-debootstrap.log" \
     debootstrap --variant=minbase "$SUITE" "$tmp" "$MIRROR" ||
