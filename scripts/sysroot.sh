@@ -53,12 +53,12 @@ quietly() {
 
 # Runs "$@" and logs its wall time under the label $1 (the rest is the command).
 timed() {
-  local label="$1" start end
+  local label="$1" start rc=0
   shift
   start=$(date +%s)
-  "$@"
-  end=$(date +%s)
-  log "$label: $((end - start)) s"
+  "$@" || rc=$?
+  log "$label: $(($(date +%s) - start)) s"
+  return "$rc"
 }
 
 ensure_debootstrap() {
@@ -93,6 +93,8 @@ build() {
   mkdir -p "$CACHE"
   local tmp="$ROOT.tmp.$$" t0
   t0=$(date +%s)
+  # Leftovers of interrupted builds (callers hold the lock).
+  rm -rf --one-file-system "$ROOT".tmp.*
   # A half-built tree must never be taken for a finished one: build beside it,
   # stamp it, then swap it in.
   trap 'rm -rf --one-file-system "$tmp" 2>/dev/null || true' EXIT
@@ -163,22 +165,26 @@ run_inside() {
   ' bash "$ROOT" "$REPO" "$cwd" "$@"
 }
 
+# Builds under a lock so that two concurrent callers do not both build.
+locked_build() {
+  mkdir -p "$CACHE"
+  (
+    flock 9
+    build
+  ) 9>"$CACHE/sysroot.lock"
+}
+
 cmd="${1:-build}"
 [[ $# -gt 0 ]] && shift
 case "$cmd" in
   build)
-    build
+    locked_build
     echo "$ROOT"
     ;;
   path) echo "$ROOT" ;;
   run)
     [[ "${1:-}" == "--" ]] && shift
-    # Build under a lock so that two concurrent runs do not both build.
-    mkdir -p "$CACHE"
-    (
-      flock 9
-      build
-    ) 9>"$CACHE/sysroot.lock"
+    locked_build
     run_inside "$@"
     ;;
   clean)
