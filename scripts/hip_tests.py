@@ -404,10 +404,81 @@ def tail(text, n=12):
     return lines[-n:]
 
 
+class Tally:
+    """Counts outcomes and prints one line per program (with the command and
+    the end of its output on failure)."""
+
+    def __init__(self, verbose):
+        self.passed = self.failed = self.na = 0
+        self.verbose = verbose
+
+    def not_applicable(self, name, reason):
+        self.na += 1
+        log(f"N/A   {name}: {reason}")
+
+    def fail_early(self, name, reason):
+        self.failed += 1
+        log(f"FAIL  {name}: {reason}")
+
+    def outcome(self, name, problem, secs, cmd, out, err):
+        if problem is None:
+            self.passed += 1
+            log(f"PASS  {name} ({secs:.1f} s)")
+            if self.verbose:
+                for line in tail(out) + tail(err):
+                    log(f"      | {line}")
+            return
+        self.failed += 1
+        log(f"FAIL  {name} ({secs:.1f} s): {problem}")
+        log(f"      $ {shlex.join(cmd)}")
+        for stream, text in (("stdout", out), ("stderr", err)):
+            for line in tail(text, 20):
+                log(f"      {stream}| {line}")
+
+
+def run_tool(tally, tool, patterns, launcher, config, timeout):
+    path = shutil.which(tool)
+    if path is None:
+        tally.not_applicable(tool, "not installed")
+        return
+    cmd = [str(launcher), "--config", str(config), "--", path]
+    rc, out, err, secs = run_with_timeout(cmd, timeout)
+    if rc is None:
+        problem = f"timed out after {timeout:.0f} s (a hang?)"
+    elif rc != 0:
+        problem = f"{describe_rc(rc)}, expected 0"
+    else:
+        missing = [pat for pat in patterns if not re.search(pat, out, re.M)]
+        problem = f"stdout has no line matching {missing[0]!r}" if missing else None
+    tally.outcome(tool, problem, secs, cmd, out, err)
+
+
+def run_program(tally, prog, args, launcher, config, props, build_failures):
+    reason = prog.not_applicable(args.target)
+    if reason:
+        tally.not_applicable(prog.name, reason)
+        return
+    if prog.name in build_failures:
+        tally.fail_early(prog.name, build_failures[prog.name])
+        return
+    exe = prog.exe(args.target)
+    if not exe.exists():
+        tally.fail_early(prog.name, f"{exe.relative_to(ROOT)} is missing (run without --no-build)")
+        return
+    timeout = float(prog.one("timeout", args.timeout))
+    cmd = [str(launcher), "--config", str(config), "--", str(exe), *program_args(prog, args.target, props)]
+    rc, out, err, secs = run_with_timeout(cmd, timeout)
+    problem = f"timed out after {timeout:.0f} s (a hang?)" if rc is None else judge(prog, rc, out, err)
+    tally.outcome(prog.name, problem, secs, cmd, out, err)
+
+
 def cmd_run(args):
     progs = discover(args.k)
     config = args.config or DEFAULT_CONFIGS[args.target]
-    props = load_config(ROOT / config if not os.path.isabs(config) else config, args.target)
+    props = load_config(config if os.path.isabs(config) else ROOT / config, args.target)
+    tools = {t: pats for t, pats in tool_checks(props).items() if matches(t, args.k)}
+    if not progs and not tools:
+        die(f"nothing matches -k {args.k}")
     launcher = pathlib.Path(args.rocjitsu)
     if not launcher.is_absolute():
         launcher = ROOT / launcher
@@ -416,77 +487,18 @@ def cmd_run(args):
         die(f"the launcher {launcher} does not exist; build it with `make build` "
             f"(cargo build --release --workspace), or name another with --rocjitsu")
 
-    passed = failed = na = 0
     t0 = time.monotonic()
-    tools = [t for t in tool_checks(props) if matches(t, args.k)]
-    if not progs and not tools:
-        die(f"nothing matches -k {args.k}")
-    log(f"hip: running {len(progs)} programs and {len(tools)} ROCm tools for {args.target} under {launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher} --config {config}")
+    shown = launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher
+    log(f"hip: {len(tools)} ROCm tools and {len(progs)} programs for {args.target} under {shown} --config {config}")
+    tally = Tally(args.verbose)
+    # The tools first: rocminfo is the simplest whole-stack check.
+    for tool, patterns in tools.items():
+        run_tool(tally, tool, patterns, launcher, config, args.timeout)
     for p in progs:
-        reason = p.not_applicable(args.target)
-        if reason:
-            na += 1
-            log(f"N/A   {p.name}: {reason}")
-            continue
-        if p.name in build_failures:
-            failed += 1
-            log(f"FAIL  {p.name}: {build_failures[p.name]}")
-            continue
-        exe = p.exe(args.target)
-        if not exe.exists():
-            failed += 1
-            log(f"FAIL  {p.name}: {exe.relative_to(ROOT)} is missing (run without --no-build)")
-            continue
-        timeout = float(p.one("timeout", args.timeout))
-        cmd = [str(launcher), "--config", str(config), "--", str(exe), *program_args(p, args.target, props)]
-        rc, out, err, secs = run_with_timeout(cmd, timeout)
-        if rc is None:
-            problem = f"timed out after {timeout:.0f} s (a hang?)"
-        else:
-            problem = judge(p, rc, out, err)
-        if problem is None:
-            passed += 1
-            log(f"PASS  {p.name} ({secs:.1f} s)")
-            if args.verbose:
-                for line in tail(out) + tail(err):
-                    log(f"      | {line}")
-        else:
-            failed += 1
-            log(f"FAIL  {p.name} ({secs:.1f} s): {problem}")
-            log(f"      $ {shlex.join(cmd)}")
-            for stream, text in (("stdout", out), ("stderr", err)):
-                for line in tail(text):
-                    log(f"      {stream}| {line}")
-    for tool, patterns in tool_checks(props).items():
-        if not matches(tool, args.k):
-            continue
-        path = shutil.which(tool)
-        if path is None:
-            na += 1
-            log(f"N/A   {tool}: not installed")
-            continue
-        cmd = [str(launcher), "--config", str(config), "--", path]
-        rc, out, err, secs = run_with_timeout(cmd, args.timeout)
-        if rc is None:
-            problem = f"timed out after {args.timeout:.0f} s (a hang?)"
-        elif rc != 0:
-            problem = f"{describe_rc(rc)}, expected 0"
-        else:
-            missing = [pat for pat in patterns if not re.search(pat, out, re.M)]
-            problem = f"stdout has no line matching {missing[0]!r}" if missing else None
-        if problem is None:
-            passed += 1
-            log(f"PASS  {tool} ({secs:.1f} s)")
-        else:
-            failed += 1
-            log(f"FAIL  {tool} ({secs:.1f} s): {problem}")
-            log(f"      $ {shlex.join(cmd)}")
-            for stream, text in (("stdout", out), ("stderr", err)):
-                for line in tail(text, 20):
-                    log(f"      {stream}| {line}")
-    log(f"hip: {passed} passed, {failed} failed, {na} not applicable "
+        run_program(tally, p, args, launcher, config, props, build_failures)
+    log(f"hip: {tally.passed} passed, {tally.failed} failed, {tally.na} not applicable "
         f"({args.target}, {time.monotonic() - t0:.1f} s)")
-    return 1 if failed else 0
+    return 1 if tally.failed else 0
 
 
 def cmd_build(args):
