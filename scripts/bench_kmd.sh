@@ -19,6 +19,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$ROOT"
+ulimit -c 0 # a program that aborts leaves no core file in the repository
 
 TARGET=gfx90a
 CONFIG=""

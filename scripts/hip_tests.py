@@ -42,6 +42,7 @@ import json
 import os
 import pathlib
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -349,8 +350,10 @@ def run_with_timeout(cmd, timeout):
     """Runs cmd in its own process group; on timeout the whole group is
     killed. Returns (returncode or None on timeout, stdout, stderr, seconds)."""
     t0 = time.monotonic()
+    # No core files: the fault program aborts on purpose.
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     try:
         out, err = proc.communicate(timeout=timeout)
         rc = proc.returncode
