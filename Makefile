@@ -4,7 +4,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: test-hip test-hip-sid bench-kmd sysroot fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -49,6 +49,7 @@ test-kernels: setup
 # gfx90a and run, unmodified, under `rocjitsu --config <gfx90a config> --`;
 # HIP_ARGS passes options to scripts/hip_tests.py, e.g. HIP_ARGS="-k atomics".
 HIP_ARGS ?=
+.PHONY: test-hip test-hip-sid sysroot bench-kmd
 test-hip: setup
 	$(CARGO) build --release --workspace
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
