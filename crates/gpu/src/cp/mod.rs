@@ -330,7 +330,9 @@ impl CommandProcessor {
     }
 
     /// Stops a queue; returns once its thread has stopped (a dispatch in
-    /// progress is cancelled).
+    /// progress is cancelled). Called from a [`Host`] callback on the
+    /// queue's own thread, it returns at once and the thread ends after the
+    /// callback.
     pub fn destroy_queue(&self, id: u32) -> Result<(), CpError> {
         let q = self.lock().remove(&id).ok_or(CpError::NoQueue(id))?;
         stop(q, &self.shared.wake);
@@ -388,9 +390,14 @@ fn stop(mut q: QueueHandle, wake: &Wake) {
     q.ctl.stop.store(true, Ordering::Release);
     wake.kick();
     if let Some(t) = q.thread.take() {
-        // A queue thread does not panic on any input; if it did, the
-        // panic has been printed and there is nothing left to stop.
-        let _ = t.join();
+        // A host callback running on the queue's own thread (a fault
+        // handler destroying the faulting queue) cannot wait for itself:
+        // the thread ends when the callback returns.
+        if t.thread().id() != std::thread::current().id() {
+            // A queue thread does not panic on any input; if it did, the
+            // panic has been printed and there is nothing left to stop.
+            let _ = t.join();
+        }
     }
 }
 

@@ -377,3 +377,54 @@ fn empty_kernel_latency_on_an_active_queue() {
     // regressions (a sleeping queue thread would take ~1 ms).
     assert!(median < Duration::from_micros(900), "median {median:?}");
 }
+
+/// A host whose fault handler destroys every queue, as a driver evicting
+/// a faulting process's queues does.
+#[derive(Default)]
+struct EvictingHost {
+    cp: OnceLock<std::sync::Weak<CommandProcessor>>,
+    queues: Mutex<Vec<u32>>,
+    faults: AtomicU64,
+}
+
+impl Host for EvictingHost {
+    fn signal_event(&self, _: u32) {}
+    fn gpu_fault(&self, _: u32, _: &GpuFault) {
+        self.faults.fetch_add(1, Ordering::Relaxed);
+        if let Some(cp) = self.cp.get().and_then(|w| w.upgrade()) {
+            for id in self.queues.lock().unwrap().drain(..) {
+                cp.destroy_queue(id).unwrap();
+            }
+        }
+    }
+    fn gpu_clock(&self) -> u64 {
+        1
+    }
+}
+
+#[test]
+fn a_fault_handler_may_destroy_the_faulting_queue() {
+    let vm = Arc::new(Vm::new());
+    let host = Arc::new(EvictingHost::default());
+    let gpu = CpGpu {
+        target: TARGET,
+        max_lds: 65536,
+    };
+    let cp = Arc::new(CommandProcessor::new(
+        vm.clone(),
+        vec![gpu],
+        host.clone(),
+        CpOptions::default(),
+    ));
+    host.cp.set(Arc::downgrade(&cp)).unwrap();
+    let (qa, qb) = (AqlQueue::new(&vm, &cp, 8), AqlQueue::new(&vm, &cp, 8));
+    host.queues.lock().unwrap().extend([qa.id, qb.id]);
+    let mut p = [0u8; 64];
+    p[0] = 9;
+    qa.submit(&vm, p);
+    cp.kick();
+    assert!(wait_until(10.0, || host.queues.lock().unwrap().is_empty()));
+    assert_eq!(host.faults.load(Ordering::Relaxed), 1);
+    assert_eq!(cp.destroy_queue(qa.id), Err(CpError::NoQueue(qa.id)));
+    drop(cp);
+}
