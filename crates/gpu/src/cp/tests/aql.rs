@@ -373,9 +373,11 @@ fn empty_kernel_latency_on_an_active_queue() {
         "empty kernel, write index to signal: median {median:?}, min {:?}",
         lat[0]
     );
-    // Debug builds are ~10x slower than release; this bounds gross
-    // regressions (a sleeping queue thread would take ~1 ms).
-    assert!(median < Duration::from_micros(900), "median {median:?}");
+    // The packets are never kicked: the queue thread finds them by polling.
+    // The figure depends on the build and on how busy the cores are (on an
+    // idle machine: ~45 us debug, ~7 us release); the bound only catches a
+    // thread that stopped noticing work.
+    assert!(median < Duration::from_millis(100), "median {median:?}");
 }
 
 /// A host whose fault handler destroys every queue, as a driver evicting
