@@ -10,6 +10,7 @@
 //! completion signal. Packets run in order, so the barrier bit (wait for the
 //! earlier packets) always holds.
 
+use super::pool::Pool;
 use super::signal::{self, load_u32, load_u64, store_u64};
 use super::{Cx, Engine, GpuFault, Step};
 use crate::exec::dispatch::{self, DispatchError, Extra, Launch};
@@ -47,6 +48,8 @@ pub struct Aql {
     read: Option<u64>,
     /// When the packet at the read index began to wait (barriers).
     waiting: Option<Instant>,
+    /// Threads for dispatches of several workgroups.
+    pool: Option<Pool>,
 }
 
 /// A packet that did not complete.
@@ -351,10 +354,15 @@ impl Aql {
             max_lds: gpu.spec.max_lds,
             trace: 0,
         };
+        let id = cx.ctl.id;
+        let pool = self
+            .pool
+            .get_or_insert_with(|| Pool::new(format!("rocjitsu-cp-q{id}")));
         let extra = Extra {
             grid_items: Some(items),
             cancel: Some(&cx.ctl.stop),
             dispatch_id: index,
+            workers: Some(pool),
         };
         match dispatch::dispatch_with(vm, &gpu.env, &prog, &launch, &extra) {
             Ok(_) => Ok(()),

@@ -17,6 +17,7 @@
 
 mod aql;
 mod kernels;
+mod pool;
 mod sdma;
 mod signal;
 #[cfg(test)]

@@ -83,8 +83,17 @@ pub enum DispatchError {
     Cancelled { kernel: String },
 }
 
+/// Persistent threads a dispatch may run its workers on instead of
+/// starting threads of its own.
+pub trait Workers: Sync {
+    /// Runs `job` on up to `n` threads at once (the caller's among them)
+    /// and returns when every instance has returned. The instances share
+    /// the dispatch's workgroups, so running fewer is correct, only slower.
+    fn run(&self, n: usize, job: &(dyn Fn() + Sync));
+}
+
 /// What a command processor supplies beyond a [`Launch`].
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct Extra<'a> {
     /// Work-items per dimension (the AQL packet's grid size) when they need
     /// not be a whole number of workgroups. The grid then has
@@ -97,6 +106,8 @@ pub struct Extra<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// The packet's dispatch id (the `DispatchId` SGPR pair).
     pub dispatch_id: u64,
+    /// Threads to run the workgroups on (else the dispatch starts its own).
+    pub workers: Option<&'a dyn Workers>,
 }
 
 impl Extra<'_> {
@@ -257,6 +268,8 @@ pub fn dispatch_with(
     };
     if threads == 1 {
         worker();
+    } else if let Some(w) = x.workers {
+        w.run(threads, &worker);
     } else {
         std::thread::scope(|s| {
             for _ in 0..threads {
