@@ -127,6 +127,12 @@ impl Extra<'_> {
     }
 }
 
+thread_local! {
+    /// A thread's wave states and LDS buffer, kept between dispatches.
+    static SPARE: std::cell::RefCell<(Vec<Wave>, Vec<u8>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// Instructions a wave runs before the next wave of its workgroup gets a
 /// turn (waves that spin on LDS flags need their peers to progress).
 const QUANTUM: u64 = 4096;
@@ -199,8 +205,11 @@ pub fn dispatch_with(
     let preload = preloaded_kernargs(vm, l).map_err(|f| launch_err(f.to_string()))?;
 
     let worker = || {
-        let mut waves: Vec<Wave> = Vec::new();
-        let mut lds_buf = vec![0u8; lds as usize];
+        // Wave state and LDS left by this thread's previous dispatch (a
+        // command processor's persistent threads run many): every wave is
+        // re-initialised at launch and LDS cleared per workgroup.
+        let (mut waves, mut lds_buf) = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        lds_buf.resize(lds as usize, 0);
         let mut tlb = Tlb::default();
         let mut done = 0u64;
         let mut nwaves = 0u64;
@@ -265,6 +274,7 @@ pub fn dispatch_with(
         }
         insts.fetch_add(done, Ordering::Relaxed);
         waves_run.fetch_add(nwaves, Ordering::Relaxed);
+        SPARE.with(|s| *s.borrow_mut() = (waves, lds_buf));
     };
     if threads == 1 {
         worker();
