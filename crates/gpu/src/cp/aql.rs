@@ -381,8 +381,19 @@ impl Aql {
                     write,
                     hang,
                     report: format!(
-                        "{}\n  packet {index} at 0x{slot:x}: kernel dispatch of {kernel}, grid {items:?}, workgroup {block:?}\n{e}",
-                        cx.queue_name()
+                        "{}\n  packet {index} at 0x{slot:x}: kernel dispatch of {kernel}, {}x{}x{} work-items in workgroups of {}x{}x{}\n{}",
+                        cx.queue_name(),
+                        items[0],
+                        items[1],
+                        items[2],
+                        block[0],
+                        block[1],
+                        block[2],
+                        e.to_string()
+                            .lines()
+                            .map(|l| format!("  {l}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
                     ),
                 });
                 Err(Stop::Halt)

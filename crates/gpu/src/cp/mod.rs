@@ -272,10 +272,9 @@ impl Cx<'_> {
                 write: false,
                 hang: true,
                 report: format!(
-                    "{}\n  {} did not complete within the watchdog's {:.1} s and was stopped",
+                    "{}\n  {} did not complete within the watchdog's {t:?} and was stopped",
                     self.queue_name(),
                     what(),
-                    t.as_secs_f64()
                 ),
             }),
             _ => Step::Blocked,

@@ -220,10 +220,10 @@ impl Sdma {
         Ok(())
     }
 
+    /// The packet at `rptr`, for reports.
     fn where_(&self, cx: &Cx, rptr: u64) -> String {
         format!(
-            "{}\n  packet {} at ring offset 0x{:x} (read pointer {rptr})",
-            cx.queue_name(),
+            "packet {} at ring offset 0x{:x} (read pointer {rptr})",
             name(self.pkt.first().map_or(0xff, |h| h & 0xff)),
             rptr % cx.desc.ring_size.max(1),
         )
@@ -249,7 +249,7 @@ impl Sdma {
             addr: f.addr,
             write: f.access != Access::Read,
             hang: false,
-            report: format!("{}: {f}", self.where_(cx, rptr)),
+            report: format!("{}\n  {}: {f}", cx.queue_name(), self.where_(cx, rptr)),
         });
         Stop::Halt
     }
@@ -257,7 +257,7 @@ impl Sdma {
     /// Keeps the packet waiting, or reports a hang past the watchdog.
     fn wait(&mut self, cx: &Cx, rptr: u64) -> Stop {
         let since = *self.waiting.get_or_insert_with(Instant::now);
-        let what = || self.where_(cx, rptr).replace('\n', " ");
+        let what = || self.where_(cx, rptr);
         match cx.check_wait(since, &what) {
             Step::Halt => Stop::Halt,
             _ => Stop::Blocked,
