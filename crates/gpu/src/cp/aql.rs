@@ -357,7 +357,7 @@ impl Aql {
         let id = cx.ctl.id;
         let pool = self
             .pool
-            .get_or_insert_with(|| Pool::new(format!("rocjitsu-cp-q{id}")));
+            .get_or_insert_with(|| Pool::new(super::thread_name(id)));
         let extra = Extra {
             grid_items: Some(items),
             cancel: Some(&cx.ctl.stop),

@@ -121,7 +121,16 @@ pub enum CpError {
 pub struct CommandProcessor {
     shared: Arc<Shared>,
     queues: Mutex<HashMap<u32, QueueHandle>>,
-    next_id: AtomicU32,
+}
+
+/// Queue ids are unique in the process, so that queue threads' names
+/// ("rj-cp-q<id>", as `ps -L` and debuggers show them) are.
+static NEXT_QUEUE_ID: AtomicU32 = AtomicU32::new(0);
+
+/// The name of queue `id`'s thread (at most 15 bytes, Linux's limit, for
+/// ids below 10^8).
+pub(crate) fn thread_name(id: u32) -> String {
+    format!("rj-cp-q{id}")
 }
 
 struct QueueHandle {
@@ -301,14 +310,13 @@ impl CommandProcessor {
                 wake: Wake::default(),
             }),
             queues: Mutex::new(HashMap::new()),
-            next_id: AtomicU32::new(0),
         }
     }
 
     /// Starts serving a queue; returns its id.
     pub fn create_queue(&self, desc: QueueDesc) -> Result<u32, CpError> {
         validate(&desc, self.shared.gpus.len())?;
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
         let ctl = Arc::new(QueueCtl {
             id,
             desc: Mutex::new(desc),
@@ -316,7 +324,7 @@ impl CommandProcessor {
         });
         let (shared, c) = (self.shared.clone(), ctl.clone());
         let thread = std::thread::Builder::new()
-            .name(format!("rocjitsu-cp-q{id}"))
+            .name(thread_name(id))
             .spawn(move || serve(&shared, &c))
             .map_err(|e| CpError::Thread(e.to_string()))?;
         self.lock().insert(

@@ -63,7 +63,7 @@ impl Pool {
         while t.len() < n {
             let shared = self.shared.clone();
             let spawned = std::thread::Builder::new()
-                .name(format!("{}-w{}", self.name, t.len()))
+                .name(format!("{}w{}", self.name, t.len()))
                 .spawn(move || work(&shared));
             match spawned {
                 Ok(h) => t.push(h),
