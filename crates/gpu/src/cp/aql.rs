@@ -75,7 +75,9 @@ fn u64_at(p: &[u8; 64], o: usize) -> u64 {
 impl Engine for Aql {
     fn step(&mut self, cx: &Cx) -> Step {
         let d = cx.desc;
-        if d.ring_size < 64 {
+        if d.ring_size < 64 || d.ring_base == 0 {
+            // Inactive (KFD: a queue without a ring or with a percentage
+            // of 0).
             return Step::Idle;
         }
         let vm = cx.vm();

@@ -72,8 +72,8 @@ pub struct QueueDesc {
     pub kind: QueueKind,
     /// GPU index, in config order.
     pub gpu: u32,
-    /// Ring buffer address and size in bytes (a power of two; 0 makes the
-    /// queue inactive).
+    /// Ring buffer address and size in bytes (a power of two; a size or
+    /// base of 0 makes the queue inactive).
     pub ring_base: u64,
     pub ring_size: u64,
     /// Addresses of the read and write pointers (KFD's
@@ -348,7 +348,9 @@ impl CommandProcessor {
     }
 
     /// Changes a queue's ring and priority (KFD UPDATE_QUEUE); the queue
-    /// thread uses them from its next packet on.
+    /// thread uses them from its next packet on. A ring size or base of 0
+    /// makes the queue inactive, as KFD's `queue_percentage` of 0 does
+    /// (ROCr suspends a queue that way): pass 0 for the size then.
     pub fn update_queue(
         &self,
         id: u32,

@@ -82,7 +82,9 @@ fn addr(lo: u32, hi: u32) -> u64 {
 impl Engine for Sdma {
     fn step(&mut self, cx: &Cx) -> Step {
         let d = cx.desc;
-        if d.ring_size == 0 {
+        if d.ring_size == 0 || d.ring_base == 0 {
+            // Inactive (KFD: a queue without a ring or with a percentage
+            // of 0).
             return Step::Idle;
         }
         let vm = cx.vm();
