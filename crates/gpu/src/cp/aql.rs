@@ -48,6 +48,9 @@ pub struct Aql {
     read: Option<u64>,
     /// When the packet at the read index began to wait (barriers).
     waiting: Option<Instant>,
+    /// The GPU clock when the packet at the read index was first processed
+    /// (its start timestamp).
+    started: Option<u64>,
     /// Threads for dispatches of several workgroups.
     pool: Option<Pool>,
 }
@@ -114,7 +117,7 @@ impl Engine for Aql {
         if let Err(f) = vm.read(&mut self.tlb, slot, &mut pkt) {
             return cx.mem_fault(&format!("reading packet {read}"), &f);
         }
-        let start = cx.host().gpu_clock();
+        let start = *self.started.get_or_insert_with(|| cx.host().gpu_clock());
         let r = match header & 0xff {
             KERNEL_DISPATCH => self.kernel_dispatch(cx, read, slot, &pkt),
             BARRIER_AND | BARRIER_OR => self.barrier(cx, read, &pkt, header & 0xff == BARRIER_AND),
@@ -146,6 +149,7 @@ impl Engine for Aql {
             Err(Stop::Halt) => return Step::Halt,
         }
         self.waiting = None;
+        self.started = None;
         let end = cx.host().gpu_clock();
         // Release the slot, then move the read index past it.
         let freed = vm.atomic_u32(&mut self.tlb, slot, |h| Some((h & 0xffff_0000) | INVALID));

@@ -162,6 +162,9 @@ fn barrier_or_needs_one_signal_and_null_handles_do_not_count() {
     assert_eq!(rd64(&vm, done + 8), 1);
     wr64(&vm, s2 + 8, 0);
     assert!(wait_until(10.0, || rd64(&vm, done + 8) == 0));
+    // The packet's timestamps span its wait (the clock is in ns).
+    let (start, end) = (rd64(&vm, done + 32), rd64(&vm, done + 40));
+    assert!(end - start >= 30_000_000, "timestamps {start} {end}");
     // An AND over null handles only is satisfied at once.
     let done2 = signal(&vm, 1, None);
     q.submit(&vm, barrier_packet(true, [0; 5], done2));

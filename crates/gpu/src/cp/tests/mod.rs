@@ -13,12 +13,24 @@ use std::sync::OnceLock;
 use std::sync::atomic::AtomicU64;
 
 /// Records what the command processor reported.
-#[derive(Default)]
 pub struct TestHost {
     pub events: Mutex<Vec<u32>>,
     pub faults: Mutex<Vec<(u32, GpuFault)>>,
+    epoch: Instant,
     clock: AtomicU64,
     pub names: Mutex<HashMap<u64, String>>,
+}
+
+impl Default for TestHost {
+    fn default() -> Self {
+        TestHost {
+            events: Mutex::default(),
+            faults: Mutex::default(),
+            epoch: Instant::now(),
+            clock: AtomicU64::new(0),
+            names: Mutex::default(),
+        }
+    }
 }
 
 impl Host for TestHost {
@@ -29,8 +41,16 @@ impl Host for TestHost {
         self.faults.lock().unwrap().push((gpu, fault.clone()));
     }
     fn gpu_clock(&self) -> u64 {
-        // Strictly increasing, so that timestamps taken in order differ.
-        self.clock.fetch_add(1, Ordering::Relaxed) + 100
+        // Nanoseconds since the host was made, plus 100, made strictly
+        // increasing so that timestamps taken in order differ.
+        let now = self.epoch.elapsed().as_nanos() as u64 + 100;
+        let prev = self
+            .clock
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                Some(now.max(c + 1))
+            })
+            .unwrap_or(0);
+        now.max(prev + 1)
     }
     fn kernel_name(&self, kernel_object: u64) -> Option<String> {
         self.names.lock().unwrap().get(&kernel_object).cloned()
