@@ -11,6 +11,7 @@
 use super::signal::{load_u32, load_u64, store_u32, store_u64};
 use super::{Cx, Engine, GpuFault, Step};
 use crate::exec::mem::{Access, MemFault, Tlb};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 const OP_NOP: u32 = 0;
@@ -273,18 +274,24 @@ impl Sdma {
     }
 
     /// Copies `n` bytes from `src` to `dst` through the bounce buffer, back
-    /// to front when the destination overlaps the source's tail.
-    fn move_bytes(&mut self, cx: &Cx, src: u64, dst: u64, n: u64) -> Result<(), MemFault> {
+    /// to front when the destination overlaps the source's tail. Stops
+    /// between chunks when the queue is being destroyed.
+    fn move_bytes(&mut self, cx: &Cx, rptr: u64, src: u64, dst: u64, n: u64) -> Result<(), Stop> {
         self.ensure_buf();
         let vm = cx.vm();
         let backwards = dst > src && dst < src.saturating_add(n);
         let chunks = n.div_ceil(CHUNK as u64);
         for i in 0..chunks {
+            if cx.ctl.stop.load(Ordering::Relaxed) {
+                return Err(Stop::Halt);
+            }
             let c = if backwards { chunks - 1 - i } else { i };
             let off = c * CHUNK as u64;
             let k = (n - off).min(CHUNK as u64) as usize;
-            vm.read(&mut self.tlb, src.wrapping_add(off), &mut self.buf[..k])?;
-            vm.write(&mut self.tlb, dst.wrapping_add(off), &self.buf[..k])?;
+            vm.read(&mut self.tlb, src.wrapping_add(off), &mut self.buf[..k])
+                .map_err(|f| self.fault(cx, rptr, &f))?;
+            vm.write(&mut self.tlb, dst.wrapping_add(off), &self.buf[..k])
+                .map_err(|f| self.fault(cx, rptr, &f))?;
         }
         Ok(())
     }
@@ -296,9 +303,7 @@ impl Sdma {
         if sub == SUB_COPY_LINEAR {
             let n = u64::from(p[1] & 0x3fff_ffff) + 1;
             let (src, dst) = (addr(p[3], p[4]), addr(p[5], p[6]));
-            return self
-                .move_bytes(cx, src, dst, n)
-                .map_err(|f| self.fault(cx, rptr, &f));
+            return self.move_bytes(cx, rptr, src, dst, n);
         }
         let e = (p[0] >> 29) & 7;
         if e > 4 {
@@ -337,8 +342,7 @@ impl Sdma {
             for y in 0..rect[1] {
                 let s = at(sbase, so, spitch, sslice, y, z);
                 let t = at(dbase, dof, dpitch, dslice, y, z);
-                self.move_bytes(cx, s, t, row)
-                    .map_err(|f| self.fault(cx, rptr, &f))?;
+                self.move_bytes(cx, rptr, s, t, row)?;
             }
         }
         Ok(())
@@ -378,6 +382,9 @@ impl Sdma {
         let vm = cx.vm();
         let mut off = 0;
         while off < n {
+            if cx.ctl.stop.load(Ordering::Relaxed) {
+                return Err(Stop::Halt);
+            }
             let k = (n - off).min(CHUNK as u64) as usize;
             vm.write(&mut self.tlb, dst.wrapping_add(off), &self.buf[..k])
                 .map_err(|f| self.fault(cx, rptr, &f))?;
