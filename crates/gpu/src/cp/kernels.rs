@@ -39,9 +39,25 @@ struct Entry {
 #[derive(Default)]
 pub struct Cache {
     map: Mutex<HashMap<Key, Entry>>,
+    /// Kernel names by (kernel object, id of its region).
+    names: Mutex<HashMap<(u64, u64), Option<String>>>,
 }
 
 impl Cache {
+    /// The name of the kernel whose descriptor is at `kernel_object`, from
+    /// its loaded code object (see [`super::names`]), looked up once.
+    pub fn name(&self, vm: &Vm, kernel_object: u64) -> Option<String> {
+        let region = vm.region(kernel_object)?.id;
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = names.get(&(kernel_object, region)) {
+            return n.clone();
+        }
+        names.retain(|&(k, r), _| vm.region(k).is_some_and(|x| x.id == r));
+        let n = super::names::kernel_name(vm, kernel_object);
+        names.insert((kernel_object, region), n.clone());
+        n
+    }
+
     /// The program holding the code at `entry`, for `target`.
     pub fn program(
         &self,

@@ -17,6 +17,7 @@
 
 mod aql;
 mod kernels;
+mod names;
 mod pool;
 mod sdma;
 mod signal;
@@ -40,7 +41,8 @@ pub trait Host: Send + Sync + 'static {
     /// The GPU timestamp counter (the clock KFD's GET_CLOCK_COUNTERS reports as gpu_clock_counter).
     fn gpu_clock(&self) -> u64;
     /// A name for the kernel whose descriptor is at `kernel_object`, for
-    /// fault reports (none by default: reports then give the address).
+    /// fault reports (none by default: the command processor then reads it
+    /// from the loaded code object's dynamic symbols, or gives the address).
     fn kernel_name(&self, _kernel_object: u64) -> Option<String> {
         None
     }

@@ -439,3 +439,21 @@ fn a_fault_handler_may_destroy_the_faulting_queue() {
     assert_eq!(cp.destroy_queue(qa.id), Err(CpError::NoQueue(qa.id)));
     drop(cp);
 }
+
+#[test]
+fn kernel_names_come_from_the_loaded_code_object() {
+    let (vm, host, _cp) = setup(None);
+    let k = load_kernels(&vm, &host);
+    assert_eq!(k.len(), 5);
+    for (name, &ko) in &k {
+        assert_eq!(
+            crate::cp::names::kernel_name(&vm, ko).as_deref(),
+            Some(name.as_str())
+        );
+    }
+    // Not a descriptor, not mapped, or no code object around it.
+    assert_eq!(crate::cp::names::kernel_name(&vm, k["poke"] + 8), None);
+    assert_eq!(crate::cp::names::kernel_name(&vm, 0x1000), None);
+    let plain = buffer(&vm, 1024);
+    assert_eq!(crate::cp::names::kernel_name(&vm, plain + 64), None);
+}

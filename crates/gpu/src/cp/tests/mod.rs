@@ -179,17 +179,15 @@ fn code_object() -> &'static [u8] {
 }
 
 /// Loads the test kernels into `vm`; returns kernel name -> kernel object
-/// (descriptor address), and names them for fault reports.
-pub fn load_kernels(vm: &Vm, host: &TestHost) -> HashMap<String, u64> {
+/// (descriptor address). Fault reports find the names in the loaded code
+/// object, as with the runtime's loader (the host names none).
+pub fn load_kernels(vm: &Vm, _host: &TestHost) -> HashMap<String, u64> {
     let co = CodeObject::parse("k.hsaco", code_object().to_vec()).unwrap();
     let loaded = loader::load(vm, &co).unwrap();
-    let mut out = HashMap::new();
-    for k in co.kernels() {
-        let ko = loaded.base + k.descriptor_address;
-        out.insert(k.name.clone(), ko);
-        host.names.lock().unwrap().insert(ko, k.name.clone());
-    }
-    out
+    co.kernels()
+        .iter()
+        .map(|k| (k.name.clone(), loaded.base + k.descriptor_address))
+        .collect()
 }
 
 /// An AQL queue as ROCr lays it out: the ring (headers INVALID) and an
