@@ -18,7 +18,6 @@ pub struct TestHost {
     pub faults: Mutex<Vec<(u32, GpuFault)>>,
     epoch: Instant,
     clock: AtomicU64,
-    pub names: Mutex<HashMap<u64, String>>,
 }
 
 impl Default for TestHost {
@@ -28,7 +27,6 @@ impl Default for TestHost {
             faults: Mutex::default(),
             epoch: Instant::now(),
             clock: AtomicU64::new(0),
-            names: Mutex::default(),
         }
     }
 }
@@ -51,9 +49,6 @@ impl Host for TestHost {
             })
             .unwrap_or(0);
         now.max(prev + 1)
-    }
-    fn kernel_name(&self, kernel_object: u64) -> Option<String> {
-        self.names.lock().unwrap().get(&kernel_object).cloned()
     }
 }
 
