@@ -104,7 +104,7 @@ impl Engine for Aql {
         if write <= read {
             return Step::Idle;
         }
-        let slot = d.ring_base + (read % (d.ring_size / 64)) * 64;
+        let slot = d.ring_base.wrapping_add((read % (d.ring_size / 64)) * 64);
         let header = match load_u32(vm, &mut self.tlb, slot) {
             Ok(h) => h & 0xffff,
             Err(f) => return cx.mem_fault(&format!("reading packet {read}"), &f),

@@ -69,14 +69,14 @@ impl Cache {
         let r = vm
             .region(entry)
             .ok_or_else(|| format!("the kernel code at 0x{entry:x} is not mapped"))?;
-        let end = r.start + r.len;
+        let end = r.start.saturating_add(r.len);
         let (start, stop) = if r.len <= WINDOW {
             (r.start, end)
         } else {
             let s = (entry & !(GRANULE - 1))
                 .saturating_sub(GRANULE)
                 .max(r.start);
-            (s, (s + WINDOW).min(end))
+            (s, s.saturating_add(WINDOW).min(end))
         };
         let key = Key {
             region: r.id,

@@ -85,12 +85,12 @@ fn lookup(img: &mut Image, value: u64) -> Option<String> {
     let (phoff, phentsize, phnum) = (img.u64(32)?, u64::from(img.u16(54)?), img.u16(56)?);
     let dynamic = (0..u64::from(phnum).min(MAX_PHDRS)).find_map(|i| {
         let ph = phoff.checked_add(i * phentsize)?;
-        (img.u32(ph)? == PT_DYNAMIC).then(|| img.u64(ph + 16))?
+        (img.u32(ph)? == PT_DYNAMIC).then(|| img.u64(ph.wrapping_add(16)))?
     })?;
     let (mut symtab, mut strtab, mut strsz, mut hash) = (None, None, None, None);
     for i in 0..MAX_DYNAMIC {
         let e = dynamic.checked_add(16 * i)?;
-        let (tag, val) = (img.u64(e)?, img.u64(e + 8)?);
+        let (tag, val) = (img.u64(e)?, img.u64(e.wrapping_add(8))?);
         match tag {
             0 => break,
             DT_SYMTAB => symtab = Some(val),
@@ -104,19 +104,19 @@ fn lookup(img: &mut Image, value: u64) -> Option<String> {
     // The SysV hash table's chain count is the number of symbols; without
     // one, the symbols are taken to run up to the string table.
     let count = match hash {
-        Some(h) => u64::from(img.u32(h + 4)?),
+        Some(h) => u64::from(img.u32(h.wrapping_add(4))?),
         None => strtab.checked_sub(symtab)? / 24,
     }
     .min(MAX_SYMBOLS);
     for i in 0..count {
         let s = symtab.checked_add(24 * i)?;
-        if img.u64(s + 8)? != value {
+        if img.u64(s.wrapping_add(8))? != value {
             continue;
         }
         let name = u64::from(img.u32(s)?);
         let mut bytes = Vec::new();
         while name + (bytes.len() as u64) < strsz && bytes.len() < 4096 {
-            match img.bytes::<1>(strtab + name + bytes.len() as u64)? {
+            match img.bytes::<1>(strtab.wrapping_add(name + bytes.len() as u64))? {
                 [0] => break,
                 [c] => bytes.push(c),
             }

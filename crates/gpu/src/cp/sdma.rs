@@ -111,7 +111,7 @@ impl Engine for Sdma {
         }
         let ring_dw = |s: &mut Sdma, i: u64| -> Result<u32, MemFault> {
             let off = (rptr + 4 * i) % d.ring_size;
-            load_u32(vm, &mut s.tlb, d.ring_base + off)
+            load_u32(vm, &mut s.tlb, d.ring_base.wrapping_add(off))
         };
         let header = match ring_dw(self, 0) {
             Ok(h) => h,
@@ -210,7 +210,11 @@ impl Sdma {
         let first = bytes.min((d.ring_size - off) as usize);
         self.raw.resize(bytes, 0);
         let vm = cx.vm();
-        vm.read(&mut self.tlb, d.ring_base + off, &mut self.raw[..first])?;
+        vm.read(
+            &mut self.tlb,
+            d.ring_base.wrapping_add(off),
+            &mut self.raw[..first],
+        )?;
         if first < bytes {
             vm.read(&mut self.tlb, d.ring_base, &mut self.raw[first..])?;
         }
@@ -235,7 +239,7 @@ impl Sdma {
     /// Reports a malformed packet.
     fn bad(&self, cx: &Cx, rptr: u64, what: &str) -> Step {
         cx.fault(GpuFault {
-            addr: cx.desc.ring_base + rptr % cx.desc.ring_size,
+            addr: cx.desc.ring_base.wrapping_add(rptr % cx.desc.ring_size),
             write: false,
             hang: false,
             report: format!(
