@@ -37,6 +37,11 @@ const AMD_BARRIER_VALUE: u8 = 2;
 /// it.
 pub const READ_DISPATCH_ID_OFFSET: u64 = 128;
 
+/// The most private memory a work-item can have: a wave's scratch size
+/// (COMPUTE_TMPRING_SIZE.WAVESIZE) is 13 bits in units of 1 KiB, shared by
+/// 64 lanes.
+const MAX_PRIVATE: u32 = 8191 * 1024 / 64;
+
 /// Offset of `completion_signal` in every packet type.
 const COMPLETION_SIGNAL: usize = 56;
 
@@ -335,6 +340,18 @@ impl Aql {
                 return Err(Stop::Halt);
             }
         };
+        let private_bytes = private.max(kd.private_segment_fixed_size);
+        if private_bytes > MAX_PRIVATE {
+            return Err(invalid(
+                cx,
+                index,
+                slot,
+                &format!(
+                    "kernel {kernel} needs {private_bytes} bytes of private memory per work-item, more than the {MAX_PRIVATE} a wave's scratch can hold"
+                ),
+            ));
+        }
+        let private_bytes = private_bytes.max(4).next_multiple_of(16);
         let grid: [u32; 3] = std::array::from_fn(|i| {
             items[i]
                 .div_ceil(u64::from(block[i]))
@@ -352,10 +369,7 @@ impl Aql {
             kernarg,
             dispatch_packet: slot,
             queue: cx.desc.read_ptr.wrapping_sub(READ_DISPATCH_ID_OFFSET),
-            private_bytes: private
-                .max(kd.private_segment_fixed_size)
-                .max(4)
-                .next_multiple_of(16),
+            private_bytes,
             threads: cx.shared.opts.threads,
             timeout: cx.watchdog(),
             max_lds: gpu.spec.max_lds,

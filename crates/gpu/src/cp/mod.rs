@@ -117,6 +117,10 @@ pub enum CpError {
     BadQueue(String),
     #[error("cannot start a queue thread: {0}")]
     Thread(String),
+    /// The queue's thread panicked (a bug in the emulator; the queue is
+    /// gone).
+    #[error("the thread of queue {0} panicked")]
+    Panicked(u32),
 }
 
 /// The command processors of all GPUs of one process.
@@ -345,8 +349,11 @@ impl CommandProcessor {
     /// callback.
     pub fn destroy_queue(&self, id: u32) -> Result<(), CpError> {
         let q = self.lock().remove(&id).ok_or(CpError::NoQueue(id))?;
-        stop(q, &self.shared.wake);
-        Ok(())
+        if stop(q, &self.shared.wake) {
+            Ok(())
+        } else {
+            Err(CpError::Panicked(id))
+        }
     }
 
     /// Changes a queue's ring and priority (KFD UPDATE_QUEUE); the queue
@@ -393,23 +400,23 @@ impl Drop for CommandProcessor {
             q.ctl.stop.store(true, Ordering::Release);
         }
         for q in queues {
-            stop(q, &self.shared.wake);
+            // A panic has been printed; there is nothing more to do here.
+            let _ = stop(q, &self.shared.wake);
         }
     }
 }
 
-fn stop(mut q: QueueHandle, wake: &Wake) {
+/// Stops a queue's thread and waits for it; returns false if it had
+/// panicked.
+fn stop(mut q: QueueHandle, wake: &Wake) -> bool {
     q.ctl.stop.store(true, Ordering::Release);
     wake.kick();
-    if let Some(t) = q.thread.take() {
+    match q.thread.take() {
         // A host callback running on the queue's own thread (a fault
         // handler destroying the faulting queue) cannot wait for itself:
         // the thread ends when the callback returns.
-        if t.thread().id() != std::thread::current().id() {
-            // A queue thread does not panic on any input; if it did, the
-            // panic has been printed and there is nothing left to stop.
-            let _ = t.join();
-        }
+        Some(t) if t.thread().id() != std::thread::current().id() => t.join().is_ok(),
+        _ => true,
     }
 }
 

@@ -2,6 +2,7 @@
 //! the runtime writes them, and kernels compiled by clang-22.
 
 mod aql;
+mod fuzz;
 mod queues;
 mod sdma;
 
