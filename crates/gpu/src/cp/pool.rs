@@ -24,6 +24,8 @@ struct State {
     unclaimed: usize,
     /// Instances taken and not finished.
     running: usize,
+    /// An instance of the current job panicked on a worker.
+    panicked: bool,
     shutdown: bool,
 }
 
@@ -97,8 +99,10 @@ fn work(shared: &Shared) {
             // drop to 0 before it returns, so the closure is alive here.
             let f = unsafe { &*f };
             // A dispatch worker does not panic; should it, the instance
-            // still counts as finished so that `run` returns.
-            let _ = catch_unwind(AssertUnwindSafe(f));
+            // still counts as finished so that `run` returns, and `run`
+            // passes the panic on to its caller.
+            let r = catch_unwind(AssertUnwindSafe(f));
+            shared.lock().panicked |= r.is_err();
         }
         let mut st = shared.lock();
         st.running -= 1;
@@ -122,6 +126,7 @@ impl Workers for Pool {
             st.generation += 1;
             st.unclaimed = helpers;
             st.running = helpers;
+            st.panicked = false;
             self.shared.work.notify_all();
         }
         let mine = catch_unwind(AssertUnwindSafe(job));
@@ -133,9 +138,13 @@ impl Workers for Pool {
             st = self.shared.done.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         st.job = None;
+        let theirs = st.panicked;
         drop(st);
         if let Err(p) = mine {
             resume_unwind(p);
+        }
+        if theirs {
+            resume_unwind(Box::new("a dispatch worker thread panicked"));
         }
     }
 }
@@ -182,5 +191,31 @@ mod tests {
             ids.dedup();
             assert_eq!(ids.len(), c, "one instance per thread");
         }
+    }
+
+    #[test]
+    fn a_worker_panic_reaches_the_caller_and_the_pool_still_works() {
+        let pool = Pool::new("test".into());
+        let main = std::thread::current().id();
+        let started = std::sync::atomic::AtomicBool::new(false);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            pool.run(2, &|| {
+                if std::thread::current().id() != main {
+                    started.store(true, Ordering::Release);
+                    panic!("worker fails");
+                }
+                // Wait for the worker to take its instance.
+                let t = std::time::Instant::now();
+                while !started.load(Ordering::Acquire) && t.elapsed().as_secs() < 10 {
+                    std::thread::yield_now();
+                }
+            })
+        }));
+        assert!(r.is_err());
+        let count = AtomicUsize::new(0);
+        pool.run(2, &|| {
+            count.fetch_add(1, Ordering::Relaxed);
+        });
+        assert!(count.load(Ordering::Relaxed) >= 1);
     }
 }
