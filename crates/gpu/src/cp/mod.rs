@@ -200,6 +200,9 @@ impl Wake {
     }
 }
 
+/// Begins the report of a fault that is a bug of the emulator.
+pub const INTERNAL_ERROR: &str = "internal error";
+
 /// How long a queue thread keeps polling after its last packet.
 const SPIN: Duration = Duration::from_millis(2);
 /// First and longest sleep of an idle queue thread.
@@ -480,7 +483,27 @@ fn serve(shared: &Shared, ctl: &QueueCtl) {
                 ctl,
                 desc: ctl.desc(),
             };
-            match engine.step(&cx) {
+            // A panic is a bug of the emulator; it stops this queue with a
+            // fault report (the application sees a GPU fault, not a hang)
+            // and leaves the process running.
+            let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.step(&cx)))
+                .unwrap_or_else(|p| {
+                    let why = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    cx.fault(GpuFault {
+                        addr: 0,
+                        write: false,
+                        hang: false,
+                        report: format!(
+                            "{}\n  {INTERNAL_ERROR}: the emulator panicked: {why}",
+                            cx.queue_name()
+                        ),
+                    })
+                });
+            match step {
                 Step::Progress => {
                     // Other queues may wait on what this packet signalled.
                     shared.wake.kick();

@@ -101,6 +101,7 @@ fn random_sdma_streams() {
     }
     // The streams reached the packets' fault paths, not only their opcodes.
     assert!(host.faults().len() >= 10, "{} faults", host.faults().len());
+    no_internal_errors(&host);
 }
 
 #[test]
@@ -169,4 +170,11 @@ fn random_aql_packets() {
         assert_eq!(cp.destroy_queue(q.id), Ok(()));
     }
     assert!(host.faults().len() >= 10, "{} faults", host.faults().len());
+    no_internal_errors(&host);
+}
+
+fn no_internal_errors(host: &TestHost) {
+    for (_, f) in host.faults() {
+        assert!(!f.report.contains(INTERNAL_ERROR), "{}", f.report);
+    }
 }
