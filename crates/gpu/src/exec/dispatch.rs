@@ -78,6 +78,59 @@ pub enum DispatchError {
     Timeout { kernel: String, secs: f64 },
     #[error("kernel {kernel}: {why}")]
     Launch { kernel: String, why: String },
+    /// Stopped from outside through [`Extra::cancel`].
+    #[error("kernel {kernel}: the dispatch was cancelled")]
+    Cancelled { kernel: String },
+}
+
+/// Persistent threads a dispatch may run its workers on instead of
+/// starting threads of its own.
+pub trait Workers: Sync {
+    /// Runs `job` on up to `n` threads at once (the caller's among them)
+    /// and returns when every instance has returned. The instances share
+    /// the dispatch's workgroups, so running fewer is correct, only slower.
+    fn run(&self, n: usize, job: &(dyn Fn() + Sync));
+}
+
+/// What a command processor supplies beyond a [`Launch`].
+#[derive(Clone, Copy, Default)]
+pub struct Extra<'a> {
+    /// Work-items per dimension (the AQL packet's grid size) when they need
+    /// not be a whole number of workgroups. The grid then has
+    /// `ceil(items / block)` workgroups per dimension (which must equal
+    /// [`Launch::grid`]), and the last workgroup of a dimension is partial:
+    /// it has only the remaining work-items, packed, as the hardware launches
+    /// it (COMPUTE_NUM_THREAD_*.NUM_THREAD_PARTIAL).
+    pub grid_items: Option<[u64; 3]>,
+    /// Another thread sets this to stop the dispatch.
+    pub cancel: Option<&'a AtomicBool>,
+    /// The packet's dispatch id (the `DispatchId` SGPR pair).
+    pub dispatch_id: u64,
+    /// Threads to run the workgroups on (else the dispatch starts its own).
+    pub workers: Option<&'a dyn Workers>,
+}
+
+impl Extra<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Work-items per dimension of workgroup `group`.
+    fn shape(&self, l: &Launch, group: [u32; 3]) -> [u32; 3] {
+        match self.grid_items {
+            None => l.block,
+            Some(items) => std::array::from_fn(|i| {
+                let left = items[i].saturating_sub(u64::from(group[i]) * u64::from(l.block[i]));
+                left.min(u64::from(l.block[i])) as u32
+            }),
+        }
+    }
+}
+
+thread_local! {
+    /// A thread's wave states and LDS buffer, kept between dispatches.
+    static SPARE: std::cell::RefCell<(Vec<Wave>, Vec<u8>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// Instructions a wave runs before the next wave of its workgroup gets a
@@ -86,6 +139,17 @@ const QUANTUM: u64 = 4096;
 
 /// Runs the kernel to completion (or the first fault).
 pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats, DispatchError> {
+    dispatch_with(vm, env, prog, l, &Extra::default())
+}
+
+/// [`dispatch`] with the command processor's [`Extra`] inputs.
+pub fn dispatch_with(
+    vm: &Vm,
+    env: &Env,
+    prog: &Program,
+    l: &Launch,
+    x: &Extra,
+) -> Result<Stats, DispatchError> {
     let launch_err = |why: String| DispatchError::Launch {
         kernel: l.kernel.clone(),
         why,
@@ -99,6 +163,17 @@ pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats,
     }
     if l.grid.contains(&0) {
         return Err(launch_err("the grid has a zero dimension".into()));
+    }
+    if let Some(items) = x.grid_items {
+        for i in 0..3 {
+            let (b, g) = (u64::from(l.block[i]), u64::from(l.grid[i]));
+            if items[i] == 0 || items[i].div_ceil(b) != g {
+                return Err(launch_err(format!(
+                    "{} work-items in dimension {i} do not make {g} workgroups of {b}",
+                    items[i]
+                )));
+            }
+        }
     }
     let d = &l.descriptor;
     if d.kernel_code_properties.enable_wavefront_size32 {
@@ -125,17 +200,29 @@ pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats,
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let insts = AtomicU64::new(0);
+    let waves_run = AtomicU64::new(0);
     let first_error: Mutex<Option<DispatchError>> = Mutex::new(None);
-    let waves_per_group = items.div_ceil(64) as usize;
     let preload = preloaded_kernargs(vm, l).map_err(|f| launch_err(f.to_string()))?;
 
     let worker = || {
-        let mut waves: Vec<Wave> = Vec::new();
-        let mut lds_buf = vec![0u8; lds as usize];
+        // Wave state and LDS left by this thread's previous dispatch (a
+        // command processor's persistent threads run many): every wave is
+        // re-initialised at launch and LDS cleared per workgroup.
+        let (mut waves, mut lds_buf) = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        lds_buf.resize(lds as usize, 0);
         let mut tlb = Tlb::default();
         let mut done = 0u64;
+        let mut nwaves = 0u64;
         loop {
             if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if x.cancelled() {
+                stop.store(true, Ordering::Relaxed);
+                let mut slot = first_error.lock().unwrap_or_else(|e| e.into_inner());
+                slot.get_or_insert(DispatchError::Cancelled {
+                    kernel: l.kernel.clone(),
+                });
                 break;
             }
             if l.timeout.is_some_and(|t| start.elapsed() > t) {
@@ -155,12 +242,16 @@ pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats,
             let gy = ((g / u64::from(l.grid[0])) % u64::from(l.grid[1])) as u32;
             let gz = (g / (u64::from(l.grid[0]) * u64::from(l.grid[1]))) as u32;
             let group = [gx, gy, gz];
+            let shape = x.shape(l, group);
+            let waves_per_group = shape.iter().product::<u32>().div_ceil(64) as usize;
+            nwaves += waves_per_group as u64;
             let r = run_group(
                 vm,
                 &env,
                 prog,
                 l,
-                group,
+                x,
+                (group, shape),
                 waves_per_group,
                 &mut waves,
                 &mut lds_buf,
@@ -182,9 +273,13 @@ pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats,
             }
         }
         insts.fetch_add(done, Ordering::Relaxed);
+        waves_run.fetch_add(nwaves, Ordering::Relaxed);
+        SPARE.with(|s| *s.borrow_mut() = (waves, lds_buf));
     };
     if threads == 1 {
         worker();
+    } else if let Some(w) = x.workers {
+        w.run(threads, &worker);
     } else {
         std::thread::scope(|s| {
             for _ in 0..threads {
@@ -197,7 +292,7 @@ pub fn dispatch(vm: &Vm, env: &Env, prog: &Program, l: &Launch) -> Result<Stats,
     }
     Ok(Stats {
         instructions: insts.load(Ordering::Relaxed),
-        waves: groups * waves_per_group as u64,
+        waves: waves_run.load(Ordering::Relaxed),
         workgroups: groups,
         wall: start.elapsed(),
         threads,
@@ -225,7 +320,8 @@ fn run_group(
     env: &Env,
     prog: &Program,
     l: &Launch,
-    group: [u32; 3],
+    x: &Extra,
+    (group, shape): ([u32; 3], [u32; 3]),
     nwaves: usize,
     waves: &mut Vec<Wave>,
     lds: &mut [u8],
@@ -239,7 +335,7 @@ fn run_group(
     }
     lds.fill(0);
     for (i, w) in waves.iter_mut().take(nwaves).enumerate() {
-        init_wave(w, l, group, i as u32, preload);
+        init_wave(w, l, x, (group, shape), i as u32, preload);
     }
     let mut total = 0;
     loop {
@@ -300,6 +396,11 @@ fn run_group(
         if stop.load(Ordering::Relaxed) {
             return Ok(total);
         }
+        if x.cancelled() {
+            return Err(DispatchError::Cancelled {
+                kernel: l.kernel.clone(),
+            });
+        }
         if let Some(t) = l.timeout
             && start.elapsed() > t
         {
@@ -343,8 +444,16 @@ fn trace_step(ctx: &mut Ctx, prog: &Program, limit: u64) -> Result<Stop, (Fault,
 }
 
 /// Sets a wave's launch state: PC, EXEC, MODE, the enabled SGPRs and the
-/// work-item IDs in v0.
-fn init_wave(w: &mut Wave, l: &Launch, group: [u32; 3], index: u32, preload: &[u32]) {
+/// work-item IDs in v0. `shape` is the workgroup's work-items per dimension
+/// (smaller than the block in a partial workgroup).
+fn init_wave(
+    w: &mut Wave,
+    l: &Launch,
+    x: &Extra,
+    (group, shape): ([u32; 3], [u32; 3]),
+    index: u32,
+    preload: &[u32],
+) {
     let d = &l.descriptor;
     w.s = [0; super::wave::SREGS];
     // Zero the registers the kernel allocated (ArchVGPRs, then AccVGPRs
@@ -379,8 +488,8 @@ fn init_wave(w: &mut Wave, l: &Launch, group: [u32; 3], index: u32, preload: &[u
     }
 
     // Work-items of this wave: linear IDs index*64 .. +64 within the group.
-    let [bx, by, _] = l.block;
-    let items = l.block.iter().product::<u32>();
+    let [bx, by, _] = shape;
+    let items = shape.iter().product::<u32>();
     let mut exec = 0u64;
     let v0 = &mut w.v[0];
     for lane in 0..64u32 {
@@ -411,7 +520,7 @@ fn init_wave(w: &mut Wave, l: &Launch, group: [u32; 3], index: u32, preload: &[u
             SgprUse::DispatchPtr => w.set_s64(s, l.dispatch_packet),
             SgprUse::QueuePtr => w.set_s64(s, l.queue),
             SgprUse::KernargSegmentPtr => w.set_s64(s, l.kernarg),
-            SgprUse::DispatchId => w.set_s64(s, 0),
+            SgprUse::DispatchId => w.set_s64(s, x.dispatch_id),
             // Flat scratch is an offset into the wave's private memory,
             // which starts at 0 for every wave.
             SgprUse::FlatScratchInit => w.set_s64(s, 0),

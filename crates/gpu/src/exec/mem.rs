@@ -79,6 +79,8 @@ struct Region {
     /// Host address of `start`.
     host: *mut u8,
     perms: Perms,
+    /// Unique among all regions this Vm ever had.
+    id: u64,
     /// Owned backing store (standalone mode), kept alive with the region.
     _owned: Option<Box<[AtomicU64]>>,
 }
@@ -121,6 +123,19 @@ pub struct Vm {
     epoch: AtomicU64,
     /// Next address handed out by [`Vm::alloc`].
     next: AtomicU64,
+    /// Next region id.
+    ids: AtomicU64,
+}
+
+/// A mapped range as [`Vm::region`] reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RegionInfo {
+    pub start: u64,
+    pub len: u64,
+    pub perms: Perms,
+    /// Unique for the life of the Vm: a range unmapped and mapped again
+    /// gets a new id.
+    pub id: u64,
 }
 
 /// Where [`Vm::alloc`] places buffers: above the low 4 GiB and far from
@@ -137,6 +152,7 @@ impl Vm {
             regions: RwLock::new(Vec::new()),
             epoch: AtomicU64::new(0),
             next: AtomicU64::new(ALLOC_BASE),
+            ids: AtomicU64::new(0),
         }
     }
 
@@ -158,6 +174,7 @@ impl Vm {
             len,
             host,
             perms,
+            id: 0,
             _owned: Some(owned),
         });
         start
@@ -174,6 +191,7 @@ impl Vm {
             len,
             host,
             perms,
+            id: 0,
             _owned: None,
         });
     }
@@ -187,11 +205,25 @@ impl Vm {
         r.len() != before
     }
 
-    fn insert(&self, region: Region) {
+    fn insert(&self, mut region: Region) {
+        region.id = self.ids.fetch_add(1, Ordering::Relaxed);
         let mut r = self.regions.write().unwrap_or_else(|e| e.into_inner());
         let at = r.partition_point(|x| x.start < region.start);
         r.insert(at, region);
         self.epoch.fetch_add(1, Ordering::Release);
+    }
+
+    /// The region that contains `addr`, if any.
+    pub fn region(&self, addr: u64) -> Option<RegionInfo> {
+        let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = r.partition_point(|x| x.start <= addr).checked_sub(1)?;
+        let x = r.get(i).filter(|x| addr - x.start < x.len)?;
+        Some(RegionInfo {
+            start: x.start,
+            len: x.len,
+            perms: x.perms,
+            id: x.id,
+        })
     }
 
     /// Resolves `addr..addr+size` to a host address, through `tlb`.

@@ -1,0 +1,525 @@
+//! The command processor: the part of the GPU that consumes the queues the
+//! ROCm runtime writes in user memory. AQL queues ([`aql`]) carry kernel
+//! dispatches and barriers in the HSA packet format; SDMA queues ([`sdma`])
+//! carry copy, fill and signalling packets for the DMA engines.
+//!
+//! Each queue is served by its own host thread. A thread notices new work by
+//! polling the queue's write pointer: it keeps polling (yielding the core)
+//! for a short while after the last packet, then sleeps on a condition
+//! variable with growing timeouts, so an idle process burns no core.
+//! [`CommandProcessor::kick`] (the driver's doorbell notification) wakes
+//! sleeping threads at once.
+//!
+//! All memory the queues name (rings, pointers, packets, signals, kernel
+//! code) is read and written through the [`Vm`] with checked accesses: a bad
+//! pointer is reported as a GPU fault through [`Host::gpu_fault`] and stops
+//! the queue, as on hardware, and never touches the host program.
+
+mod aql;
+mod kernels;
+mod names;
+mod pool;
+mod sdma;
+mod signal;
+#[cfg(test)]
+mod tests;
+
+use crate::exec::mem::{MemFault, Vm};
+use crate::exec::op::Env;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What the command processor needs from the (simulated) kernel driver.
+pub trait Host: Send + Sync + 'static {
+    /// The GPU wrote `event_id` to a signal's event mailbox and raised the interrupt.
+    fn signal_event(&self, event_id: u32);
+    /// A GPU VM fault, or a dispatch stopped by the watchdog, on GPU `gpu` (index in config order).
+    fn gpu_fault(&self, gpu: u32, fault: &GpuFault);
+    /// The GPU timestamp counter (the clock KFD's GET_CLOCK_COUNTERS reports as gpu_clock_counter).
+    fn gpu_clock(&self) -> u64;
+    /// A name for the kernel whose descriptor is at `kernel_object`, for
+    /// fault reports (none by default: the command processor then reads it
+    /// from the loaded code object's dynamic symbols, or gives the address).
+    fn kernel_name(&self, _kernel_object: u64) -> Option<String> {
+        None
+    }
+}
+
+/// A fault that stopped a queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuFault {
+    /// The faulting address (0 when the fault is not a memory access).
+    pub addr: u64,
+    /// Whether the faulting access was a write (or an atomic).
+    pub write: bool,
+    /// The queue was stopped by the watchdog rather than by a fault.
+    pub hang: bool,
+    /// Multi-line human report: queue, packet, kernel, workgroup, wave, PC,
+    /// instruction, address.
+    pub report: String,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueKind {
+    Aql,
+    Sdma,
+}
+
+/// A queue as KFD's CREATE_QUEUE describes it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueDesc {
+    pub kind: QueueKind,
+    /// GPU index, in config order.
+    pub gpu: u32,
+    /// Ring buffer address and size in bytes (a power of two; a size or
+    /// base of 0 makes the queue inactive).
+    pub ring_base: u64,
+    pub ring_size: u64,
+    /// Addresses of the read and write pointers (KFD's
+    /// `read_pointer_address` / `write_pointer_address`): 64-bit packet
+    /// indices for AQL queues (`amd_queue_t::read_dispatch_id` and
+    /// `write_dispatch_id`), 64-bit monotonically increasing byte offsets
+    /// for SDMA queues.
+    pub read_ptr: u64,
+    pub write_ptr: u64,
+    /// Address of this queue's doorbell (host memory), 0 if none.
+    pub doorbell: u64,
+    pub priority: u32,
+}
+
+/// One GPU as the command processor sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct CpGpu {
+    pub target: rocjitsu_isa::Target,
+    /// LDS bytes one workgroup may have.
+    pub max_lds: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpOptions {
+    /// Host threads per dispatch (0: one per core).
+    pub threads: usize,
+    /// Stop a dispatch, barrier or poll that takes longer than this and
+    /// report it as a hang.
+    pub watchdog: Option<Duration>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CpError {
+    #[error("no queue with id {0}")]
+    NoQueue(u32),
+    #[error("no GPU with index {0}")]
+    NoGpu(u32),
+    #[error("invalid queue: {0}")]
+    BadQueue(String),
+    #[error("cannot start a queue thread: {0}")]
+    Thread(String),
+    /// The queue's thread panicked (a bug in the emulator; the queue is
+    /// gone).
+    #[error("the thread of queue {0} panicked")]
+    Panicked(u32),
+}
+
+/// The command processors of all GPUs of one process.
+pub struct CommandProcessor {
+    shared: Arc<Shared>,
+    queues: Mutex<HashMap<u32, QueueHandle>>,
+}
+
+/// Queue ids are unique in the process, so that queue threads' names
+/// ("rj-cp-q<id>", as `ps -L` and debuggers show them) are.
+static NEXT_QUEUE_ID: AtomicU32 = AtomicU32::new(0);
+
+/// The name of queue `id`'s thread (at most 15 bytes, Linux's limit, for
+/// ids below 10^8).
+pub(crate) fn thread_name(id: u32) -> String {
+    format!("rj-cp-q{id}")
+}
+
+struct QueueHandle {
+    ctl: Arc<QueueCtl>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// What a queue thread shares with the [`CommandProcessor`].
+pub(crate) struct QueueCtl {
+    id: u32,
+    desc: Mutex<QueueDesc>,
+    /// Set to stop the thread (and cancel the dispatch it runs).
+    stop: AtomicBool,
+}
+
+impl QueueCtl {
+    fn desc(&self) -> QueueDesc {
+        *self.desc.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// State shared by every queue thread.
+pub(crate) struct Shared {
+    vm: Arc<Vm>,
+    gpus: Vec<Gpu>,
+    host: Arc<dyn Host>,
+    opts: CpOptions,
+    kernels: kernels::Cache,
+    wake: Wake,
+}
+
+pub(crate) struct Gpu {
+    spec: CpGpu,
+    env: Env,
+}
+
+/// Wakes sleeping queue threads: a generation counter bumped on every kick.
+#[derive(Default)]
+struct Wake {
+    generation: Mutex<u64>,
+    cv: Condvar,
+}
+
+impl Wake {
+    fn generation(&self) -> u64 {
+        *self.generation.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn kick(&self) {
+        let mut g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
+        *g = g.wrapping_add(1);
+        self.cv.notify_all();
+    }
+
+    /// Sleeps up to `timeout` unless a kick came after generation `seen`.
+    fn wait(&self, seen: u64, timeout: Duration) {
+        let g = self.generation.lock().unwrap_or_else(|e| e.into_inner());
+        if *g == seen {
+            let _ = self.cv.wait_timeout(g, timeout);
+        }
+    }
+}
+
+/// Begins the report of a fault that is a bug of the emulator.
+pub const INTERNAL_ERROR: &str = "internal error";
+
+/// How long a queue thread keeps polling after its last packet.
+const SPIN: Duration = Duration::from_millis(2);
+/// First and longest sleep of an idle queue thread.
+const NAP_MIN: Duration = Duration::from_micros(50);
+const NAP_MAX: Duration = Duration::from_millis(1);
+
+/// What one look at a queue found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A packet was processed.
+    Progress,
+    /// Nothing to do.
+    Idle,
+    /// The packet at the read pointer waits for a condition.
+    Blocked,
+    /// The queue faulted (already reported) and stops.
+    Halt,
+}
+
+/// One kind of queue's packet processor.
+pub(crate) trait Engine: Send {
+    fn step(&mut self, cx: &Cx) -> Step;
+}
+
+/// What an engine works with during one step.
+pub(crate) struct Cx<'a> {
+    shared: &'a Shared,
+    ctl: &'a QueueCtl,
+    desc: QueueDesc,
+}
+
+impl Cx<'_> {
+    fn vm(&self) -> &Vm {
+        &self.shared.vm
+    }
+
+    fn host(&self) -> &dyn Host {
+        &*self.shared.host
+    }
+
+    fn gpu(&self) -> &Gpu {
+        // Checked at queue creation.
+        &self.shared.gpus[self.desc.gpu as usize]
+    }
+
+    fn watchdog(&self) -> Option<Duration> {
+        self.shared.opts.watchdog
+    }
+
+    /// The queue's name in reports.
+    fn queue_name(&self) -> String {
+        let kind = match self.desc.kind {
+            QueueKind::Aql => "AQL",
+            QueueKind::Sdma => "SDMA",
+        };
+        format!(
+            "{kind} queue {} on GPU {} (ring 0x{:x}, {} bytes)",
+            self.ctl.id, self.desc.gpu, self.desc.ring_base, self.desc.ring_size
+        )
+    }
+
+    /// Reports a fault and stops the queue.
+    fn fault(&self, fault: GpuFault) -> Step {
+        self.host().gpu_fault(self.desc.gpu, &fault);
+        Step::Halt
+    }
+
+    /// Reports a memory fault the command processor itself took while
+    /// reading or writing `what`.
+    fn mem_fault(&self, what: &str, f: &MemFault) -> Step {
+        self.fault(GpuFault {
+            addr: f.addr,
+            write: f.access != crate::exec::mem::Access::Read,
+            hang: false,
+            report: format!("{}\n  {what}: {f}", self.queue_name()),
+        })
+    }
+
+    /// Checks a wait that began at `since` against the watchdog; reports a
+    /// hang when it ran out.
+    fn check_wait(&self, since: Instant, what: &dyn Fn() -> String) -> Step {
+        match self.watchdog() {
+            Some(t) if since.elapsed() > t => self.fault(GpuFault {
+                addr: 0,
+                write: false,
+                hang: true,
+                report: format!(
+                    "{}\n  {} did not complete within the watchdog's {t:?} and was stopped",
+                    self.queue_name(),
+                    what(),
+                ),
+            }),
+            _ => Step::Blocked,
+        }
+    }
+}
+
+impl CommandProcessor {
+    pub fn new(vm: Arc<Vm>, gpus: Vec<CpGpu>, host: Arc<dyn Host>, opts: CpOptions) -> Self {
+        let gpus = gpus
+            .into_iter()
+            .map(|spec| Gpu {
+                spec,
+                env: Env::new(spec.target),
+            })
+            .collect();
+        CommandProcessor {
+            shared: Arc::new(Shared {
+                vm,
+                gpus,
+                host,
+                opts,
+                kernels: kernels::Cache::default(),
+                wake: Wake::default(),
+            }),
+            queues: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Starts serving a queue; returns its id.
+    pub fn create_queue(&self, desc: QueueDesc) -> Result<u32, CpError> {
+        validate(&desc, self.shared.gpus.len())?;
+        let id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
+        let ctl = Arc::new(QueueCtl {
+            id,
+            desc: Mutex::new(desc),
+            stop: AtomicBool::new(false),
+        });
+        let (shared, c) = (self.shared.clone(), ctl.clone());
+        let thread = std::thread::Builder::new()
+            .name(thread_name(id))
+            .spawn(move || serve(&shared, &c))
+            .map_err(|e| CpError::Thread(e.to_string()))?;
+        self.lock().insert(
+            id,
+            QueueHandle {
+                ctl,
+                thread: Some(thread),
+            },
+        );
+        Ok(id)
+    }
+
+    /// Stops a queue; returns once its thread has stopped (a dispatch in
+    /// progress is cancelled). Called from a [`Host`] callback on the
+    /// queue's own thread, it returns at once and the thread ends after the
+    /// callback.
+    pub fn destroy_queue(&self, id: u32) -> Result<(), CpError> {
+        let q = self.lock().remove(&id).ok_or(CpError::NoQueue(id))?;
+        if stop(q, &self.shared.wake) {
+            Ok(())
+        } else {
+            Err(CpError::Panicked(id))
+        }
+    }
+
+    /// Changes a queue's ring and priority (KFD UPDATE_QUEUE); the queue
+    /// thread uses them from its next packet on. A ring size or base of 0
+    /// makes the queue inactive, as KFD's `queue_percentage` of 0 does
+    /// (ROCr suspends a queue that way): pass 0 for the size then.
+    pub fn update_queue(
+        &self,
+        id: u32,
+        ring_base: u64,
+        ring_size: u64,
+        priority: u32,
+    ) -> Result<(), CpError> {
+        let queues = self.lock();
+        let q = queues.get(&id).ok_or(CpError::NoQueue(id))?;
+        let mut d = q.ctl.desc.lock().unwrap_or_else(|e| e.into_inner());
+        let new = QueueDesc {
+            ring_base,
+            ring_size,
+            priority,
+            ..*d
+        };
+        validate(&new, self.shared.gpus.len())?;
+        *d = new;
+        drop(d);
+        self.shared.wake.kick();
+        Ok(())
+    }
+
+    /// "Something may have been written": wakes idle queue threads now.
+    pub fn kick(&self) {
+        self.shared.wake.kick();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u32, QueueHandle>> {
+        self.queues.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for CommandProcessor {
+    fn drop(&mut self) {
+        let queues: Vec<QueueHandle> = self.lock().drain().map(|(_, q)| q).collect();
+        for q in &queues {
+            q.ctl.stop.store(true, Ordering::Release);
+        }
+        for q in queues {
+            // A panic has been printed; there is nothing more to do here.
+            let _ = stop(q, &self.shared.wake);
+        }
+    }
+}
+
+/// Stops a queue's thread and waits for it; returns false if it had
+/// panicked.
+fn stop(mut q: QueueHandle, wake: &Wake) -> bool {
+    q.ctl.stop.store(true, Ordering::Release);
+    wake.kick();
+    match q.thread.take() {
+        // A host callback running on the queue's own thread (a fault
+        // handler destroying the faulting queue) cannot wait for itself:
+        // the thread ends when the callback returns.
+        Some(t) if t.thread().id() != std::thread::current().id() => t.join().is_ok(),
+        _ => true,
+    }
+}
+
+fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
+    if d.gpu as usize >= gpus {
+        return Err(CpError::NoGpu(d.gpu));
+    }
+    let bad = |why: String| Err(CpError::BadQueue(why));
+    if d.ring_size != 0 && !d.ring_size.is_power_of_two() {
+        return bad(format!(
+            "the ring size {} is not a power of two",
+            d.ring_size
+        ));
+    }
+    let min = match d.kind {
+        QueueKind::Aql => 64,
+        QueueKind::Sdma => 256,
+    };
+    if d.ring_size != 0 && d.ring_size < min {
+        return bad(format!(
+            "the ring of {} bytes is smaller than {min}",
+            d.ring_size
+        ));
+    }
+    if !d
+        .ring_base
+        .is_multiple_of(if d.kind == QueueKind::Aql { 64 } else { 4 })
+    {
+        return bad(format!("the ring at 0x{:x} is misaligned", d.ring_base));
+    }
+    if d.read_ptr == 0 || !d.read_ptr.is_multiple_of(8) {
+        return bad(format!("read pointer address 0x{:x}", d.read_ptr));
+    }
+    if (d.write_ptr == 0 && d.doorbell == 0)
+        || !d.write_ptr.is_multiple_of(8)
+        || !d.doorbell.is_multiple_of(8)
+    {
+        return bad(format!(
+            "write pointer address 0x{:x} / doorbell 0x{:x}",
+            d.write_ptr, d.doorbell
+        ));
+    }
+    Ok(())
+}
+
+/// A queue thread: runs the queue's packets as they arrive, until stopped.
+fn serve(shared: &Shared, ctl: &QueueCtl) {
+    let desc = ctl.desc();
+    let mut engine: Box<dyn Engine> = match desc.kind {
+        QueueKind::Aql => Box::new(aql::Aql::default()),
+        QueueKind::Sdma => Box::new(sdma::Sdma::default()),
+    };
+    let mut last_work = Instant::now();
+    let mut nap = NAP_MIN;
+    let mut halted = false;
+    while !ctl.stop.load(Ordering::Acquire) {
+        let seen = shared.wake.generation();
+        if !halted {
+            let cx = Cx {
+                shared,
+                ctl,
+                desc: ctl.desc(),
+            };
+            // A panic is a bug of the emulator; it stops this queue with a
+            // fault report (the application sees a GPU fault, not a hang)
+            // and leaves the process running.
+            let step = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.step(&cx)))
+                .unwrap_or_else(|p| {
+                    let why = p
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| p.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    cx.fault(GpuFault {
+                        addr: 0,
+                        write: false,
+                        hang: false,
+                        report: format!(
+                            "{}\n  {INTERNAL_ERROR}: the emulator panicked: {why}",
+                            cx.queue_name()
+                        ),
+                    })
+                });
+            match step {
+                Step::Progress => {
+                    // Other queues may wait on what this packet signalled.
+                    shared.wake.kick();
+                    last_work = Instant::now();
+                    nap = NAP_MIN;
+                    continue;
+                }
+                Step::Halt => halted = true,
+                Step::Idle | Step::Blocked => {}
+            }
+        }
+        if !halted && last_work.elapsed() < SPIN {
+            std::thread::yield_now();
+            continue;
+        }
+        shared.wake.wait(seen, nap);
+        nap = (nap * 2).min(NAP_MAX);
+    }
+}
