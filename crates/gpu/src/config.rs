@@ -166,7 +166,7 @@ pub struct Soc {
     pub max_cus_per_shader_array: u32,
     /// Active CUs of the whole GPU; must equal `xcds * sum(cus_per_shader_engine)`.
     pub total_cus: u32,
-    /// Peak engine (shader) clock in MHz (KFD `max_engine_clk_fccompute`).
+    /// Peak engine (shader) clock in MHz (KFD `max_engine_clk_fcompute`).
     pub max_engine_clock_mhz: u32,
 }
 
@@ -741,7 +741,7 @@ impl GpuSpec {
                 q.sdma_queues_per_engine.into(),
             ),
             ("num_cp_queues", q.cp_queues.into()),
-            ("max_engine_clk_fccompute", s.max_engine_clock_mhz.into()),
+            ("max_engine_clk_fcompute", s.max_engine_clock_mhz.into()),
             ("local_mem_size", self.memory.size_bytes),
             ("fw_version", k.fw_version.into()),
             ("capability", k.capability.into()),
@@ -884,7 +884,7 @@ pub(crate) mod tests {
             "num_sdma_xgmi_engines",
             "num_sdma_queues_per_engine",
             "num_cp_queues",
-            "max_engine_clk_fccompute",
+            "max_engine_clk_fcompute",
             "local_mem_size",
             "fw_version",
             "capability",

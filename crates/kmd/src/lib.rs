@@ -1,0 +1,113 @@
+//! The simulated amdgpu kernel driver.
+//!
+//! [`SimulatedDriver`] answers what the ROCm user space asks the kernel:
+//! KFD ioctls on `/dev/kfd` (versions, apertures, memory, queues, events,
+//! clocks, ...), the amdgpu DRM ioctls libdrm issues on the render node, the
+//! mmaps of both, and the KFD sysfs topology (generated into a private
+//! directory, see [`sysfs`]). The preload library routes the app's calls
+//! here; nothing in this crate knows about symbol interposition.
+//!
+//! Validation contract: every ioctl argument is checked here and a bad one
+//! gets the errno the kernel driver returns; the GPU model below
+//! (`rocjitsu_gpu::cp`) may assume the queues and memory it is handed are
+//! valid (it still reports faults on bad GPU addresses).
+//!
+//! GPU VA = host VA: an allocation's GPU address is the address the thunk
+//! maps it at in the process. Device memory is backed by memfds; the driver
+//! keeps its own mapping of each for the GPU's accesses.
+
+pub mod abi;
+mod driver;
+mod drm;
+mod events;
+mod memory;
+pub mod sysfs;
+pub mod user;
+
+pub use driver::{DriverOptions, SimulatedDriver};
+
+use rocjitsu_gpu::config::GpuConfig;
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+
+/// An errno value, as a kernel driver returns it (positive).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Errno(pub i32);
+
+impl Errno {
+    pub const EPERM: Errno = Errno(libc::EPERM);
+    pub const ENOENT: Errno = Errno(libc::ENOENT);
+    pub const EINTR: Errno = Errno(libc::EINTR);
+    pub const EFAULT: Errno = Errno(libc::EFAULT);
+    pub const EBUSY: Errno = Errno(libc::EBUSY);
+    pub const EINVAL: Errno = Errno(libc::EINVAL);
+    pub const ENOMEM: Errno = Errno(libc::ENOMEM);
+    pub const ENOSPC: Errno = Errno(libc::ENOSPC);
+    pub const ENODEV: Errno = Errno(libc::ENODEV);
+    pub const ENOTTY: Errno = Errno(libc::ENOTTY);
+    pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
+    pub const ETIME: Errno = Errno(libc::ETIME);
+}
+
+/// A device file the driver serves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceFile {
+    /// `/dev/kfd`.
+    Kfd,
+    /// `/dev/dri/renderD<minor>` of GPU `gpu` (index in config order).
+    Render { gpu: usize, minor: u32 },
+}
+
+impl DeviceFile {
+    /// The character device number `fstat` reports (`st_rdev`).
+    pub fn rdev(self) -> (u32, u32) {
+        match self {
+            // KFD's major is dynamic; 236 is what amdgpu gets on most systems.
+            DeviceFile::Kfd => (236, 0),
+            DeviceFile::Render { minor, .. } => (226, minor),
+        }
+    }
+}
+
+/// What an mmap of a device file maps: `len` bytes of `fd` at `offset`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MapSource {
+    pub fd: RawFd,
+    pub offset: u64,
+}
+
+/// The kernel-driver interface as the preload library sees it. The
+/// in-process [`SimulatedDriver`] implements it; daemon mode adds a remote
+/// one.
+pub trait Driver: Send + Sync {
+    /// The device file a path names, if it is one of ours.
+    fn device_for_path(&self, path: &str) -> Option<DeviceFile>;
+    /// Where a sysfs path we serve lives, if it is one of ours.
+    fn sysfs_redirect(&self, path: &str) -> Option<PathBuf>;
+    /// A device file was opened.
+    fn open(&self, dev: DeviceFile) -> Result<(), Errno>;
+    /// An ioctl: `arg` holds the caller's argument structure (`_IOC_SIZE`
+    /// bytes); results are written back into it. Returns the ioctl's
+    /// non-negative return value.
+    fn ioctl(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno>;
+    /// What an mmap of `len` bytes at `offset` of a device file maps.
+    fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno>;
+}
+
+/// The KFD `gpu_id` of GPU `index`: a nonzero 16-bit value derived from the
+/// GPU's identity (the kernel hashes its PCI location and properties).
+pub fn gpu_id_of(config: &GpuConfig, index: usize) -> u32 {
+    let g = &config.gpus[index.min(config.gpus.len().saturating_sub(1))];
+    let mut h: u32 = 0x811c_9dc5;
+    for v in [
+        u32::from(g.pci.device_id),
+        g.pci.location_id,
+        g.pci.domain,
+        g.gfx_target_version,
+        index as u32,
+    ] {
+        h = (h ^ v).wrapping_mul(0x0100_0193);
+    }
+    let id = (h ^ (h >> 16)) & 0xffff;
+    if id == 0 { 1 } else { id }
+}

@@ -1,0 +1,359 @@
+//! Device memory: KFD allocations (VRAM, GTT, userptr, doorbell, MMIO
+//! remap), their mmap offsets, and their registration in the GPU's VM.
+//!
+//! VRAM and GTT buffers are memfds. The thunk maps them into the process at
+//! their GPU address through an mmap of the render node; the driver keeps a
+//! second mapping of its own so the GPU can reach buffers the process never
+//! maps (private VRAM). Userptr buffers are the process's own pages.
+
+use crate::Errno;
+use crate::abi::kfd;
+use rocjitsu_gpu::exec::{Perms, Vm};
+use std::collections::BTreeMap;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+const PAGE: u64 = 4096;
+
+/// One allocation.
+pub struct Allocation {
+    pub gpu: usize,
+    pub va: u64,
+    pub size: u64,
+    pub flags: u32,
+    memfd: Option<OwnedFd>,
+    /// The driver's own mapping (VRAM/GTT) or the user pages (userptr).
+    host: u64,
+    owns_mapping: bool,
+    /// Start of the buffer in the render node's mmap offset space.
+    pub offset: u64,
+    pub mapped: bool,
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        if self.owns_mapping && self.host != 0 {
+            // SAFETY: `host..host+size` is the mapping this allocation made
+            // and nothing else refers to it once the allocation is gone
+            // (the VM region was removed before the drop).
+            unsafe { libc::munmap(self.host as *mut libc::c_void, self.size as usize) };
+        }
+    }
+}
+
+fn memfd(name: &str, size: u64) -> Result<OwnedFd, Errno> {
+    let cname = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
+    // SAFETY: plain syscall wrappers on a NUL-terminated name.
+    let fd = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(Errno::ENOMEM);
+    }
+    // SAFETY: `fd` was just returned by memfd_create and is owned by nobody else.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: ftruncate on our own fd.
+    if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
+        return Err(Errno::ENOMEM);
+    }
+    Ok(owned)
+}
+
+fn map_shared(fd: RawFd, size: u64) -> Result<u64, Errno> {
+    // SAFETY: a fresh shared mapping of our own memfd at an address the
+    // kernel chooses; it replaces nothing.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size as usize,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        Err(Errno::ENOMEM)
+    } else {
+        Ok(p as u64)
+    }
+}
+
+/// All allocations of the process.
+pub struct Memory {
+    allocs: BTreeMap<u32, Allocation>,
+    /// Render-node mmap offset -> allocation id.
+    by_offset: BTreeMap<u64, u32>,
+    next_id: u32,
+    next_offset: u64,
+    vram_used: Vec<u64>,
+    vram_size: Vec<u64>,
+    doorbells: Vec<Option<OwnedFd>>,
+    doorbell_bytes: Vec<u64>,
+    mmio: Vec<Option<OwnedFd>>,
+}
+
+/// Argument of an allocation request.
+pub struct AllocRequest {
+    pub gpu: usize,
+    pub gpu_id: u32,
+    pub va: u64,
+    pub size: u64,
+    pub mmap_offset: u64,
+    pub flags: u32,
+}
+
+impl Memory {
+    pub fn new(vram_size: Vec<u64>, doorbell_bytes: Vec<u64>) -> Memory {
+        let n = vram_size.len();
+        Memory {
+            allocs: BTreeMap::new(),
+            by_offset: BTreeMap::new(),
+            next_id: 1,
+            next_offset: 1 << 32,
+            vram_used: vec![0; n],
+            vram_size,
+            doorbells: (0..n).map(|_| None).collect(),
+            doorbell_bytes,
+            mmio: (0..n).map(|_| None).collect(),
+        }
+    }
+
+    pub fn available(&self, gpu: usize) -> u64 {
+        self.vram_size
+            .get(gpu)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(self.vram_used.get(gpu).copied().unwrap_or(0))
+    }
+
+    /// `ALLOC_MEMORY_OF_GPU`: returns (allocation id, mmap offset).
+    pub fn alloc(&mut self, r: &AllocRequest) -> Result<(u32, u64), Errno> {
+        if r.size == 0 || r.va % PAGE != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let size = r.size.next_multiple_of(PAGE);
+        let kinds = r.flags
+            & (kfd::ALLOC_VRAM
+                | kfd::ALLOC_GTT
+                | kfd::ALLOC_USERPTR
+                | kfd::ALLOC_DOORBELL
+                | kfd::ALLOC_MMIO_REMAP);
+        if kinds.count_ones() != 1 {
+            return Err(Errno::EINVAL);
+        }
+        let id = self.next_id;
+        let (memfd, host, owns, offset) = match kinds {
+            kfd::ALLOC_VRAM | kfd::ALLOC_GTT => {
+                if kinds == kfd::ALLOC_VRAM {
+                    if size > self.available(r.gpu) {
+                        return Err(Errno::ENOMEM);
+                    }
+                    self.vram_used[r.gpu] += size;
+                }
+                let fd = memfd(&format!("rocjitsu-bo-{id}"), size)?;
+                let host = map_shared(fd.as_raw_fd(), size)?;
+                let offset = self.next_offset;
+                self.next_offset += size + PAGE;
+                (Some(fd), host, true, offset)
+            }
+            kfd::ALLOC_USERPTR => (None, r.mmap_offset, false, r.mmap_offset),
+            kfd::ALLOC_DOORBELL => (
+                None,
+                0,
+                false,
+                (kfd::MMAP_TYPE_DOORBELL << kfd::MMAP_TYPE_SHIFT)
+                    | (u64::from(r.gpu_id) << kfd::MMAP_GPU_ID_SHIFT),
+            ),
+            _ => (
+                None,
+                0,
+                false,
+                (kfd::MMAP_TYPE_MMIO << kfd::MMAP_TYPE_SHIFT)
+                    | (u64::from(r.gpu_id) << kfd::MMAP_GPU_ID_SHIFT),
+            ),
+        };
+        if kinds & (kfd::ALLOC_VRAM | kfd::ALLOC_GTT) != 0 {
+            self.by_offset.insert(offset, id);
+        }
+        self.next_id += 1;
+        self.allocs.insert(
+            id,
+            Allocation {
+                gpu: r.gpu,
+                va: r.va,
+                size,
+                flags: r.flags,
+                memfd,
+                host,
+                owns_mapping: owns,
+                offset,
+                mapped: false,
+            },
+        );
+        Ok((id, offset))
+    }
+
+    pub fn get(&self, id: u32) -> Option<&Allocation> {
+        self.allocs.get(&id)
+    }
+
+    /// `FREE_MEMORY_OF_GPU`.
+    pub fn free(&mut self, id: u32, vm: &Vm) -> Result<(), Errno> {
+        let a = self.allocs.remove(&id).ok_or(Errno::EINVAL)?;
+        if a.mapped {
+            vm.unmap(a.va);
+        }
+        if a.flags & kfd::ALLOC_VRAM != 0 {
+            self.vram_used[a.gpu] = self.vram_used[a.gpu].saturating_sub(a.size);
+        }
+        self.by_offset.remove(&a.offset);
+        Ok(())
+    }
+
+    /// `MAP_MEMORY_TO_GPU`: makes the buffer reachable by the GPU at its VA.
+    pub fn map(&mut self, id: u32, vm: &Vm) -> Result<(), Errno> {
+        let a = self.allocs.get_mut(&id).ok_or(Errno::EINVAL)?;
+        if a.mapped || a.host == 0 || a.va == 0 {
+            a.mapped = a.mapped || a.host != 0;
+            return Ok(());
+        }
+        let perms = Perms {
+            read: true,
+            write: a.flags & kfd::ALLOC_WRITABLE != 0 || a.flags & kfd::ALLOC_USERPTR != 0,
+            exec: true,
+        };
+        // SAFETY: `host..host+size` is either our own mapping of the
+        // buffer's memfd (kept until the allocation is freed, which unmaps
+        // the VM region first) or the user pages the process registered
+        // (which the process keeps until it frees the allocation, as the
+        // KFD ABI requires).
+        unsafe { vm.map_host(a.va, a.size, a.host as *mut u8, perms) };
+        a.mapped = true;
+        Ok(())
+    }
+
+    /// `UNMAP_MEMORY_FROM_GPU`.
+    pub fn unmap(&mut self, id: u32, vm: &Vm) -> Result<(), Errno> {
+        let a = self.allocs.get_mut(&id).ok_or(Errno::EINVAL)?;
+        if a.mapped && a.host != 0 {
+            vm.unmap(a.va);
+        }
+        a.mapped = false;
+        Ok(())
+    }
+
+    /// What an mmap of the render node at `offset` maps.
+    pub fn render_map(&self, offset: u64, len: u64) -> Result<(RawFd, u64), Errno> {
+        let (&start, &id) = self
+            .by_offset
+            .range(..=offset)
+            .next_back()
+            .ok_or(Errno::EINVAL)?;
+        let a = self.allocs.get(&id).ok_or(Errno::EINVAL)?;
+        let within = offset - start;
+        if within + len > a.size {
+            return Err(Errno::EINVAL);
+        }
+        let fd = a.memfd.as_ref().ok_or(Errno::EINVAL)?;
+        Ok((fd.as_raw_fd(), within))
+    }
+
+    /// What an mmap of /dev/kfd at a doorbell or MMIO offset maps.
+    pub fn kfd_map(&mut self, gpu: usize, kind: u64, len: u64) -> Result<(RawFd, u64), Errno> {
+        let (slot, size, name) = match kind {
+            kfd::MMAP_TYPE_DOORBELL => (
+                self.doorbells.get_mut(gpu).ok_or(Errno::EINVAL)?,
+                self.doorbell_bytes.get(gpu).copied().unwrap_or(PAGE * 2),
+                "rocjitsu-doorbells",
+            ),
+            kfd::MMAP_TYPE_MMIO => (
+                self.mmio.get_mut(gpu).ok_or(Errno::EINVAL)?,
+                PAGE,
+                "rocjitsu-mmio",
+            ),
+            _ => return Err(Errno::EINVAL),
+        };
+        if len > size.next_multiple_of(PAGE) {
+            return Err(Errno::EINVAL);
+        }
+        if slot.is_none() {
+            *slot = Some(memfd(name, size.next_multiple_of(PAGE))?);
+        }
+        let fd = slot.as_ref().ok_or(Errno::ENOMEM)?;
+        Ok((fd.as_raw_fd(), 0))
+    }
+
+    /// The host address of the driver's view of GPU address `va`, if a
+    /// VRAM/GTT allocation covers it (the event page, signal slots).
+    pub fn host_of(&self, va: u64) -> Option<u64> {
+        self.allocs
+            .values()
+            .find(|a| a.host != 0 && va >= a.va && va < a.va + a.size)
+            .map(|a| a.host + (va - a.va))
+    }
+
+    pub fn count(&self) -> usize {
+        self.allocs.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(flags: u32, size: u64, va: u64) -> AllocRequest {
+        AllocRequest {
+            gpu: 0,
+            gpu_id: 0x1234,
+            va,
+            size,
+            mmap_offset: 0,
+            flags,
+        }
+    }
+
+    #[test]
+    fn vram_is_shared_with_the_render_mapping_and_reachable_by_the_gpu() {
+        let vm = Vm::new();
+        let mut m = Memory::new(vec![1 << 30], vec![8192]);
+        let va = 0x7000_0000_0000;
+        let (id, off) = m
+            .alloc(&req(kfd::ALLOC_VRAM | kfd::ALLOC_WRITABLE, 10_000, va))
+            .unwrap();
+        assert_eq!(m.available(0), (1 << 30) - 12288);
+        m.map(id, &vm).unwrap();
+        // What the process would map through the render node ...
+        let (fd, within) = m.render_map(off, 12288).unwrap();
+        assert_eq!(within, 0);
+        let host = map_shared(fd, 12288).unwrap();
+        // SAFETY: `host` is a fresh 12 KiB mapping made just above.
+        unsafe { *((host + 4096) as *mut u32) = 0xdead_beef };
+        // ... is what the GPU sees at the VA.
+        let mut tlb = rocjitsu_gpu::exec::Tlb::default();
+        assert_eq!(vm.read_u32(&mut tlb, va + 4096).unwrap(), 0xdead_beef);
+        assert!(m.render_map(off + 8192, 8192).is_err());
+        m.free(id, &vm).unwrap();
+        assert!(vm.read_u32(&mut tlb, va + 4096).is_err());
+        assert_eq!(m.available(0), 1 << 30);
+        assert_eq!(m.free(id, &vm), Err(Errno::EINVAL));
+        // SAFETY: unmapping the test's own mapping.
+        unsafe { libc::munmap(host as *mut libc::c_void, 12288) };
+    }
+
+    #[test]
+    fn bad_requests_get_the_kernel_errno() {
+        let mut m = Memory::new(vec![1 << 20], vec![8192]);
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_VRAM, 0, 0x1000)).err(),
+            Some(Errno::EINVAL)
+        );
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_VRAM, 2 << 20, 0x1000)).err(),
+            Some(Errno::ENOMEM)
+        );
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_VRAM | kfd::ALLOC_GTT, 4096, 0x1000))
+                .err(),
+            Some(Errno::EINVAL)
+        );
+        assert_eq!(m.count(), 0);
+    }
+}

@@ -1,0 +1,538 @@
+//! The sysfs files the amdgpu/KFD driver publishes, generated from the GPU
+//! configuration into a private directory and served by path redirection
+//! (the host's real `/sys` is never touched).
+//!
+//! Layout and property names follow the kernel's `kfd_topology.c`: node 0 is
+//! the CPU, nodes 1.. the GPUs in config order, each with `gpu_id`, `name`,
+//! `properties`, `mem_banks/K/properties`, `caches/K/properties` and
+//! `io_links/K/properties`. Besides the topology: `/sys/module/amdgpu`
+//! (`initstate`) and `/sys/dev/char/226:<minor>` for each render node.
+//!
+//! The tree is written once per distinct content into
+//! `$ROCJITSU_RUNTIME_DIR` (default `/tmp/rocjitsu-<uid>`) under a name that
+//! is a hash of the content, atomically (a temporary directory renamed into
+//! place), so concurrent processes share it and never see half a tree.
+
+use crate::gpu_id_of;
+use rocjitsu_gpu::config::{GpuConfig, GpuSpec};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The host paths this driver answers for, and where each is served from
+/// inside the generated tree.
+const REDIRECTS: &[(&str, &str)] = &[
+    ("/sys/devices/virtual/kfd/kfd", "kfd"),
+    ("/sys/class/kfd/kfd", "kfd"),
+    ("/sys/module/amdgpu", "module/amdgpu"),
+    ("/sys/dev/char/226:", "dev/char/226:"),
+    ("/sys/class/drm/renderD", "class/drm/renderD"),
+    // libdrm names GPUs from this table; ours adds the configured names.
+    ("/usr/share/libdrm/amdgpu.ids", "amdgpu.ids"),
+];
+
+/// True when `path` is one this driver serves (cheap; no allocation).
+pub fn is_redirected(path: &[u8]) -> bool {
+    REDIRECTS
+        .iter()
+        .any(|(from, _)| prefix_match(path, from.as_bytes()))
+}
+
+fn prefix_match(path: &[u8], prefix: &[u8]) -> bool {
+    if !path.starts_with(prefix) {
+        return false;
+    }
+    // "/sys/dev/char/226:" and "/sys/class/drm/renderD" end mid-name.
+    prefix.ends_with(b":")
+        || prefix.ends_with(b"D")
+        || path.len() == prefix.len()
+        || path[prefix.len()] == b'/'
+}
+
+/// A generated tree.
+#[derive(Debug, Clone)]
+pub struct SysfsTree {
+    root: PathBuf,
+}
+
+impl SysfsTree {
+    /// Writes (or reuses) the tree for `config` under `runtime_dir`.
+    pub fn create(config: &GpuConfig, runtime_dir: &Path) -> std::io::Result<SysfsTree> {
+        let files = render(config);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for (k, v) in &files {
+            for b in k.bytes().chain([0]).chain(v.content().bytes()).chain([0]) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        let root = runtime_dir.join(format!("sysfs-{h:016x}"));
+        if root.join(".complete").exists() {
+            return Ok(SysfsTree { root });
+        }
+        std::fs::create_dir_all(runtime_dir)?;
+        let tmp = runtime_dir.join(format!(
+            ".sysfs-{h:016x}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos())
+        ));
+        for (rel, entry) in &files {
+            let p = tmp.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            match entry {
+                Entry::File(text) => std::fs::write(&p, text)?,
+                Entry::Dir => std::fs::create_dir_all(&p)?,
+                Entry::Link(target) => std::os::unix::fs::symlink(target, &p)?,
+            }
+        }
+        std::fs::write(tmp.join(".complete"), "")?;
+        if std::fs::rename(&tmp, &root).is_err() {
+            // Another process won the race; its tree has the same content.
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        Ok(SysfsTree { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where a redirected host path lives in the tree, or `None` when the
+    /// path is not one of ours.
+    pub fn redirect(&self, path: &str) -> Option<PathBuf> {
+        for (from, to) in REDIRECTS {
+            if prefix_match(path.as_bytes(), from.as_bytes()) {
+                let rest = &path[from.len()..];
+                let mut p = self.root.join(to).into_os_string();
+                p.push(rest);
+                return Some(PathBuf::from(p));
+            }
+        }
+        None
+    }
+}
+
+enum Entry {
+    File(String),
+    Dir,
+    Link(String),
+}
+
+impl Entry {
+    fn content(&self) -> &str {
+        match self {
+            Entry::File(s) | Entry::Link(s) => s,
+            Entry::Dir => "",
+        }
+    }
+}
+
+fn props(list: &[(&str, u64)]) -> String {
+    let mut s = String::new();
+    for (k, v) in list {
+        let _ = writeln!(s, "{k} {v}");
+    }
+    s
+}
+
+fn host_cpu_count() -> u64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+}
+
+fn host_mem_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(16 << 30, |kb| kb * 1024)
+}
+
+/// The first SIMD id of GPU node `i` (KFD numbers GPU SIMDs from 0x80001000).
+fn simd_id_base(i: usize) -> u64 {
+    0x8000_1000 + i as u64 * 0x1000
+}
+
+/// Every file, directory and link of the tree, by relative path.
+fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
+    let mut f = BTreeMap::new();
+    let topo = "kfd/topology";
+    f.insert(format!("{topo}/generation_id"), Entry::File("1\n".into()));
+    f.insert(
+        format!("{topo}/system_properties"),
+        Entry::File("platform_oem 0\nplatform_id 0\nplatform_rev 0\n".into()),
+    );
+    let gpus = &config.gpus;
+
+    // Node 0: the host CPU.
+    let n0 = format!("{topo}/nodes/0");
+    f.insert(format!("{n0}/gpu_id"), Entry::File("0\n".into()));
+    f.insert(format!("{n0}/name"), Entry::File("\n".into()));
+    let cpu_props: Vec<(&str, u64)> = vec![
+        ("cpu_cores_count", host_cpu_count()),
+        ("simd_count", 0),
+        ("mem_banks_count", 1),
+        ("caches_count", 0),
+        ("io_links_count", gpus.len() as u64),
+        ("p2p_links_count", 0),
+        ("cpu_core_id_base", 0),
+        ("simd_id_base", 0),
+        ("max_waves_per_simd", 0),
+        ("lds_size_in_kb", 0),
+        ("gds_size_in_kb", 0),
+        ("num_gws", 0),
+        ("wave_front_size", 0),
+        ("array_count", 0),
+        ("simd_arrays_per_engine", 0),
+        ("cu_per_simd_array", 0),
+        ("simd_per_cu", 0),
+        ("max_slots_scratch_cu", 0),
+        ("gfx_target_version", 0),
+        ("vendor_id", 0),
+        ("device_id", 0),
+        ("location_id", 0),
+        ("domain", 0),
+        ("drm_render_minor", 0),
+        ("hive_id", 0),
+        ("num_sdma_engines", 0),
+        ("num_sdma_xgmi_engines", 0),
+        ("num_sdma_queues_per_engine", 0),
+        ("num_cp_queues", 0),
+        ("max_engine_clk_ccompute", 3000),
+    ];
+    f.insert(format!("{n0}/properties"), Entry::File(props(&cpu_props)));
+    f.insert(
+        format!("{n0}/mem_banks/0/properties"),
+        Entry::File(props(&[
+            ("heap_type", 0),
+            ("size_in_bytes", host_mem_bytes()),
+            ("flags", 0),
+            ("width", 64),
+            ("mem_clk_max", 0),
+        ])),
+    );
+    f.insert(format!("{n0}/caches"), Entry::Dir);
+    for (i, _) in gpus.iter().enumerate() {
+        f.insert(
+            format!("{n0}/io_links/{i}/properties"),
+            Entry::File(io_link(0, i as u64 + 1)),
+        );
+    }
+    f.insert(format!("{n0}/p2p_links"), Entry::Dir);
+
+    for (i, g) in gpus.iter().enumerate() {
+        let node = i + 1;
+        let dir = format!("{topo}/nodes/{node}");
+        f.insert(
+            format!("{dir}/gpu_id"),
+            Entry::File(format!("{}\n", gpu_id_of(config, i))),
+        );
+        f.insert(
+            format!("{dir}/name"),
+            Entry::File(format!("{}\n", g.gfx_target.name())),
+        );
+        let caches = caches(g, i);
+        let mut p: Vec<(&str, u64)> = vec![
+            ("cpu_cores_count", 0),
+            ("simd_count", g.simd_count().into()),
+            ("mem_banks_count", 1),
+            ("caches_count", caches.len() as u64),
+            ("io_links_count", 1),
+            ("p2p_links_count", 0),
+            ("cpu_core_id_base", 0),
+            ("simd_id_base", simd_id_base(i)),
+        ];
+        p.extend(
+            g.kfd_properties()
+                .into_iter()
+                .filter(|(k, _)| *k != "simd_count" && *k != "mem_banks_count"),
+        );
+        f.insert(format!("{dir}/properties"), Entry::File(props(&p)));
+        f.insert(
+            format!("{dir}/mem_banks/0/properties"),
+            Entry::File(props(&[
+                ("heap_type", 1),
+                ("size_in_bytes", g.memory.size_bytes),
+                ("flags", 0),
+                ("width", g.memory.bus_width_bits.into()),
+                ("mem_clk_max", g.memory.clock_mhz.into()),
+            ])),
+        );
+        for (k, c) in caches.into_iter().enumerate() {
+            f.insert(format!("{dir}/caches/{k}/properties"), Entry::File(c));
+        }
+        f.insert(
+            format!("{dir}/io_links/0/properties"),
+            Entry::File(io_link(node as u64, 0)),
+        );
+        f.insert(format!("{dir}/p2p_links"), Entry::Dir);
+
+        // The render node's character device in /sys/dev/char.
+        let minor = g.kfd.drm_render_minor;
+        let chr = format!("dev/char/226:{minor}");
+        f.insert(
+            format!("{chr}/uevent"),
+            Entry::File(format!(
+                "MAJOR=226\nMINOR={minor}\nDEVNAME=dri/renderD{minor}\nDEVTYPE=drm_minor\n"
+            )),
+        );
+        f.insert(format!("{chr}/dev"), Entry::File(format!("226:{minor}\n")));
+        let dev = format!("{chr}/device");
+        f.insert(format!("{dev}/drm/renderD{minor}"), Entry::Dir);
+        // libdrm takes the bus type from the name this link points to.
+        f.insert(
+            format!("{dev}/subsystem"),
+            Entry::Link("../../../../bus/pci".into()),
+        );
+        f.insert(
+            format!("{dev}/vendor"),
+            Entry::File(format!("0x{:04x}\n", g.pci.vendor_id)),
+        );
+        f.insert(
+            format!("{dev}/device"),
+            Entry::File(format!("0x{:04x}\n", g.pci.device_id)),
+        );
+        f.insert(
+            format!("{dev}/revision"),
+            Entry::File(format!("0x{:02x}\n", g.pci.revision_id)),
+        );
+        f.insert(
+            format!("{dev}/subsystem_vendor"),
+            Entry::File(format!("0x{:04x}\n", g.pci.vendor_id)),
+        );
+        f.insert(
+            format!("{dev}/subsystem_device"),
+            Entry::File("0x0c34\n".into()),
+        );
+        f.insert(
+            format!("{dev}/uevent"),
+            Entry::File(format!(
+                "DRIVER=amdgpu\nPCI_ID={:04X}:{:04X}\nPCI_SLOT_NAME={:04x}:{:02x}:{:02x}.{}\n",
+                g.pci.vendor_id,
+                g.pci.device_id,
+                g.pci.domain,
+                g.pci.location_id >> 8,
+                (g.pci.location_id >> 3) & 0x1f,
+                g.pci.location_id & 7
+            )),
+        );
+        f.insert(
+            format!("class/drm/renderD{minor}/dev"),
+            Entry::File(format!("226:{minor}\n")),
+        );
+    }
+    f.insert("amdgpu.ids".into(), Entry::File(amdgpu_ids(config)));
+    f.insert(
+        "module/amdgpu/initstate".into(),
+        Entry::File("live\n".into()),
+    );
+    f.insert("module/amdgpu/parameters".into(), Entry::Dir);
+    f
+}
+
+/// libdrm's marketing-name table: the host's, with an entry for each
+/// configured GPU placed first so that the configuration's name wins.
+fn amdgpu_ids(config: &GpuConfig) -> String {
+    let host = std::fs::read_to_string("/usr/share/libdrm/amdgpu.ids").unwrap_or_default();
+    let mut out = String::new();
+    let mut lines = host.lines().peekable();
+    // Comments, then the format version line, come first.
+    while let Some(l) = lines.peek() {
+        if l.starts_with('#') || l.trim().is_empty() {
+            out.push_str(l);
+            out.push('\n');
+            lines.next();
+        } else {
+            break;
+        }
+    }
+    match lines.next() {
+        Some(version) => {
+            out.push_str(version);
+            out.push('\n');
+        }
+        None => out.push_str("1.0.0\n"),
+    }
+    for g in &config.gpus {
+        let _ = writeln!(
+            out,
+            "{:04X},\t{:02X},\t{}",
+            g.pci.device_id, g.pci.revision_id, g.marketing_name
+        );
+    }
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+fn io_link(from: u64, to: u64) -> String {
+    props(&[
+        ("type", 2),
+        ("version_major", 0),
+        ("version_minor", 0),
+        ("node_from", from),
+        ("node_to", to),
+        ("weight", 20),
+        ("min_latency", 0),
+        ("max_latency", 0),
+        ("min_bandwidth", 0),
+        ("max_bandwidth", 0),
+        ("recommended_transfer_size", 0),
+        ("flags", 1),
+    ])
+}
+
+/// `HSA_CACHE_TYPE_*` bits.
+const CACHE_DATA: u64 = 1;
+const CACHE_INSTRUCTION: u64 = 2;
+const CACHE_HSACU: u64 = 8;
+
+/// The GPU's caches as KFD lists them: one entry per instance, each naming
+/// the CUs it serves in `sibling_map` (one flag per CU of the node).
+fn caches(g: &GpuSpec, gpu_index: usize) -> Vec<String> {
+    let cus = u64::from(g.soc.total_cus);
+    let base = simd_id_base(gpu_index);
+    let mut out = Vec::new();
+    let mut add = |level: u64, size: u64, line: u32, assoc: u32, kind: u64, first: u64, n: u64| {
+        let shown = cus.min(256);
+        let sib: Vec<&str> = (0..shown)
+            .map(|c| {
+                if c >= first && c < first + n {
+                    "1"
+                } else {
+                    "0"
+                }
+            })
+            .collect();
+        let mut s = props(&[
+            ("processor_id_low", base + first * u64::from(g.cu.simds)),
+            ("level", level),
+            ("size", size / 1024),
+            ("cache_line_size", line.into()),
+            ("cache_lines_per_tag", 1),
+            ("association", assoc.into()),
+            ("latency", 1),
+            ("type", kind | CACHE_HSACU),
+        ]);
+        let _ = writeln!(s, "sibling_map {}", sib.join(","));
+        out.push(s);
+    };
+    let c = &g.caches;
+    let per = |n: u32| u64::from(n.max(1));
+    let mut cu = 0;
+    while cu < cus {
+        add(
+            1,
+            c.l1_vector.size_bytes.into(),
+            c.l1_vector.line_bytes,
+            c.l1_vector.associativity,
+            CACHE_DATA,
+            cu,
+            per(c.l1_vector.cus_per_instance),
+        );
+        cu += per(c.l1_vector.cus_per_instance);
+    }
+    let mut cu = 0;
+    while cu < cus {
+        add(
+            1,
+            c.l1_scalar.size_bytes.into(),
+            c.l1_scalar.line_bytes,
+            c.l1_scalar.associativity,
+            CACHE_DATA,
+            cu,
+            per(c.l1_scalar.cus_per_instance),
+        );
+        add(
+            1,
+            c.l1_instruction.size_bytes.into(),
+            c.l1_instruction.line_bytes,
+            c.l1_instruction.associativity,
+            CACHE_INSTRUCTION,
+            cu,
+            per(c.l1_instruction.cus_per_instance),
+        );
+        cu += per(c.l1_scalar.cus_per_instance);
+    }
+    let per_xcd = cus / u64::from(g.soc.xcds.max(1));
+    for x in 0..u64::from(g.soc.xcds) {
+        add(
+            2,
+            c.l2.size_bytes_per_xcd.into(),
+            c.l2.line_bytes,
+            c.l2.associativity,
+            CACHE_DATA,
+            x * per_xcd,
+            per_xcd,
+        );
+    }
+    if let Some(m) = &c.mall {
+        add(3, m.size_bytes, m.line_bytes, 16, CACHE_DATA, 0, cus);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocjitsu_gpu::config::GfxTarget;
+
+    #[test]
+    fn tree_has_the_files_the_thunk_reads() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-test-{}", std::process::id()));
+        let cfg = GpuConfig::builtin(GfxTarget::Gfx90a);
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let read = |p: &str| std::fs::read_to_string(t.redirect(p).unwrap()).unwrap();
+        assert_eq!(
+            read("/sys/devices/virtual/kfd/kfd/topology/generation_id"),
+            "1\n"
+        );
+        let props = read("/sys/class/kfd/kfd/topology/nodes/1/properties");
+        assert!(props.contains("gfx_target_version 90010\n"), "{props}");
+        assert!(props.contains("drm_render_minor 128\n"));
+        assert!(props.contains("simd_count 416\n"), "{props}");
+        let n = props
+            .lines()
+            .find_map(|l| l.strip_prefix("caches_count "))
+            .unwrap();
+        let count: usize = n.parse().unwrap();
+        // Every GPU cache entry carries the HSACU bit (ROCr asserts otherwise).
+        for k in 0..count {
+            let c = read(&format!(
+                "/sys/class/kfd/kfd/topology/nodes/1/caches/{k}/properties"
+            ));
+            let ty: u64 = c
+                .lines()
+                .find_map(|l| l.strip_prefix("type "))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert_ne!(ty & CACHE_HSACU, 0);
+        }
+        // 104 L1 vector + 52 scalar + 52 instruction + 1 L2.
+        assert_eq!(count, 209);
+        assert!(
+            t.redirect("/sys/dev/char/226:128/device/drm")
+                .unwrap()
+                .is_dir()
+        );
+        assert_eq!(read("/sys/module/amdgpu/initstate"), "live\n");
+        let ids = read("/usr/share/libdrm/amdgpu.ids");
+        assert!(ids.contains("740F,\t02,\tAMD Instinct MI210\n"), "{ids}");
+        // A second create reuses the tree.
+        let again = SysfsTree::create(&cfg, &dir).unwrap();
+        assert_eq!(again.root(), t.root());
+        assert!(t.redirect("/sys/devices/system/cpu").is_none());
+        assert!(!is_redirected(b"/sys/class/kfdx"));
+        assert!(is_redirected(b"/sys/class/kfd/kfd/topology"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,224 @@
+//! The simulated driver through its ioctl interface, with argument
+//! structures laid out as `linux/kfd_ioctl.h` defines them and errno values
+//! as the amdgpu KFD returns them.
+
+use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, SimulatedDriver, gpu_id_of};
+
+/// `_IOWR('K', nr, size)` and friends.
+fn iowr(nr: u64, size: u64) -> u64 {
+    (3 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
+}
+fn iow(nr: u64, size: u64) -> u64 {
+    (1 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
+}
+fn ior(nr: u64, size: u64) -> u64 {
+    (2 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
+}
+
+fn put32(b: &mut [u8], o: usize, v: u32) {
+    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
+}
+fn put64(b: &mut [u8], o: usize, v: u64) {
+    b[o..o + 8].copy_from_slice(&v.to_le_bytes());
+}
+fn get32(b: &[u8], o: usize) -> u32 {
+    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
+}
+fn get64(b: &[u8], o: usize) -> u64 {
+    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
+}
+
+fn driver() -> (SimulatedDriver, u32) {
+    let config = GpuConfig::builtin(GfxTarget::Gfx942);
+    let gpu_id = gpu_id_of(&config, 0);
+    let dir = std::env::temp_dir().join(format!("rocjitsu-kmd-test-{}", std::process::id()));
+    let d = SimulatedDriver::new(DriverOptions {
+        config,
+        runtime_dir: dir,
+        threads: 1,
+        watchdog: None,
+    })
+    .unwrap();
+    (d, gpu_id)
+}
+
+const KFD: DeviceFile = DeviceFile::Kfd;
+
+#[test]
+fn version_apertures_and_unknown_requests() {
+    let (d, gpu_id) = driver();
+    let mut v = [0u8; 8];
+    d.ioctl(KFD, ior(0x01, 8), &mut v).unwrap();
+    assert_eq!((get32(&v, 0), get32(&v, 4)), (1, 17));
+
+    // GET_PROCESS_APERTURES_NEW: first the count, then the entries.
+    let mut ap = vec![0u8; 56 * 4];
+    let mut a = [0u8; 16];
+    d.ioctl(KFD, iowr(0x14, 16), &mut a).unwrap();
+    assert_eq!(get32(&a, 8), 1);
+    put64(&mut a, 0, ap.as_mut_ptr() as u64);
+    put32(&mut a, 8, 4);
+    d.ioctl(KFD, iowr(0x14, 16), &mut a).unwrap();
+    assert_eq!(get32(&a, 8), 1);
+    assert_eq!(get32(&ap, 48), gpu_id);
+    assert_eq!(get64(&ap, 0), 1 << 48);
+    // A bad pointer is EFAULT, as copy_to_user fails.
+    put64(&mut a, 0, 8);
+    assert_eq!(d.ioctl(KFD, iowr(0x14, 16), &mut a), Err(Errno::EFAULT));
+
+    // Unknown commands and foreign request types.
+    assert_eq!(
+        d.ioctl(KFD, iowr(0x82, 40), &mut [0u8; 40]),
+        Err(Errno::EINVAL)
+    );
+    assert_eq!(
+        d.ioctl(KFD, 0xc040_6400, &mut [0u8; 64]),
+        Err(Errno::ENOTTY)
+    );
+    // A GPU id that is not ours.
+    let mut acq = [0u8; 8];
+    put32(&mut acq, 4, gpu_id ^ 0x5555);
+    assert_eq!(d.ioctl(KFD, iow(0x15, 8), &mut acq), Err(Errno::EINVAL));
+    put32(&mut acq, 4, gpu_id);
+    d.ioctl(KFD, iow(0x15, 8), &mut acq).unwrap();
+}
+
+#[test]
+fn memory_lifecycle_and_errors() {
+    let (d, gpu_id) = driver();
+    // Reserve a VA range as the thunk does, then allocate VRAM in it.
+    let size = 1 << 20;
+    // SAFETY: an anonymous PROT_NONE reservation owned by the test.
+    let va = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    } as u64;
+    let mut a = [0u8; 40];
+    put64(&mut a, 0, va);
+    put64(&mut a, 8, size as u64);
+    put32(&mut a, 32, gpu_id);
+    put32(&mut a, 36, 0x8000_0001 | 1 << 29); // VRAM | WRITABLE | PUBLIC
+    d.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
+    let handle = get64(&a, 16);
+    let offset = get64(&a, 24);
+    assert_eq!(handle >> 32, u64::from(gpu_id));
+    // The render node maps it; the GPU sees what the CPU writes.
+    let src = d
+        .mmap(
+            DeviceFile::Render { gpu: 0, minor: 128 },
+            offset,
+            size as u64,
+        )
+        .unwrap();
+    // SAFETY: mapping the driver's memfd over the test's own reservation.
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            src.fd,
+            src.offset as libc::off_t,
+        )
+    };
+    assert_eq!(p as u64, va);
+    let mut m = [0u8; 24];
+    let ids = [gpu_id];
+    put64(&mut m, 0, handle);
+    put64(&mut m, 8, ids.as_ptr() as u64);
+    put32(&mut m, 16, 1);
+    d.ioctl(KFD, iowr(0x18, 24), &mut m).unwrap();
+    assert_eq!(get32(&m, 20), 1);
+    // SAFETY: `va` is mapped read-write just above.
+    unsafe { *((va + 64) as *mut u32) = 0x1234_5678 };
+    let mut tlb = rocjitsu_gpu::exec::Tlb::default();
+    assert_eq!(d.vm().read_u32(&mut tlb, va + 64).unwrap(), 0x1234_5678);
+    assert_eq!(d.allocation_count(), 1);
+
+    // Too big for the GPU's memory: ENOMEM; no size: EINVAL.
+    let mut big = a;
+    put64(&mut big, 8, 1 << 50);
+    assert_eq!(d.ioctl(KFD, iowr(0x16, 40), &mut big), Err(Errno::ENOMEM));
+    put64(&mut big, 8, 0);
+    assert_eq!(d.ioctl(KFD, iowr(0x16, 40), &mut big), Err(Errno::EINVAL));
+
+    // Free: the GPU loses it; a second free is EINVAL.
+    let mut f = [0u8; 8];
+    put64(&mut f, 0, handle);
+    d.ioctl(KFD, iow(0x17, 8), &mut f).unwrap();
+    assert!(d.vm().read_u32(&mut tlb, va + 64).is_err());
+    assert_eq!(d.ioctl(KFD, iow(0x17, 8), &mut f), Err(Errno::EINVAL));
+    assert_eq!(d.allocation_count(), 0);
+    assert_eq!(
+        d.mmap(DeviceFile::Render { gpu: 0, minor: 128 }, offset, 4096),
+        Err(Errno::EINVAL)
+    );
+    // SAFETY: releasing the test's reservation.
+    unsafe { libc::munmap(va as *mut libc::c_void, size) };
+}
+
+#[test]
+fn events_and_queue_arguments() {
+    let (d, gpu_id) = driver();
+    let mut e = [0u8; 32];
+    put32(&mut e, 12, 0); // signal event
+    put32(&mut e, 16, 1);
+    d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
+    let id = get32(&e, 24);
+    // WAIT_EVENTS with a zero timeout: not signalled yet.
+    let mut list = vec![0u8; 48];
+    put32(&mut list, 40, id);
+    let mut w = [0u8; 24];
+    put64(&mut w, 0, list.as_ptr() as u64);
+    put32(&mut w, 8, 1);
+    put32(&mut w, 16, 0);
+    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
+    assert_eq!(get32(&w, 20), 1, "timeout");
+    let mut s = [0u8; 8];
+    put32(&mut s, 0, id);
+    d.ioctl(KFD, iow(0x0a, 8), &mut s).unwrap();
+    put32(&mut w, 16, 1000);
+    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
+    assert_eq!(get32(&w, 20), 0, "complete");
+    put32(&mut s, 0, id + 77);
+    assert_eq!(d.ioctl(KFD, iow(0x0a, 8), &mut s), Err(Errno::EINVAL));
+
+    // CREATE_QUEUE argument checks.
+    #[repr(C, align(64))]
+    struct Ring([u8; 4096]);
+    let ring = Box::new(Ring([0; 4096]));
+    let ptrs = [0u64; 2];
+    let mut q = [0u8; 88];
+    put64(&mut q, 0, ring.0.as_ptr() as u64);
+    put64(&mut q, 8, ptrs.as_ptr() as u64);
+    put64(&mut q, 16, ptrs.as_ptr() as u64 + 8);
+    put32(&mut q, 32, 4096);
+    put32(&mut q, 36, gpu_id);
+    put32(&mut q, 40, 2); // AQL
+    put32(&mut q, 44, 100);
+    put32(&mut q, 48, 7);
+    let mut bad = q;
+    put32(&mut bad, 32, 3000); // not a power of two
+    assert_eq!(d.ioctl(KFD, iowr(0x02, 88), &mut bad), Err(Errno::EINVAL));
+    let mut bad = q;
+    put32(&mut bad, 48, 16); // priority above 15
+    assert_eq!(d.ioctl(KFD, iowr(0x02, 88), &mut bad), Err(Errno::EINVAL));
+    let mut bad = q;
+    put64(&mut bad, 0, 0);
+    assert_eq!(d.ioctl(KFD, iowr(0x02, 88), &mut bad), Err(Errno::EFAULT));
+    d.ioctl(KFD, iowr(0x02, 88), &mut q).unwrap();
+    let qid = get32(&q, 52);
+    assert_eq!(get64(&q, 24) >> 62, 3, "doorbell mmap type");
+    assert_eq!(d.queue_gpu(qid), Some(0));
+    let mut dq = [0u8; 8];
+    put32(&mut dq, 0, qid);
+    d.ioctl(KFD, iowr(0x03, 8), &mut dq).unwrap();
+    assert_eq!(d.ioctl(KFD, iowr(0x03, 8), &mut dq), Err(Errno::EINVAL));
+}
