@@ -36,6 +36,8 @@ test: setup corpus
 	$(CARGO) build --release --workspace
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
+	$(MAKE) test-hip
+	$(MAKE) test-hip-sid
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy

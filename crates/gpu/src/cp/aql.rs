@@ -221,10 +221,13 @@ impl Aql {
                 },
             });
         }
+        // AND: every non-null dependency has reached 0. OR: one has, or
+        // there is none at all (a barrier-OR with only null handles
+        // completes at once, as on the hardware).
         let held = if and {
             zero.iter().all(|&z| z)
         } else {
-            zero.iter().any(|&z| z)
+            deps.iter().all(|&s| s == 0) || zero.iter().any(|&z| z)
         };
         let kind = if and { "AND" } else { "OR" };
         self.wait_until(cx, held, &|| {

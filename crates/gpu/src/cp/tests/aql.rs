@@ -169,6 +169,10 @@ fn barrier_or_needs_one_signal_and_null_handles_do_not_count() {
     let done2 = signal(&vm, 1, None);
     q.submit(&vm, barrier_packet(true, [0; 5], done2));
     assert!(wait_until(10.0, || rd64(&vm, done2 + 8) == 0));
+    // So is an OR over null handles only (no dependency to wait for).
+    let done3 = signal(&vm, 1, None);
+    q.submit(&vm, barrier_packet(false, [0; 5], done3));
+    assert!(wait_until(10.0, || rd64(&vm, done3 + 8) == 0));
 }
 
 #[test]
