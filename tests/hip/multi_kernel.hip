@@ -1,7 +1,6 @@
 // Many kernels in flight before one hipDeviceSynchronize: a dependent chain
 // on the null stream (each kernel reads the previous one's output) and
 // independent chains on four more streams.
-// hip-test known-bug: hangs under the emulator: the main thread spins in ROCclr (the virtual device lock, sched_yield) while every queue is idle and every packet completed; under investigation
 #define TEST_NAME "multi_kernel"
 #include "common.h"
 

@@ -20,12 +20,41 @@ struct Event {
     exception: Option<[u8; 32]>,
 }
 
+/// One thread inside `WAIT_EVENTS`: the events it waits for and which of
+/// them have fired for it. As in the kernel, firing an event activates
+/// every thread waiting on it at that moment; an auto-reset event is
+/// consumed by those waiters (or, when nobody waits, by the next one).
+struct Waiter {
+    events: Vec<(u32, bool)>,
+}
+
 #[derive(Default)]
 struct State {
     events: HashMap<u32, Event>,
+    waiters: HashMap<u64, Waiter>,
+    next_waiter: u64,
     /// Host address and size of the event page.
     page: Option<(u64, u64)>,
     next_other: u32,
+}
+
+impl State {
+    /// Fires event `id` (it exists): activates its waiters, or leaves it
+    /// signaled for the next one.
+    fn fire(&mut self, id: u32) {
+        let mut woke = false;
+        for w in self.waiters.values_mut() {
+            for (e, activated) in &mut w.events {
+                if *e == id {
+                    *activated = true;
+                    woke = true;
+                }
+            }
+        }
+        if let Some(e) = self.events.get_mut(&id) {
+            e.signaled = !e.auto_reset || !woke;
+        }
+    }
 }
 
 /// A GPU VM fault as a memory-exception event reports it.
@@ -111,6 +140,14 @@ impl Events {
     }
 
     pub fn destroy(&self, id: u32) -> Result<(), Errno> {
+        // Threads waiting on it wake as if it fired (the kernel wakes them
+        // too) rather than sleeping on an event that is gone.
+        let mut s = self.lock();
+        if s.events.contains_key(&id) {
+            s.fire(id);
+        }
+        drop(s);
+        self.cond.notify_all();
         self.lock()
             .events
             .remove(&id)
@@ -121,8 +158,10 @@ impl Events {
     /// `SET_EVENT` (and the GPU's interrupt for a signal event).
     pub fn set(&self, id: u32) -> Result<(), Errno> {
         let mut s = self.lock();
-        let e = s.events.get_mut(&id).ok_or(Errno::EINVAL)?;
-        e.signaled = true;
+        if !s.events.contains_key(&id) {
+            return Err(Errno::EINVAL);
+        }
+        s.fire(id);
         drop(s);
         self.cond.notify_all();
         Ok(())
@@ -152,14 +191,17 @@ impl Events {
         put_u32(&mut data, 24, x.gpu_id);
         put_u32(&mut data, 28, x.error_type);
         let mut s = self.lock();
-        let mut n = 0;
-        for e in s.events.values_mut() {
+        let mut ids = Vec::new();
+        for (id, e) in s.events.iter_mut() {
             if e.kind == kfd::EVENT_MEMORY {
                 e.exception = Some(data);
-                e.signaled = true;
-                n += 1;
+                ids.push(*id);
             }
         }
+        for &id in &ids {
+            s.fire(id);
+        }
+        let n = ids.len();
         drop(s);
         self.cond.notify_all();
         n
@@ -185,25 +227,42 @@ impl Events {
                 return Err(Errno::EINVAL);
             }
         }
+        // Register: an event already signaled counts as fired for this
+        // waiter and, if auto-reset, is consumed by it.
+        let mut events = Vec::with_capacity(ids.len());
+        for &id in &ids {
+            let mut activated = false;
+            if let Some(e) = s.events.get_mut(&id) {
+                activated = e.signaled;
+                if e.auto_reset {
+                    e.signaled = false;
+                }
+            }
+            events.push((id, activated));
+        }
+        let me = s.next_waiter;
+        s.next_waiter += 1;
+        s.waiters.insert(me, Waiter { events });
         loop {
-            let fired = |s: &State, id: &u32| s.events.get(id).is_some_and(|e| e.signaled);
+            let fired: Vec<bool> = s
+                .waiters
+                .get(&me)
+                .map(|w| w.events.iter().map(|&(_, a)| a).collect())
+                .unwrap_or_default();
             let done = if all {
-                ids.iter().all(|id| fired(&s, id))
+                fired.iter().all(|&f| f)
             } else {
-                ids.iter().any(|id| fired(&s, id))
+                fired.iter().any(|&f| f)
             };
             if done {
+                s.waiters.remove(&me);
                 for (i, id) in ids.iter().enumerate() {
-                    if let Some(e) = s.events.get_mut(id)
-                        && e.signaled
+                    if fired[i]
+                        && let Some(e) = s.events.get_mut(id)
+                        && let Some(x) = e.exception.take()
                     {
-                        if let Some(x) = e.exception.take() {
-                            let o = i * kfd::EVENT_DATA_SIZE;
-                            list[o..o + 32].copy_from_slice(&x);
-                        }
-                        if e.auto_reset {
-                            e.signaled = false;
-                        }
+                        let o = i * kfd::EVENT_DATA_SIZE;
+                        list[o..o + 32].copy_from_slice(&x);
                     }
                 }
                 return Ok(kfd::WAIT_COMPLETE);
@@ -213,6 +272,7 @@ impl Events {
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
+                        s.waiters.remove(&me);
                         return Ok(kfd::WAIT_TIMEOUT);
                     }
                     d - now
@@ -257,12 +317,49 @@ mod tests {
         t.join().unwrap();
         // Auto-reset: the event fired once.
         assert_eq!(ev.wait(&mut l, false, 0).unwrap(), kfd::WAIT_TIMEOUT);
-        // Wait-for-all needs both.
+        // Wait-for-all needs both (a waiter that times out has consumed
+        // what fired for it, as in the kernel).
         ev.set(a.id).unwrap();
         assert_eq!(ev.wait(&mut l, true, 10).unwrap(), kfd::WAIT_TIMEOUT);
+        ev.set(a.id).unwrap();
         ev.set(b.id).unwrap();
         assert_eq!(ev.wait(&mut l, true, 10).unwrap(), kfd::WAIT_COMPLETE);
         assert_eq!(ev.wait(&mut list(&[999]), false, 0), Err(Errno::EINVAL));
+    }
+
+    #[test]
+    fn every_thread_waiting_on_an_event_wakes_when_it_fires() {
+        // ROCr waits on one signal's event from two threads at once (the
+        // caller and its async-handler thread); both must wake, as KFD
+        // activates every waiter.
+        let ev = Arc::new(Events::default());
+        let a = ev.create(kfd::EVENT_SIGNAL, true).unwrap();
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let e = ev.clone();
+                std::thread::spawn(move || e.wait(&mut list(&[a.id]), false, 5000).unwrap())
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(50));
+        ev.interrupt(a.id);
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), kfd::WAIT_COMPLETE);
+        }
+        // Consumed by its waiters: a later wait does not see it.
+        assert_eq!(
+            ev.wait(&mut list(&[a.id]), false, 0).unwrap(),
+            kfd::WAIT_TIMEOUT
+        );
+        // Fired with nobody waiting: the next waiter sees it, once.
+        ev.interrupt(a.id);
+        assert_eq!(
+            ev.wait(&mut list(&[a.id]), false, 0).unwrap(),
+            kfd::WAIT_COMPLETE
+        );
+        assert_eq!(
+            ev.wait(&mut list(&[a.id]), false, 0).unwrap(),
+            kfd::WAIT_TIMEOUT
+        );
     }
 
     #[test]
