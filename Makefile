@@ -37,7 +37,6 @@ test: setup corpus
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
 	$(MAKE) test-hip
-	$(MAKE) test-hip-sid
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -58,7 +57,9 @@ test-hip: setup
 
 # The same programs built with sid's ROCm 6.4.3 hipcc for gfx942 and gfx950
 # and run inside the sid sysroot (scripts/sysroot.sh builds it on first use)
-# under the MI300X and MI355X configs.
+# under the MI300X and MI355X configs. Not yet part of `make test`: rocminfo,
+# device_props, fault and scratch pass, most other programs hang under ROCm
+# 6.4.3 (open bug, see the [kmd] issue notes).
 test-hip-sid: setup
 	$(CARGO) build --release --workspace
 	@rc=0; for t in gfx942 gfx950; do \
