@@ -44,19 +44,6 @@ fn preload_library() -> Result<PathBuf> {
     Ok(lib)
 }
 
-/// Where per-user runtime files go (the sysfs tree, the lsmod shim).
-pub fn runtime_dir() -> PathBuf {
-    std::env::var_os("ROCJITSU_RUNTIME_DIR")
-        .map(PathBuf::from)
-        // SAFETY: getuid has no preconditions.
-        .unwrap_or_else(|| format!("/tmp/rocjitsu-{}", unsafe { libc_getuid() }).into())
-}
-
-unsafe extern "C" {
-    #[link_name = "getuid"]
-    fn libc_getuid() -> u32;
-}
-
 /// A directory holding an `lsmod` that reports the amdgpu module.
 fn lsmod_shim(dir: &Path) -> Result<PathBuf> {
     let bin = dir.join("bin");
@@ -83,7 +70,7 @@ pub fn run(l: Launch) -> Result<ExitCode> {
     let config = std::fs::canonicalize(&l.config)
         .with_context(|| format!("cannot resolve {}", l.config.display()))?;
     let lib = preload_library()?;
-    let dir = runtime_dir();
+    let dir = rocjitsu_kmd::runtime_dir();
     let bin = lsmod_shim(&dir)?;
     tracing::info!(
         "{} GPU(s) from {}: {}",

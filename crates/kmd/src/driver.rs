@@ -385,8 +385,13 @@ impl SimulatedDriver {
             }
             kfd::CREATE_QUEUE => self.create_queue(a)?,
             kfd::DESTROY_QUEUE => {
-                let q = self.proc().queues.remove(&a.u32(0)).ok_or(Errno::EINVAL)?;
-                self.proc().doorbells.retain(|_, v| *v != a.u32(0));
+                let qid = a.u32(0);
+                let q = {
+                    let mut p = self.proc();
+                    let q = p.queues.remove(&qid).ok_or(Errno::EINVAL)?;
+                    p.doorbells.retain(|_, v| *v != qid);
+                    q
+                };
                 self.cp()
                     .destroy_queue(q.cp_id)
                     .map_err(|_| Errno::EINVAL)?;

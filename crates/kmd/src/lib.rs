@@ -94,6 +94,15 @@ pub trait Driver: Send + Sync {
     fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno>;
 }
 
+/// Where per-user runtime files go (the sysfs tree, the launcher's lsmod
+/// shim): `$ROCJITSU_RUNTIME_DIR`, else `/tmp/rocjitsu-<uid>`.
+pub fn runtime_dir() -> PathBuf {
+    std::env::var_os("ROCJITSU_RUNTIME_DIR")
+        .map(PathBuf::from)
+        // SAFETY: getuid has no preconditions.
+        .unwrap_or_else(|| format!("/tmp/rocjitsu-{}", unsafe { libc::getuid() }).into())
+}
+
 /// The KFD `gpu_id` of GPU `index`: a nonzero 16-bit value derived from the
 /// GPU's identity (the kernel hashes its PCI location and properties).
 pub fn gpu_id_of(config: &GpuConfig, index: usize) -> u32 {

@@ -56,43 +56,36 @@ fn driver() -> Option<&'static SimulatedDriver> {
 }
 
 fn create() -> Option<SimulatedDriver> {
-    {
-        {
-            let path = std::env::var_os("ROCJITSU_CONFIG")?;
-            log::init(&std::env::var("ROCJITSU_LOG").unwrap_or_default());
-            let config = match rocjitsu_gpu::config::GpuConfig::load(&path) {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("rocjitsu: {e}; no GPU is emulated");
-                    return None;
-                }
-            };
-            let runtime_dir = std::env::var_os("ROCJITSU_RUNTIME_DIR")
-                .map(std::path::PathBuf::from)
-                // SAFETY: getuid has no preconditions.
-                .unwrap_or_else(|| format!("/tmp/rocjitsu-{}", unsafe { libc::getuid() }).into());
-            let opts = DriverOptions {
-                config,
-                runtime_dir,
-                threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
-                watchdog: env_u64("ROCJITSU_WATCHDOG")
-                    .filter(|&s| s > 0)
-                    .map(std::time::Duration::from_secs),
-            };
-            match SimulatedDriver::new(opts) {
-                Ok(d) => {
-                    tracing::info!(
-                        "emulating the GPUs of {} (sysfs at {})",
-                        path.to_string_lossy(),
-                        d.sysfs().root().display()
-                    );
-                    Some(d)
-                }
-                Err(e) => {
-                    eprintln!("rocjitsu: {e}; no GPU is emulated");
-                    None
-                }
-            }
+    let path = std::env::var_os("ROCJITSU_CONFIG")?;
+    log::init(&std::env::var("ROCJITSU_LOG").unwrap_or_default());
+    let config = match rocjitsu_gpu::config::GpuConfig::load(&path) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rocjitsu: {e}; no GPU is emulated");
+            return None;
+        }
+    };
+    let runtime_dir = rocjitsu_kmd::runtime_dir();
+    let opts = DriverOptions {
+        config,
+        runtime_dir,
+        threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
+        watchdog: env_u64("ROCJITSU_WATCHDOG")
+            .filter(|&s| s > 0)
+            .map(std::time::Duration::from_secs),
+    };
+    match SimulatedDriver::new(opts) {
+        Ok(d) => {
+            tracing::info!(
+                "emulating the GPUs of {} (sysfs at {})",
+                path.to_string_lossy(),
+                d.sysfs().root().display()
+            );
+            Some(d)
+        }
+        Err(e) => {
+            eprintln!("rocjitsu: {e}; no GPU is emulated");
+            None
         }
     }
 }
