@@ -1,7 +1,6 @@
 // hipMemsetAsync, hipMemsetD32Async and hipMemcpyAsync (pinned and pageable
 // host memory, device to device) on one stream around a kernel, synchronised
 // once with hipStreamSynchronize: stream order alone must make it right.
-// hip-test known-bug: hangs intermittently (more often with the release build): the main thread spins in ROCclr while every queue is idle and every packet completed; passes with AMD_DIRECT_DISPATCH=0; under investigation
 #define TEST_NAME "async_stream"
 #include "common.h"
 

@@ -1,7 +1,6 @@
 // Many kernels in flight before one hipDeviceSynchronize: a dependent chain
 // on the null stream (each kernel reads the previous one's output) and
 // independent chains on four more streams.
-// hip-test known-bug: hangs intermittently (more often with the release build): the main thread spins in ROCclr while every queue is idle and every packet completed; passes with AMD_DIRECT_DISPATCH=0; under investigation
 #define TEST_NAME "multi_kernel"
 #include "common.h"
 

@@ -1,7 +1,6 @@
 // Several streams with events: hipEventElapsedTime is finite and >= 0 for
 // events on one stream, hipStreamWaitEvent orders a consumer stream after a
 // producer stream, and independent streams each finish their own work.
-// hip-test known-bug: hangs in hipEventElapsedTime: after two GET_CLOCK_COUNTERS the main thread spins in sched_yield on a ROCclr lock while every queue is idle (also with AMD_DIRECT_DISPATCH=0); under investigation
 #define TEST_NAME "streams_events"
 #include "common.h"
 

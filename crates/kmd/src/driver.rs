@@ -449,6 +449,18 @@ impl SimulatedDriver {
             return Err(Errno::EINVAL);
         }
         let c = self.events.create(kind, a.u32(16) != 0)?;
+        // A signal event lives in the event page: KFD answers the page's
+        // mmap offset, and libhsakmt gives the event a mailbox address
+        // (HWData2, which ROCr copies into its signals) only when that
+        // offset is nonzero.
+        a.set_u64(
+            0,
+            if kind == kfd::EVENT_SIGNAL {
+                kfd::MMAP_TYPE_EVENTS << kfd::MMAP_TYPE_SHIFT
+            } else {
+                0
+            },
+        );
         a.set_u32(8, c.trigger_data);
         a.set_u32(24, c.id);
         a.set_u32(28, c.slot);

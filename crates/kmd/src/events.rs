@@ -16,8 +16,22 @@ struct Event {
     kind: u32,
     auto_reset: bool,
     signaled: bool,
+    /// KFD's `event_age`: 1 at creation, bumped every time the event fires
+    /// (skipping 0, which means "no age" in a wait request).
+    age: u64,
     /// `struct kfd_hsa_memory_exception_data` of the last fault.
     exception: Option<[u8; 32]>,
+}
+
+/// One event of one thread inside `WAIT_EVENTS`.
+struct Watch {
+    id: u32,
+    activated: bool,
+    /// The caller passed the age it last saw (`last_event_age`), so it gets
+    /// the current age back.
+    age_enabled: bool,
+    /// The event was destroyed while waited on.
+    gone: bool,
 }
 
 /// One thread inside `WAIT_EVENTS`: the events it waits for and which of
@@ -25,7 +39,7 @@ struct Event {
 /// every thread waiting on it at that moment; an auto-reset event is
 /// consumed by those waiters (or, when nobody waits, by the next one).
 struct Waiter {
-    events: Vec<(u32, bool)>,
+    events: Vec<Watch>,
 }
 
 #[derive(Default)]
@@ -39,20 +53,25 @@ struct State {
 }
 
 impl State {
-    /// Fires event `id` (it exists): activates its waiters, or leaves it
-    /// signaled for the next one.
+    /// Fires event `id` (it exists): activates the threads waiting on it
+    /// (KFD's `set_event`: waiters still queued, even those already
+    /// activated, count), or leaves it signaled for the next one.
     fn fire(&mut self, id: u32) {
-        let mut woke = false;
+        let mut queued = false;
         for w in self.waiters.values_mut() {
-            for (e, activated) in &mut w.events {
-                if *e == id {
-                    *activated = true;
-                    woke = true;
+            for e in &mut w.events {
+                if e.id == id {
+                    e.activated = true;
+                    queued = true;
                 }
             }
         }
         if let Some(e) = self.events.get_mut(&id) {
-            e.signaled = !e.auto_reset || !woke;
+            e.signaled = !e.auto_reset || !queued;
+            e.age = match e.age.wrapping_add(1) {
+                0 => 2,
+                a => a,
+            };
         }
     }
 }
@@ -80,6 +99,9 @@ pub struct Created {
     pub trigger_data: u32,
     pub slot: u32,
 }
+
+/// `KFD_EVENT_TIMEOUT_INFINITE`.
+const TIMEOUT_INFINITE: u32 = u32::MAX;
 
 impl Events {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -114,7 +136,8 @@ impl Events {
                 .page
                 .map_or(kfd::SIGNAL_EVENT_LIMIT, |(_, size)| (size / 8) as u32)
                 .min(kfd::SIGNAL_EVENT_LIMIT);
-            (0..slots)
+            // Id 0 is reserved, as in KFD (its event page slot is unused).
+            (1..slots)
                 .find(|i| !s.events.contains_key(i))
                 .ok_or(Errno::ENOSPC)?
         } else {
@@ -129,34 +152,38 @@ impl Events {
                 kind,
                 auto_reset,
                 signaled: false,
+                age: 1,
                 exception: None,
             },
         );
+        tracing::trace!("event {id} created: type {kind}, auto-reset {auto_reset}");
         Ok(Created {
             id,
-            trigger_data: if kind == kfd::EVENT_SIGNAL { id } else { 0 },
+            trigger_data: id,
             slot: if kind == kfd::EVENT_SIGNAL { id } else { 0 },
         })
     }
 
+    /// `DESTROY_EVENT`: threads waiting on the event wake, and their wait
+    /// fails (EIO), as in the kernel.
     pub fn destroy(&self, id: u32) -> Result<(), Errno> {
-        // Threads waiting on it wake as if it fired (the kernel wakes them
-        // too) rather than sleeping on an event that is gone.
         let mut s = self.lock();
-        if s.events.contains_key(&id) {
-            s.fire(id);
+        s.events.remove(&id).ok_or(Errno::EINVAL)?;
+        for w in s.waiters.values_mut() {
+            for e in &mut w.events {
+                if e.id == id {
+                    e.gone = true;
+                }
+            }
         }
         drop(s);
         self.cond.notify_all();
-        self.lock()
-            .events
-            .remove(&id)
-            .map(|_| ())
-            .ok_or(Errno::EINVAL)
+        Ok(())
     }
 
     /// `SET_EVENT` (and the GPU's interrupt for a signal event).
     pub fn set(&self, id: u32) -> Result<(), Errno> {
+        tracing::trace!("event {id} set");
         let mut s = self.lock();
         if !s.events.contains_key(&id) {
             return Err(Errno::EINVAL);
@@ -208,72 +235,71 @@ impl Events {
     }
 
     /// `WAIT_EVENTS`: `list` is the caller's array of `kfd_event_data`;
-    /// returns the wait result, filling exception data of fired events.
+    /// returns the wait result, filling in the exception data of fired
+    /// memory events and the current age of fired signal events whose
+    /// caller passed an age.
     pub fn wait(&self, list: &mut [u8], all: bool, timeout_ms: u32) -> Result<u32, Errno> {
         let n = list.len() / kfd::EVENT_DATA_SIZE;
+        let entry = |i: usize| i * kfd::EVENT_DATA_SIZE;
+        let u64_at = |l: &[u8], o: usize| u64::from_le_bytes(l[o..o + 8].try_into().unwrap());
         let ids: Vec<u32> = (0..n)
             .map(|i| {
-                let o = i * kfd::EVENT_DATA_SIZE + 40;
+                let o = entry(i) + 40;
                 u32::from_le_bytes([list[o], list[o + 1], list[o + 2], list[o + 3]])
             })
             .collect();
+        tracing::trace!("wait events {ids:?} all={all} timeout={timeout_ms}");
         let deadline = match timeout_ms {
-            u32::MAX => None,
-            ms => Some(Instant::now() + Duration::from_millis(u64::from(ms))),
+            TIMEOUT_INFINITE => None,
+            ms => Some(Instant::now() + Duration::from_millis(u64::from(ms.min(0x7fff_ffff)))),
         };
         let mut s = self.lock();
-        for id in &ids {
-            if !s.events.contains_key(id) {
-                return Err(Errno::EINVAL);
-            }
+        if ids.iter().any(|id| !s.events.contains_key(id)) {
+            return Err(Errno::EINVAL);
         }
-        // Register: an event already signaled counts as fired for this
-        // waiter and, if auto-reset, is consumed by it.
+        // Register (KFD's init_event_waiter): an event already signaled
+        // counts as fired for this waiter and, if auto-reset, is consumed
+        // by it; a signal event whose age moved past the caller's
+        // `last_event_age` has fired since the caller last looked.
         let mut events = Vec::with_capacity(ids.len());
-        for &id in &ids {
-            let mut activated = false;
-            if let Some(e) = s.events.get_mut(&id) {
-                activated = e.signaled;
-                if e.auto_reset {
-                    e.signaled = false;
-                }
+        for (i, &id) in ids.iter().enumerate() {
+            let e = s.events.get_mut(&id).expect("checked above");
+            let mut activated = e.signaled;
+            e.signaled = e.signaled && !e.auto_reset;
+            let last_age = u64_at(list, entry(i));
+            let age_enabled = e.kind == kfd::EVENT_SIGNAL && last_age != 0;
+            if age_enabled && e.age != last_age {
+                activated = true;
             }
-            events.push((id, activated));
+            events.push(Watch {
+                id,
+                activated,
+                age_enabled,
+                gone: false,
+            });
         }
         let me = s.next_waiter;
         s.next_waiter += 1;
         s.waiters.insert(me, Waiter { events });
-        loop {
-            let fired: Vec<bool> = s
-                .waiters
-                .get(&me)
-                .map(|w| w.events.iter().map(|&(_, a)| a).collect())
-                .unwrap_or_default();
+        let result = loop {
+            let w = &s.waiters[&me];
+            if w.events.iter().any(|e| e.gone) {
+                break Err(Errno::EIO);
+            }
             let done = if all {
-                fired.iter().all(|&f| f)
+                w.events.iter().all(|e| e.activated)
             } else {
-                fired.iter().any(|&f| f)
+                w.events.iter().any(|e| e.activated)
             };
             if done {
-                s.waiters.remove(&me);
-                for (i, id) in ids.iter().enumerate() {
-                    if fired[i]
-                        && let Some(e) = s.events.get_mut(id)
-                        && let Some(x) = e.exception.take()
-                    {
-                        let o = i * kfd::EVENT_DATA_SIZE;
-                        list[o..o + 32].copy_from_slice(&x);
-                    }
-                }
-                return Ok(kfd::WAIT_COMPLETE);
+                break Ok(kfd::WAIT_COMPLETE);
             }
             let wait = match deadline {
                 None => Duration::from_secs(3600),
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        s.waiters.remove(&me);
-                        return Ok(kfd::WAIT_TIMEOUT);
+                        break Ok(kfd::WAIT_TIMEOUT);
                     }
                     d - now
                 }
@@ -283,7 +309,29 @@ impl Events {
                 .wait_timeout(s, wait)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
+        };
+        let w = s.waiters.remove(&me).expect("registered above");
+        if result == Ok(kfd::WAIT_COMPLETE) {
+            for (i, watch) in w.events.iter().enumerate() {
+                let Some(e) = s.events.get_mut(&watch.id) else {
+                    continue;
+                };
+                if !watch.activated {
+                    continue;
+                }
+                let o = entry(i);
+                if e.kind == kfd::EVENT_MEMORY {
+                    list[o..o + 32].copy_from_slice(&e.exception.unwrap_or_default());
+                } else if watch.age_enabled {
+                    put_u64(list, o, e.age);
+                }
+            }
         }
+        tracing::trace!(
+            "wait events {ids:?} -> {result:?}, fired {:?}",
+            w.events.iter().map(|e| e.activated).collect::<Vec<_>>()
+        );
+        result
     }
 }
 
@@ -384,5 +432,18 @@ mod tests {
         );
         assert_eq!(u32::from_le_bytes(l[0..4].try_into().unwrap()), 1);
         assert_eq!(u32::from_le_bytes(l[24..28].try_into().unwrap()), 7);
+    }
+
+    #[test]
+    fn destroying_an_event_fails_its_waiters() {
+        // KFD clears the waiter's event and the wait ends with EIO.
+        let ev = Arc::new(Events::default());
+        let a = ev.create(kfd::EVENT_SIGNAL, true).unwrap();
+        let e2 = ev.clone();
+        let t = std::thread::spawn(move || e2.wait(&mut list(&[a.id]), false, 5000));
+        std::thread::sleep(Duration::from_millis(50));
+        ev.destroy(a.id).unwrap();
+        assert_eq!(t.join().unwrap(), Err(Errno::EIO));
+        assert_eq!(ev.destroy(a.id), Err(Errno::EINVAL));
     }
 }

@@ -47,6 +47,7 @@ impl Errno {
     pub const ENOTTY: Errno = Errno(libc::ENOTTY);
     pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
     pub const ETIME: Errno = Errno(libc::ETIME);
+    pub const EIO: Errno = Errno(libc::EIO);
 }
 
 /// A device file the driver serves.

@@ -222,3 +222,69 @@ fn events_and_queue_arguments() {
     d.ioctl(KFD, iowr(0x03, 8), &mut dq).unwrap();
     assert_eq!(d.ioctl(KFD, iowr(0x03, 8), &mut dq), Err(Errno::EINVAL));
 }
+
+/// Regression: CREATE_EVENT answered an event-page offset of 0 for every
+/// signal event after the first, so libhsakmt gave those events no mailbox
+/// address, ROCr's signals carried none, and the GPU's completions raised no
+/// interrupt (HIP programs waited forever in hipEventElapsedTime, and every
+/// wait fell back to polling). KFD answers KFD_MMAP_TYPE_EVENTS for every
+/// signal event and 0 for the other types.
+#[test]
+fn every_signal_event_gets_the_event_page_offset() {
+    let (d, _) = driver();
+    for (i, (kind, want)) in [(0, 2u64 << 62), (0, 2 << 62), (8, 0), (0, 2 << 62)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut e = [0u8; 32];
+        put32(&mut e, 12, kind);
+        put32(&mut e, 16, 1);
+        d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
+        assert_eq!(
+            get64(&e, 0),
+            want,
+            "event {i} (type {kind}): event_page_offset"
+        );
+        if kind == 0 {
+            let id = get32(&e, 24);
+            assert_ne!(id, 0, "signal event ids start at 1, as in KFD");
+            assert_eq!(get32(&e, 28), id, "event_slot_index");
+            assert_eq!(get32(&e, 8), id, "event_trigger_data");
+        }
+    }
+}
+
+/// WAIT_EVENTS with `last_event_age` (ROCr 6.x's libhsakmt): a signal
+/// event that fired since the caller's age returns at once even when
+/// another waiter consumed it, and the wait reports the current age.
+#[test]
+fn wait_events_honours_event_ages() {
+    let (d, _) = driver();
+    let mut e = [0u8; 32];
+    put32(&mut e, 16, 1);
+    d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
+    let id = get32(&e, 24);
+    let wait = |age: u64, timeout: u32| {
+        let mut list = vec![0u8; 48];
+        put64(&mut list, 0, age);
+        put32(&mut list, 40, id);
+        let mut w = [0u8; 24];
+        put64(&mut w, 0, list.as_ptr() as u64);
+        put32(&mut w, 8, 1);
+        put32(&mut w, 16, timeout);
+        d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
+        (get32(&w, 20), get64(&list, 0))
+    };
+    // Age 1 at creation: nothing fired yet.
+    assert_eq!(wait(1, 0), (1, 1));
+    let mut s = [0u8; 8];
+    put32(&mut s, 0, id);
+    d.ioctl(KFD, iow(0x0a, 8), &mut s).unwrap();
+    // An age-less waiter consumes the (auto-reset) event...
+    assert_eq!(wait(0, 0), (0, 0));
+    assert_eq!(wait(0, 0).0, 1);
+    // ...but a waiter that last saw age 1 still learns that it fired, and
+    // gets age 2 back; with age 2 it waits.
+    assert_eq!(wait(1, 0), (0, 2));
+    assert_eq!(wait(2, 0), (1, 2));
+}

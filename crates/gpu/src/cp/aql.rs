@@ -166,6 +166,11 @@ impl Engine for Aql {
             return cx.mem_fault("writing the queue's read pointer", &f);
         }
         let sig = u64_at(&pkt, COMPLETION_SIGNAL);
+        tracing::trace!(
+            "queue {} packet {read} type {} done, signal 0x{sig:x}",
+            cx.ctl.id,
+            header & 0xff
+        );
         if let Err(f) = signal::complete(vm, &mut self.tlb, cx.host(), sig, start, end) {
             return cx.mem_fault(&format!("completing packet {read}'s signal 0x{sig:x}"), &f);
         }
@@ -230,6 +235,10 @@ impl Aql {
             deps.iter().all(|&s| s == 0) || zero.iter().any(|&z| z)
         };
         let kind = if and { "AND" } else { "OR" };
+        tracing::trace!(
+            "queue {} packet {index}: barrier-{kind} on {deps:x?}: {zero:?}",
+            cx.ctl.id
+        );
         self.wait_until(cx, held, &|| {
             format!("packet {index} (barrier-{kind} on signals {deps:x?})")
         })

@@ -64,12 +64,21 @@ pub fn complete(
     vm.write(tlb, signal.wrapping_add(START_TS), &start.to_le_bytes())?;
     vm.write(tlb, signal.wrapping_add(END_TS), &end.to_le_bytes())?;
     fence(Ordering::Release);
-    vm.atomic_u64(tlb, signal.wrapping_add(VALUE), |v| Some(v.wrapping_sub(1)))?;
+    let old = vm.atomic_u64(tlb, signal.wrapping_add(VALUE), |v| Some(v.wrapping_sub(1)))?;
     let mailbox = load_u64(vm, tlb, signal.wrapping_add(EVENT_MAILBOX_PTR))?;
     if mailbox != 0 {
         let id = vm.read_u32(tlb, signal.wrapping_add(EVENT_ID))?;
         store_u32(vm, tlb, mailbox, id)?;
+        tracing::trace!(
+            "signal 0x{signal:x} {old} -> {}: interrupt, event {id}",
+            old.wrapping_sub(1)
+        );
         host.signal_event(id);
+    } else {
+        tracing::trace!(
+            "signal 0x{signal:x} {old} -> {} (no mailbox)",
+            old.wrapping_sub(1)
+        );
     }
     Ok(())
 }
