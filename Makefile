@@ -37,6 +37,7 @@ test: setup corpus
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
 	$(MAKE) test-hip
+	$(MAKE) test-hip-sid
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -55,20 +56,21 @@ test-hip: setup
 	$(CARGO) build --release --workspace
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
 
-# The same programs built with sid's ROCm 6.4.3 hipcc for gfx942 and gfx950
-# and run inside the sid sysroot (scripts/sysroot.sh builds it on first use)
-# under the MI300X and MI355X configs. Not yet part of `make test`: rocminfo,
-# device_props, fault and scratch pass, most other programs hang under ROCm
-# 6.4.3 (open bug, see the [kmd] issue notes).
+# The same programs built with a modern hipcc and run inside a Debian sid
+# sysroot (scripts/sysroot.sh builds it on first use): gfx942 (MI300X config)
+# with sid's ROCm 6.4.3, gfx950 (MI355X config) with experimental's ROCm 7.2.4,
+# since HIP 6.4.3 has no gfx950 device (its ROCr has).
 test-hip-sid: setup
 	$(CARGO) build --release --workspace
-	@rc=0; for t in gfx942 gfx950; do \
-	  bash scripts/sysroot.sh run -- python3 scripts/hip_tests.py run --target $$t $(HIP_ARGS) || rc=1; \
-	done; exit $$rc
+	@rc=0; \
+	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 $(HIP_ARGS) || rc=1; \
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
+	exit $$rc
 
-# The sid sysroot alone (Debian sid + ROCm 6.4.3, cached under $ROCJITSU_CACHE).
+# The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup
-	@bash scripts/sysroot.sh build
+	@bash scripts/sysroot.sh --rocm 6 build
+	@bash scripts/sysroot.sh --rocm 7 build
 
 # [kmd] figures: rocminfo wall time, empty-kernel launch latency, hipMemcpy
 # bandwidth and an end-to-end vector add under the launcher (printed, never

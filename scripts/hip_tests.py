@@ -29,7 +29,7 @@ A program states what the runner must do with lines in its leading comment:
   // hip-test needs: LIB          a ROCm math library (hipsparse, hiprand);
                                   not applicable on targets it has no kernels for
   // hip-test expect-exit: nonzero
-  // hip-test expect-stderr: TEXT (a substring of stderr)
+  // hip-test expect-stderr: TEXT (a substring of stderr; `A || B`: either)
   // hip-test expect-stdout: LINE (a whole line of stdout, in any order)
   // hip-test expect-pass-line: no
   // hip-test timeout: SECONDS
@@ -242,7 +242,8 @@ def build(progs, args):
     hipcc = shutil.which(args.hipcc) or (args.hipcc if os.path.exists(args.hipcc) else None)
     if hipcc is None:
         die(f"hipcc not found ('{args.hipcc}'); install it with `make setup` (bookworm: apt-get install hipcc), "
-            "or for gfx942/gfx950 run inside the sid sysroot: scripts/sysroot.sh run -- ...")
+            "or run inside a sid sysroot: scripts/sysroot.sh run -- ... (gfx942, ROCm 6.4.3) or "
+            "scripts/sysroot.sh --rocm 7 run -- ... (gfx942/gfx950, ROCm 7.2.4)")
     toolchain = toolchain_id(hipcc)
     extra = shlex.split(args.cflags or "")
     shared = [SRC / h for h in SHARED_HEADERS]
@@ -289,8 +290,9 @@ def build(progs, args):
                     unsupported = True
     if unsupported:
         log(f"hip: {hipcc} cannot build for {args.target} (bookworm's ROCm 5.2.3 knows gfx90a only); "
-            f"build gfx942/gfx950 with sid's hipcc: scripts/sysroot.sh run -- python3 scripts/hip_tests.py "
-            f"{args.command} --target {args.target} (or make test-hip-sid)")
+            f"build gfx942 with sid's hipcc (scripts/sysroot.sh run -- python3 scripts/hip_tests.py "
+            f"{args.command} --target {args.target}), gfx950 with ROCm 7's (scripts/sysroot.sh --rocm 7 run -- ...), "
+            f"or run make test-hip-sid")
     if todo:
         log(f"hip: built {built}, {len(failures)} failed ({time.monotonic() - t0:.1f} s)")
     return failures
@@ -397,8 +399,9 @@ def judge(prog, rc, out, err):
     if want_pass_line and f"PASS {prog.name}" not in lines:
         return f"no 'PASS {prog.name}' line on stdout"
     for text in prog.many("expect-stderr"):
-        if text not in err:
-            where = " (it is on stdout)" if text in out else ""
+        choices = [t.strip() for t in text.split(" || ")]
+        if not any(t in err for t in choices):
+            where = " (it is on stdout)" if any(t in out for t in choices) else ""
             return f"stderr lacks '{text}'{where}"
     for line in prog.many("expect-stdout"):
         if line not in lines:

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# A Debian sid root file system with ROCm 6.4.3 (ROCr/HIP 6.4.3, hipcc 7.0.2,
-# clang 21), the user space that knows gfx942 and gfx950. The host's bookworm
-# ROCm 5.2.3 knows gfx90a only.
+# A Debian sid root file system with a modern ROCm user space. The host's
+# bookworm ROCm 5.2.3 knows gfx90a only.
+#   --rocm 6 (default): sid's ROCm 6.4.3 (ROCr/HIP 6.4.3, hipcc 7.0.2, clang
+#            21): ROCr knows gfx942 and gfx950, HIP (ROCclr) only gfx942.
+#   --rocm 7: sid plus experimental's ROCm 7.2.4 (ROCr/HIP 7.2.4, hipcc 7.2.4,
+#            clang 22): HIP knows gfx950 too.
 #
-#   scripts/sysroot.sh [build]        build it when missing or when the package
-#                                     list changed; print its path
-#   scripts/sysroot.sh path           print its path (no build)
-#   scripts/sysroot.sh run [--] CMD…  run CMD inside it (built first if needed)
-#   scripts/sysroot.sh clean          delete it
+#   scripts/sysroot.sh [--rocm 6|7] [build]        build it when missing or when the
+#                                                  package list changed; print its path
+#   scripts/sysroot.sh [--rocm 6|7] path           print its path (no build)
+#   scripts/sysroot.sh [--rocm 6|7] run [--] CMD…  run CMD inside it (built first if needed)
+#   scripts/sysroot.sh [--rocm 6|7] clean          delete it
 #
-# The sysroot is a directory, $ROCJITSU_CACHE/sysroot-sid-rocm6 (default cache
-# ~/.cache/rocjitsu). A stamp file inside it records the suite, mirror and
-# package list it was built from; a different list rebuilds it.
+# The sysroot is a directory, $ROCJITSU_CACHE/sysroot-sid-rocm6 or
+# sysroot-sid-rocm7 (default cache ~/.cache/rocjitsu). A stamp file inside it
+# records the suite, mirror and package list it was built from; a different
+# list rebuilds it.
 #
 # `run` enters a private mount namespace (unshare -m), mounts /proc, binds /sys
 # and /dev (recursively), binds the repository at its own path (so
@@ -26,7 +30,18 @@ MIRROR="${ROCJITSU_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 # python3-minimal: scripts/hip_tests.py runs inside the sysroot.
 PACKAGES=(rocminfo hipcc libamdhip64-dev python3-minimal)
 CACHE="${ROCJITSU_CACHE:-$HOME/.cache/rocjitsu}"
-ROOT="$CACHE/sysroot-sid-rocm6"
+ROCM=6
+if [[ "${1:-}" == "--rocm" ]]; then
+  ROCM="${2:-}"
+  shift 2 || true
+fi
+case "$ROCM" in
+  6) EXTRA_SUITE="" ;;
+  # The ROCm packages come from experimental, the rest from sid.
+  7) EXTRA_SUITE=experimental ;;
+  *) echo "sysroot: FAILED: --rocm takes 6 or 7, not '$ROCM'" >&2; exit 2 ;;
+esac
+ROOT="$CACHE/sysroot-sid-rocm$ROCM"
 STAMP_NAME=.rocjitsu-sysroot
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 
@@ -37,7 +52,7 @@ die() {
 }
 
 stamp_text() {
-  printf 'suite=%s\nmirror=%s\npackages=%s\n' "$SUITE" "$MIRROR" "${PACKAGES[*]}"
+  printf 'suite=%s\nextra=%s\nmirror=%s\npackages=%s\n' "$SUITE" "$EXTRA_SUITE" "$MIRROR" "${PACKAGES[*]}"
 }
 
 is_current() {
@@ -98,17 +113,26 @@ build() {
   # A half-built tree must never be taken for a finished one: build beside it,
   # stamp it, then swap it in.
   trap 'rm -rf --one-file-system "$tmp" 2>/dev/null || true' EXIT
-  log "building $ROOT (debootstrap --variant=minbase $SUITE, then ${PACKAGES[*]}); about 2 min, 1 GB"
+  local size="about 2 min, 1 GB" from=() extra_log=""
+  if [[ -n "$EXTRA_SUITE" ]]; then
+    size="about 1 min, 1 GB"
+    from=(-t "$EXTRA_SUITE")
+    extra_log=" from $EXTRA_SUITE"
+  fi
+  log "building $ROOT (debootstrap --variant=minbase $SUITE, then ${PACKAGES[*]}$extra_log); $size"
   log "step 1/3: debootstrap from $MIRROR"
   timed "debootstrap" quietly "$CACHE/sysroot-debootstrap.log" \
     debootstrap --variant=minbase "$SUITE" "$tmp" "$MIRROR" ||
     die "debootstrap failed; log: $CACHE/sysroot-debootstrap.log"
+  if [[ -n "$EXTRA_SUITE" ]]; then
+    echo "deb $MIRROR $EXTRA_SUITE main" >"$tmp/etc/apt/sources.list.d/$EXTRA_SUITE.list"
+  fi
   log "step 2/3: apt-get update (sid's Release file may be past its Valid-Until)"
   timed "apt-get update" in_new_root "$tmp" apt-get -qq -o Acquire::Check-Valid-Until=false update ||
     die "apt-get update inside the sysroot"
   log "step 3/3: apt-get install --no-install-recommends ${PACKAGES[*]}"
   timed "apt-get install" quietly "$CACHE/sysroot-apt.log" in_new_root "$tmp" apt-get install -y -qq \
-    --no-install-recommends -o Acquire::Check-Valid-Until=false "${PACKAGES[@]}" ||
+    --no-install-recommends -o Acquire::Check-Valid-Until=false "${from[@]}" "${PACKAGES[@]}" ||
     die "apt-get install inside the sysroot; log: $CACHE/sysroot-apt.log"
   in_new_root "$tmp" apt-get clean
   stamp_text >"$tmp/$STAMP_NAME"
@@ -119,7 +143,7 @@ build() {
   mv "$tmp" "$ROOT"
   trap - EXIT
   log "ready: $ROOT ($(du -sh "$ROOT" | cut -f1), $(($(date +%s) - t0)) s in all)"
-  log "versions: $(chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}  ' hipcc libamdhip64-6 rocminfo 2>/dev/null || true)"
+  log "versions: $(chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}  ' hipcc "libamdhip64-$ROCM" rocminfo 2>/dev/null || true)"
 }
 
 run_inside() {
@@ -188,8 +212,8 @@ case "$cmd" in
     run_inside "$@"
     ;;
   clean)
-    rm -rf --one-file-system "$ROOT" "$CACHE"/sysroot-sid-rocm6.tmp.*
+    rm -rf --one-file-system "$ROOT" "$ROOT".tmp.*
     log "removed $ROOT"
     ;;
-  *) die "unknown command '$cmd' (build | path | run [--] CMD... | clean)" ;;
+  *) die "unknown command '$cmd' ([--rocm 6|7] build | path | run [--] CMD... | clean)" ;;
 esac

@@ -190,7 +190,7 @@ pub fn dispatch_with(
     env.lds_size = lds as u32;
     let groups = l.grid.iter().map(|&x| u64::from(x)).product::<u64>();
     let threads = if l.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        host_cores()
     } else {
         l.threads
     }
@@ -297,6 +297,14 @@ pub fn dispatch_with(
         wall: start.elapsed(),
         threads,
     })
+}
+
+/// The host cores this process may use, asked once: the standard library
+/// reads the cgroup's CPU quota from sysfs on every call, which costs more
+/// than launching a small kernel.
+pub fn host_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The kernarg dwords the descriptor asks to preload into SGPRs.
