@@ -410,6 +410,9 @@ impl SimulatedDriver {
                     .get(&a.u32(8))
                     .map(|q| q.cp_id)
                     .ok_or(Errno::EINVAL)?;
+                // A percentage of 0 makes the queue inactive (KFD's
+                // QUEUE_IS_ACTIVE wants size, percentage and address set).
+                let size = if a.u32(16) == 0 { 0 } else { size };
                 self.cp()
                     .update_queue(cp_id, a.u64(0), size.into(), a.u32(20))
                     .map_err(|_| Errno::EINVAL)?;
@@ -506,7 +509,8 @@ impl SimulatedDriver {
                 kind,
                 gpu: gpu as u32,
                 ring_base,
-                ring_size: ring_size.into(),
+                // A queue created with a percentage of 0 is inactive.
+                ring_size: if percent == 0 { 0 } else { ring_size.into() },
                 read_ptr: rptr,
                 write_ptr: wptr,
                 doorbell: 0,

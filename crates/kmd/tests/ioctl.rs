@@ -288,3 +288,102 @@ fn wait_events_honours_event_ages() {
     assert_eq!(wait(1, 0), (0, 2));
     assert_eq!(wait(2, 0), (1, 2));
 }
+
+/// Allocates `size` bytes of VRAM, maps it for the CPU (as the thunk does
+/// through the render node) and for the GPU; returns its address.
+fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> u64 {
+    // SAFETY: an anonymous PROT_NONE reservation owned by the test.
+    let va = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    } as u64;
+    let mut a = [0u8; 40];
+    put64(&mut a, 0, va);
+    put64(&mut a, 8, size as u64);
+    put32(&mut a, 32, gpu_id);
+    put32(&mut a, 36, 0x8000_0001 | 1 << 29); // VRAM | WRITABLE | PUBLIC
+    d.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
+    let src = d
+        .mmap(
+            DeviceFile::Render { gpu: 0, minor: 128 },
+            get64(&a, 24),
+            size as u64,
+        )
+        .unwrap();
+    // SAFETY: mapping the driver's memfd over the test's own reservation.
+    let p = unsafe {
+        libc::mmap(
+            va as *mut libc::c_void,
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            src.fd,
+            src.offset as libc::off_t,
+        )
+    };
+    assert_eq!(p as u64, va);
+    let ids = [gpu_id];
+    let mut m = [0u8; 24];
+    put64(&mut m, 0, get64(&a, 16));
+    put64(&mut m, 8, ids.as_ptr() as u64);
+    put32(&mut m, 16, 1);
+    d.ioctl(KFD, iowr(0x18, 24), &mut m).unwrap();
+    va
+}
+
+/// KFD runs a queue only while its percentage is above 0: a queue created
+/// (or updated) with 0 holds its packets until UPDATE_QUEUE gives it a
+/// percentage again.
+#[test]
+fn a_queue_at_zero_percent_is_suspended() {
+    let (d, gpu_id) = driver();
+    let mem = vram(&d, gpu_id, 1 << 16);
+    let (ring, rptr, wptr, signal) = (mem, mem + 0x1000, mem + 0x1008, mem + 0x1040);
+    let at = |addr: u64| addr as *mut u64;
+    // SAFETY: all four lie in the mapping `vram` made; the CP reads them
+    // atomically through its own mapping of the same pages.
+    unsafe {
+        std::ptr::write_volatile(at(signal), 1); // kind: user
+        std::ptr::write_volatile(at(signal + 8), 1); // value
+        // A barrier-AND with no dependencies and a completion signal.
+        std::ptr::write_volatile(at(ring + 56), signal);
+        std::ptr::write_volatile(at(ring), 3 | 1 << 8);
+        std::ptr::write_volatile(at(wptr), 1);
+    }
+    let value = || {
+        // SAFETY: as above.
+        unsafe { std::ptr::read_volatile(at(signal + 8)) }
+    };
+    let mut q = [0u8; 88];
+    put64(&mut q, 0, ring);
+    put64(&mut q, 8, wptr);
+    put64(&mut q, 16, rptr);
+    put32(&mut q, 32, 4096);
+    put32(&mut q, 36, gpu_id);
+    put32(&mut q, 40, 2); // AQL
+    put32(&mut q, 44, 0); // percentage
+    d.ioctl(KFD, iowr(0x02, 88), &mut q).unwrap();
+    let qid = get32(&q, 52);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(value(), 1, "a queue at 0% ran a packet");
+    let mut u = [0u8; 24];
+    put64(&mut u, 0, ring);
+    put32(&mut u, 8, qid);
+    put32(&mut u, 12, 4096);
+    put32(&mut u, 16, 100);
+    d.ioctl(KFD, iow(0x07, 24), &mut u).unwrap();
+    let t0 = std::time::Instant::now();
+    while value() != 0 {
+        assert!(
+            t0.elapsed().as_secs() < 10,
+            "the resumed queue never ran its packet"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
