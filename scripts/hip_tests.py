@@ -5,7 +5,8 @@ unmodified hipcc and run, unmodified, under the rocjitsu launcher
 
   scripts/hip_tests.py build [--target T] [--hipcc PATH] [-j N] [-k FILTER] [--force]
   scripts/hip_tests.py run   [--target T] [--hipcc PATH] [--rocjitsu PATH] [--config FILE]
-                             [-k FILTER] [--timeout S] [-j N] [--no-build] [-v]
+                             [--mode local|daemon|attach] [-k FILTER] [--timeout S] [-j N]
+                             [--no-build] [-v]
   scripts/hip_tests.py list  [--target T] [-k FILTER]
 
 Programs are built into build/hip/<target>/ (`hipcc --offload-arch=<target>`),
@@ -15,6 +16,11 @@ program checks its own results against a CPU computation and ends with
 runs each program with a timeout and prints one line per program and the
 summary `hip: N passed, M failed, K not applicable`; the exit status is 1 when
 any program failed (2 for a usage or setup error, e.g. a missing launcher).
+
+--mode picks how the launcher hosts the GPU: `local` (in the program),
+`daemon` (`rocjitsu --daemon -- PROGRAM`: a daemon per program) or `attach`
+(one daemon started by the runner, `rocjitsu --attach -- PROGRAM` for every
+program; the daemon must hold nothing once all are done).
 
 After the programs, the installed `rocminfo` and `rocm_agent_enumerator` run
 under the launcher too; their output must name the config's GPU (target,
@@ -450,12 +456,20 @@ class Tally:
                 log(f"      {stream}| {line}")
 
 
-def run_tool(tally, tool, patterns, launcher, config, timeout):
+def launch_cmd(launcher, config, mode, socket):
+    """The launcher's command line up to and including `--`."""
+    if mode == "attach":
+        return [str(launcher), "--attach", "--socket", str(socket), "--"]
+    extra = ["--daemon"] if mode == "daemon" else []
+    return [str(launcher), "--config", str(config), *extra, "--"]
+
+
+def run_tool(tally, tool, patterns, launcher, config, timeout, mode="local", socket=None):
     path = shutil.which(tool)
     if path is None:
         tally.not_applicable(tool, "not installed")
         return
-    cmd = [str(launcher), "--config", str(config), "--", path]
+    cmd = [*launch_cmd(launcher, config, mode, socket), path]
     rc, out, err, secs = run_with_timeout(cmd, timeout)
     if rc is None:
         problem = f"timed out after {timeout:.0f} s (a hang?)"
@@ -467,7 +481,7 @@ def run_tool(tally, tool, patterns, launcher, config, timeout):
     tally.outcome(tool, problem, secs, cmd, out, err)
 
 
-def run_program(tally, prog, args, launcher, config, props, build_failures):
+def run_program(tally, prog, args, launcher, config, props, build_failures, socket=None):
     reason = prog.not_applicable(args.target)
     if reason:
         tally.not_applicable(prog.name, reason)
@@ -480,7 +494,7 @@ def run_program(tally, prog, args, launcher, config, props, build_failures):
         tally.fail_early(prog.name, f"{exe.relative_to(ROOT)} is missing (run without --no-build)")
         return
     timeout = float(prog.one("timeout", args.timeout))
-    cmd = [str(launcher), "--config", str(config), "--", str(exe), *program_args(prog, args.target, props)]
+    cmd = [*launch_cmd(launcher, config, args.mode, socket), str(exe), *program_args(prog, args.target, props)]
     rc, out, err, secs = run_with_timeout(cmd, timeout)
     problem = f"timed out after {timeout:.0f} s (a hang?)" if rc is None else judge(prog, rc, out, err)
     tally.outcome(prog.name, problem, secs, cmd, out, err)
@@ -503,21 +517,86 @@ def cmd_run(args):
 
     t0 = time.monotonic()
     shown = launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher
-    log(f"hip: {len(tools)} ROCm tools and {len(progs)} programs for {args.target} under {shown} --config {config}")
+    log(f"hip: {len(tools)} ROCm tools and {len(progs)} programs for {args.target} under {shown} --config {config}"
+        f" ({args.mode} mode)")
     tally = Tally(args.verbose)
-    # The tools first: rocminfo is the simplest whole-stack check.
-    for tool, patterns in tools.items():
-        run_tool(tally, tool, patterns, launcher, config, args.timeout)
-    for p in progs:
-        bug = p.one("known-bug")
-        if bug and not args.known:
-            tally.known_bug(p.name, bug)
-            continue
-        run_program(tally, p, args, launcher, config, props, build_failures)
+    daemon, socket = (start_daemon(launcher, config) if args.mode == "attach" else (None, None))
+    try:
+        # The tools first: rocminfo is the simplest whole-stack check.
+        for tool, patterns in tools.items():
+            run_tool(tally, tool, patterns, launcher, config, args.timeout, args.mode, socket)
+        for p in progs:
+            bug = p.one("known-bug")
+            if bug and not args.known:
+                tally.known_bug(p.name, bug)
+                continue
+            run_program(tally, p, args, launcher, config, props, build_failures, socket)
+        if daemon is not None:
+            check_daemon_idle(tally, launcher, socket)
+    finally:
+        if daemon is not None:
+            stop_daemon(daemon)
     log(f"hip: {tally.passed} passed, {tally.failed} failed, {tally.na} not applicable, "
         f"{tally.known} known bugs "
-        f"({args.target}, {time.monotonic() - t0:.1f} s)")
+        f"({args.target}, {args.mode} mode, {time.monotonic() - t0:.1f} s)")
     return 1 if tally.failed else 0
+
+
+def daemon_status(launcher, socket):
+    r = subprocess.run([str(launcher), "daemon-status", "--socket", str(socket)],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        return None, r.stderr.strip()
+    return json.loads(r.stdout), None
+
+
+def start_daemon(launcher, config):
+    """Starts `rocjitsu --config CONFIG --daemon` on a private socket;
+    returns (process, socket) once it answers."""
+    import tempfile
+    d = pathlib.Path(tempfile.mkdtemp(prefix="rocjitsu-hip-daemon-"))
+    socket = d / "daemon.sock"
+    logf = open(d / "daemon.log", "w")
+    proc = subprocess.Popen([str(launcher), "--config", str(config), "--daemon", "--socket", str(socket)],
+                            stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            die(f"the daemon exited with status {proc.returncode}: {(d / 'daemon.log').read_text()}")
+        st, _ = daemon_status(launcher, socket)
+        if st is not None:
+            log(f"hip: daemon pid {proc.pid} on {socket}")
+            return proc, socket
+        time.sleep(0.1)
+    proc.kill()
+    die(f"the daemon did not answer on {socket} within 30 s")
+
+
+def check_daemon_idle(tally, launcher, socket):
+    """After every program: the daemon holds no client, allocation, queue
+    or VRAM (what exited was released)."""
+    t0 = time.monotonic()
+    st, err = None, None
+    while time.monotonic() - t0 < 10:
+        st, err = daemon_status(launcher, socket)
+        if st is not None and st["clients"] == 0 and st["allocations"] == 0 and not any(st["vram_used"]):
+            break
+        time.sleep(0.1)
+    problem = None
+    if st is None:
+        problem = f"the daemon does not answer: {err}"
+    elif st["clients"] or st["allocations"] or st["queues"] or any(st["vram_used"]):
+        problem = f"the daemon still holds {st} after every program exited"
+    tally.outcome("daemon-reclaims", problem, time.monotonic() - t0, ["daemon-status"], json.dumps(st), "")
+
+
+def stop_daemon(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def cmd_build(args):
@@ -562,6 +641,9 @@ def main():
                     help="extra hipcc flags, e.g. -mcode-object-version=5")
     ap.add_argument("--rocjitsu", default=DEFAULT_LAUNCHER, help=f"the launcher (default: {DEFAULT_LAUNCHER})")
     ap.add_argument("--config", help="GPU config (default: the shipped one for --target)")
+    ap.add_argument("--mode", choices=("local", "daemon", "attach"), default="local",
+                    help="local: the GPU in each program; daemon: rocjitsu --daemon per program; "
+                         "attach: one daemon for all programs (default: local)")
     ap.add_argument("-k", help="only programs whose name contains one of these comma-separated patterns")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel hipcc runs (default 2)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program (default 120)")

@@ -1,19 +1,36 @@
-//! `rocjitsu --config CONFIG -- APP [ARGS...]`: runs an unmodified ROCm
-//! program on emulated GPUs (local mode). The launcher checks the
+//! `rocjitsu --config CONFIG [--daemon|--attach] -- APP [ARGS...]`: runs
+//! an unmodified ROCm program on emulated GPUs. The launcher checks the
 //! configuration, then replaces itself with the program, with
 //! `librocjitsu.so` preloaded and a fake `lsmod` (bookworm's rocminfo asks
 //! it whether the amdgpu module is loaded) first in PATH.
+//!
+//! - local mode (default): the GPU lives inside the program;
+//! - `--daemon`: a daemon process hosts the GPU and the program, and every
+//!   process it starts, share it; without a program, the daemon alone runs
+//!   in the foreground;
+//! - `--attach`: the program uses a daemon that is already running.
 
 use anyhow::{Context, Result, bail};
 use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_kmd::DriverOptions;
+use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Options of local mode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Local,
+    Daemon,
+    Attach,
+}
+
+/// What the launcher was asked to do.
 pub struct Launch {
-    pub config: PathBuf,
+    pub mode: Mode,
+    pub config: Option<PathBuf>,
+    pub socket: Option<PathBuf>,
     pub threads: Option<usize>,
     pub watchdog: Option<u64>,
     pub log: Option<String>,
@@ -60,28 +77,47 @@ fn lsmod_shim(dir: &Path) -> Result<PathBuf> {
     Ok(bin)
 }
 
-pub fn run(l: Launch) -> Result<ExitCode> {
-    let Some((app, args)) = l.app.split_first() else {
-        bail!(
-            "no program to run: give one after `--`, e.g. `rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo`"
-        );
-    };
-    let cfg = GpuConfig::load(&l.config)?;
-    let config = std::fs::canonicalize(&l.config)
-        .with_context(|| format!("cannot resolve {}", l.config.display()))?;
-    let lib = preload_library()?;
-    let dir = rocjitsu_kmd::runtime_dir();
-    let bin = lsmod_shim(&dir)?;
+/// The loaded configuration and its canonical path.
+fn load_config(path: &Path) -> Result<(GpuConfig, PathBuf)> {
+    let cfg = GpuConfig::load(path)?;
+    let canon = std::fs::canonicalize(path)
+        .with_context(|| format!("cannot resolve {}", path.display()))?;
     tracing::info!(
         "{} GPU(s) from {}: {}",
         cfg.gpus.len(),
-        config.display(),
+        canon.display(),
         cfg.gpus
             .iter()
             .map(|g| format!("{} ({})", g.marketing_name, g.gfx_target.name()))
             .collect::<Vec<_>>()
             .join(", ")
     );
+    Ok((cfg, canon))
+}
+
+fn driver_options(l: &Launch, config: GpuConfig) -> DriverOptions {
+    DriverOptions {
+        config,
+        runtime_dir: rocjitsu_kmd::runtime_dir(),
+        threads: l.threads.unwrap_or(0),
+        watchdog: l
+            .watchdog
+            .filter(|&s| s > 0)
+            .map(std::time::Duration::from_secs),
+    }
+}
+
+pub fn run(l: Launch) -> Result<ExitCode> {
+    match (l.mode, l.app.is_empty()) {
+        (Mode::Daemon, true) => return serve_foreground(&l),
+        (_, true) => bail!(
+            "no program to run: give one after `--`, e.g. `rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo`"
+        ),
+        _ => {}
+    }
+    let lib = preload_library()?;
+    let dir = rocjitsu_kmd::runtime_dir();
+    let bin = lsmod_shim(&dir)?;
     let mut preload = lib.into_os_string();
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|s| !s.is_empty()) {
         preload.push(":");
@@ -92,17 +128,44 @@ pub fn run(l: Launch) -> Result<ExitCode> {
         path.push(":");
         path.push(old);
     }
+    let (app, args) = l.app.split_first().expect("checked above");
     let mut cmd = std::process::Command::new(app);
     cmd.args(args)
         .env("LD_PRELOAD", preload)
         .env("PATH", path)
-        .env("ROCJITSU_CONFIG", &config)
         .env("ROCJITSU_RUNTIME_DIR", &dir);
-    if let Some(t) = l.threads {
-        cmd.env("ROCJITSU_THREADS", t.to_string());
-    }
-    if let Some(w) = l.watchdog {
-        cmd.env("ROCJITSU_WATCHDOG", w.to_string());
+    match l.mode {
+        Mode::Local => {
+            let Some(cfg_path) = &l.config else {
+                bail!(
+                    "--config CONFIG is required to run a program (e.g. --config configs/gfx90a_cdna2_kmd.json)"
+                );
+            };
+            let (_, config) = load_config(cfg_path)?;
+            cmd.env("ROCJITSU_CONFIG", &config)
+                .env_remove("ROCJITSU_DAEMON_SOCKET");
+            if let Some(t) = l.threads {
+                cmd.env("ROCJITSU_THREADS", t.to_string());
+            }
+            if let Some(w) = l.watchdog {
+                cmd.env("ROCJITSU_WATCHDOG", w.to_string());
+            }
+        }
+        Mode::Daemon => {
+            let socket = spawn_daemon(&l)?;
+            cmd.env("ROCJITSU_DAEMON_SOCKET", socket)
+                .env_remove("ROCJITSU_CONFIG");
+        }
+        Mode::Attach => {
+            let socket = attach_socket(&l);
+            rocjitsu_kmd::daemon::query_status(&socket).map_err(|e| {
+                anyhow::anyhow!(
+                    "{e}; start a daemon first (`rocjitsu --config CONFIG --daemon`), or use --daemon to start one for this program"
+                )
+            })?;
+            cmd.env("ROCJITSU_DAEMON_SOCKET", socket)
+                .env_remove("ROCJITSU_CONFIG");
+        }
     }
     if let Some(f) = &l.log {
         cmd.env("ROCJITSU_LOG", f);
@@ -110,6 +173,170 @@ pub fn run(l: Launch) -> Result<ExitCode> {
     let err = cmd.exec();
     eprintln!("rocjitsu: error: cannot run {}: {err}", show(app));
     Ok(ExitCode::from(127))
+}
+
+/// The socket `--attach` (and `daemon-status`) use: `--socket`, else
+/// `$ROCJITSU_DAEMON_SOCKET`, else the default path.
+pub fn attach_socket(l: &Launch) -> PathBuf {
+    l.socket
+        .clone()
+        .or_else(|| std::env::var_os("ROCJITSU_DAEMON_SOCKET").map(PathBuf::from))
+        .unwrap_or_else(rocjitsu_kmd::daemon::default_socket)
+}
+
+fn need_config(l: &Launch) -> Result<&Path> {
+    l.config.as_deref().ok_or_else(|| {
+        anyhow::anyhow!("--daemon needs --config CONFIG (the GPUs the daemon emulates)")
+    })
+}
+
+/// `rocjitsu --config C --daemon`: serves in the foreground until SIGINT
+/// or SIGTERM.
+fn serve_foreground(l: &Launch) -> Result<ExitCode> {
+    let (cfg, canon) = load_config(need_config(l)?)?;
+    let socket = l
+        .socket
+        .clone()
+        .unwrap_or_else(rocjitsu_kmd::daemon::default_socket);
+    let daemon = Daemon::bind(DaemonOptions {
+        driver: driver_options(l, cfg),
+        socket,
+        owner: None,
+    })
+    .map_err(anyhow::Error::msg)?;
+    stop_on_signals(daemon.stopper());
+    eprintln!(
+        "rocjitsu: daemon serving the GPUs of {} on {} (attach with `rocjitsu --attach -- APP`; Ctrl-C stops it)",
+        canon.display(),
+        daemon.socket().display()
+    );
+    daemon.run().map_err(anyhow::Error::msg)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+static STOP: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>> = std::sync::OnceLock::new();
+
+extern "C" fn on_signal(_: libc::c_int) {
+    if let Some(f) = STOP.get() {
+        f();
+    }
+}
+
+fn stop_on_signals(stop: impl Fn() + Send + Sync + 'static) {
+    let _ = STOP.set(Box::new(stop));
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores an atomic flag (async-signal-safe).
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+}
+
+/// Starts a daemon for the program about to be exec'd in this process:
+/// the daemon is a grandchild (so the program never sees it as its child),
+/// listens on a socket of its own, and stops once this process (the
+/// program, after exec) has exited and no client is left. Returns the
+/// socket once the daemon listens.
+fn spawn_daemon(l: &Launch) -> Result<PathBuf> {
+    let (cfg, _) = load_config(need_config(l)?)?;
+    let me = std::process::id();
+    let socket = l
+        .socket
+        .clone()
+        .unwrap_or_else(|| rocjitsu_kmd::runtime_dir().join(format!("daemon-{me}.sock")));
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 fills in two descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        bail!("cannot create a pipe: {}", std::io::Error::last_os_error());
+    }
+    let (rd, wr) = (fds[0], fds[1]);
+    // SAFETY: the launcher is single-threaded here; the child only runs the
+    // daemon (and exits), the parent goes on.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        bail!(
+            "cannot fork the daemon: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    if pid == 0 {
+        // SAFETY: closing the pipe's read end in the child.
+        unsafe { libc::close(rd) };
+        // SAFETY: a new session, then a second fork so that the daemon is
+        // not the program's child.
+        unsafe {
+            libc::setsid();
+            if libc::fork() != 0 {
+                libc::_exit(0);
+            }
+        }
+        let code = run_daemon_child(l, cfg, socket, me, wr);
+        std::process::exit(code);
+    }
+    // SAFETY: closing the write end in the parent; reaping the first child.
+    unsafe {
+        libc::close(wr);
+        let mut st = 0;
+        libc::waitpid(pid, &mut st, 0);
+    }
+    let mut msg = Vec::new();
+    let mut buf = [0u8; 512];
+    loop {
+        // SAFETY: reading into our buffer.
+        let n = unsafe { libc::read(rd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            break;
+        }
+        msg.extend_from_slice(&buf[..n as usize]);
+    }
+    // SAFETY: closing our pipe end.
+    unsafe { libc::close(rd) };
+    match msg.first() {
+        Some(b'+') => Ok(socket),
+        Some(b'-') => bail!(
+            "the daemon did not start: {}",
+            String::from_utf8_lossy(&msg[1..])
+        ),
+        _ => bail!("the daemon did not start (it exited without a word)"),
+    }
+}
+
+fn run_daemon_child(l: &Launch, cfg: GpuConfig, socket: PathBuf, owner: u32, ready: i32) -> i32 {
+    let say = |m: &[u8]| {
+        // SAFETY: writing our message to the pipe.
+        unsafe { libc::write(ready, m.as_ptr().cast(), m.len()) };
+    };
+    let daemon = match Daemon::bind(DaemonOptions {
+        driver: driver_options(l, cfg),
+        socket,
+        owner: Some(owner),
+    }) {
+        Ok(d) => d,
+        Err(e) => {
+            say(format!("-{e}").as_bytes());
+            return 1;
+        }
+    };
+    say(b"+");
+    // SAFETY: the parent reads until this end closes.
+    unsafe { libc::close(ready) };
+    // The daemon keeps the launcher's stderr (its fault reports go where
+    // the program's would) but not its stdin/stdout.
+    // SAFETY: pointing stdin and stdout at /dev/null.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::dup2(null, 1);
+            libc::close(null);
+        }
+    }
+    stop_on_signals(daemon.stopper());
+    match daemon.run() {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("rocjitsu: daemon: {e}");
+            1
+        }
+    }
 }
 
 fn show(s: &OsStr) -> String {

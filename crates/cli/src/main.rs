@@ -18,7 +18,9 @@ use std::process::ExitCode;
 )]
 #[command(
     args_conflicts_with_subcommands = true,
-    after_help = "Run a ROCm program on an emulated GPU:\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json --watchdog 60 -- ./my_hip_app arg1"
+    after_help = "Run a ROCm program on an emulated GPU:\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json --watchdog 60 -- ./my_hip_app arg1\n\n\
+Share one emulated GPU between processes (daemon mode):\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon -- torchrun ...   (a daemon for this program and its children)\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon                   (a daemon alone, in the foreground)\n  rocjitsu --attach -- ./my_hip_app                                          (a program on that daemon)\n  rocjitsu daemon-status                                                     (what the daemon holds)\n\n\
+The daemon's socket: --socket, else $ROCJITSU_RUNTIME_DIR/daemon.sock, else $XDG_RUNTIME_DIR/rocjitsu/daemon.sock, else /tmp/rocjitsu-<uid>/daemon.sock."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -35,6 +37,15 @@ struct Cli {
     /// Log filter for the emulator inside the program (e.g. debug, kmd=trace); also ROCJITSU_LOG.
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
+    /// Host the GPU in a daemon that the program and the processes it starts share; without a program, run the daemon alone.
+    #[arg(long, conflicts_with = "attach")]
+    daemon: bool,
+    /// Run the program on a daemon that is already running (no --config needed).
+    #[arg(long)]
+    attach: bool,
+    /// The daemon's socket (see below for the default).
+    #[arg(long, value_name = "PATH")]
+    socket: Option<std::path::PathBuf>,
     /// The program to run and its arguments, after `--`.
     #[arg(last = true, value_name = "APP")]
     app: Vec<std::ffi::OsString>,
@@ -46,6 +57,28 @@ enum Command {
     Disasm(disasm::Args),
     /// Run one kernel of a code object on an emulated GPU (buffers from files, scalars from the command line)
     RunKernel(run_kernel::Args),
+    /// Print what a running daemon holds (clients, connections, allocations, queues, VRAM in use) as JSON
+    DaemonStatus {
+        /// The daemon's socket (default: as for --attach).
+        #[arg(long, value_name = "PATH")]
+        socket: Option<std::path::PathBuf>,
+    },
+}
+
+fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+    let l = launch::Launch {
+        mode: launch::Mode::Attach,
+        config: None,
+        socket,
+        threads: None,
+        watchdog: None,
+        log: None,
+        app: vec![],
+    };
+    let s = launch::attach_socket(&l);
+    let json = rocjitsu_kmd::daemon::query_status(&s).map_err(anyhow::Error::msg)?;
+    println!("{json}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn init_logging() {
@@ -64,23 +97,27 @@ fn main() -> ExitCode {
     let r = match cli.command {
         Some(Command::Disasm(a)) => disasm::run(a),
         Some(Command::RunKernel(a)) => run_kernel::run(a),
-        None => match cli.config {
-            Some(config) => launch::run(launch::Launch {
-                config,
-                threads: cli.threads,
-                watchdog: cli.watchdog,
-                log: cli.log,
-                app: cli.app,
-            }),
-            None if cli.app.is_empty() => {
-                use clap::CommandFactory;
-                let _ = Cli::command().print_help();
-                return ExitCode::from(2);
-            }
-            None => Err(anyhow::anyhow!(
-                "--config CONFIG is required to run a program (e.g. --config configs/gfx90a_cdna2_kmd.json)"
-            )),
-        },
+        Some(Command::DaemonStatus { socket }) => daemon_status(socket),
+        None if cli.config.is_none() && cli.app.is_empty() && !cli.daemon && !cli.attach => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            return ExitCode::from(2);
+        }
+        None => launch::run(launch::Launch {
+            mode: if cli.daemon {
+                launch::Mode::Daemon
+            } else if cli.attach {
+                launch::Mode::Attach
+            } else {
+                launch::Mode::Local
+            },
+            config: cli.config,
+            socket: cli.socket,
+            threads: cli.threads,
+            watchdog: cli.watchdog,
+            log: cli.log,
+            app: cli.app,
+        }),
     };
     match r {
         Ok(code) => code,

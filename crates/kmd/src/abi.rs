@@ -258,6 +258,57 @@ impl Args {
     }
 }
 
+/// The most bytes one ioctl's argument may point at (WAIT_EVENTS on every
+/// signal event is 4096 x 48 = 192 KiB).
+pub const MAX_USER_BUFFERS: usize = 1 << 20;
+
+/// The ranges of caller memory an ioctl's argument points at, as
+/// (address, length): what a daemon client sends along with the argument
+/// (and gets back once the driver wrote it). Lengths come from the counts
+/// in the argument, as the kernel computes them; a total above
+/// [`MAX_USER_BUFFERS`] is EINVAL.
+pub fn user_buffers(request: u64, arg: &[u8]) -> Result<Vec<(u64, usize)>, crate::Errno> {
+    let a = Args::new(arg, 64);
+    let nr = ioc_nr(request);
+    let mut v: Vec<(u64, usize)> = Vec::new();
+    let mut add = |addr: u64, len: u64| {
+        if addr != 0 && len != 0 {
+            v.push((addr, len.min(MAX_USER_BUFFERS as u64 + 1) as usize));
+        }
+    };
+    match ioc_type(request) {
+        KFD_TYPE => match nr {
+            kfd::GET_PROCESS_APERTURES_NEW => {
+                add(a.u64(0), u64::from(a.u32(8)) * kfd::APERTURES_SIZE as u64)
+            }
+            kfd::WAIT_EVENTS => add(a.u64(0), u64::from(a.u32(8)) * kfd::EVENT_DATA_SIZE as u64),
+            kfd::MAP_MEMORY_TO_GPU | kfd::UNMAP_MEMORY_FROM_GPU => {
+                add(a.u64(8), u64::from(a.u32(16)) * 4)
+            }
+            kfd::GET_TILE_CONFIG => {
+                add(a.u64(0), u64::from(a.u32(16).min(32)) * 4);
+                add(a.u64(8), u64::from(a.u32(20).min(16)) * 4);
+            }
+            kfd::SET_CU_MASK => add(a.u64(8), u64::from(a.u32(4)).div_ceil(32) * 4),
+            _ => {}
+        },
+        DRM_TYPE => match nr {
+            drm::VERSION => {
+                for off in [16, 32, 48] {
+                    add(a.u64(off + 8), a.u64(off));
+                }
+            }
+            drm::AMDGPU_INFO => add(a.u64(0), u64::from(a.u32(8))),
+            _ => {}
+        },
+        _ => {}
+    }
+    if v.iter().map(|&(_, n)| n).sum::<usize>() > MAX_USER_BUFFERS {
+        return Err(crate::Errno::EINVAL);
+    }
+    Ok(v)
+}
+
 /// Little-endian field writes into a plain buffer (structures the driver
 /// builds and copies out through a user pointer).
 pub fn put_u32(buf: &mut [u8], off: usize, v: u32) {

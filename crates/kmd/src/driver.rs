@@ -1,14 +1,23 @@
 //! [`SimulatedDriver`]: the in-process KFD and amdgpu DRM.
+//!
+//! A [`Device`] is the machine's emulated GPUs (their sysfs tree, command
+//! processors and VRAM), shared by every process that opens them; a
+//! [`SimulatedDriver`] is one process's view of them, as KFD keeps a
+//! `kfd_process` per process: its GPU virtual memory, allocations, events
+//! and queues. Local mode has one of each; the daemon one device and a
+//! driver per client.
 
 use crate::abi::{self, Args, kfd, put_u32, put_u64};
 use crate::events::{Events, MemoryException};
-use crate::memory::{AllocRequest, Memory};
+use crate::memory::{AllocRequest, Memory, VramPool};
 use crate::sysfs::SysfsTree;
+use crate::user::UserMemory;
 use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of, user};
 use rocjitsu_gpu::config::GpuConfig;
 use rocjitsu_gpu::cp::{self, CommandProcessor, CpGpu, CpOptions, GpuFault, QueueDesc, QueueKind};
 use rocjitsu_gpu::exec::Vm;
 use std::collections::HashMap;
+use std::os::fd::RawFd;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -47,16 +56,38 @@ struct Process {
     xnack: bool,
 }
 
-/// The simulated driver of one process.
-pub struct SimulatedDriver {
+/// The emulated GPUs, shared by the processes that use them.
+pub struct Device {
     opts: DriverOptions,
     gpus: Vec<Gpu>,
     sysfs: SysfsTree,
+    vram: Arc<VramPool>,
+    /// Started with the first queue.
+    cp: OnceLock<CommandProcessor>,
+}
+
+/// Where the process a driver serves lives.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Caller {
+    /// This very process (local mode): userptr allocations are the
+    /// process's own pages, fault reports go to its stderr.
+    InProcess,
+    /// Another process (daemon mode): userptr allocations are memfds the
+    /// process maps over its pages (a client's address is never taken for
+    /// one of the daemon's own), and fault reports are kept for the client
+    /// ([`SimulatedDriver::take_reports`]) to print.
+    Remote,
+}
+
+/// The simulated driver of one process.
+pub struct SimulatedDriver {
+    device: Arc<Device>,
+    host: Arc<Host>,
     vm: Arc<Vm>,
     memory: Mutex<Memory>,
     events: Arc<Events>,
     process: Mutex<Process>,
-    cp: OnceLock<CommandProcessor>,
+    gpu_process: Arc<cp::Process>,
 }
 
 /// The GPU's timestamp counter: 100 MHz, derived from CLOCK_BOOTTIME so
@@ -83,6 +114,20 @@ fn boottime_ns() -> u64 {
 struct Host {
     events: Arc<Events>,
     gpu_ids: Vec<u32>,
+    /// Reports kept for a remote caller (None: print them here).
+    reports: Option<Mutex<Vec<String>>>,
+}
+
+impl Host {
+    fn report(&self, text: String) {
+        match &self.reports {
+            Some(r) => {
+                tracing::info!("{text}");
+                r.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+            }
+            None => eprintln!("{text}"),
+        }
+    }
 }
 
 impl cp::Host for Host {
@@ -93,15 +138,15 @@ impl cp::Host for Host {
     fn gpu_fault(&self, gpu: u32, fault: &GpuFault) {
         let node = gpu + 1;
         if fault.hang {
-            eprintln!(
+            self.report(format!(
                 "rocjitsu: GPU node-{node}: the watchdog stopped a hung dispatch\n{}",
                 fault.report
-            );
+            ));
         } else {
-            eprintln!(
+            self.report(format!(
                 "rocjitsu: GPU node-{node}: memory access fault on address 0x{:x}\n{}",
                 fault.addr, fault.report
-            );
+            ));
         }
         let n = self.events.memory_exception(&MemoryException {
             gpu_id: self.gpu_ids.get(gpu as usize).copied().unwrap_or(0),
@@ -112,8 +157,9 @@ impl cp::Host for Host {
             error_type: if fault.hang { 3 } else { 0 },
         });
         if n == 0 {
-            eprintln!(
+            self.report(
                 "rocjitsu: no memory-exception event is registered; the fault goes unreported to the runtime"
+                    .into(),
             );
         }
     }
@@ -123,8 +169,9 @@ impl cp::Host for Host {
     }
 }
 
-impl SimulatedDriver {
-    pub fn new(opts: DriverOptions) -> Result<SimulatedDriver, String> {
+impl Device {
+    /// Sets up the GPUs of `opts.config` and writes their sysfs tree.
+    pub fn new(opts: DriverOptions) -> Result<Arc<Device>, String> {
         let sysfs = SysfsTree::create(&opts.config, &opts.runtime_dir).map_err(|e| {
             format!(
                 "cannot write the KFD sysfs tree under {}: {e} (set ROCJITSU_RUNTIME_DIR to a writable directory)",
@@ -141,39 +188,43 @@ impl SimulatedDriver {
                 minor: g.kfd.drm_render_minor,
             })
             .collect();
-        let memory = Memory::new(
+        let vram = Arc::new(VramPool::new(
             opts.config
                 .gpus
                 .iter()
                 .map(|g| g.memory.size_bytes)
                 .collect(),
-            opts.config
-                .gpus
-                .iter()
-                .map(|g| {
-                    u64::from(g.queues.doorbell_bytes) * u64::from(g.queues.doorbells_per_process)
-                })
-                .collect(),
-        );
-        Ok(SimulatedDriver {
+        ));
+        Ok(Arc::new(Device {
             opts,
             gpus,
             sysfs,
-            vm: Arc::new(Vm::new()),
-            memory: Mutex::new(memory),
-            events: Arc::new(Events::default()),
-            process: Mutex::new(Process::default()),
+            vram,
             cp: OnceLock::new(),
-        })
+        }))
     }
 
     pub fn sysfs(&self) -> &SysfsTree {
         &self.sysfs
     }
 
-    /// The GPU's view of memory (tests and tools).
-    pub fn vm(&self) -> &Arc<Vm> {
-        &self.vm
+    pub fn config(&self) -> &GpuConfig {
+        &self.opts.config
+    }
+
+    /// VRAM in use on GPU `gpu` by every process (bytes).
+    pub fn vram_used(&self, gpu: usize) -> u64 {
+        self.vram.used(gpu)
+    }
+
+    /// The device file a path names, if it is one of ours.
+    pub fn device_for_path(&self, path: &str) -> Option<DeviceFile> {
+        if path == "/dev/kfd" {
+            return Some(DeviceFile::Kfd);
+        }
+        let minor: u32 = path.strip_prefix("/dev/dri/renderD")?.parse().ok()?;
+        let gpu = self.gpus.iter().position(|g| g.minor == minor)?;
+        Some(DeviceFile::Render { gpu, minor })
     }
 
     fn gpu_index(&self, gpu_id: u32) -> Result<usize, Errno> {
@@ -181,14 +232,6 @@ impl SimulatedDriver {
             .iter()
             .position(|g| g.gpu_id == gpu_id)
             .ok_or(Errno::EINVAL)
-    }
-
-    fn mem(&self) -> std::sync::MutexGuard<'_, Memory> {
-        self.memory.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn proc(&self) -> std::sync::MutexGuard<'_, Process> {
-        self.process.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn cp(&self) -> &CommandProcessor {
@@ -203,20 +246,107 @@ impl SimulatedDriver {
                     max_lds: g.cu.lds_bytes,
                 })
                 .collect();
-            let host = Arc::new(Host {
-                events: self.events.clone(),
-                gpu_ids: self.gpus.iter().map(|g| g.gpu_id).collect(),
-            });
             CommandProcessor::new(
-                self.vm.clone(),
                 gpus,
-                host,
                 CpOptions {
                     threads: self.opts.threads,
                     watchdog: self.opts.watchdog,
                 },
             )
         })
+    }
+}
+
+impl SimulatedDriver {
+    /// A device of its own and its one process (local mode).
+    pub fn new(opts: DriverOptions) -> Result<SimulatedDriver, String> {
+        Ok(SimulatedDriver::open(
+            &Device::new(opts)?,
+            Caller::InProcess,
+        ))
+    }
+
+    /// A new process on `device`.
+    pub fn open(device: &Arc<Device>, caller: Caller) -> SimulatedDriver {
+        let config = &device.opts.config;
+        let memory = Memory::new(
+            device.vram.clone(),
+            config
+                .gpus
+                .iter()
+                .map(|g| {
+                    u64::from(g.queues.doorbell_bytes) * u64::from(g.queues.doorbells_per_process)
+                })
+                .collect(),
+            caller == Caller::Remote,
+        );
+        let vm = Arc::new(Vm::new());
+        let events = Arc::new(Events::default());
+        let host = Arc::new(Host {
+            events: events.clone(),
+            gpu_ids: device.gpus.iter().map(|g| g.gpu_id).collect(),
+            reports: (caller == Caller::Remote).then(|| Mutex::new(Vec::new())),
+        });
+        SimulatedDriver {
+            device: device.clone(),
+            gpu_process: cp::Process::new(vm.clone(), host.clone()),
+            host,
+            vm,
+            memory: Mutex::new(memory),
+            events,
+            process: Mutex::new(Process::default()),
+        }
+    }
+
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    /// Fault reports kept for a remote caller since the last call.
+    pub fn take_reports(&self) -> Vec<String> {
+        self.host
+            .reports
+            .as_ref()
+            .map(|r| std::mem::take(&mut *r.lock().unwrap_or_else(|e| e.into_inner())))
+            .unwrap_or_default()
+    }
+
+    pub fn sysfs(&self) -> &SysfsTree {
+        &self.device.sysfs
+    }
+
+    /// The GPU's view of memory (tests and tools).
+    pub fn vm(&self) -> &Arc<Vm> {
+        &self.vm
+    }
+
+    /// The memfd backing allocation `handle` (as ALLOC_MEMORY_OF_GPU
+    /// returned it) and its size: what a remote client maps.
+    pub fn allocation_fd(&self, handle: u64) -> Option<(RawFd, u64)> {
+        let m = self.mem();
+        let a = m.get(handle as u32)?;
+        Some((a.memfd()?, a.size))
+    }
+
+    fn gpu_index(&self, gpu_id: u32) -> Result<usize, Errno> {
+        self.device.gpu_index(gpu_id)
+    }
+
+    fn mem(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.memory.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn proc(&self) -> std::sync::MutexGuard<'_, Process> {
+        self.process.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn cp(&self) -> &CommandProcessor {
+        self.device.cp()
+    }
+
+    /// Queues of this process (tests and the daemon's accounting).
+    pub fn queue_count(&self) -> usize {
+        self.proc().queues.len()
     }
 
     fn apertures(&self, gpu: usize) -> [u8; kfd::APERTURES_SIZE] {
@@ -231,11 +361,11 @@ impl SimulatedDriver {
         put_u64(&mut a, 24, scratch | 0xffff_ffff);
         put_u64(&mut a, 32, 0x20_0000);
         put_u64(&mut a, 40, (1 << 47) - 1);
-        put_u32(&mut a, 48, self.gpus[gpu].gpu_id);
+        put_u32(&mut a, 48, self.device.gpus[gpu].gpu_id);
         a
     }
 
-    fn kfd_ioctl(&self, nr: u8, a: &mut Args) -> Result<i32, Errno> {
+    fn kfd_ioctl(&self, nr: u8, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
         match nr {
             kfd::GET_VERSION => {
                 a.set_u32(0, KFD_VERSION.0);
@@ -245,19 +375,19 @@ impl SimulatedDriver {
                 let ptr = a.u64(0);
                 let cap = a.u32(8) as usize;
                 if cap == 0 {
-                    a.set_u32(8, self.gpus.len() as u32);
+                    a.set_u32(8, self.device.gpus.len() as u32);
                     return Ok(0);
                 }
-                let n = cap.min(self.gpus.len());
+                let n = cap.min(self.device.gpus.len());
                 let mut out = Vec::with_capacity(n * kfd::APERTURES_SIZE);
                 for g in 0..n {
                     out.extend_from_slice(&self.apertures(g));
                 }
-                user::write(ptr, &out)?;
+                mem.write(ptr, &out)?;
                 a.set_u32(8, n as u32);
             }
             kfd::GET_PROCESS_APERTURES => {
-                let n = self.gpus.len().min(7);
+                let n = self.device.gpus.len().min(7);
                 for g in 0..n {
                     let ap = self.apertures(g);
                     a.bytes[g * kfd::APERTURES_SIZE..(g + 1) * kfd::APERTURES_SIZE]
@@ -310,11 +440,11 @@ impl SimulatedDriver {
             kfd::MAP_MEMORY_TO_GPU | kfd::UNMAP_MEMORY_FROM_GPU => {
                 let id = a.u64(0) as u32;
                 let n = a.u32(16) as usize;
-                if n == 0 || n > self.gpus.len() * 4 {
+                if n == 0 || n > self.device.gpus.len() * 4 {
                     return Err(Errno::EINVAL);
                 }
                 let mut ids = vec![0u8; n * 4];
-                user::read(a.u64(8), &mut ids)?;
+                mem.read(a.u64(8), &mut ids)?;
                 for c in ids.chunks_exact(4) {
                     self.gpu_index(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))?;
                 }
@@ -341,12 +471,12 @@ impl SimulatedDriver {
                 }
                 let ptr = a.u64(0);
                 let mut list = vec![0u8; n * kfd::EVENT_DATA_SIZE];
-                user::read(ptr, &mut list)?;
-                if let Some(cp) = self.cp.get() {
+                mem.read(ptr, &mut list)?;
+                if let Some(cp) = self.device.cp.get() {
                     cp.kick();
                 }
                 let r = self.events.wait(&mut list, a.u32(12) != 0, a.u32(16))?;
-                user::write(ptr, &list)?;
+                mem.write(ptr, &list)?;
                 a.set_u32(20, r);
             }
             kfd::SET_SCRATCH_BACKING_VA => {
@@ -360,10 +490,10 @@ impl SimulatedDriver {
                 let tiles = a.u32(16).min(32) as usize;
                 let macros = a.u32(20).min(16) as usize;
                 if tiles > 0 {
-                    user::write(a.u64(0), &vec![0u8; tiles * 4])?;
+                    mem.write(a.u64(0), &vec![0u8; tiles * 4])?;
                 }
                 if macros > 0 {
-                    user::write(a.u64(8), &vec![0u8; macros * 4])?;
+                    mem.write(a.u64(8), &vec![0u8; macros * 4])?;
                 }
                 a.set_u32(16, tiles as u32);
                 a.set_u32(20, macros as u32);
@@ -496,7 +626,7 @@ impl SimulatedDriver {
                 return Err(Errno::EINVAL);
             }
         };
-        let spec = &self.opts.config.gpus[gpu];
+        let spec = &self.device.opts.config.gpus[gpu];
         let slots = spec.queues.doorbells_per_process;
         let mut p = self.proc();
         let qid = p.next_queue;
@@ -505,17 +635,20 @@ impl SimulatedDriver {
             .ok_or(Errno::ENOSPC)?;
         let cp_id = self
             .cp()
-            .create_queue(QueueDesc {
-                kind,
-                gpu: gpu as u32,
-                ring_base,
-                // A queue created with a percentage of 0 is inactive.
-                ring_size: if percent == 0 { 0 } else { ring_size.into() },
-                read_ptr: rptr,
-                write_ptr: wptr,
-                doorbell: 0,
-                priority,
-            })
+            .create_queue(
+                &self.gpu_process,
+                QueueDesc {
+                    kind,
+                    gpu: gpu as u32,
+                    ring_base,
+                    // A queue created with a percentage of 0 is inactive.
+                    ring_size: if percent == 0 { 0 } else { ring_size.into() },
+                    read_ptr: rptr,
+                    write_ptr: wptr,
+                    doorbell: 0,
+                    priority,
+                },
+            )
             .map_err(|e| {
                 tracing::warn!("CREATE_QUEUE: {e}");
                 Errno::EINVAL
@@ -562,25 +695,32 @@ fn kfd_arg_size(nr: u8) -> usize {
     }
 }
 
-impl Driver for SimulatedDriver {
-    fn device_for_path(&self, path: &str) -> Option<DeviceFile> {
-        if path == "/dev/kfd" {
-            return Some(DeviceFile::Kfd);
+impl SimulatedDriver {
+    /// Ends the process: threads waiting for its events wake (their wait
+    /// fails) and later waits fail; its queues stop. What it allocated is
+    /// released when the driver is dropped.
+    pub fn shutdown(&self) {
+        self.events.shutdown();
+        let queues: Vec<u32> = self.proc().queues.drain().map(|(_, q)| q.cp_id).collect();
+        if let Some(cp) = self.device.cp.get() {
+            for id in queues {
+                let _ = cp.destroy_queue(id);
+            }
         }
-        let minor: u32 = path.strip_prefix("/dev/dri/renderD")?.parse().ok()?;
-        let gpu = self.gpus.iter().position(|g| g.minor == minor)?;
-        Some(DeviceFile::Render { gpu, minor })
+        self.proc().doorbells.clear();
     }
+}
 
-    fn sysfs_redirect(&self, path: &str) -> Option<PathBuf> {
-        self.sysfs.redirect(path)
-    }
-
-    fn open(&self, _dev: DeviceFile) -> Result<(), Errno> {
-        Ok(())
-    }
-
-    fn ioctl(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
+impl SimulatedDriver {
+    /// An ioctl from a process whose memory `mem` is (pointers inside the
+    /// argument structure are followed there).
+    pub fn ioctl_from(
+        &self,
+        dev: DeviceFile,
+        request: u64,
+        arg: &mut [u8],
+        mem: &dyn UserMemory,
+    ) -> Result<i32, Errno> {
         let nr = abi::ioc_nr(request);
         let (kind, name, known) = match dev {
             DeviceFile::Kfd => {
@@ -598,8 +738,10 @@ impl Driver for SimulatedDriver {
         };
         let mut a = Args::new(arg, known.max(arg.len()));
         let r = match dev {
-            DeviceFile::Kfd => self.kfd_ioctl(nr, &mut a),
-            DeviceFile::Render { gpu, .. } => drm::ioctl(&self.opts.config.gpus[gpu], nr, &mut a),
+            DeviceFile::Kfd => self.kfd_ioctl(nr, &mut a, mem),
+            DeviceFile::Render { gpu, .. } => {
+                drm::ioctl(&self.device.opts.config.gpus[gpu], nr, &mut a, mem)
+            }
         };
         match &r {
             Ok(_) => tracing::debug!("{kind} ioctl {name} (0x{request:x}) -> 0"),
@@ -619,6 +761,30 @@ impl Driver for SimulatedDriver {
         }
         r
     }
+}
+
+impl Drop for SimulatedDriver {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl Driver for SimulatedDriver {
+    fn device_for_path(&self, path: &str) -> Option<DeviceFile> {
+        self.device.device_for_path(path)
+    }
+
+    fn sysfs_redirect(&self, path: &str) -> Option<PathBuf> {
+        self.device.sysfs.redirect(path)
+    }
+
+    fn open(&self, _dev: DeviceFile) -> Result<(), Errno> {
+        Ok(())
+    }
+
+    fn ioctl(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
+        self.ioctl_from(dev, request, arg, &user::Local)
+    }
 
     fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno> {
         let (fd, offset) = match dev {
@@ -631,6 +797,10 @@ impl Driver for SimulatedDriver {
             }
         };
         tracing::debug!("mmap {dev:?} -> fd {fd} + 0x{offset:x}");
-        Ok(MapSource { fd, offset })
+        Ok(MapSource {
+            fd,
+            offset,
+            close_after: false,
+        })
     }
 }

@@ -2,8 +2,9 @@
 //! version and the `AMDGPU_INFO` queries ROCr's libdrm_amdgpu issues
 //! (ACCEL_WORKING, DEV_INFO, READ_MMR_REG of GB_ADDR_CONFIG, HW_IP_COUNT).
 
+use crate::Errno;
 use crate::abi::{Args, drm, put_u32, put_u64};
-use crate::{Errno, user};
+use crate::user::UserMemory;
 use rocjitsu_gpu::config::GpuSpec;
 
 /// `GB_ADDR_CONFIG` with a 256-byte pipe interleave, which the image
@@ -15,15 +16,15 @@ const VERSION: (u32, u32, u32) = (3, 57, 0);
 
 /// Copies `s` to a user buffer of `len` bytes at `ptr` and returns the full
 /// length, as `drm_copy_field` does.
-fn copy_field(ptr: u64, len: u64, s: &str) -> Result<u64, Errno> {
+fn copy_field(mem: &dyn UserMemory, ptr: u64, len: u64, s: &str) -> Result<u64, Errno> {
     let n = (s.len() as u64).min(len) as usize;
     if n > 0 && ptr != 0 {
-        user::write(ptr, &s.as_bytes()[..n])?;
+        mem.write(ptr, &s.as_bytes()[..n])?;
     }
     Ok(s.len() as u64)
 }
 
-pub fn ioctl(spec: &GpuSpec, nr: u8, a: &mut Args) -> Result<i32, Errno> {
+pub fn ioctl(spec: &GpuSpec, nr: u8, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
     match nr {
         drm::VERSION => {
             // struct drm_version: 3 ints, pad, then (len, ptr) x 3.
@@ -34,7 +35,7 @@ pub fn ioctl(spec: &GpuSpec, nr: u8, a: &mut Args) -> Result<i32, Errno> {
             for (off, s) in fields {
                 let len = a.u64(off);
                 let ptr = a.u64(off + 8);
-                let full = copy_field(ptr, len, s)?;
+                let full = copy_field(mem, ptr, len, s)?;
                 a.set_u64(off, full);
             }
             Ok(0)
@@ -45,12 +46,12 @@ pub fn ioctl(spec: &GpuSpec, nr: u8, a: &mut Args) -> Result<i32, Errno> {
             a.set_u64(8, 0);
             Ok(0)
         }
-        drm::AMDGPU_INFO => info(spec, a),
+        drm::AMDGPU_INFO => info(spec, a, mem),
         _ => Err(Errno::EINVAL),
     }
 }
 
-fn info(spec: &GpuSpec, a: &mut Args) -> Result<i32, Errno> {
+fn info(spec: &GpuSpec, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
     let out = a.u64(0);
     let size = a.u32(8) as usize;
     let query = a.u32(12);
@@ -94,7 +95,7 @@ fn info(spec: &GpuSpec, a: &mut Args) -> Result<i32, Errno> {
         _ => return Err(Errno::EINVAL),
     };
     let n = reply.len().min(size);
-    user::write(out, &reply[..n])?;
+    mem.write(out, &reply[..n])?;
     Ok(0)
 }
 
@@ -146,7 +147,7 @@ mod tests {
         let mut a = Args::new(&[0; 64], 64);
         a.set_u64(16, 16);
         a.set_u64(24, name.as_mut_ptr() as u64);
-        ioctl(g, drm::VERSION, &mut a).unwrap();
+        ioctl(g, drm::VERSION, &mut a, &crate::user::Local).unwrap();
         assert_eq!(a.u32(0), 3);
         assert_eq!(a.u64(16), 6);
         assert_eq!(&name[..6], b"amdgpu");
@@ -156,7 +157,7 @@ mod tests {
         a.set_u64(0, dev.as_mut_ptr() as u64);
         a.set_u32(8, dev.len() as u32);
         a.set_u32(12, drm::INFO_DEV_INFO);
-        ioctl(g, drm::AMDGPU_INFO, &mut a).unwrap();
+        ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
         assert_eq!(u32::from_le_bytes(dev[0..4].try_into().unwrap()), 0x740f);
         assert_eq!(u32::from_le_bytes(dev[48..52].try_into().unwrap()), 104);
 
@@ -167,12 +168,18 @@ mod tests {
         a.set_u32(12, drm::INFO_READ_MMR_REG);
         a.set_u32(16, drm::GB_ADDR_CONFIG_REG);
         a.set_u32(20, 1);
-        ioctl(g, drm::AMDGPU_INFO, &mut a).unwrap();
+        ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
         assert_eq!(u32::from_le_bytes(reg), GB_ADDR_CONFIG);
 
         let mut a = Args::new(&[0; 32], 32);
         a.set_u32(12, drm::INFO_DEV_INFO);
-        assert_eq!(ioctl(g, drm::AMDGPU_INFO, &mut a), Err(Errno::EINVAL));
-        assert_eq!(ioctl(g, 0x44, &mut a), Err(Errno::EINVAL));
+        assert_eq!(
+            ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local),
+            Err(Errno::EINVAL)
+        );
+        assert_eq!(
+            ioctl(g, 0x44, &mut a, &crate::user::Local),
+            Err(Errno::EINVAL)
+        );
     }
 }

@@ -50,6 +50,8 @@ struct State {
     /// Host address and size of the event page.
     page: Option<(u64, u64)>,
     next_other: u32,
+    /// The process is gone: waits fail.
+    closed: bool,
 }
 
 impl State {
@@ -181,6 +183,20 @@ impl Events {
         Ok(())
     }
 
+    /// The process ends: every thread inside `WAIT_EVENTS` returns EIO, as
+    /// do later waits.
+    pub fn shutdown(&self) {
+        let mut s = self.lock();
+        s.closed = true;
+        for w in s.waiters.values_mut() {
+            for e in &mut w.events {
+                e.gone = true;
+            }
+        }
+        drop(s);
+        self.cond.notify_all();
+    }
+
     /// `SET_EVENT` (and the GPU's interrupt for a signal event).
     pub fn set(&self, id: u32) -> Result<(), Errno> {
         tracing::trace!("event {id} set");
@@ -254,6 +270,9 @@ impl Events {
             ms => Some(Instant::now() + Duration::from_millis(u64::from(ms.min(0x7fff_ffff)))),
         };
         let mut s = self.lock();
+        if s.closed {
+            return Err(Errno::EIO);
+        }
         if ids.iter().any(|id| !s.events.contains_key(id)) {
             return Err(Errno::EINVAL);
         }

@@ -17,14 +17,17 @@
 //! keeps its own mapping of each for the GPU's accesses.
 
 pub mod abi;
+pub mod daemon;
 mod driver;
 mod drm;
 mod events;
 mod memory;
+pub mod remote;
 pub mod sysfs;
 pub mod user;
 
-pub use driver::{DriverOptions, SimulatedDriver};
+pub use driver::{Caller, Device, DriverOptions, SimulatedDriver};
+pub use remote::RemoteDriver;
 
 use rocjitsu_gpu::config::GpuConfig;
 use std::os::fd::RawFd;
@@ -75,11 +78,14 @@ impl DeviceFile {
 pub struct MapSource {
     pub fd: RawFd,
     pub offset: u64,
+    /// The caller owns `fd` and closes it once mapped (a descriptor
+    /// received from the daemon); otherwise the driver keeps it.
+    pub close_after: bool,
 }
 
 /// The kernel-driver interface as the preload library sees it. The
-/// in-process [`SimulatedDriver`] implements it; daemon mode adds a remote
-/// one.
+/// in-process [`SimulatedDriver`] implements it, and [`RemoteDriver`]
+/// forwards to a daemon.
 pub trait Driver: Send + Sync {
     /// The device file a path names, if it is one of ours.
     fn device_for_path(&self, path: &str) -> Option<DeviceFile>;

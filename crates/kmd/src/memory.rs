@@ -4,13 +4,17 @@
 //! VRAM and GTT buffers are memfds. The thunk maps them into the process at
 //! their GPU address through an mmap of the render node; the driver keeps a
 //! second mapping of its own so the GPU can reach buffers the process never
-//! maps (private VRAM). Userptr buffers are the process's own pages.
+//! maps (private VRAM). Userptr buffers are the process's own pages when
+//! the driver lives in the process; a driver serving another process (the
+//! daemon) backs them with a memfd too, which that process maps over its
+//! pages.
 
 use crate::Errno;
 use crate::abi::kfd;
 use rocjitsu_gpu::exec::{Perms, Vm};
 use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const PAGE: u64 = 4096;
 
@@ -27,6 +31,60 @@ pub struct Allocation {
     /// Start of the buffer in the render node's mmap offset space.
     pub offset: u64,
     pub mapped: bool,
+}
+
+impl Allocation {
+    /// The memfd backing the buffer (VRAM, GTT, memfd-backed userptr).
+    pub fn memfd(&self) -> Option<RawFd> {
+        self.memfd.as_ref().map(|f| f.as_raw_fd())
+    }
+}
+
+/// VRAM per GPU, shared by every process on the device.
+pub struct VramPool {
+    size: Vec<u64>,
+    used: Vec<AtomicU64>,
+}
+
+impl VramPool {
+    pub fn new(size: Vec<u64>) -> VramPool {
+        VramPool {
+            used: size.iter().map(|_| AtomicU64::new(0)).collect(),
+            size,
+        }
+    }
+
+    pub fn used(&self, gpu: usize) -> u64 {
+        self.used.get(gpu).map_or(0, |u| u.load(Ordering::Relaxed))
+    }
+
+    pub fn available(&self, gpu: usize) -> u64 {
+        self.size
+            .get(gpu)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(self.used(gpu))
+    }
+
+    /// Takes `bytes` of GPU `gpu`'s VRAM, or fails with ENOMEM.
+    fn take(&self, gpu: usize, bytes: u64) -> Result<(), Errno> {
+        let (Some(used), Some(&size)) = (self.used.get(gpu), self.size.get(gpu)) else {
+            return Err(Errno::EINVAL);
+        };
+        used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
+            u.checked_add(bytes).filter(|&n| n <= size)
+        })
+        .map(|_| ())
+        .map_err(|_| Errno::ENOMEM)
+    }
+
+    fn give(&self, gpu: usize, bytes: u64) {
+        if let Some(u) = self.used.get(gpu) {
+            let _ = u.fetch_update(Ordering::AcqRel, Ordering::Acquire, |x| {
+                Some(x.saturating_sub(bytes))
+            });
+        }
+    }
 }
 
 impl Drop for Allocation {
@@ -83,8 +141,9 @@ pub struct Memory {
     by_offset: BTreeMap<u64, u32>,
     next_id: u32,
     next_offset: u64,
-    vram_used: Vec<u64>,
-    vram_size: Vec<u64>,
+    vram: std::sync::Arc<VramPool>,
+    /// Userptr buffers are memfds (the process is elsewhere).
+    userptr_memfd: bool,
     doorbells: Vec<Option<OwnedFd>>,
     doorbell_bytes: Vec<u64>,
     mmio: Vec<Option<OwnedFd>>,
@@ -101,15 +160,19 @@ pub struct AllocRequest {
 }
 
 impl Memory {
-    pub fn new(vram_size: Vec<u64>, doorbell_bytes: Vec<u64>) -> Memory {
-        let n = vram_size.len();
+    pub fn new(
+        vram: std::sync::Arc<VramPool>,
+        doorbell_bytes: Vec<u64>,
+        userptr_memfd: bool,
+    ) -> Memory {
+        let n = doorbell_bytes.len();
         Memory {
             allocs: BTreeMap::new(),
             by_offset: BTreeMap::new(),
             next_id: 1,
             next_offset: 1 << 32,
-            vram_used: vec![0; n],
-            vram_size,
+            vram,
+            userptr_memfd,
             doorbells: (0..n).map(|_| None).collect(),
             doorbell_bytes,
             mmio: (0..n).map(|_| None).collect(),
@@ -117,11 +180,7 @@ impl Memory {
     }
 
     pub fn available(&self, gpu: usize) -> u64 {
-        self.vram_size
-            .get(gpu)
-            .copied()
-            .unwrap_or(0)
-            .saturating_sub(self.vram_used.get(gpu).copied().unwrap_or(0))
+        self.vram.available(gpu)
     }
 
     /// `ALLOC_MEMORY_OF_GPU`: returns (allocation id, mmap offset).
@@ -143,16 +202,30 @@ impl Memory {
         let (memfd, host, owns, offset) = match kinds {
             kfd::ALLOC_VRAM | kfd::ALLOC_GTT => {
                 if kinds == kfd::ALLOC_VRAM {
-                    if size > self.available(r.gpu) {
-                        return Err(Errno::ENOMEM);
-                    }
-                    self.vram_used[r.gpu] += size;
+                    self.vram.take(r.gpu, size)?;
                 }
-                let fd = memfd(&format!("rocjitsu-bo-{id}"), size)?;
-                let host = map_shared(fd.as_raw_fd(), size)?;
+                let backing = memfd(&format!("rocjitsu-bo-{id}"), size)
+                    .and_then(|fd| Ok((map_shared(fd.as_raw_fd(), size)?, fd)));
+                let (host, fd) = match backing {
+                    Ok(b) => b,
+                    Err(e) => {
+                        if kinds == kfd::ALLOC_VRAM {
+                            self.vram.give(r.gpu, size);
+                        }
+                        return Err(e);
+                    }
+                };
                 let offset = self.next_offset;
                 self.next_offset += size + PAGE;
                 (Some(fd), host, true, offset)
+            }
+            kfd::ALLOC_USERPTR if self.userptr_memfd => {
+                if r.mmap_offset % PAGE != 0 || r.mmap_offset == 0 {
+                    return Err(Errno::EINVAL);
+                }
+                let fd = memfd(&format!("rocjitsu-userptr-{id}"), size)?;
+                let host = map_shared(fd.as_raw_fd(), size)?;
+                (Some(fd), host, true, r.mmap_offset)
             }
             kfd::ALLOC_USERPTR => (None, r.mmap_offset, false, r.mmap_offset),
             kfd::ALLOC_DOORBELL => (
@@ -202,9 +275,11 @@ impl Memory {
             vm.unmap(a.va);
         }
         if a.flags & kfd::ALLOC_VRAM != 0 {
-            self.vram_used[a.gpu] = self.vram_used[a.gpu].saturating_sub(a.size);
+            self.vram.give(a.gpu, a.size);
         }
-        self.by_offset.remove(&a.offset);
+        if a.flags & (kfd::ALLOC_VRAM | kfd::ALLOC_GTT) != 0 {
+            self.by_offset.remove(&a.offset);
+        }
         Ok(())
     }
 
@@ -295,6 +370,18 @@ impl Memory {
     }
 }
 
+impl Drop for Memory {
+    /// A process that goes away (or exits without freeing) gives its VRAM
+    /// back to the device; the buffers' mappings go with the allocations.
+    fn drop(&mut self) {
+        for a in self.allocs.values() {
+            if a.flags & kfd::ALLOC_VRAM != 0 {
+                self.vram.give(a.gpu, a.size);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,7 +400,11 @@ mod tests {
     #[test]
     fn vram_is_shared_with_the_render_mapping_and_reachable_by_the_gpu() {
         let vm = Vm::new();
-        let mut m = Memory::new(vec![1 << 30], vec![8192]);
+        let mut m = Memory::new(
+            std::sync::Arc::new(VramPool::new(vec![1 << 30])),
+            vec![8192],
+            false,
+        );
         let va = 0x7000_0000_0000;
         let (id, off) = m
             .alloc(&req(kfd::ALLOC_VRAM | kfd::ALLOC_WRITABLE, 10_000, va))
@@ -340,7 +431,11 @@ mod tests {
 
     #[test]
     fn bad_requests_get_the_kernel_errno() {
-        let mut m = Memory::new(vec![1 << 20], vec![8192]);
+        let mut m = Memory::new(
+            std::sync::Arc::new(VramPool::new(vec![1 << 20])),
+            vec![8192],
+            false,
+        );
         assert_eq!(
             m.alloc(&req(kfd::ALLOC_VRAM, 0, 0x1000)).err(),
             Some(Errno::EINVAL)

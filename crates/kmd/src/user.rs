@@ -1,11 +1,105 @@
 //! Copies to and from the calling process's memory through pointers found
 //! inside ioctl arguments, with the kernel's `copy_from_user` /
 //! `copy_to_user` behaviour: a bad pointer is `EFAULT`, never a crash.
-//! In local mode the caller is this very process, so the copies go through
-//! `process_vm_readv`/`process_vm_writev` on ourselves, which check the
-//! address range the way the kernel does.
+//!
+//! [`UserMemory`] is the caller's address space as the driver sees it:
+//! [`Local`] when the caller is this very process (local mode: copies go
+//! through `process_vm_readv`/`process_vm_writev` on ourselves, which check
+//! the range the way the kernel does), [`Buffers`] when it is a daemon
+//! client (the client sent copies of the ranges its arguments point at;
+//! anything else is EFAULT, so a client never makes the daemon touch the
+//! daemon's own memory).
 
 use crate::Errno;
+use std::sync::Mutex;
+
+/// The memory of the process that issued an ioctl.
+pub trait UserMemory {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Errno>;
+    fn write(&self, addr: u64, data: &[u8]) -> Result<(), Errno>;
+}
+
+/// This process's own memory.
+pub struct Local;
+
+impl UserMemory for Local {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Errno> {
+        read(addr, out)
+    }
+    fn write(&self, addr: u64, data: &[u8]) -> Result<(), Errno> {
+        write(addr, data)
+    }
+}
+
+/// Copies of ranges of another process's memory.
+#[derive(Default)]
+pub struct Buffers {
+    ranges: Mutex<Vec<Range>>,
+}
+
+struct Range {
+    addr: u64,
+    data: Vec<u8>,
+    written: bool,
+}
+
+impl Buffers {
+    /// Adds the copy of `data.len()` bytes at `addr`.
+    pub fn add(&self, addr: u64, data: Vec<u8>) {
+        self.lock().push(Range {
+            addr,
+            data,
+            written: false,
+        });
+    }
+
+    /// The ranges the driver wrote, to be copied back into the client.
+    pub fn written(self) -> Vec<(u64, Vec<u8>)> {
+        self.ranges
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .filter(|r| r.written)
+            .map(|r| (r.addr, r.data))
+            .collect()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Range>> {
+        self.ranges.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The range holding `[addr, addr + len)` and the offset in it.
+    fn find(ranges: &[Range], addr: u64, len: usize) -> Option<(usize, usize)> {
+        ranges.iter().enumerate().find_map(|(i, r)| {
+            let off = addr.checked_sub(r.addr)?;
+            let end = off.checked_add(len as u64)?;
+            (end <= r.data.len() as u64).then_some((i, off as usize))
+        })
+    }
+}
+
+impl UserMemory for Buffers {
+    fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Errno> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let ranges = self.lock();
+        let (i, off) = Self::find(&ranges, addr, out.len()).ok_or(Errno::EFAULT)?;
+        out.copy_from_slice(&ranges[i].data[off..off + out.len()]);
+        Ok(())
+    }
+
+    fn write(&self, addr: u64, data: &[u8]) -> Result<(), Errno> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let mut ranges = self.lock();
+        let (i, off) = Self::find(&ranges, addr, data.len()).ok_or(Errno::EFAULT)?;
+        ranges[i].data[off..off + data.len()].copy_from_slice(data);
+        ranges[i].written = true;
+        Ok(())
+    }
+}
 
 pub fn read(addr: u64, out: &mut [u8]) -> Result<(), Errno> {
     if out.is_empty() {
@@ -72,5 +166,22 @@ mod tests {
         assert_eq!(read(0, &mut dst), Err(Errno::EFAULT));
         assert_eq!(read(8, &mut dst), Err(Errno::EFAULT));
         assert_eq!(write(0xffff_0000_0000_0000, &[1]), Err(Errno::EFAULT));
+    }
+
+    #[test]
+    fn buffers_serve_only_the_ranges_they_hold() {
+        let b = Buffers::default();
+        b.add(0x1000, vec![1, 2, 3, 4]);
+        b.add(0x8000, vec![0; 8]);
+        let mut out = [0u8; 2];
+        b.read(0x1002, &mut out).unwrap();
+        assert_eq!(out, [3, 4]);
+        assert_eq!(b.read(0x1003, &mut out), Err(Errno::EFAULT));
+        assert_eq!(b.read(0xfff, &mut out), Err(Errno::EFAULT));
+        // The daemon's own address space is out of reach.
+        assert_eq!(b.read(out.as_ptr() as u64, &mut out), Err(Errno::EFAULT));
+        b.write(0x8004, &[7, 7]).unwrap();
+        assert_eq!(b.write(u64::MAX - 1, &[1, 2, 3]), Err(Errno::EFAULT));
+        assert_eq!(b.written(), vec![(0x8000, vec![0, 0, 0, 0, 7, 7, 0, 0])]);
     }
 }

@@ -12,7 +12,7 @@
 use crate::real::real;
 use crate::{driver, fds, maybe_ours};
 use libc::{c_char, c_int, c_uint, c_ulong, c_void, off_t, size_t, ssize_t};
-use rocjitsu_kmd::{DeviceFile, Driver, Errno};
+use rocjitsu_kmd::{DeviceFile, Errno};
 use std::ffi::{CStr, CString};
 use std::os::unix::ffi::OsStringExt;
 
@@ -51,6 +51,11 @@ unsafe fn route(path: *const c_char) -> Route {
         }
     }
     Route::Pass
+}
+
+fn errno() -> c_int {
+    // SAFETY: __errno_location returns this thread's errno slot.
+    unsafe { *libc::__errno_location() }
 }
 
 fn set_errno(e: c_int) {
@@ -106,7 +111,7 @@ fn device_stat(dev: DeviceFile, buf: *mut libc::stat64) {
 
 /// Rewrites the fstat result of a descriptor that stands for a device.
 fn patch_fstat(fd: c_int, buf: *mut libc::stat64) {
-    if let Some(dev) = fds::get(fd) {
+    if let Some((dev, _)) = fds::get(fd) {
         device_stat(dev, buf);
     }
 }
@@ -338,7 +343,7 @@ pub unsafe extern "C" fn statx(
         Some(f) => {
             // SAFETY: forwarding the caller's arguments to the real function.
             let r = unsafe { f(dirfd, p, flags, mask, buf) };
-            if r == 0 && flags & libc::AT_EMPTY_PATH != 0 && let Some(dev) = fds::get(dirfd) {
+            if r == 0 && flags & libc::AT_EMPTY_PATH != 0 && let Some((dev, _)) = fds::get(dirfd) {
                 fill(dev);
             }
             r
@@ -399,9 +404,11 @@ pub unsafe extern "C" fn readlinkat(
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ioctl(fd: c_int, request: c_ulong, arg: *mut c_void) -> c_int {
-    if let Some(dev) = fds::get(fd)
-        && let Some(d) = driver()
-    {
+    if let Some((dev, own)) = fds::get(fd) {
+        // A descriptor inherited across fork is the parent's (KFD: EBADF).
+        let Some(d) = driver().filter(|_| own) else {
+            return fail(Errno(libc::EBADF));
+        };
         let size = rocjitsu_kmd::abi::ioc_size(request);
         let mut buf = vec![0u8; size];
         if size > 0
@@ -446,13 +453,27 @@ unsafe fn do_mmap(
         set_errno(libc::ENODEV);
         return libc::MAP_FAILED;
     };
-    if let Some(dev) = fds::get(fd)
-        && let Some(d) = driver()
-    {
+    if let Some((dev, own)) = fds::get(fd) {
+        let Some(d) = driver().filter(|_| own) else {
+            set_errno(libc::EBADF);
+            return libc::MAP_FAILED;
+        };
         return match d.mmap(dev, off as u64, len as u64) {
-            // SAFETY: mapping the driver's backing memfd in place of the
-            // device file, with the caller's address, protection and flags.
-            Ok(src) => unsafe { real_mmap(addr, len, prot, flags, src.fd, src.offset as off_t) },
+            Ok(src) => {
+                // SAFETY: mapping the driver's backing memfd in place of the
+                // device file, with the caller's address, protection and
+                // flags.
+                let p = unsafe { real_mmap(addr, len, prot, flags, src.fd, src.offset as off_t) };
+                if src.close_after {
+                    let e = errno();
+                    fds::release(src.fd);
+                    // SAFETY: the descriptor was handed to us to close once
+                    // mapped; a raw close bypasses our own hook.
+                    unsafe { libc::syscall(libc::SYS_close, src.fd) };
+                    set_errno(e);
+                }
+                p
+            }
             Err(e) => {
                 set_errno(e.0);
                 libc::MAP_FAILED
@@ -501,6 +522,11 @@ pub unsafe extern "C" fn mmap64(
 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+    if fds::is_reserved(fd) {
+        // One of the emulator's own descriptors: the application never
+        // opened it, so for the application it is not open.
+        return fail(Errno(libc::EBADF));
+    }
     fds::remove(fd);
     match real!("close": unsafe extern "C" fn(c_int) -> c_int) {
         // SAFETY: forwarding the caller's argument to the real function.
@@ -516,10 +542,8 @@ pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
     };
     // SAFETY: forwarding the caller's argument to the real function.
     let new = unsafe { f(fd) };
-    if new >= 0
-        && let Some(dev) = fds::get(fd)
-    {
-        fds::insert(new, dev);
+    if new >= 0 {
+        fds::duplicate(fd, new);
     }
     new
 }
@@ -529,13 +553,15 @@ pub unsafe extern "C" fn dup2(old: c_int, new: c_int) -> c_int {
     let Some(f) = real!("dup2": unsafe extern "C" fn(c_int, c_int) -> c_int) else {
         return fail(Errno(libc::EBADF));
     };
+    if fds::is_reserved(new) && old != new {
+        // dup2 would close one of our descriptors.
+        return fail(Errno(libc::EBADF));
+    }
     // SAFETY: forwarding the caller's arguments to the real function.
     let r = unsafe { f(old, new) };
     if r >= 0 && old != new {
         fds::remove(r);
-        if let Some(dev) = fds::get(old) {
-            fds::insert(r, dev);
-        }
+        fds::duplicate(old, r);
     }
     r
 }
@@ -545,13 +571,14 @@ pub unsafe extern "C" fn dup3(old: c_int, new: c_int, flags: c_int) -> c_int {
     let Some(f) = real!("dup3": unsafe extern "C" fn(c_int, c_int, c_int) -> c_int) else {
         return fail(Errno(libc::EBADF));
     };
+    if fds::is_reserved(new) {
+        return fail(Errno(libc::EBADF));
+    }
     // SAFETY: forwarding the caller's arguments to the real function.
     let r = unsafe { f(old, new, flags) };
     if r >= 0 {
         fds::remove(r);
-        if let Some(dev) = fds::get(old) {
-            fds::insert(r, dev);
-        }
+        fds::duplicate(old, r);
     }
     r
 }
@@ -565,11 +592,8 @@ macro_rules! fcntl_hook {
             };
             // SAFETY: forwarding the caller's arguments to the real function.
             let r = unsafe { f(fd, cmd, arg) };
-            if r >= 0
-                && (cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC)
-                && let Some(dev) = fds::get(fd)
-            {
-                fds::insert(r, dev);
+            if r >= 0 && (cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC) {
+                fds::duplicate(fd, r);
             }
             r
         }

@@ -1,13 +1,16 @@
 //! `librocjitsu.so`: loaded with LD_PRELOAD into an unmodified ROCm
 //! program, it interposes the C library calls through which the ROCm user
 //! space reaches the kernel driver, and routes those that name our device
-//! files, file descriptors or sysfs paths to the simulated driver
-//! (`rocjitsu_kmd`). Everything else goes to the real function untouched.
-//! This crate only routes; it holds no simulation logic.
+//! files, file descriptors or sysfs paths to the driver (`rocjitsu_kmd`):
+//! the simulated driver in this process (local mode), or a daemon that
+//! hosts the GPU for several processes (daemon mode). Everything else goes
+//! to the real function untouched. This crate only routes; it holds no
+//! simulation logic.
 //!
 //! Set-up comes from the environment (the `rocjitsu` launcher sets it):
-//! `ROCJITSU_CONFIG` (GPU configuration JSON; without it nothing is
-//! routed), `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
+//! `ROCJITSU_DAEMON_SOCKET` (daemon mode: the daemon's socket), else
+//! `ROCJITSU_CONFIG` (local mode: the GPU configuration JSON); without
+//! either nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
 //! `ROCJITSU_WATCHDOG` (seconds), `ROCJITSU_LOG` (a `tracing` filter).
 
 mod fds;
@@ -15,10 +18,17 @@ mod hooks;
 mod log;
 mod real;
 
-use rocjitsu_kmd::{DriverOptions, SimulatedDriver};
-use std::sync::OnceLock;
+use rocjitsu_kmd::remote::{Fds, RemoteDriver};
+use rocjitsu_kmd::{Driver, DriverOptions, SimulatedDriver};
+use std::sync::{Arc, Once, RwLock};
 
-static DRIVER: OnceLock<Option<SimulatedDriver>> = OnceLock::new();
+/// The driver of this process, created on first use. After fork the
+/// child starts without one (the parent's belongs to the parent).
+static DRIVER: RwLock<Option<Arc<dyn Driver>>> = RwLock::new(None);
+/// Set when creating the driver failed: not retried.
+static FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static CREATE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static ATFORK: Once = Once::new();
 
 /// True for paths that may be ours (cheap test, no allocation, no driver).
 fn maybe_ours(path: &[u8]) -> bool {
@@ -38,26 +48,72 @@ thread_local! {
 }
 
 /// The driver, created on first use.
-fn driver() -> Option<&'static SimulatedDriver> {
-    if let Some(d) = DRIVER.get() {
-        return d.as_ref();
+fn driver() -> Option<Arc<dyn Driver>> {
+    if let Some(d) = DRIVER.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return Some(d.clone());
     }
-    if IN_INIT.try_with(|c| c.get()).unwrap_or(true) {
+    if FAILED.load(std::sync::atomic::Ordering::Relaxed)
+        || IN_INIT.try_with(|c| c.get()).unwrap_or(true)
+    {
         return None;
     }
-    DRIVER
-        .get_or_init(|| {
-            IN_INIT.with(|c| c.set(true));
-            let d = create();
-            IN_INIT.with(|c| c.set(false));
-            d
-        })
-        .as_ref()
+    let _one = CREATE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(d) = DRIVER.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return Some(d.clone());
+    }
+    IN_INIT.with(|c| c.set(true));
+    let d = create();
+    IN_INIT.with(|c| c.set(false));
+    match d {
+        Some(d) => {
+            *DRIVER.write().unwrap_or_else(|e| e.into_inner()) = Some(d.clone());
+            ATFORK.call_once(|| {
+                // SAFETY: registering a child handler that only touches our
+                // own statics.
+                unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
+            });
+            Some(d)
+        }
+        None => {
+            FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
+    }
 }
 
-fn create() -> Option<SimulatedDriver> {
-    let path = std::env::var_os("ROCJITSU_CONFIG")?;
+/// In a forked child: the driver and the device descriptors so far are the
+/// parent's. The child gets a driver of its own (a new daemon client, or a
+/// new simulated GPU) when it opens a device again, as with KFD.
+extern "C" fn after_fork_in_child() {
+    let old = DRIVER.write().unwrap_or_else(|e| e.into_inner()).take();
+    // The parent's driver must not be dropped here: its threads do not
+    // exist in the child, and its connections are the parent's.
+    std::mem::forget(old);
+    fds::forked();
+}
+
+fn create() -> Option<Arc<dyn Driver>> {
+    let socket = std::env::var_os("ROCJITSU_DAEMON_SOCKET").filter(|s| !s.is_empty());
+    let config_path = std::env::var_os("ROCJITSU_CONFIG");
+    if socket.is_none() && config_path.is_none() {
+        return None;
+    }
     log::init(&std::env::var("ROCJITSU_LOG").unwrap_or_default());
+    let runtime_dir = rocjitsu_kmd::runtime_dir();
+    if let Some(socket) = socket {
+        let fds = Fds {
+            relocate: fds::relocate,
+            release: fds::release,
+        };
+        return match RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds) {
+            Ok(d) => Some(Arc::new(d)),
+            Err(e) => {
+                eprintln!("rocjitsu: {e}; no GPU is emulated");
+                None
+            }
+        };
+    }
+    let path = config_path?;
     let config = match rocjitsu_gpu::config::GpuConfig::load(&path) {
         Ok(c) => c,
         Err(e) => {
@@ -65,7 +121,6 @@ fn create() -> Option<SimulatedDriver> {
             return None;
         }
     };
-    let runtime_dir = rocjitsu_kmd::runtime_dir();
     let opts = DriverOptions {
         config,
         runtime_dir,
@@ -81,7 +136,7 @@ fn create() -> Option<SimulatedDriver> {
                 path.to_string_lossy(),
                 d.sysfs().root().display()
             );
-            Some(d)
+            Some(Arc::new(d))
         }
         Err(e) => {
             eprintln!("rocjitsu: {e}; no GPU is emulated");

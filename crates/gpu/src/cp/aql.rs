@@ -330,12 +330,11 @@ impl Aql {
         let kernel = cx
             .host()
             .kernel_name(kernel_object)
-            .or_else(|| cx.shared.kernels.name(vm, kernel_object))
+            .or_else(|| cx.kernels().name(vm, kernel_object))
             .unwrap_or_else(|| format!("<kernel object 0x{kernel_object:x}>"));
         let gpu = cx.gpu();
         let prog = match cx
-            .shared
-            .kernels
+            .kernels()
             .program(vm, &mut self.tlb, gpu.spec.target, entry)
         {
             Ok(p) => p,

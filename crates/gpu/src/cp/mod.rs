@@ -144,9 +144,34 @@ struct QueueHandle {
     thread: Option<JoinHandle<()>>,
 }
 
+/// A process as the GPU sees it (a VMID): the GPU virtual memory its
+/// queues' addresses resolve in, the driver that receives its interrupts and
+/// faults, and the kernels decoded from its memory. Queues of different
+/// processes share the command processor but never each other's memory.
+pub struct Process {
+    vm: Arc<Vm>,
+    host: Arc<dyn Host>,
+    kernels: kernels::Cache,
+}
+
+impl Process {
+    pub fn new(vm: Arc<Vm>, host: Arc<dyn Host>) -> Arc<Process> {
+        Arc::new(Process {
+            vm,
+            host,
+            kernels: kernels::Cache::default(),
+        })
+    }
+
+    pub fn vm(&self) -> &Arc<Vm> {
+        &self.vm
+    }
+}
+
 /// What a queue thread shares with the [`CommandProcessor`].
 pub(crate) struct QueueCtl {
     id: u32,
+    process: Arc<Process>,
     desc: Mutex<QueueDesc>,
     /// Set to stop the thread (and cancel the dispatch it runs).
     stop: AtomicBool,
@@ -160,11 +185,8 @@ impl QueueCtl {
 
 /// State shared by every queue thread.
 pub(crate) struct Shared {
-    vm: Arc<Vm>,
     gpus: Vec<Gpu>,
-    host: Arc<dyn Host>,
     opts: CpOptions,
-    kernels: kernels::Cache,
     wake: Wake,
 }
 
@@ -236,11 +258,15 @@ pub(crate) struct Cx<'a> {
 
 impl Cx<'_> {
     fn vm(&self) -> &Vm {
-        &self.shared.vm
+        &self.ctl.process.vm
     }
 
     fn host(&self) -> &dyn Host {
-        &*self.shared.host
+        &*self.ctl.process.host
+    }
+
+    fn kernels(&self) -> &kernels::Cache {
+        &self.ctl.process.kernels
     }
 
     fn gpu(&self) -> &Gpu {
@@ -301,7 +327,9 @@ impl Cx<'_> {
 }
 
 impl CommandProcessor {
-    pub fn new(vm: Arc<Vm>, gpus: Vec<CpGpu>, host: Arc<dyn Host>, opts: CpOptions) -> Self {
+    /// The command processors of `gpus`; the queues of every [`Process`]
+    /// run on them.
+    pub fn new(gpus: Vec<CpGpu>, opts: CpOptions) -> Self {
         let gpus = gpus
             .into_iter()
             .map(|spec| Gpu {
@@ -311,23 +339,21 @@ impl CommandProcessor {
             .collect();
         CommandProcessor {
             shared: Arc::new(Shared {
-                vm,
                 gpus,
-                host,
                 opts,
-                kernels: kernels::Cache::default(),
                 wake: Wake::default(),
             }),
             queues: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Starts serving a queue; returns its id.
-    pub fn create_queue(&self, desc: QueueDesc) -> Result<u32, CpError> {
+    /// Starts serving a queue of `process`; returns its id.
+    pub fn create_queue(&self, process: &Arc<Process>, desc: QueueDesc) -> Result<u32, CpError> {
         validate(&desc, self.shared.gpus.len())?;
         let id = NEXT_QUEUE_ID.fetch_add(1, Ordering::Relaxed);
         let ctl = Arc::new(QueueCtl {
             id,
+            process: process.clone(),
             desc: Mutex::new(desc),
             stop: AtomicBool::new(false),
         });

@@ -397,7 +397,7 @@ fn latency(vm: &Vm, q: &AqlQueue, s: u64, kernel: u64, groups: u32) -> Duration 
 /// a faulting process's queues does.
 #[derive(Default)]
 struct EvictingHost {
-    cp: OnceLock<std::sync::Weak<CommandProcessor>>,
+    cp: OnceLock<std::sync::Weak<TestCp>>,
     queues: Mutex<Vec<u32>>,
     faults: AtomicU64,
 }
@@ -425,12 +425,10 @@ fn a_fault_handler_may_destroy_the_faulting_queue() {
         target: TARGET,
         max_lds: 65536,
     };
-    let cp = Arc::new(CommandProcessor::new(
-        vm.clone(),
-        vec![gpu],
-        host.clone(),
-        CpOptions::default(),
-    ));
+    let cp = Arc::new(TestCp {
+        cp: CommandProcessor::new(vec![gpu], CpOptions::default()),
+        process: Process::new(vm.clone(), host.clone()),
+    });
     host.cp.set(Arc::downgrade(&cp)).unwrap();
     let (qa, qb) = (AqlQueue::new(&vm, &cp, 8), AqlQueue::new(&vm, &cp, 8));
     host.queues.lock().unwrap().extend([qa.id, qb.id]);

@@ -64,22 +64,40 @@ impl TestHost {
 
 pub const TARGET: rocjitsu_isa::Target = rocjitsu_isa::Target::Gfx90a;
 
-pub fn setup(watchdog: Option<Duration>) -> (Arc<Vm>, Arc<TestHost>, CommandProcessor) {
+/// A command processor and the one process whose queues the tests create.
+pub struct TestCp {
+    pub cp: CommandProcessor,
+    pub process: Arc<Process>,
+}
+
+impl std::ops::Deref for TestCp {
+    type Target = CommandProcessor;
+    fn deref(&self) -> &CommandProcessor {
+        &self.cp
+    }
+}
+
+impl TestCp {
+    pub fn create_queue(&self, desc: QueueDesc) -> Result<u32, CpError> {
+        self.cp.create_queue(&self.process, desc)
+    }
+}
+
+pub fn setup(watchdog: Option<Duration>) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
     let vm = Arc::new(Vm::new());
     let host = Arc::new(TestHost::default());
     let cp = CommandProcessor::new(
-        vm.clone(),
         vec![CpGpu {
             target: TARGET,
             max_lds: 65536,
         }],
-        host.clone(),
         CpOptions {
             threads: 2,
             watchdog,
         },
     );
-    (vm, host, cp)
+    let process = Process::new(vm.clone(), host.clone());
+    (vm, host, TestCp { cp, process })
 }
 
 /// Polls `f` until it holds or `secs` pass; returns whether it held.
@@ -198,7 +216,7 @@ pub struct AqlQueue {
 pub const PKT_INVALID: u16 = 1;
 
 impl AqlQueue {
-    pub fn new(vm: &Vm, cp: &CommandProcessor, slots: u64) -> AqlQueue {
+    pub fn new(vm: &Vm, cp: &TestCp, slots: u64) -> AqlQueue {
         let ring = vm.alloc(slots * 64, Perms::RW);
         for i in 0..slots {
             vm.fill(ring + 64 * i, &PKT_INVALID.to_le_bytes()).unwrap();

@@ -93,3 +93,62 @@ fn update_queue_pauses_and_moves_the_ring() {
     );
     assert!(host.faults().is_empty());
 }
+
+/// Two processes (separate GPU virtual memories, as two VMIDs) run queues
+/// at the same addresses on one command processor: each process's packets
+/// see only its own memory, and its interrupts reach only its driver.
+#[test]
+fn processes_share_the_command_processor_but_not_memory() {
+    let (vm_a, host_a, cp) = setup(None);
+    let vm_b = Arc::new(Vm::new());
+    let host_b = Arc::new(TestHost::default());
+    let process_b = Process::new(vm_b.clone(), host_b.clone());
+    // Same allocation sequence in both: the same addresses.
+    let qa = AqlQueue::new(&vm_a, &cp, 8);
+    let qb_ring = vm_b.alloc(8 * 64, Perms::RW);
+    assert_eq!(qb_ring, qa.ring, "both processes lay out memory alike");
+    for i in 0..8 {
+        vm_b.fill(qb_ring + 64 * i, &PKT_INVALID.to_le_bytes())
+            .unwrap();
+    }
+    let qb_queue = vm_b.alloc(256, Perms::RW);
+    assert_eq!(qb_queue, qa.queue);
+    // Process B's queue runs on A's command processor.
+    let qb = AqlQueue {
+        id: cp
+            .cp
+            .create_queue(
+                &process_b,
+                QueueDesc {
+                    kind: QueueKind::Aql,
+                    gpu: 0,
+                    ring_base: qb_ring,
+                    ring_size: 8 * 64,
+                    read_ptr: qb_queue + 128,
+                    write_ptr: qb_queue + 56,
+                    doorbell: 0,
+                    priority: 7,
+                },
+            )
+            .unwrap(),
+        ring: qb_ring,
+        slots: 8,
+        queue: qb_queue,
+    };
+    let (mbox_a, mbox_b) = (vm_a.alloc(64, Perms::RW), vm_b.alloc(64, Perms::RW));
+    let sa = signal(&vm_a, 1, Some((mbox_a, 11)));
+    let sb = signal(&vm_b, 3, Some((mbox_b, 22)));
+    assert_eq!(sa, sb);
+    qa.submit(&vm_a, barrier_packet(true, [0; 5], sa));
+    qb.submit(&vm_b, barrier_packet(true, [0; 5], sb));
+    qb.submit(&vm_b, barrier_packet(true, [0; 5], sb));
+    cp.kick();
+    assert!(wait_until(10.0, || qa.read_index(&vm_a) == 1
+        && qb.read_index(&vm_b) == 2));
+    let value = |vm: &Vm, s: u64| rd64(vm, s + 8);
+    assert_eq!(value(&vm_a, sa), 0);
+    assert_eq!(value(&vm_b, sb), 1);
+    assert_eq!(host_a.events(), vec![11]);
+    assert_eq!(host_b.events(), vec![22, 22]);
+    cp.destroy_queue(qb.id).unwrap();
+}

@@ -14,7 +14,7 @@ struct SdmaQueue {
 }
 
 impl SdmaQueue {
-    fn new(vm: &Vm, cp: &CommandProcessor, size: u64) -> SdmaQueue {
+    fn new(vm: &Vm, cp: &TestCp, size: u64) -> SdmaQueue {
         let ring = vm.alloc(size, Perms::RW);
         let ptrs = vm.alloc(64, Perms::RW);
         let id = cp

@@ -1,0 +1,600 @@
+//! Daemon mode, server side: one process hosts the emulated GPUs (one
+//! [`Device`]) and serves the ROCm processes of a job over a Unix socket,
+//! so that they share one GPU as processes share a real one.
+//!
+//! Each client process gets its own [`SimulatedDriver`] on the shared
+//! device (its own GPU virtual memory, allocations, events and queues, as
+//! KFD keeps a `kfd_process` per process). A client opens one connection
+//! per concurrent caller (see [`crate::remote`]); each connection is served
+//! by its own thread, so a thread blocked in `WAIT_EVENTS` holds up nobody
+//! else, and event semantics are exactly the in-process driver's.
+//!
+//! Nothing a client sends is trusted: the peer must have the daemon's uid
+//! (SO_PEERCRED) and the pid it claims; every message is decoded with
+//! bounds checks; ioctl arguments must have their request's size; the
+//! memory an argument points at is served only from the copies the client
+//! sent ([`user::Buffers`]), so no pointer of a client ever reaches the
+//! daemon's own memory; device files must be ours. A malformed request gets
+//! an error reply and the daemon goes on serving. A client that dies
+//! (SIGKILL included) is noticed through a pidfd and everything it owned is
+//! released without disturbing the others.
+
+use crate::driver::{Caller, Device, DriverOptions, SimulatedDriver};
+use crate::{DeviceFile, Driver, Errno, abi, user};
+use rocjitsu_rpc::unix::{UnixServer, UnixTransport};
+use rocjitsu_rpc::wire::{self, Header, Ioctl, Opcode, Request, Welcome};
+use rocjitsu_rpc::{Message, Transport};
+use std::collections::HashMap;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+/// The socket path when nothing else is given:
+/// `$ROCJITSU_RUNTIME_DIR/daemon.sock`, else
+/// `$XDG_RUNTIME_DIR/rocjitsu/daemon.sock`, else
+/// `/tmp/rocjitsu-<uid>/daemon.sock`.
+pub fn default_socket() -> PathBuf {
+    if let Some(d) = std::env::var_os("ROCJITSU_RUNTIME_DIR") {
+        return PathBuf::from(d).join("daemon.sock");
+    }
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d).join("rocjitsu").join("daemon.sock");
+    }
+    crate::runtime_dir().join("daemon.sock")
+}
+
+/// How a daemon is set up.
+pub struct DaemonOptions {
+    pub driver: DriverOptions,
+    pub socket: PathBuf,
+    /// Stop once this process has exited and no client is left (the app
+    /// of `rocjitsu --daemon -- APP`).
+    pub owner: Option<u32>,
+}
+
+/// What the daemon holds right now (its own accounting).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    pub clients: usize,
+    pub connections: usize,
+    pub allocations: usize,
+    pub queues: usize,
+    /// VRAM in use per GPU, bytes.
+    pub vram_used: Vec<u64>,
+}
+
+impl Status {
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"clients\": {}, \"connections\": {}, \"allocations\": {}, \"queues\": {}, \"vram_used\": {:?}}}",
+            self.clients, self.connections, self.allocations, self.queues, self.vram_used
+        )
+    }
+}
+
+struct Client {
+    token: [u8; 16],
+    pid: u32,
+    /// Becomes readable when the process exits.
+    pidfd: Option<OwnedFd>,
+    driver: SimulatedDriver,
+    conns: Mutex<Vec<Weak<UnixTransport>>>,
+    live: AtomicUsize,
+    closed: AtomicBool,
+}
+
+impl Client {
+    /// Releases the process: waiters fail, queues stop, connections end;
+    /// the allocations go with the last reference to the driver.
+    fn close(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.driver.shutdown();
+        for c in self.lock_conns().drain(..) {
+            if let Some(c) = c.upgrade() {
+                c.shutdown();
+            }
+        }
+    }
+
+    fn lock_conns(&self) -> std::sync::MutexGuard<'_, Vec<Weak<UnixTransport>>> {
+        self.conns.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct State {
+    device: Arc<Device>,
+    config_json: String,
+    uid: u32,
+    clients: Mutex<HashMap<[u8; 16], Arc<Client>>>,
+    connections: AtomicUsize,
+    stop: AtomicBool,
+}
+
+impl State {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 16], Arc<Client>>> {
+        self.clients.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn remove(&self, token: &[u8; 16], why: &str) {
+        let c = self.lock().remove(token);
+        if let Some(c) = c {
+            tracing::info!("client pid {} {why}; releasing what it owned", c.pid);
+            c.close();
+        }
+    }
+
+    fn status(&self) -> Status {
+        let clients: Vec<Arc<Client>> = self.lock().values().cloned().collect();
+        Status {
+            clients: clients.len(),
+            connections: self.connections.load(Ordering::Relaxed),
+            allocations: clients.iter().map(|c| c.driver.allocation_count()).sum(),
+            queues: clients.iter().map(|c| c.driver.queue_count()).sum(),
+            vram_used: (0..self.device.config().gpus.len())
+                .map(|g| self.device.vram_used(g))
+                .collect(),
+        }
+    }
+}
+
+/// A running daemon.
+pub struct Daemon {
+    state: Arc<State>,
+    server: UnixServer,
+    owner: Option<OwnedFd>,
+}
+
+fn pidfd(pid: u32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    // SAFETY: a descriptor pidfd_open just returned, owned by nobody else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Whether the process behind a pidfd has exited.
+fn exited(fd: BorrowedFd) -> bool {
+    let mut p = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd, no timeout.
+    unsafe { libc::poll(&mut p, 1, 0) > 0 && p.revents & libc::POLLIN != 0 }
+}
+
+fn token() -> [u8; 16] {
+    let mut t = [0u8; 16];
+    // SAFETY: getrandom writes up to 16 bytes into `t`.
+    let n = unsafe { libc::getrandom(t.as_mut_ptr().cast(), 16, 0) };
+    if n != 16 {
+        // Unique within the daemon is what matters; fall back to time and
+        // a counter.
+        static N: AtomicUsize = AtomicUsize::new(1);
+        let v = (std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()))
+            ^ (N.fetch_add(1, Ordering::Relaxed) as u128) << 64;
+        t = v.to_le_bytes();
+    }
+    t
+}
+
+fn reply(t: &UnixTransport, req: &Header, result: i32, payload: &[u8], fds: &[BorrowedFd]) -> bool {
+    let h = Header {
+        opcode: req.opcode,
+        reserved: 0,
+        request_id: req.request_id,
+        payload_len: payload.len() as u32,
+        result,
+    };
+    t.send(&h, payload, fds).is_ok()
+}
+
+impl Daemon {
+    /// Sets up the GPUs and listens at `opts.socket`.
+    pub fn bind(opts: DaemonOptions) -> Result<Daemon, String> {
+        let config_json = serde_json::to_string(&opts.driver.config)
+            .map_err(|e| format!("cannot serialise the GPU configuration: {e}"))?;
+        let device = Device::new(opts.driver)?;
+        let server = UnixServer::bind(&opts.socket)
+            .map_err(|e| format!("cannot listen on {}: {e}", opts.socket.display()))?;
+        let owner = match opts.owner {
+            Some(pid) => Some(pidfd(pid).ok_or_else(|| {
+                format!(
+                    "cannot watch process {pid} (pidfd_open): {}",
+                    std::io::Error::last_os_error()
+                )
+            })?),
+            None => None,
+        };
+        Ok(Daemon {
+            state: Arc::new(State {
+                device,
+                config_json,
+                // SAFETY: getuid has no preconditions.
+                uid: unsafe { libc::getuid() },
+                clients: Mutex::new(HashMap::new()),
+                connections: AtomicUsize::new(0),
+                stop: AtomicBool::new(false),
+            }),
+            server,
+            owner,
+        })
+    }
+
+    pub fn socket(&self) -> &Path {
+        self.server.path()
+    }
+
+    /// A handle that stops [`Daemon::run`] (within a fraction of a second).
+    pub fn stopper(&self) -> impl Fn() + Send + Sync + 'static {
+        let s = self.state.clone();
+        move || s.stop.store(true, Ordering::Release)
+    }
+
+    pub fn status(&self) -> Status {
+        self.state.status()
+    }
+
+    /// Serves clients until stopped (or, with an owner, until the owner
+    /// has exited and no client is left). Clients still connected then are
+    /// released.
+    pub fn run(&self) -> Result<(), String> {
+        let state = self.state.clone();
+        let reaper = std::thread::Builder::new()
+            .name("rj-daemon-reap".into())
+            .spawn(move || reap(&state))
+            .map_err(|e| format!("cannot start the daemon's reaper thread: {e}"))?;
+        let result = self.accept_loop();
+        self.state.stop.store(true, Ordering::Release);
+        let _ = reaper.join();
+        let tokens: Vec<[u8; 16]> = self.state.lock().keys().copied().collect();
+        for t in tokens {
+            self.state
+                .remove(&t, "was still connected when the daemon stopped");
+        }
+        result
+    }
+
+    fn accept_loop(&self) -> Result<(), String> {
+        loop {
+            if self.state.stop.load(Ordering::Acquire) {
+                return Ok(());
+            }
+            if let Some(o) = &self.owner
+                && exited(o.as_fd())
+                && self.state.lock().is_empty()
+            {
+                tracing::info!(
+                    "the application has exited and no client is left; the daemon stops"
+                );
+                return Ok(());
+            }
+            let mut p = libc::pollfd {
+                fd: self.server.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd for the listening socket.
+            let n = unsafe { libc::poll(&mut p, 1, 100) };
+            if n <= 0 {
+                continue;
+            }
+            let t = match self.server.accept() {
+                Ok(t) => Arc::new(t),
+                Err(e) => {
+                    tracing::warn!("accept on {}: {e}", self.server.path().display());
+                    continue;
+                }
+            };
+            let state = self.state.clone();
+            let spawned = std::thread::Builder::new()
+                .name("rj-daemon-conn".into())
+                .spawn(move || serve_connection(&state, &t));
+            if let Err(e) = spawned {
+                tracing::warn!("cannot start a connection thread: {e}");
+            }
+        }
+    }
+}
+
+/// Releases clients whose process has exited.
+fn reap(state: &State) {
+    while !state.stop.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(50));
+        let dead: Vec<[u8; 16]> = state
+            .lock()
+            .values()
+            .filter(|c| c.pidfd.as_ref().is_some_and(|p| exited(p.as_fd())))
+            .map(|c| c.token)
+            .collect();
+        for t in dead {
+            state.remove(&t, "has exited");
+        }
+    }
+}
+
+/// Decrements the connection count when a connection thread ends.
+struct ConnGuard<'a>(&'a State);
+
+impl Drop for ConnGuard<'_> {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+fn serve_connection(state: &Arc<State>, t: &Arc<UnixTransport>) {
+    state.connections.fetch_add(1, Ordering::Relaxed);
+    let _guard = ConnGuard(state);
+    let peer = match t.peer() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("a connection without peer credentials ({e}) is refused");
+            return;
+        }
+    };
+    let first = match t.recv() {
+        Ok(Some(m)) => m,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!(
+                "pid {}: a malformed first message ({e}); the connection is closed",
+                peer.pid
+            );
+            return;
+        }
+    };
+    if peer.uid != state.uid {
+        tracing::warn!(
+            "pid {} of uid {} is refused: the daemon serves uid {} only",
+            peer.pid,
+            peer.uid,
+            state.uid
+        );
+        reply(t, &first.header, -libc::EPERM, b"", &[]);
+        return;
+    }
+    if first.header.opcode == Opcode::Status as u16 {
+        reply(
+            t,
+            &first.header,
+            0,
+            state.status().to_json().as_bytes(),
+            &[],
+        );
+        return;
+    }
+    let Some(client) = handshake(state, t, peer.pid, &first) else {
+        return;
+    };
+    client.live.fetch_add(1, Ordering::AcqRel);
+    client.lock_conns().push(Arc::downgrade(t));
+    loop {
+        let m = match t.recv() {
+            Ok(Some(m)) => m,
+            Ok(None) => break,
+            Err(e) => {
+                if !client.closed.load(Ordering::Acquire) {
+                    tracing::warn!("client pid {}: {e}; this connection is closed", client.pid);
+                }
+                break;
+            }
+        };
+        if !serve_request(state, &client, t, m) {
+            break;
+        }
+    }
+    client
+        .lock_conns()
+        .retain(|w| w.strong_count() > 0 && !std::ptr::eq(w.as_ptr(), Arc::as_ptr(t)));
+    if client.live.fetch_sub(1, Ordering::AcqRel) == 1 {
+        // Every connection of the process is gone (it closed them or died).
+        state.remove(&client.token, "closed its last connection");
+    }
+}
+
+fn handshake(state: &State, t: &UnixTransport, pid: u32, m: &Message) -> Option<Arc<Client>> {
+    let refuse = |errno: i32, why: String| {
+        tracing::warn!("pid {pid}: {why}");
+        reply(t, &m.header, -errno, why.as_bytes(), &[]);
+        None
+    };
+    let hello = match Request::decode(&m.header, &m.payload) {
+        Ok(Request::Handshake(h)) => h,
+        Ok(_) => return refuse(libc::EPROTO, "the first message must be a handshake".into()),
+        Err(e) => return refuse(libc::EPROTO, format!("a malformed handshake: {e}")),
+    };
+    if hello.version != wire::VERSION {
+        return refuse(
+            libc::EPROTONOSUPPORT,
+            format!(
+                "protocol version {} is not the daemon's {} (use the same rocjitsu build for the daemon and the app)",
+                hello.version,
+                wire::VERSION
+            ),
+        );
+    }
+    if hello.pid != pid {
+        return refuse(
+            libc::EPERM,
+            format!(
+                "the handshake claims pid {} but the peer is pid {pid}",
+                hello.pid
+            ),
+        );
+    }
+    let client = if hello.token == [0; 16] {
+        let token = token();
+        let c = Arc::new(Client {
+            token,
+            pid,
+            pidfd: pidfd(pid),
+            driver: SimulatedDriver::open(&state.device, Caller::Remote),
+            conns: Mutex::new(Vec::new()),
+            live: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
+        });
+        state.lock().insert(token, c.clone());
+        tracing::info!("client pid {pid} connected");
+        c
+    } else {
+        match state.lock().get(&hello.token) {
+            Some(c) if c.pid == pid && !c.closed.load(Ordering::Acquire) => c.clone(),
+            _ => return refuse(libc::EPERM, "an unknown or foreign process token".into()),
+        }
+    };
+    let w = Welcome {
+        version: wire::VERSION,
+        token: client.token,
+        config: state.config_json.clone(),
+        sysfs_root: state.device.sysfs().root().to_string_lossy().into_owned(),
+    };
+    reply(t, &m.header, 0, &w.encode(), &[]).then_some(client)
+}
+
+/// Our device file for a device a client names.
+fn device_file(state: &State, d: wire::Device) -> Result<DeviceFile, Errno> {
+    match d {
+        wire::Device::Kfd => Ok(DeviceFile::Kfd),
+        wire::Device::Render { gpu, minor } => {
+            let g = state
+                .device
+                .config()
+                .gpus
+                .get(gpu as usize)
+                .ok_or(Errno::EINVAL)?;
+            if g.kfd.drm_render_minor != minor {
+                return Err(Errno::EINVAL);
+            }
+            Ok(DeviceFile::Render {
+                gpu: gpu as usize,
+                minor,
+            })
+        }
+    }
+}
+
+/// Serves one request; false when the connection should end.
+fn serve_request(state: &State, client: &Client, t: &UnixTransport, m: Message) -> bool {
+    // Descriptors a client sends are never used.
+    drop(m.fds);
+    let req = match Request::decode(&m.header, &m.payload) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!("client pid {}: malformed request: {e}", client.pid);
+            return reply(t, &m.header, -libc::EINVAL, b"", &[]);
+        }
+    };
+    if client.closed.load(Ordering::Acquire) {
+        return reply(t, &m.header, -libc::ENODEV, b"", &[]);
+    }
+    match req {
+        Request::Handshake(_) | Request::Status => reply(t, &m.header, -libc::EPROTO, b"", &[]),
+        Request::Close => {
+            state.remove(&client.token, "closed the device");
+            let _ = reply(t, &m.header, 0, b"", &[]);
+            false
+        }
+        Request::Mmap(mm) => {
+            let r = device_file(state, mm.device)
+                .and_then(|d| client.driver.mmap(d, mm.offset, mm.len));
+            match r {
+                Ok(src) => {
+                    // SAFETY: `src.fd` is a memfd the driver keeps open while
+                    // the allocation lives; it outlives this call.
+                    let fd = unsafe { BorrowedFd::borrow_raw(src.fd) };
+                    reply(t, &m.header, 0, &wire::encode_u64(src.offset), &[fd])
+                }
+                Err(e) => reply(t, &m.header, -e.0, b"", &[]),
+            }
+        }
+        Request::Ioctl(io) => serve_ioctl(state, client, t, &m.header, io),
+    }
+}
+
+fn serve_ioctl(state: &State, client: &Client, t: &UnixTransport, h: &Header, io: Ioctl) -> bool {
+    let dev = match device_file(state, io.device) {
+        Ok(d) => d,
+        Err(e) => return reply(t, h, -e.0, b"", &[]),
+    };
+    if io.arg.len() != abi::ioc_size(io.request)
+        || io.buffers.iter().map(|(_, b)| b.len()).sum::<usize>() > abi::MAX_USER_BUFFERS
+    {
+        return reply(t, h, -libc::EINVAL, b"", &[]);
+    }
+    let mem = user::Buffers::default();
+    for (addr, data) in io.buffers {
+        mem.add(addr, data);
+    }
+    let mut arg = io.arg;
+    let r = client.driver.ioctl_from(dev, io.request, &mut arg, &mem);
+    // A userptr allocation is a memfd here: the client maps it over its
+    // pages.
+    let mut fd = None;
+    if r.is_ok()
+        && dev == DeviceFile::Kfd
+        && abi::ioc_nr(io.request) == abi::kfd::ALLOC_MEMORY_OF_GPU
+        && abi::Args::new(&arg, 40).u32(36) & abi::kfd::ALLOC_USERPTR != 0
+    {
+        fd = client
+            .driver
+            .allocation_fd(abi::Args::new(&arg, 40).u64(16));
+    }
+    let out = Ioctl {
+        device: io.device,
+        request: io.request,
+        arg,
+        buffers: mem.written(),
+        fds: u32::from(fd.is_some()),
+        notes: {
+            let mut n = client.driver.take_reports();
+            n.truncate(wire::MAX_NOTES);
+            for s in &mut n {
+                if s.len() > wire::MAX_NOTE {
+                    let mut cut = wire::MAX_NOTE;
+                    while !s.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    s.truncate(cut);
+                }
+            }
+            n
+        },
+    };
+    // SAFETY: the allocation's memfd stays open while the allocation lives,
+    // which is beyond this reply.
+    let fds: Vec<BorrowedFd> = fd
+        .map(|(f, _)| unsafe { BorrowedFd::borrow_raw(f) })
+        .into_iter()
+        .collect();
+    match r {
+        Ok(v) => reply(t, h, v, &out.encode(), &fds),
+        Err(e) => reply(t, h, -e.0, &out.encode(), &[]),
+    }
+}
+
+/// Asks the daemon at `socket` for its [`Status`] (JSON).
+pub fn query_status(socket: &Path) -> Result<String, String> {
+    let t = UnixTransport::connect(socket)
+        .map_err(|e| format!("no daemon answers at {}: {e}", socket.display()))?;
+    let h = Header {
+        opcode: Opcode::Status as u16,
+        reserved: 0,
+        request_id: 1,
+        payload_len: 0,
+        result: 0,
+    };
+    t.send(&h, b"", &[]).map_err(|e| e.to_string())?;
+    let m = t
+        .recv()
+        .map_err(|e| e.to_string())?
+        .ok_or("the daemon closed the connection")?;
+    if m.header.result != 0 {
+        return Err(format!("the daemon refused: errno {}", -m.header.result));
+    }
+    String::from_utf8(m.payload).map_err(|e| e.to_string())
+}

@@ -1,0 +1,351 @@
+//! The Unix-socket transport: stream sockets carrying [`wire`](crate::wire)
+//! messages, with file descriptors passed as SCM_RIGHTS ancillary data on
+//! the first byte of the message that carries them.
+
+use crate::wire::{HEADER_LEN, Header, MAX_FDS};
+use crate::{Message, Transport};
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+
+/// One connection. Its descriptor is closed with a raw `close` system call,
+/// bypassing any `close` an LD_PRELOAD library interposes (the preload
+/// refuses to let the application close the descriptors it owns).
+pub struct UnixTransport {
+    stream: std::mem::ManuallyDrop<UnixStream>,
+}
+
+impl Drop for UnixTransport {
+    fn drop(&mut self) {
+        // SAFETY: the stream's descriptor is ours and is not used after
+        // this; ManuallyDrop keeps std from closing it a second time.
+        unsafe { libc::syscall(libc::SYS_close, self.stream.as_raw_fd()) };
+    }
+}
+
+/// The peer of a connection as the kernel identifies it (SO_PEERCRED).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Peer {
+    pub pid: u32,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl UnixTransport {
+    pub fn connect(path: &Path) -> io::Result<UnixTransport> {
+        let stream = UnixStream::connect(path)?;
+        Ok(UnixTransport::from_stream(stream))
+    }
+
+    pub fn from_stream(stream: UnixStream) -> UnixTransport {
+        UnixTransport {
+            stream: std::mem::ManuallyDrop::new(stream),
+        }
+    }
+
+    /// Moves the connection's descriptor with `relocate`, which returns the
+    /// new descriptor (a dup of the old one, which it closes).
+    pub fn relocate(self, relocate: impl FnOnce(RawFd) -> RawFd) -> UnixTransport {
+        let me = std::mem::ManuallyDrop::new(self);
+        let fd = relocate(me.stream.as_raw_fd());
+        // SAFETY: `relocate` hands back a descriptor we own, of the same
+        // socket.
+        UnixTransport::from_stream(unsafe { UnixStream::from_raw_fd(fd) })
+    }
+
+    pub fn as_raw_fd(&self) -> RawFd {
+        self.stream.as_raw_fd()
+    }
+
+    /// The connected process's credentials.
+    pub fn peer(&self) -> io::Result<Peer> {
+        let mut c = libc::ucred {
+            pid: 0,
+            uid: 0,
+            gid: 0,
+        };
+        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+        // SAFETY: getsockopt writes at most `len` bytes into `c`.
+        let r = unsafe {
+            libc::getsockopt(
+                self.stream.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_PEERCRED,
+                (&mut c as *mut libc::ucred).cast(),
+                &mut len,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Peer {
+            pid: c.pid as u32,
+            uid: c.uid,
+            gid: c.gid,
+        })
+    }
+
+    /// Ends the connection in both directions (a thread blocked reading it
+    /// sees EOF).
+    pub fn shutdown(&self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+
+    fn send_all(&self, msg: &[u8], fds: &[BorrowedFd]) -> io::Result<()> {
+        if fds.len() > MAX_FDS {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "too many fds"));
+        }
+        let fd = self.stream.as_raw_fd();
+        let mut sent = 0;
+        while sent < msg.len() {
+            let mut iov = libc::iovec {
+                iov_base: msg[sent..].as_ptr() as *mut libc::c_void,
+                iov_len: msg.len() - sent,
+            };
+            // SAFETY: an all-zero msghdr is valid; we fill in what we use.
+            let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
+            mh.msg_iov = &mut iov;
+            mh.msg_iovlen = 1;
+            let mut cbuf = [0u64; 8];
+            if sent == 0 && !fds.is_empty() {
+                let payload = std::mem::size_of_val(fds) as u32;
+                // SAFETY: CMSG_SPACE is a pure size computation.
+                let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
+                mh.msg_control = cbuf.as_mut_ptr().cast();
+                mh.msg_controllen = space;
+                // SAFETY: msg_control points at `cbuf`, large enough for one
+                // header with MAX_FDS descriptors (checked above).
+                unsafe {
+                    let c = libc::CMSG_FIRSTHDR(&mh);
+                    (*c).cmsg_level = libc::SOL_SOCKET;
+                    (*c).cmsg_type = libc::SCM_RIGHTS;
+                    (*c).cmsg_len = libc::CMSG_LEN(payload) as usize;
+                    let data = libc::CMSG_DATA(c) as *mut RawFd;
+                    for (i, f) in fds.iter().enumerate() {
+                        data.add(i).write_unaligned(f.as_raw_fd());
+                    }
+                }
+            }
+            // SAFETY: `mh` describes valid buffers for the call's duration.
+            let n = unsafe { libc::sendmsg(fd, &mh, libc::MSG_NOSIGNAL) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            sent += n as usize;
+        }
+        Ok(())
+    }
+
+    /// Reads exactly `buf.len()` bytes, collecting descriptors that arrive
+    /// on the way. Ok(false) on a clean EOF before the first byte.
+    fn recv_exact(&self, buf: &mut [u8], fds: &mut Vec<OwnedFd>) -> io::Result<bool> {
+        let fd = self.stream.as_raw_fd();
+        let mut got = 0;
+        while got < buf.len() {
+            let mut iov = libc::iovec {
+                iov_base: buf[got..].as_mut_ptr().cast(),
+                iov_len: buf.len() - got,
+            };
+            let mut cbuf = [0u64; 16];
+            // SAFETY: an all-zero msghdr is valid; we fill in what we use.
+            let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
+            mh.msg_iov = &mut iov;
+            mh.msg_iovlen = 1;
+            mh.msg_control = cbuf.as_mut_ptr().cast();
+            mh.msg_controllen = std::mem::size_of_val(&cbuf);
+            // SAFETY: `mh` describes valid buffers for the call's duration.
+            let n = unsafe { libc::recvmsg(fd, &mut mh, libc::MSG_CMSG_CLOEXEC) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            // SAFETY: walking the control buffer the kernel filled in.
+            unsafe {
+                let mut c = libc::CMSG_FIRSTHDR(&mh);
+                while !c.is_null() {
+                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                        let data = libc::CMSG_DATA(c) as *const RawFd;
+                        let bytes = (*c).cmsg_len - libc::CMSG_LEN(0) as usize;
+                        for i in 0..bytes / std::mem::size_of::<RawFd>() {
+                            // The kernel installed these descriptors for us.
+                            fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
+                        }
+                    }
+                    c = libc::CMSG_NXTHDR(&mh, c);
+                }
+            }
+            if mh.msg_flags & libc::MSG_CTRUNC != 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "too many file descriptors in one message",
+                ));
+            }
+            if n == 0 {
+                if got == 0 {
+                    return Ok(false);
+                }
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            got += n as usize;
+        }
+        Ok(true)
+    }
+}
+
+impl Transport for UnixTransport {
+    fn send(&self, header: &Header, payload: &[u8], fds: &[BorrowedFd]) -> io::Result<()> {
+        let mut msg = Vec::with_capacity(HEADER_LEN + payload.len());
+        msg.extend_from_slice(&header.encode());
+        msg.extend_from_slice(payload);
+        self.send_all(&msg, fds)
+    }
+
+    fn recv(&self) -> io::Result<Option<Message>> {
+        let mut fds = Vec::new();
+        let mut hb = [0u8; HEADER_LEN];
+        if !self.recv_exact(&mut hb, &mut fds)? {
+            return Ok(None);
+        }
+        let header = Header::decode(&hb)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        let mut payload = vec![0u8; header.payload_len as usize];
+        if !payload.is_empty() && !self.recv_exact(&mut payload, &mut fds)? {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        if fds.len() > MAX_FDS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "too many file descriptors in one message",
+            ));
+        }
+        Ok(Some(Message {
+            header,
+            payload,
+            fds,
+        }))
+    }
+
+    fn close(&self) {
+        self.shutdown();
+    }
+}
+
+/// A listening socket at a path, in a directory only its owner can enter.
+pub struct UnixServer {
+    listener: UnixListener,
+    path: std::path::PathBuf,
+}
+
+impl UnixServer {
+    /// Listens at `path`: creates its directory (mode 0700) if needed and
+    /// replaces a stale socket file (one nobody listens on); a socket that
+    /// answers is left alone (AddrInUse).
+    pub fn bind(path: &Path) -> io::Result<UnixServer> {
+        if let Some(dir) = path.parent() {
+            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+        if path.exists() {
+            if UnixStream::connect(path).is_ok() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!("a daemon already listens on {}", path.display()),
+                ));
+            }
+            std::fs::remove_file(path)?;
+        }
+        let listener = UnixListener::bind(path)?;
+        Ok(UnixServer {
+            listener,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn accept(&self) -> io::Result<UnixTransport> {
+        let (stream, _) = self.listener.accept()?;
+        Ok(UnixTransport::from_stream(stream))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn as_raw_fd(&self) -> RawFd {
+        self.listener.as_raw_fd()
+    }
+}
+
+impl Drop for UnixServer {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Opcode;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn messages_and_descriptors_cross_a_socket() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-rpc-test-{}", std::process::id()));
+        let path = dir.join("s.sock");
+        let server = UnixServer::bind(&path).unwrap();
+        let client = UnixTransport::connect(&path).unwrap();
+        let conn = server.accept().unwrap();
+        assert_eq!(conn.peer().unwrap().pid, std::process::id());
+        // SAFETY: plain syscall on a NUL-terminated name.
+        let memfd = unsafe { libc::memfd_create(c"t".as_ptr(), libc::MFD_CLOEXEC) };
+        // SAFETY: memfd_create returned a fresh descriptor we own.
+        let memfd = unsafe { OwnedFd::from_raw_fd(memfd) };
+        let h = Header {
+            opcode: Opcode::Mmap as u16,
+            reserved: 0,
+            request_id: 3,
+            payload_len: 300_000,
+            result: 0,
+        };
+        let big = vec![0xabu8; 300_000];
+        let t = std::thread::spawn(move || {
+            client.send(&h, &big, &[memfd.as_fd()]).unwrap();
+            client
+        });
+        let m = conn.recv().unwrap().unwrap();
+        let client = t.join().unwrap();
+        assert_eq!(m.header, h);
+        assert_eq!(m.payload.len(), 300_000);
+        assert!(m.payload.iter().all(|&b| b == 0xab));
+        assert_eq!(m.fds.len(), 1);
+        // The received descriptor is the same file.
+        // SAFETY: stat is plain old data; all-zero is a valid value.
+        let mut a: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat writes into `a`.
+        assert_eq!(unsafe { libc::fstat(m.fds[0].as_raw_fd(), &mut a) }, 0);
+        // A clean close is a None, not an error.
+        drop(client);
+        assert!(conn.recv().unwrap().is_none());
+        // A second daemon on the same path is refused (its probe is a
+        // connection that closes at once).
+        assert_eq!(
+            UnixServer::bind(&path).err().map(|e| e.kind()),
+            Some(io::ErrorKind::AddrInUse)
+        );
+        assert!(server.accept().unwrap().recv().unwrap().is_none());
+        drop(server);
+        assert!(!path.exists());
+        let _ = std::fs::remove_dir(&dir);
+    }
+}
