@@ -29,7 +29,6 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
 
 /// The socket path when nothing else is given:
 /// `$ROCJITSU_RUNTIME_DIR/daemon.sock`, else
@@ -112,9 +111,23 @@ struct State {
     clients: Mutex<HashMap<[u8; 16], Arc<Client>>>,
     connections: AtomicUsize,
     stop: AtomicBool,
+    /// Wakes the event loop: a client came or went, or a stop.
+    wake: OwnedFd,
 }
 
 impl State {
+    fn wake(&self) {
+        let one = 1u64.to_ne_bytes();
+        // SAFETY: writing 8 bytes to our eventfd.
+        unsafe { libc::write(self.wake.as_raw_fd(), one.as_ptr().cast(), 8) };
+    }
+
+    fn drain_wake(&self) {
+        let mut b = [0u8; 8];
+        // SAFETY: reading 8 bytes from our non-blocking eventfd.
+        unsafe { libc::read(self.wake.as_raw_fd(), b.as_mut_ptr().cast(), 8) };
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 16], Arc<Client>>> {
         self.clients.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -124,6 +137,7 @@ impl State {
         if let Some(c) = c {
             tracing::info!("client pid {} {why}; releasing what it owned", c.pid);
             c.close();
+            self.wake();
         }
     }
 
@@ -211,6 +225,13 @@ impl Daemon {
             })?),
             None => None,
         };
+        // SAFETY: eventfd returns a new descriptor or -1.
+        let wake = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if wake < 0 {
+            return Err(format!("eventfd: {}", std::io::Error::last_os_error()));
+        }
+        // SAFETY: a descriptor eventfd just returned, owned by nobody else.
+        let wake = unsafe { OwnedFd::from_raw_fd(wake) };
         Ok(Daemon {
             state: Arc::new(State {
                 device,
@@ -220,6 +241,7 @@ impl Daemon {
                 clients: Mutex::new(HashMap::new()),
                 connections: AtomicUsize::new(0),
                 stop: AtomicBool::new(false),
+                wake,
             }),
             server,
             owner,
@@ -233,7 +255,11 @@ impl Daemon {
     /// A handle that stops [`Daemon::run`] (within a fraction of a second).
     pub fn stopper(&self) -> impl Fn() + Send + Sync + 'static {
         let s = self.state.clone();
-        move || s.stop.store(true, Ordering::Release)
+        move || {
+            // Async-signal-safe: an atomic store and a write(2).
+            s.stop.store(true, Ordering::Release);
+            s.wake();
+        }
     }
 
     pub fn status(&self) -> Status {
@@ -243,15 +269,14 @@ impl Daemon {
     /// Serves clients until stopped (or, with an owner, until the owner
     /// has exited and no client is left). Clients still connected then are
     /// released.
+    ///
+    /// One thread waits on everything that can happen: a connection to
+    /// accept, a client process or the owner exiting (their pidfds), the
+    /// client set changing or a stop (an eventfd). Each connection is
+    /// served on a thread of its own.
     pub fn run(&self) -> Result<(), String> {
-        let state = self.state.clone();
-        let reaper = std::thread::Builder::new()
-            .name("rj-daemon-reap".into())
-            .spawn(move || reap(&state))
-            .map_err(|e| format!("cannot start the daemon's reaper thread: {e}"))?;
-        let result = self.accept_loop();
+        let result = self.event_loop();
         self.state.stop.store(true, Ordering::Release);
-        let _ = reaper.join();
         let tokens: Vec<[u8; 16]> = self.state.lock().keys().copied().collect();
         for t in tokens {
             self.state
@@ -260,60 +285,72 @@ impl Daemon {
         result
     }
 
-    fn accept_loop(&self) -> Result<(), String> {
+    fn event_loop(&self) -> Result<(), String> {
         loop {
             if self.state.stop.load(Ordering::Acquire) {
                 return Ok(());
             }
-            if let Some(o) = &self.owner
-                && exited(o.as_fd())
-                && self.state.lock().is_empty()
-            {
+            let owner_gone = self.owner.as_ref().is_some_and(|o| exited(o.as_fd()));
+            if owner_gone && self.state.lock().is_empty() {
                 tracing::info!(
                     "the application has exited and no client is left; the daemon stops"
                 );
                 return Ok(());
             }
-            let mut p = libc::pollfd {
-                fd: self.server.as_raw_fd(),
+            let poll_in = |fd: i32| libc::pollfd {
+                fd,
                 events: libc::POLLIN,
                 revents: 0,
             };
-            // SAFETY: one pollfd for the listening socket.
-            let n = unsafe { libc::poll(&mut p, 1, 100) };
+            let mut fds = vec![
+                poll_in(self.server.as_raw_fd()),
+                poll_in(self.state.wake.as_raw_fd()),
+            ];
+            if let Some(o) = self.owner.as_ref().filter(|_| !owner_gone) {
+                fds.push(poll_in(o.as_raw_fd()));
+            }
+            let clients: Vec<([u8; 16], i32)> = self
+                .state
+                .lock()
+                .values()
+                .filter_map(|c| c.pidfd.as_ref().map(|p| (c.token, p.as_raw_fd())))
+                .collect();
+            let first_client = fds.len();
+            fds.extend(clients.iter().map(|&(_, fd)| poll_in(fd)));
+            // SAFETY: `fds` is a valid array of pollfds for the call; the
+            // timeout bounds how long a missed wake-up could delay a stop.
+            let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 1000) };
             if n <= 0 {
                 continue;
             }
-            let t = match self.server.accept() {
-                Ok(t) => Arc::new(t),
-                Err(e) => {
-                    tracing::warn!("accept on {}: {e}", self.server.path().display());
-                    continue;
+            if fds[1].revents != 0 {
+                self.state.drain_wake();
+            }
+            for (i, &(token, _)) in clients.iter().enumerate() {
+                if fds[first_client + i].revents != 0 {
+                    self.state.remove(&token, "has exited");
                 }
-            };
-            let state = self.state.clone();
-            let spawned = std::thread::Builder::new()
-                .name("rj-daemon-conn".into())
-                .spawn(move || serve_connection(&state, &t));
-            if let Err(e) = spawned {
-                tracing::warn!("cannot start a connection thread: {e}");
+            }
+            if fds[0].revents & libc::POLLIN != 0 {
+                self.accept_one();
             }
         }
     }
-}
 
-/// Releases clients whose process has exited.
-fn reap(state: &State) {
-    while !state.stop.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(50));
-        let dead: Vec<[u8; 16]> = state
-            .lock()
-            .values()
-            .filter(|c| c.pidfd.as_ref().is_some_and(|p| exited(p.as_fd())))
-            .map(|c| c.token)
-            .collect();
-        for t in dead {
-            state.remove(&t, "has exited");
+    fn accept_one(&self) {
+        let t = match self.server.accept() {
+            Ok(t) => Arc::new(t),
+            Err(e) => {
+                tracing::warn!("accept on {}: {e}", self.server.path().display());
+                return;
+            }
+        };
+        let state = self.state.clone();
+        let spawned = std::thread::Builder::new()
+            .name("rj-daemon-conn".into())
+            .spawn(move || serve_connection(&state, &t));
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start a connection thread: {e}");
         }
     }
 }
@@ -439,6 +476,7 @@ fn handshake(state: &State, t: &UnixTransport, pid: u32, m: &Message) -> Option<
             closed: AtomicBool::new(false),
         });
         state.lock().insert(token, c.clone());
+        state.wake();
         tracing::info!("client pid {pid} connected");
         c
     } else {

@@ -266,15 +266,38 @@ impl RemoteDriver {
     }
 
     /// Maps a userptr allocation's memfd over the process's pages at
-    /// `va` (their contents copied first).
+    /// `va`, their contents copied first: only the pages the process has
+    /// touched (present or swapped, per /proc/self/pagemap), since the rest
+    /// read as zeros, which the fresh memfd already holds.
     fn adopt_userptr(&self, va: u64, size: u64, fd: RawFd) -> Result<(), Errno> {
-        let size = size.next_multiple_of(4096);
-        // SAFETY: pwrite reads `size` bytes at `va`, the range the caller
-        // registered with the GPU (it is mapped in this process; if not,
-        // pwrite fails with EFAULT and nothing is touched).
-        let n = unsafe { libc::pwrite(fd, va as *const libc::c_void, size as usize, 0) };
-        if n != size as isize {
-            return Err(Errno::EFAULT);
+        const PAGE: u64 = 4096;
+        let size = size.next_multiple_of(PAGE);
+        let pages = (size / PAGE) as usize;
+        let touched = touched_pages(va, pages).unwrap_or_else(|| vec![true; pages]);
+        let mut i = 0;
+        while i < pages {
+            if !touched[i] {
+                i += 1;
+                continue;
+            }
+            let run = touched[i..].iter().take_while(|&&t| t).count();
+            let (off, len) = (i as u64 * PAGE, run as u64 * PAGE);
+            // SAFETY: pwrite reads `len` bytes at `va + off`, inside the
+            // range the caller registered with the GPU (mapped in this
+            // process; if not, pwrite fails with EFAULT and nothing is
+            // touched).
+            let n = unsafe {
+                libc::pwrite(
+                    fd,
+                    (va + off) as *const libc::c_void,
+                    len as usize,
+                    off as libc::off_t,
+                )
+            };
+            if n != len as isize {
+                return Err(Errno::EFAULT);
+            }
+            i += run;
         }
         // SAFETY: replaces the registered range with a shared mapping of
         // the same contents; the range is the caller's, page-aligned (the
@@ -294,6 +317,24 @@ impl RemoteDriver {
         }
         Ok(())
     }
+}
+
+/// For each page of `[va, va + pages * 4096)`, whether it is present or
+/// swapped (bits 63 and 62 of its /proc/self/pagemap entry); None when the
+/// pagemap cannot be read.
+fn touched_pages(va: u64, pages: usize) -> Option<Vec<bool>> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open("/proc/self/pagemap").ok()?;
+    let mut buf = vec![0u8; pages * 8];
+    f.read_exact_at(&mut buf, (va / 4096) * 8).ok()?;
+    // The file's descriptor is closed by File's drop through the C
+    // library's close, which the preload lets through (it is not one of
+    // its reserved descriptors).
+    Some(
+        buf.chunks_exact(8)
+            .map(|e| u64::from_le_bytes(e.try_into().unwrap()) >> 62 != 0)
+            .collect(),
+    )
 }
 
 fn wire_device(dev: DeviceFile) -> wire::Device {
