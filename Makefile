@@ -4,7 +4,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: fuzz-decode fuzz-container setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container fuzz-rpc setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -38,6 +38,7 @@ test: setup corpus
 	$(MAKE) test-kernels
 	$(MAKE) test-hip
 	$(MAKE) test-hip-sid
+	$(MAKE) test-daemon
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -66,6 +67,28 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 $(HIP_ARGS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
 	exit $$rc
+
+# Daemon mode: the HIP programs with a daemon per program (--daemon) and on
+# one shared daemon (--attach), on gfx90a (bookworm's ROCm) and gfx942 (sid's
+# ROCm 6.4.3); then scripts/daemon_tests.py: 2 and 8 concurrent clients, a
+# client killed mid-kernel, a daemon killed under a client.
+.PHONY: test-daemon bench-daemon
+test-daemon: setup
+	$(CARGO) build --release --workspace
+	@rc=0; \
+	for m in daemon attach; do \
+	  $(PYTHON) scripts/hip_tests.py run --target gfx90a --mode $$m $(HIP_ARGS) || rc=1; \
+	  bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 --mode $$m $(HIP_ARGS) || rc=1; \
+	done; \
+	$(PYTHON) scripts/daemon_tests.py --target gfx90a || rc=1; \
+	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/daemon_tests.py --target gfx942 || rc=1; \
+	exit $$rc
+
+# [daemon] figures: RPC round trip, the HIP set's wall time per mode, the
+# [kmd] table in daemon mode (printed, never asserted).
+bench-daemon: setup
+	$(CARGO) build --release --workspace
+	bash scripts/bench_daemon.sh $(BENCH_DAEMON_ARGS)
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup
@@ -112,13 +135,16 @@ FUZZ_RUSTFLAGS := --cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Zsanitizer=address -Cdebug-assertions -Coverflow-checks
 # `make fuzz` runs both libFuzzer targets for FUZZ_TIME seconds each: the
 # decoder (crates/isa/fuzz) and the code-object parser (crates/code/fuzz).
-fuzz: fuzz-decode fuzz-container
+fuzz: fuzz-decode fuzz-container fuzz-rpc
 
 fuzz-decode:
 	$(call run_fuzz,crates/isa/fuzz,decode)
 
 fuzz-container:
 	$(call run_fuzz,crates/code/fuzz,container)
+
+fuzz-rpc:
+	$(call run_fuzz,crates/rpc/fuzz,message)
 
 define run_fuzz
 	cd $(1) && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(FUZZ_CARGO) build --release --target $(FUZZ_HOST) --bin $(2)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # [kmd] benchmarks: unmodified ROCm programs under the rocjitsu launcher.
 #
-#   scripts/bench_kmd.sh [--target gfx90a|gfx942|gfx950] [--config FILE]
+#   scripts/bench_kmd.sh [--target gfx90a|gfx942|gfx950] [--config FILE] [--daemon]
 #                        [--rocjitsu PATH] [--hipcc PATH] [--launches N] [--mib N]
 #
 # Builds tests/bench/hip/*.hip with hipcc into build/bench-hip/<target>/
@@ -12,7 +12,8 @@
 #   - hipMemcpy H2D and D2H bandwidth, pinned and pageable, 64 MiB;
 #   - a 16M-float vector add end to end (alloc, copy in, kernel, copy out,
 #     checked against the CPU);
-# and prints them as one table. Figures are printed, never asserted; the
+# and prints them as one table. With --daemon every program runs in daemon
+# mode (`rocjitsu --daemon --`: the GPU in a daemon process). Figures are printed, never asserted; the
 # exit status is non-zero only when a program failed or gave wrong results.
 # gfx942/gfx950 need the sid sysroot's ROCm: scripts/sysroot.sh run -- scripts/bench_kmd.sh --target gfx942
 set -euo pipefail
@@ -27,6 +28,7 @@ LAUNCHER="${ROCJITSU:-target/release/rocjitsu}"
 HIPCC="${HIPCC:-hipcc}"
 LAUNCHES=2000
 MIB=64
+MODE=()
 TIMEOUT=600
 
 die() {
@@ -43,6 +45,7 @@ while (($#)); do
     --hipcc) HIPCC="${2:?}"; shift 2 ;;
     --launches) LAUNCHES="${2:?}"; shift 2 ;;
     --mib) MIB="${2:?}"; shift 2 ;;
+    --daemon) MODE=(--daemon); shift ;;
     -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -95,7 +98,7 @@ if command -v rocminfo >/dev/null; then
   for i in 1 2 3 4 5; do
     log "rocminfo run $i/5"
     t0=$(ns_now)
-    if ! timeout --kill-after=5 "$TIMEOUT" "$LAUNCHER" --config "$CONFIG" -- rocminfo >"$OUT/rocminfo.log" 2>&1; then
+    if ! timeout --kill-after=5 "$TIMEOUT" "$LAUNCHER" --config "$CONFIG" "${MODE[@]}" -- rocminfo >"$OUT/rocminfo.log" 2>&1; then
       ok=0
       log "rocminfo failed under the launcher; the end of its output:"
       tail -n 15 "$OUT/rocminfo.log" >&2
@@ -151,7 +154,7 @@ run_bench() {
   out="$OUT/$name.log"
   log "running $name $*"
   t0=$(ns_now)
-  timeout --kill-after=5 "$TIMEOUT" "$LAUNCHER" --config "$CONFIG" -- "$OUT/$name" "$@" >"$out" 2>&1 || rc=$?
+  timeout --kill-after=5 "$TIMEOUT" "$LAUNCHER" --config "$CONFIG" "${MODE[@]}" -- "$OUT/$name" "$@" >"$out" 2>&1 || rc=$?
   if ((rc != 0)) || grep -q '^FAIL' "$out"; then
     log "$name failed (exit status $rc); the end of its output:"
     tail -n 15 "$out" >&2

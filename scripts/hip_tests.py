@@ -42,6 +42,13 @@ A program states what the runner must do with lines in its leading comment:
   // hip-test known-bug: TEXT     an open emulator bug (the program hangs or
                                  fails): listed as KNOWN, not run unless
                                  --known is given
+  // hip-test modes: M, M         the launcher modes the program applies to
+                                 (default all; e.g. IPC between processes
+                                 needs one GPU they share: daemon, attach)
+  // hip-test run: no              built, but not run as a test (a helper of
+                                 scripts/daemon_tests.py)
+  // hip-test gpus: 2             runs on the 2-GPU config of the target
+                                 (configs/<name>_2gpu.json, one XGMI hive)
 """
 
 import argparse
@@ -96,6 +103,9 @@ KNOWN_KEYS = {
     "expect-pass-line",
     "timeout",
     "known-bug",
+    "modes",
+    "gpus",
+    "run",
 }
 
 
@@ -138,8 +148,11 @@ class Program:
         g = self.one("genco")
         return SRC / g if g else None
 
-    def not_applicable(self, target):
-        """The reason the program does not apply to `target`, or None."""
+    def not_applicable(self, target, mode=None):
+        """The reason the program does not apply to `target` (in `mode`), or None."""
+        modes = [m.strip() for m in self.one("modes", "").split(",") if m.strip()]
+        if mode and modes and mode not in modes:
+            return f"needs {' or '.join(modes)} mode (processes that share one GPU), not {mode}"
         for lib in self.many("needs"):
             if lib not in LIBRARY_TARGETS:
                 die(f"{self.path.relative_to(ROOT)}: unknown library in 'hip-test needs: {lib}'")
@@ -481,8 +494,17 @@ def run_tool(tally, tool, patterns, launcher, config, timeout, mode="local", soc
     tally.outcome(tool, problem, secs, cmd, out, err)
 
 
-def run_program(tally, prog, args, launcher, config, props, build_failures, socket=None):
-    reason = prog.not_applicable(args.target)
+def config_for(prog, config):
+    """The config a program runs on: the 2-GPU sibling for `gpus: 2`."""
+    if prog.one("gpus", "1") == "2":
+        return str(config).replace(".json", "_2gpu.json")
+    return str(config)
+
+
+def run_program(tally, prog, args, launcher, config, props, build_failures, daemons=None):
+    config = config_for(prog, config)
+    socket = daemons.socket(config) if daemons is not None else None
+    reason = prog.not_applicable(args.target, args.mode)
     if reason:
         tally.not_applicable(prog.name, reason)
         return
@@ -520,26 +542,51 @@ def cmd_run(args):
     log(f"hip: {len(tools)} ROCm tools and {len(progs)} programs for {args.target} under {shown} --config {config}"
         f" ({args.mode} mode)")
     tally = Tally(args.verbose)
-    daemon, socket = (start_daemon(launcher, config) if args.mode == "attach" else (None, None))
+    daemons = Daemons(launcher) if args.mode == "attach" else None
     try:
         # The tools first: rocminfo is the simplest whole-stack check.
         for tool, patterns in tools.items():
+            socket = daemons.socket(config) if daemons else None
             run_tool(tally, tool, patterns, launcher, config, args.timeout, args.mode, socket)
         for p in progs:
+            if p.one("run", "yes") == "no":
+                continue
             bug = p.one("known-bug")
             if bug and not args.known:
                 tally.known_bug(p.name, bug)
                 continue
-            run_program(tally, p, args, launcher, config, props, build_failures, socket)
-        if daemon is not None:
-            check_daemon_idle(tally, launcher, socket)
+            run_program(tally, p, args, launcher, config, props, build_failures, daemons)
+        if daemons is not None:
+            daemons.check_idle(tally)
     finally:
-        if daemon is not None:
-            stop_daemon(daemon)
+        if daemons is not None:
+            daemons.stop()
     log(f"hip: {tally.passed} passed, {tally.failed} failed, {tally.na} not applicable, "
         f"{tally.known} known bugs "
         f"({args.target}, {args.mode} mode, {time.monotonic() - t0:.1f} s)")
     return 1 if tally.failed else 0
+
+
+class Daemons:
+    """Attach mode: one daemon per config, started when first needed."""
+
+    def __init__(self, launcher):
+        self.launcher = launcher
+        self.running = {}
+
+    def socket(self, config):
+        if config not in self.running:
+            self.running[config] = start_daemon(self.launcher, config)
+        return self.running[config][1]
+
+    def check_idle(self, tally):
+        for config, (_, socket) in self.running.items():
+            name = "daemon-reclaims" + ("-2gpu" if "_2gpu" in config else "")
+            check_daemon_idle(tally, self.launcher, socket, name)
+
+    def stop(self):
+        for proc, _ in self.running.values():
+            stop_daemon(proc)
 
 
 def daemon_status(launcher, socket):
@@ -572,7 +619,7 @@ def start_daemon(launcher, config):
     die(f"the daemon did not answer on {socket} within 30 s")
 
 
-def check_daemon_idle(tally, launcher, socket):
+def check_daemon_idle(tally, launcher, socket, name="daemon-reclaims"):
     """After every program: the daemon holds no client, allocation, queue
     or VRAM (what exited was released)."""
     t0 = time.monotonic()
@@ -587,7 +634,7 @@ def check_daemon_idle(tally, launcher, socket):
         problem = f"the daemon does not answer: {err}"
     elif st["clients"] or st["allocations"] or st["queues"] or any(st["vram_used"]):
         problem = f"the daemon still holds {st} after every program exited"
-    tally.outcome("daemon-reclaims", problem, time.monotonic() - t0, ["daemon-status"], json.dumps(st), "")
+    tally.outcome(name, problem, time.monotonic() - t0, ["daemon-status"], json.dumps(st), "")
 
 
 def stop_daemon(proc):

@@ -74,6 +74,10 @@ pub mod kfd {
     pub const EXPORT_DMABUF: u8 = 0x24;
     pub const RUNTIME_ENABLE: u8 = 0x25;
     pub const DBG_TRAP: u8 = 0x26;
+    /// The ROCm (DKMS) driver's IPC ioctls, which ROCm 5's libhsakmt uses
+    /// for hipIpcGetMemHandle / hipIpcOpenMemHandle (not upstream).
+    pub const IPC_IMPORT_HANDLE: u8 = 0x80;
+    pub const IPC_EXPORT_HANDLE: u8 = 0x81;
 
     /// The name of a KFD command, for logs (`AMDKFD_IOC_` left off).
     pub fn name(nr: u8) -> &'static str {
@@ -116,6 +120,11 @@ pub mod kfd {
             EXPORT_DMABUF => "EXPORT_DMABUF",
             RUNTIME_ENABLE => "RUNTIME_ENABLE",
             DBG_TRAP => "DBG_TRAP",
+            IPC_IMPORT_HANDLE => "IPC_IMPORT_HANDLE",
+            IPC_EXPORT_HANDLE => "IPC_EXPORT_HANDLE",
+            0x82 => "DBG_TRAP (ROCm driver)",
+            0x83 => "CROSS_MEMORY_COPY",
+            0x84 => "RLC_SPM",
             _ => "unknown",
         }
     }

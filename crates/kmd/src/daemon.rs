@@ -180,7 +180,8 @@ fn exited(fd: BorrowedFd) -> bool {
     unsafe { libc::poll(&mut p, 1, 0) > 0 && p.revents & libc::POLLIN != 0 }
 }
 
-fn token() -> [u8; 16] {
+/// 16 random bytes (process tokens, IPC share handles).
+pub(crate) fn token() -> [u8; 16] {
     let mut t = [0u8; 16];
     // SAFETY: getrandom writes up to 16 bytes into `t`.
     let n = unsafe { libc::getrandom(t.as_mut_ptr().cast(), 16, 0) };

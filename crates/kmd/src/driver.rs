@@ -64,6 +64,15 @@ pub struct Device {
     vram: Arc<VramPool>,
     /// Started with the first queue.
     cp: OnceLock<CommandProcessor>,
+    /// Buffers exported for IPC, by share handle: alive while some process
+    /// still has an allocation of them.
+    ipc: Mutex<HashMap<[u8; 16], IpcBuffer>>,
+}
+
+struct IpcBuffer {
+    memfd: std::sync::Weak<std::os::fd::OwnedFd>,
+    size: u64,
+    flags: u32,
 }
 
 /// Where the process a driver serves lives.
@@ -201,6 +210,7 @@ impl Device {
             sysfs,
             vram,
             cp: OnceLock::new(),
+            ipc: Mutex::new(HashMap::new()),
         }))
     }
 
@@ -563,9 +573,64 @@ impl SimulatedDriver {
                 a.set_u32(8, 0);
             }
             kfd::RUNTIME_ENABLE => {}
+            kfd::IPC_EXPORT_HANDLE => self.ipc_export(a)?,
+            kfd::IPC_IMPORT_HANDLE => self.ipc_import(a)?,
             _ => return Err(Errno::EINVAL),
         }
         Ok(0)
+    }
+
+    /// `IPC_EXPORT_HANDLE` {handle, share_handle[4] out, gpu_id, flags}:
+    /// a share handle any process on the device can import.
+    fn ipc_export(&self, a: &mut Args) -> Result<(), Errno> {
+        self.gpu_index(a.u32(24))?;
+        let (fd, size, flags) = {
+            let m = self.mem();
+            let alloc = m.get(a.u64(0) as u32).ok_or(Errno::EINVAL)?;
+            (
+                alloc.shared_memfd().ok_or(Errno::EINVAL)?,
+                alloc.size,
+                alloc.flags,
+            )
+        };
+        let mut ipc = self.device.ipc.lock().unwrap_or_else(|e| e.into_inner());
+        ipc.retain(|_, b| b.memfd.strong_count() > 0);
+        let key = loop {
+            let k = crate::daemon::token();
+            if !ipc.contains_key(&k) {
+                break k;
+            }
+        };
+        ipc.insert(
+            key,
+            IpcBuffer {
+                memfd: Arc::downgrade(&fd),
+                size,
+                flags,
+            },
+        );
+        a.bytes[8..24].copy_from_slice(&key);
+        Ok(())
+    }
+
+    /// `IPC_IMPORT_HANDLE` {handle out, va_addr, mmap_offset out,
+    /// share_handle[4], gpu_id, flags out}: the exported buffer at
+    /// `va_addr` in this process, to be mapped through the render node.
+    fn ipc_import(&self, a: &mut Args) -> Result<(), Errno> {
+        let gpu_id = a.u32(40);
+        let gpu = self.gpu_index(gpu_id)?;
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&a.bytes[24..40]);
+        let (fd, size, flags) = {
+            let ipc = self.device.ipc.lock().unwrap_or_else(|e| e.into_inner());
+            let b = ipc.get(&key).ok_or(Errno::EINVAL)?;
+            (b.memfd.upgrade().ok_or(Errno::EINVAL)?, b.size, b.flags)
+        };
+        let (id, offset) = self.mem().import(gpu, a.u64(8), size, flags, fd)?;
+        a.set_u64(0, (u64::from(gpu_id) << 32) | u64::from(id));
+        a.set_u64(16, offset);
+        a.set_u32(44, flags);
+        Ok(())
     }
 
     fn create_event(&self, a: &mut Args) -> Result<(), Errno> {

@@ -24,7 +24,7 @@ pub struct Allocation {
     pub va: u64,
     pub size: u64,
     pub flags: u32,
-    memfd: Option<OwnedFd>,
+    memfd: Option<std::sync::Arc<OwnedFd>>,
     /// The driver's own mapping (VRAM/GTT) or the user pages (userptr).
     host: u64,
     owns_mapping: bool,
@@ -37,6 +37,11 @@ impl Allocation {
     /// The memfd backing the buffer (VRAM, GTT, memfd-backed userptr).
     pub fn memfd(&self) -> Option<RawFd> {
         self.memfd.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    /// The memfd itself, shared (IPC export).
+    pub fn shared_memfd(&self) -> Option<std::sync::Arc<OwnedFd>> {
+        self.memfd.clone()
     }
 }
 
@@ -217,7 +222,7 @@ impl Memory {
                 };
                 let offset = self.next_offset;
                 self.next_offset += size + PAGE;
-                (Some(fd), host, true, offset)
+                (Some(std::sync::Arc::new(fd)), host, true, offset)
             }
             kfd::ALLOC_USERPTR if self.userptr_memfd => {
                 if r.mmap_offset % PAGE != 0 || r.mmap_offset == 0 {
@@ -225,7 +230,7 @@ impl Memory {
                 }
                 let fd = memfd(&format!("rocjitsu-userptr-{id}"), size)?;
                 let host = map_shared(fd.as_raw_fd(), size)?;
-                (Some(fd), host, true, r.mmap_offset)
+                (Some(std::sync::Arc::new(fd)), host, true, r.mmap_offset)
             }
             kfd::ALLOC_USERPTR => (None, r.mmap_offset, false, r.mmap_offset),
             kfd::ALLOC_DOORBELL => (
@@ -266,6 +271,46 @@ impl Memory {
 
     pub fn get(&self, id: u32) -> Option<&Allocation> {
         self.allocs.get(&id)
+    }
+
+    /// IPC import: a buffer of another process (its memfd) becomes an
+    /// allocation of this one at `va`, mapped through the render node like
+    /// VRAM. Returns (allocation id, mmap offset). Its memory is counted
+    /// once, by the exporter.
+    pub fn import(
+        &mut self,
+        gpu: usize,
+        va: u64,
+        size: u64,
+        flags: u32,
+        fd: std::sync::Arc<OwnedFd>,
+    ) -> Result<(u32, u64), Errno> {
+        if va % PAGE != 0 || size == 0 {
+            return Err(Errno::EINVAL);
+        }
+        let size = size.next_multiple_of(PAGE);
+        let host = map_shared(fd.as_raw_fd(), size)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let offset = self.next_offset;
+        self.next_offset += size + PAGE;
+        self.by_offset.insert(offset, id);
+        self.allocs.insert(
+            id,
+            Allocation {
+                gpu,
+                va,
+                size,
+                // Not VRAM of this process's: freeing it returns nothing.
+                flags: (flags & !kfd::ALLOC_VRAM) | kfd::ALLOC_GTT,
+                memfd: Some(fd),
+                host,
+                owns_mapping: true,
+                offset,
+                mapped: false,
+            },
+        );
+        Ok((id, offset))
     }
 
     /// `FREE_MEMORY_OF_GPU`.

@@ -337,6 +337,36 @@ fn touched_pages(va: u64, pages: usize) -> Option<Vec<bool>> {
     )
 }
 
+impl RemoteDriver {
+    /// Ioctls once the daemon is gone, which to the process is its GPU
+    /// going away: a wait ends at once, each event carrying the memory
+    /// exception of a GPU hang (imprecise, error type 3), so the runtime
+    /// reports a GPU error and stops, as when KFD resets a hung GPU; every
+    /// other ioctl fails with ENODEV.
+    fn after_loss(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
+        if dev != DeviceFile::Kfd
+            || abi::ioc_type(request) != abi::KFD_TYPE
+            || abi::ioc_nr(request) != kfd::WAIT_EVENTS
+        {
+            return Err(Errno::ENODEV);
+        }
+        let a = abi::Args::new(arg, 24);
+        let (ptr, n) = (a.u64(0), a.u32(8) as usize);
+        let mut list = vec![0u8; n.min(kfd::SIGNAL_EVENT_LIMIT as usize) * kfd::EVENT_DATA_SIZE];
+        crate::user::read(ptr, &mut list)?;
+        let gpu_id = crate::gpu_id_of(&self.config, 0);
+        for e in list.chunks_exact_mut(kfd::EVENT_DATA_SIZE) {
+            e[..32].fill(0);
+            abi::put_u32(e, 12, 1); // imprecise
+            abi::put_u32(e, 24, gpu_id);
+            abi::put_u32(e, 28, 3); // ErrorType: GPU hang
+        }
+        crate::user::write(ptr, &list)?;
+        abi::put_u32(arg, 20, kfd::WAIT_COMPLETE);
+        Ok(0)
+    }
+}
+
 fn wire_device(dev: DeviceFile) -> wire::Device {
     match dev {
         DeviceFile::Kfd => wire::Device::Kfd,
@@ -373,6 +403,9 @@ impl Driver for RemoteDriver {
     }
 
     fn ioctl(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
+        if self.lost.load(Ordering::Acquire) {
+            return self.after_loss(dev, request, arg);
+        }
         let ranges = abi::user_buffers(request, arg)?;
         let mut buffers = Vec::with_capacity(ranges.len());
         for (addr, len) in ranges {
@@ -436,6 +469,9 @@ impl Driver for RemoteDriver {
     }
 
     fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno> {
+        if self.lost.load(Ordering::Acquire) {
+            return Err(Errno::ENODEV);
+        }
         let req = Mmap {
             device: wire_device(dev),
             offset,

@@ -238,12 +238,16 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
             Entry::File(format!("{}\n", g.gfx_target.name())),
         );
         let caches = caches(g, i);
+        // GPUs of one XGMI hive (the same nonzero hive_id) link directly.
+        let peers: Vec<usize> = (0..gpus.len())
+            .filter(|&j| j != i && g.kfd.hive_id != 0 && gpus[j].kfd.hive_id == g.kfd.hive_id)
+            .collect();
         let mut p: Vec<(&str, u64)> = vec![
             ("cpu_cores_count", 0),
             ("simd_count", g.simd_count().into()),
             ("mem_banks_count", 1),
             ("caches_count", caches.len() as u64),
-            ("io_links_count", 1),
+            ("io_links_count", 1 + peers.len() as u64),
             ("p2p_links_count", 0),
             ("cpu_core_id_base", 0),
             ("simd_id_base", simd_id_base(i)),
@@ -271,6 +275,12 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
             format!("{dir}/io_links/0/properties"),
             Entry::File(io_link(node as u64, 0)),
         );
+        for (k, &j) in peers.iter().enumerate() {
+            f.insert(
+                format!("{dir}/io_links/{}/properties", k + 1),
+                Entry::File(xgmi_link(node as u64, j as u64 + 1)),
+            );
+        }
         f.insert(format!("{dir}/p2p_links"), Entry::Dir);
 
         // The render node's character device in /sys/dev/char.
@@ -371,6 +381,25 @@ fn amdgpu_ids(config: &GpuConfig) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A link of an XGMI hive (`HSA_IOLINKTYPE_XGMI` = 11, KFD's XGMI weight
+/// 15): the GPUs reach each other's memory directly.
+fn xgmi_link(from: u64, to: u64) -> String {
+    props(&[
+        ("type", 11),
+        ("version_major", 0),
+        ("version_minor", 0),
+        ("node_from", from),
+        ("node_to", to),
+        ("weight", 15),
+        ("min_latency", 0),
+        ("max_latency", 0),
+        ("min_bandwidth", 64_000),
+        ("max_bandwidth", 64_000),
+        ("recommended_transfer_size", 0),
+        ("flags", 1),
+    ])
 }
 
 fn io_link(from: u64, to: u64) -> String {

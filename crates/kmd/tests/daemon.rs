@@ -1,0 +1,281 @@
+//! The daemon over a real Unix socket, against clients that misbehave:
+//! malformed headers and payloads, lies in the handshake, arguments of the
+//! wrong size, pointers at memory the client did not send, device files
+//! that do not exist. Each gets an error (or its connection closed) and
+//! the daemon goes on serving a well-behaved client; a client that goes
+//! away leaves nothing behind in the daemon's accounting.
+
+use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
+use rocjitsu_kmd::remote::{Fds, RemoteDriver};
+use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno};
+use rocjitsu_rpc::Transport;
+use rocjitsu_rpc::unix::UnixTransport;
+use rocjitsu_rpc::wire::{self, Device, Header, Hello, Ioctl, Opcode, Welcome};
+use std::path::{Path, PathBuf};
+
+fn iowr(nr: u64, size: u64) -> u64 {
+    (3 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
+}
+fn ior(nr: u64, size: u64) -> u64 {
+    (2 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
+}
+
+struct Running {
+    dir: PathBuf,
+    socket: PathBuf,
+    stop: Box<dyn Fn()>,
+    server: Option<std::thread::JoinHandle<Result<(), String>>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        (self.stop)();
+        if let Some(s) = self.server.take() {
+            s.join().unwrap().unwrap();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn start(name: &str) -> Running {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-daemon-{name}-{}", std::process::id()));
+    let daemon = Daemon::bind(DaemonOptions {
+        driver: DriverOptions {
+            config: GpuConfig::builtin(GfxTarget::Gfx942),
+            runtime_dir: dir.clone(),
+            threads: 1,
+            watchdog: None,
+        },
+        socket: dir.join("daemon.sock"),
+        owner: None,
+    })
+    .unwrap();
+    let socket = daemon.socket().to_path_buf();
+    let stop = daemon.stopper();
+    let server = std::thread::spawn(move || daemon.run());
+    Running {
+        dir,
+        socket,
+        stop: Box::new(stop),
+        server: Some(server),
+    }
+}
+
+fn header(op: u16, id: u32, len: usize) -> Header {
+    Header {
+        opcode: op,
+        reserved: 0,
+        request_id: id,
+        payload_len: len as u32,
+        result: 0,
+    }
+}
+
+/// A raw connection that has shaken hands; returns it and the welcome.
+fn hello(socket: &Path) -> (UnixTransport, Welcome) {
+    let t = UnixTransport::connect(socket).unwrap();
+    let h = Hello {
+        version: wire::VERSION,
+        pid: std::process::id(),
+        token: [0; 16],
+    }
+    .encode();
+    t.send(&header(Opcode::Handshake as u16, 1, h.len()), &h, &[])
+        .unwrap();
+    let m = t.recv().unwrap().unwrap();
+    assert_eq!(
+        m.header.result,
+        0,
+        "{}",
+        String::from_utf8_lossy(&m.payload)
+    );
+    let w = Welcome::decode(&m.payload).unwrap();
+    (t, w)
+}
+
+fn call(t: &UnixTransport, op: u16, payload: &[u8]) -> Option<rocjitsu_rpc::Message> {
+    t.send(&header(op, 9, payload.len()), payload, &[]).ok()?;
+    t.recv().ok().flatten()
+}
+
+fn status(socket: &Path) -> String {
+    rocjitsu_kmd::daemon::query_status(socket).unwrap()
+}
+
+/// A well-behaved client: GET_VERSION answers 1.17.
+fn healthy(socket: &Path) {
+    let r = RemoteDriver::connect(socket, &std::env::temp_dir(), Fds::PLAIN).unwrap();
+    let mut v = [0u8; 8];
+    r.ioctl(DeviceFile::Kfd, ior(1, 8), &mut v).unwrap();
+    assert_eq!(u32::from_le_bytes(v[0..4].try_into().unwrap()), 1);
+    assert_eq!(u32::from_le_bytes(v[4..8].try_into().unwrap()), 17);
+}
+
+#[test]
+fn handshakes_that_lie_are_refused() {
+    let d = start("hello");
+    let try_hello = |version: u32, pid: u32, token: [u8; 16]| {
+        let t = UnixTransport::connect(&d.socket).unwrap();
+        let h = Hello {
+            version,
+            pid,
+            token,
+        }
+        .encode();
+        t.send(&header(Opcode::Handshake as u16, 1, h.len()), &h, &[])
+            .unwrap();
+        let m = t.recv().unwrap().unwrap();
+        (
+            m.header.result,
+            String::from_utf8_lossy(&m.payload).into_owned(),
+        )
+    };
+    let (r, why) = try_hello(wire::VERSION + 1, std::process::id(), [0; 16]);
+    assert_eq!(r, -libc::EPROTONOSUPPORT);
+    assert!(why.contains("protocol version"), "{why}");
+    let (r, why) = try_hello(wire::VERSION, std::process::id() + 1, [0; 16]);
+    assert_eq!(r, -libc::EPERM);
+    assert!(why.contains("claims pid"), "{why}");
+    let (r, _) = try_hello(wire::VERSION, std::process::id(), [7; 16]);
+    assert_eq!(r, -libc::EPERM, "an unknown token");
+    // A first message that is not a handshake.
+    let t = UnixTransport::connect(&d.socket).unwrap();
+    let m = call(&t, Opcode::Close as u16, b"").unwrap();
+    assert_eq!(m.header.result, -libc::EPROTO);
+    healthy(&d.socket);
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_daemon_goes_on() {
+    let d = start("malformed");
+    let (t, _) = hello(&d.socket);
+    // A payload that does not decode: an error reply, the connection lives.
+    let m = call(&t, Opcode::Ioctl as u16, &[1, 2, 3]).unwrap();
+    assert_eq!(m.header.result, -libc::EINVAL);
+    // An argument that is not its request's size.
+    let io = |request: u64, arg: Vec<u8>, buffers: Vec<(u64, Vec<u8>)>, device: Device| Ioctl {
+        device,
+        request,
+        arg,
+        buffers,
+        fds: 0,
+        notes: vec![],
+    };
+    let m = call(
+        &t,
+        Opcode::Ioctl as u16,
+        &io(ior(1, 8), vec![0; 4], vec![], Device::Kfd).encode(),
+    )
+    .unwrap();
+    assert_eq!(m.header.result, -libc::EINVAL);
+    // A render node that is not ours.
+    let m = call(
+        &t,
+        Opcode::Ioctl as u16,
+        &io(
+            ior(1, 8),
+            vec![0; 8],
+            vec![],
+            Device::Render { gpu: 0, minor: 200 },
+        )
+        .encode(),
+    )
+    .unwrap();
+    assert_eq!(m.header.result, -libc::EINVAL);
+    // WAIT_EVENTS pointing at memory the client did not send: EFAULT, and
+    // the daemon never reads its own memory at that address.
+    let local = [0u8; 48];
+    let mut w = vec![0u8; 24];
+    w[0..8].copy_from_slice(&(local.as_ptr() as u64).to_le_bytes());
+    w[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let m = call(
+        &t,
+        Opcode::Ioctl as u16,
+        &io(iowr(0x0c, 24), w.clone(), vec![], Device::Kfd).encode(),
+    )
+    .unwrap();
+    assert_eq!(m.header.result, -libc::EFAULT);
+    // The same with the range sent along: the driver reads the copy (and
+    // rejects event id 0, which does not exist, with EINVAL).
+    let m = call(
+        &t,
+        Opcode::Ioctl as u16,
+        &io(
+            iowr(0x0c, 24),
+            w,
+            vec![(local.as_ptr() as u64, vec![0; 48])],
+            Device::Kfd,
+        )
+        .encode(),
+    )
+    .unwrap();
+    assert_eq!(m.header.result, -libc::EINVAL);
+    // MMAP of an offset nobody allocated.
+    let mm = wire::Mmap {
+        device: Device::Render { gpu: 0, minor: 128 },
+        offset: 1 << 40,
+        len: 4096,
+    };
+    let m = call(&t, Opcode::Mmap as u16, &mm.encode()).unwrap();
+    assert_eq!(m.header.result, -libc::EINVAL);
+    assert!(m.fds.is_empty());
+    // A second handshake on the same connection.
+    let h = Hello {
+        version: wire::VERSION,
+        pid: std::process::id(),
+        token: [0; 16],
+    }
+    .encode();
+    let m = call(&t, Opcode::Handshake as u16, &h).unwrap();
+    assert_eq!(m.header.result, -libc::EPROTO);
+    // A header with an unknown opcode: the stream cannot be trusted any
+    // more, so the daemon ends this connection (and only this one).
+    let raw = header(0x7777, 1, 0).encode();
+    // SAFETY: writing a header to our own socket.
+    unsafe { libc::write(t.as_raw_fd(), raw.as_ptr().cast(), raw.len()) };
+    assert!(t.recv().map(|m| m.is_none()).unwrap_or(true));
+    healthy(&d.socket);
+}
+
+#[test]
+fn a_client_that_goes_away_leaves_nothing_behind() {
+    let d = start("leave");
+    {
+        let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+        let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+        // 4 MiB of VRAM at an address of our choosing (never mapped by us).
+        let mut a = [0u8; 40];
+        a[0..8].copy_from_slice(&0x7e00_0000_0000u64.to_le_bytes());
+        a[8..16].copy_from_slice(&(4u64 << 20).to_le_bytes());
+        a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+        a[36..40].copy_from_slice(&(0x8000_0001u32 | 1 << 29).to_le_bytes());
+        r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
+        let st = status(&d.socket);
+        assert!(st.contains("\"clients\": 1"), "{st}");
+        assert!(st.contains("\"allocations\": 1"), "{st}");
+        assert!(
+            st.contains(&format!("\"vram_used\": [{}]", 4u64 << 20)),
+            "{st}"
+        );
+        // Too much VRAM for the device: ENOMEM from the daemon's accounting.
+        a[8..16].copy_from_slice(&(1u64 << 50).to_le_bytes());
+        assert_eq!(
+            r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a),
+            Err(Errno::ENOMEM)
+        );
+    }
+    // Dropping the client closes its connections: the daemon frees it all.
+    let t0 = std::time::Instant::now();
+    loop {
+        let st = status(&d.socket);
+        if st.contains("\"clients\": 0")
+            && st.contains("\"allocations\": 0")
+            && st.contains("\"vram_used\": [0]")
+        {
+            break;
+        }
+        assert!(t0.elapsed().as_secs() < 10, "the daemon still holds {st}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
