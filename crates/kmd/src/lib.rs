@@ -17,6 +17,7 @@
 //! keeps its own mapping of each for the GPU's accesses.
 
 pub mod abi;
+pub mod capi;
 pub mod daemon;
 mod driver;
 mod drm;
@@ -99,6 +100,13 @@ pub trait Driver: Send + Sync {
     fn ioctl(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno>;
     /// What an mmap of `len` bytes at `offset` of a device file maps.
     fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno>;
+    /// The process closed its last `/dev/kfd` descriptor: a driver that
+    /// serves it from elsewhere lets go of it (KFD releases the process
+    /// then too). Returns whether the driver is done (a later open needs a
+    /// new one).
+    fn release(&self) -> bool {
+        false
+    }
 }
 
 /// Where per-user runtime files go (the sysfs tree, the launcher's lsmod

@@ -260,11 +260,6 @@ impl RemoteDriver {
         }
     }
 
-    /// Tells the daemon the process is done with the GPU.
-    pub fn close(&self) {
-        let _ = self.call(Opcode::Close, b"");
-    }
-
     /// Maps a userptr allocation's memfd over the process's pages at
     /// `va`, their contents copied first: only the pages the process has
     /// touched (present or swapped, per /proc/self/pagemap), since the rest
@@ -466,6 +461,17 @@ impl Driver for RemoteDriver {
             }
         }
         Ok(result)
+    }
+
+    /// Tells the daemon the process is done with the GPU (CLOSE): it
+    /// releases everything the process owned.
+    fn release(&self) -> bool {
+        if !self.lost.load(Ordering::Acquire) {
+            let _ = self.call(Opcode::Close, b"");
+        }
+        self.lost.store(true, Ordering::Release);
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        true
     }
 
     fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno> {

@@ -59,13 +59,21 @@ fn insert_gen(fd: i32, dev: DeviceFile, g: u32) {
     ANY.store(true, Ordering::Relaxed);
 }
 
-pub fn remove(fd: i32) {
+/// Forgets a descriptor; true when it was this process's last `/dev/kfd`.
+pub fn remove(fd: i32) -> bool {
     if !ANY.load(Ordering::Relaxed) {
-        return;
+        return false;
     }
     let mut t = TABLE.write().unwrap_or_else(|e| e.into_inner());
-    if let Some(m) = t.as_mut() {
-        m.remove(&fd);
+    let Some(m) = t.as_mut() else {
+        return false;
+    };
+    let g = GENERATION.load(Ordering::Relaxed);
+    match m.remove(&fd) {
+        Some((DeviceFile::Kfd, gen_)) if gen_ == g => {
+            !m.values().any(|&(d, gg)| d == DeviceFile::Kfd && gg == g)
+        }
+        _ => false,
     }
 }
 

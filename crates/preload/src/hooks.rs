@@ -527,7 +527,9 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
         // opened it, so for the application it is not open.
         return fail(Errno(libc::EBADF));
     }
-    fds::remove(fd);
+    if fds::remove(fd) {
+        crate::release_driver();
+    }
     match real!("close": unsafe extern "C" fn(c_int) -> c_int) {
         // SAFETY: forwarding the caller's argument to the real function.
         Some(f) => unsafe { f(fd) },

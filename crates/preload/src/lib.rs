@@ -81,6 +81,20 @@ fn driver() -> Option<Arc<dyn Driver>> {
     }
 }
 
+/// The process closed its last `/dev/kfd`: a daemon's client lets go of
+/// its GPU; the next open starts afresh.
+fn release_driver() {
+    let d = DRIVER.read().unwrap_or_else(|e| e.into_inner()).clone();
+    if let Some(d) = d
+        && d.release()
+    {
+        let mut cur = DRIVER.write().unwrap_or_else(|e| e.into_inner());
+        if cur.as_ref().is_some_and(|c| Arc::ptr_eq(c, &d)) {
+            *cur = None;
+        }
+    }
+}
+
 /// In a forked child: the driver and the device descriptors so far are the
 /// parent's. The child gets a driver of its own (a new daemon client, or a
 /// new simulated GPU) when it opens a device again, as with KFD.
