@@ -413,13 +413,18 @@ impl Session {
     /// Removes the containers and network and shuts the emulators down.
     fn remove_nodes(&self) {
         if let Some(engine) = &self.engine {
-            for n in &self.nodes {
-                if let NodeRoot::Container(c) = &n.root
-                    && let Err(e) = engine.remove(c)
-                {
-                    tracing::warn!("removing container {c}: {e}");
+            // In parallel: each removal is a second or so of the engine's.
+            std::thread::scope(|scope| {
+                for n in &self.nodes {
+                    if let NodeRoot::Container(c) = &n.root {
+                        scope.spawn(move || {
+                            if let Err(e) = engine.remove(c) {
+                                tracing::warn!("removing container {c}: {e}");
+                            }
+                        });
+                    }
                 }
-            }
+            });
             if let Some(net) = &self.network
                 && let Err(e) = engine.network_remove(net)
             {
@@ -501,6 +506,8 @@ impl Session {
                 e.signal(libc::SIGKILL);
             }
         }
+        // Containers first: their processes end with them.
+        self.remove_nodes();
         let stragglers =
             mirage_core::proctable::kill_session(&self.dir.dir, Duration::from_secs(2));
         if !stragglers.is_empty() {
@@ -509,7 +516,6 @@ impl Session {
                 stragglers.len()
             );
         }
-        self.remove_nodes();
         remove_session_dir(&self.dir);
         tracing::info!("session {} stopped", self.dir.id);
         let (m, cv) = &self.stop_cv;
