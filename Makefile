@@ -38,6 +38,7 @@ test: setup corpus
 	$(MAKE) test-kernels
 	$(MAKE) test-hip
 	$(MAKE) test-hip-sid
+	$(MAKE) test-mirage
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -66,6 +67,18 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 $(HIP_ARGS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
 	exit $$rc
+
+# mirage (mirage/): its unit and command-line tests, then the end-to-end
+# tests (sessions and their processes, HIP programs in the sid sysroot,
+# ranks across nodes, podman containers, a pty, cleanup after a killed
+# supervisor), once the workspace (librocjitsu.so beside mirage) and the sid
+# sysroot are built.
+.PHONY: test-mirage
+test-mirage: setup
+	$(CARGO) build --release --workspace
+	@bash scripts/sysroot.sh --rocm 6 build >/dev/null
+	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin -p mirage-backend-rocjitsu
+	$(CARGO) test --release -p mirage-ctl --features e2e
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup
