@@ -396,6 +396,41 @@ fn bad_input_is_named() {
         .unwrap_or_default();
     assert!(left.is_empty(), "{left:?}");
 
+    // A sysroot whose glibc is older than what librocjitsu.so (built on
+    // this host) needs: named before anything runs. The host's libgcc_s
+    // stands in for a libc that defines no GLIBC_ version.
+    let fake = e.root.join("oldroot");
+    let lib = fake.join("lib/x86_64-linux-gnu");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::create_dir_all(fake.join("bin")).unwrap();
+    std::fs::write(fake.join("bin/sh"), "").unwrap();
+    let host = std::path::Path::new("/lib/x86_64-linux-gnu");
+    for l in ["libgcc_s.so.1", "libm.so.6", "ld-linux-x86-64.so.2"] {
+        std::fs::copy(host.join(l), lib.join(l)).unwrap();
+    }
+    std::fs::copy(host.join("libgcc_s.so.1"), lib.join("libc.so.6")).unwrap();
+    let err = e.fails(&[
+        "run",
+        "--profile",
+        "mi300x",
+        "--sysroot",
+        fake.to_str().unwrap(),
+        "--",
+        "true",
+    ]);
+    assert!(
+        err.contains(&format!("sysroot {} cannot load", fake.display())),
+        "{err}"
+    );
+    assert!(
+        err.contains("librocjitsu.so: its libc.so.6 lacks GLIBC_2."),
+        "{err}"
+    );
+    assert!(
+        err.contains("use an image or sysroot with a newer glibc"),
+        "{err}"
+    );
+
     // Sessions that do not exist.
     let err = e.fails(&["session", "stop", "ghost"]);
     assert!(err.contains("no session 'ghost'; none is running"), "{err}");

@@ -573,10 +573,44 @@ fn containers_with_podman() {
 #[test]
 fn killed_supervisor_on_the_host_then_cleanup() {
     let e = Env::new("kill");
-    e.ok(&["session", "start", "--profile", "mi210", "--id", "k2"]);
+    e.ok(&[
+        "session",
+        "start",
+        "--profile",
+        "mi210",
+        "--num-nodes",
+        "2",
+        "--id",
+        "k2",
+    ]);
     let pid = e.json(&["session", "show", "k2"])["supervisor_pid"]
         .as_u64()
         .unwrap() as i32;
+    // Executions pick their node.
+    assert_eq!(
+        e.ok(&[
+            "exec",
+            "-s",
+            "k2",
+            "-n",
+            "1",
+            "--",
+            "sh",
+            "-c",
+            "echo $MIRAGE_NODE $NCCL_HOSTID"
+        ])
+        .trim(),
+        "1 mirage-k2-node1"
+    );
+    let o = e.mirage(
+        &["exec", "-s", "k2", "-n", "5", "--", "true"],
+        Duration::from_secs(30),
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("session k2: has no node 5: its nodes are 0 to 1"),
+        "{o:?}"
+    );
     // A process that escapes the execution's group and its parent's death.
     let mut bg = e
         .command(&[

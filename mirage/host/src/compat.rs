@@ -83,8 +83,16 @@ fn check(
                         std::fs::read(&host).map_err(|e| format!("{}: {e}", host.display()))?;
                     let hn = elfver::needs(&hb).map_err(|e| format!("{}: {e}", host.display()))?;
                     if let Some(g) = elfver::gaps(&hn, &mut lookup).into_iter().next() {
+                        let why = match g {
+                            Gap::Missing { library } => {
+                                format!("the guest has no {library} either")
+                            }
+                            Gap::Old {
+                                library, missing, ..
+                            } => format!("the guest's {library} lacks {}", missing.join(", ")),
+                        };
                         return Err(format!(
-                            "{guest} has no {library}, which {} needs, and this host's copy cannot be bridged ({g:?}): install {library} in the guest",
+                            "{guest} has no {library}, which {} needs, and this host's copy cannot be bridged ({why}): install {library} in the guest",
                             lib.display()
                         ));
                     }
