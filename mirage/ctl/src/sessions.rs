@@ -254,6 +254,8 @@ pub fn session(ctx: &Ctx, c: SessionCmd) -> Result<ExitCode> {
     }
 }
 
+const BOOT_TIMEOUT_MS: i32 = 300_000;
+
 fn clear_cloexec(fd: i32) -> std::io::Result<()> {
     // SAFETY: fcntl on a descriptor of this process.
     if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
@@ -316,6 +318,27 @@ fn start(ctx: &Ctx, p: &ProfileArgs, id: Option<String>) -> Result<ExitCode> {
     drop(ready_w);
     // The supervisor holds the lock now (the same open file); ours goes.
     drop(lock);
+    // Booting pulls nothing from a network; 5 minutes is far beyond it.
+    let mut p = libc::pollfd {
+        fd: ready_r.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd.
+    if unsafe { libc::poll(&mut p, 1, BOOT_TIMEOUT_MS) } == 0 {
+        let log = std::fs::read_to_string(dir.log_file()).unwrap_or_default();
+        // SIGTERM: the supervisor removes what it started.
+        // SAFETY: kill has no memory arguments.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let _ = child.wait();
+        let tail: Vec<&str> = log.lines().rev().take(5).collect();
+        bail!(
+            "session {}: not booted after {} s; the supervisor's last words:\n{}",
+            dir.id,
+            BOOT_TIMEOUT_MS / 1000,
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        );
+    }
     let mut line = String::new();
     let mut reader = std::io::BufReader::new(ready_r);
     let read = reader.read_line(&mut line);
