@@ -113,6 +113,36 @@ fn limited_flags(notes: bool) -> Vec<String> {
     f
 }
 
+/// Labels as podman prints them (an object) or docker (`k=v,k2=v2`).
+fn labels_of(v: &serde_json::Value) -> BTreeMap<String, String> {
+    match v {
+        serde_json::Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect(),
+        serde_json::Value::String(s) => s
+            .split(',')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// A JSON list as podman prints it (one array), or as docker prints it
+/// (one object per line).
+fn json_list(out: &[u8]) -> serde_json::Value {
+    if let Ok(v @ serde_json::Value::Array(_)) = serde_json::from_slice(out) {
+        return v;
+    }
+    serde_json::Value::Array(
+        String::from_utf8_lossy(out)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+    )
+}
+
 fn is_rlimit_failure(stderr: &str) -> bool {
     let s = stderr.to_ascii_lowercase();
     s.contains("rlimit") || s.contains("hybrid mode") || s.contains("setrlimit")
@@ -289,18 +319,10 @@ impl Engine {
             "--format",
             "json",
         ]))?;
-        let v: serde_json::Value =
-            serde_json::from_slice(&out).unwrap_or(serde_json::Value::Array(vec![]));
+        let v: serde_json::Value = json_list(&out);
         let mut list = vec![];
         for i in v.as_array().into_iter().flatten() {
-            let labels = i["Labels"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let labels = labels_of(&i["Labels"]);
             list.push(ImageInfo {
                 id: i["Id"]
                     .as_str()
@@ -337,8 +359,11 @@ impl Engine {
     }
 
     pub fn network_remove(&self, name: &str) -> Result<()> {
-        self.output(self.args(["network", "rm", "-f", name]))
-            .map(|_| ())
+        let args: &[&str] = match self.flavor {
+            Flavor::Podman => &["network", "rm", "-f", name],
+            Flavor::Docker => &["network", "rm", name],
+        };
+        self.output(self.args(args)).map(|_| ())
     }
 
     /// Networks carrying `label=value`.
@@ -374,8 +399,7 @@ impl Engine {
             "--format",
             "json",
         ]))?;
-        let v: serde_json::Value =
-            serde_json::from_slice(&out).unwrap_or(serde_json::Value::Array(vec![]));
+        let v: serde_json::Value = json_list(&out);
         let mut list = vec![];
         for c in v.as_array().into_iter().flatten() {
             let name = c["Names"]
@@ -385,23 +409,18 @@ impl Engine {
                 .map(String::from)
                 .or_else(|| c["Names"].as_str().map(String::from))
                 .unwrap_or_default();
-            let labels = c["Labels"]
-                .as_object()
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            list.push((name, labels));
+            list.push((name, labels_of(&c["Labels"])));
         }
         Ok(list)
     }
 
     /// Removes a container at once (no stop timeout: the session is ending).
     pub fn remove(&self, name: &str) -> Result<()> {
-        self.output(self.args(["rm", "-f", "-t", "0", name]))
-            .map(|_| ())
+        let args: &[&str] = match self.flavor {
+            Flavor::Podman => &["rm", "-f", "-t", "0", name],
+            Flavor::Docker => &["rm", "-f", name],
+        };
+        self.output(self.args(args)).map(|_| ())
     }
 
     fn run_command(&self, spec: &NodeSpec, flags: &[String]) -> Command {
@@ -560,6 +579,33 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_label_styles() {
+        let o = labels_of(&serde_json::json!({"a": "1", "b": "/x"}));
+        let d = labels_of(&serde_json::json!("a=1,b=/x"));
+        assert_eq!(o, d);
+        assert_eq!(d["b"], "/x");
+    }
+
+    #[test]
+    fn both_json_list_styles() {
+        assert_eq!(
+            json_list(b"[{\"a\":1},{\"a\":2}]")
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            json_list(b"{\"a\":1}\n{\"a\":2}\n")
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(json_list(b"").as_array().unwrap().len(), 0);
+    }
 
     #[test]
     fn rlimit_failures_are_recognised() {

@@ -157,10 +157,10 @@ pub fn command(ctx: &Ctx, dry: bool) -> Result<ExitCode> {
             .containers_with_label(LABEL_RUNTIME, &runtime)
             .unwrap_or_default()
         {
-            let dir = labels
-                .get(LABEL_SESSION_DIR)
-                .map(PathBuf::from)
-                .unwrap_or_default();
+            // A container whose labels cannot be read is left alone.
+            let Some(dir) = labels.get(LABEL_SESSION_DIR).map(PathBuf::from) else {
+                continue;
+            };
             if !alive(&dir)
                 && !report.containers.contains(&name)
                 && (dry || e.remove(&name).is_ok())
