@@ -77,8 +77,8 @@ test-hip-sid: setup
 test-mirage: setup
 	$(CARGO) build --release --workspace
 	@bash scripts/sysroot.sh --rocm 6 build >/dev/null
-	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin -p mirage-backend-rocjitsu
-	$(CARGO) test --release -p mirage-ctl --features e2e
+	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
+		-p mirage-backend-rocjitsu -p mirage-ctl --features mirage-ctl/e2e
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup

@@ -15,6 +15,7 @@ pub(crate) fn serve(session: Arc<Session>) -> Result<()> {
     let path = session.dir.socket();
     let listener =
         Listener::bind(&path).map_err(|e| session.err(format!("{}: {e}", path.display())))?;
+    let id = session.id().to_string();
     std::thread::Builder::new()
         .name("control".into())
         .spawn(move || {
@@ -34,7 +35,7 @@ pub(crate) fn serve(session: Arc<Session>) -> Result<()> {
             }
         })
         .map_err(|e| crate::HostError::Session {
-            session: String::new(),
+            session: id,
             message: format!("cannot start the control thread: {e}"),
         })?;
     Ok(())

@@ -22,7 +22,7 @@ const GUEST_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbi
 
 /// Client variables that pass into a sysroot or container (they steer
 /// rocjitsu and the ROCm runtime), besides TERM.
-const GUEST_PASS: &[&str] = &["ROCJITSU_", "HIP_", "HSA_", "AMD_", "ROCR_", "MIRAGE_TEST_"];
+const GUEST_PASS: &[&str] = &["ROCJITSU_", "HIP_", "HSA_", "AMD_", "ROCR_"];
 
 /// Where an execution runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
