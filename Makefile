@@ -39,6 +39,7 @@ test: setup corpus
 	$(MAKE) test-hip
 	$(MAKE) test-hip-sid
 	$(MAKE) test-daemon
+	$(MAKE) test-mirage
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -89,6 +90,17 @@ test-daemon: setup
 bench-daemon: setup
 	$(CARGO) build --release --workspace
 	bash scripts/bench_daemon.sh $(BENCH_DAEMON_ARGS)
+# mirage (mirage/): its unit and command-line tests, then the end-to-end
+# tests (sessions and their processes, HIP programs in the sid sysroot,
+# ranks across nodes, podman containers, a pty, cleanup after a killed
+# supervisor), once the workspace (librocjitsu.so beside mirage) and the sid
+# sysroot are built.
+.PHONY: test-mirage
+test-mirage: setup
+	$(CARGO) build --release --workspace
+	@bash scripts/sysroot.sh --rocm 6 build >/dev/null
+	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
+		-p mirage-backend-rocjitsu -p mirage-ctl --features mirage-ctl/e2e
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup

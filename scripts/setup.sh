@@ -89,4 +89,14 @@ done
 if ((${#need[@]})); then
   apt_install "${need[@]}"
 fi
+# 5. podman and runc: mirage's container sessions and their tests. Without
+#    recommends: they would bring crun, which fails on machines where root
+#    lacks CAP_SYS_RESOURCE (mirage falls back to runc there).
+need=()
+for p in podman runc; do
+  [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" == "install ok installed" ]] || need+=("$p")
+done
+if ((${#need[@]})); then
+  apt_install --no-install-recommends "${need[@]}"
+fi
 log "ok (llvm-22, clang-22, lld-22, triton ${TRITON_VERSION} and numpy in $VENV)"

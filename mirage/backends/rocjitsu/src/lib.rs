@@ -1,0 +1,314 @@
+//! The `rocjitsu` backend: each node of a session is a machine with the
+//! topology's GPUs of the profile's agent, emulated by rocjitsu.
+//!
+//! At boot, a node gets a rocjitsu GPU configuration synthesised from the
+//! agent (one entry per GPU, each with its own render minor and PCI
+//! location; the node's GPUs share an XGMI hive id when the topology links
+//! them by XGMI) in `<node dir>/gpu.json`, and a rocjitsu runtime directory
+//! `<node dir>/rocjitsu` (the KFD sysfs tree, the `lsmod` shim).
+//!
+//! Executions run in rocjitsu's local mode: the environment the `rocjitsu`
+//! launcher sets (`crates/cli/src/launch.rs`): `LD_PRELOAD=librocjitsu.so`,
+//! `ROCJITSU_CONFIG`, `ROCJITSU_RUNTIME_DIR`, the `lsmod` shim first in
+//! PATH, and the options `threads`, `watchdog_s` and `log`. Each process
+//! then has its own private emulated GPUs.
+//!
+//! DAEMON (integration point, see [`Mode`]): once rocjitsu has daemon mode,
+//! `boot_node` starts the node's emulator daemon inside the session
+//! supervisor (which links this crate) with the same configuration and
+//! runtime directory, listening on `<node dir>/rocjitsu/daemon.sock`, and
+//! `attach` returns the `--attach` environment instead, so that every
+//! process of the node shares one emulated machine.
+
+use mirage_core::backend::{self, Registration};
+use mirage_core::{
+    Attach, Availability, Backend, BackendError, GpuLink, NodeEmulator, NodeSetup, Resolved, atomic,
+};
+use rocjitsu_gpu::config::GpuConfig;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub struct Rocjitsu;
+
+/// `backend.options` of a rocjitsu profile.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    /// Host threads of the execution engine (`ROCJITSU_THREADS`).
+    threads: Option<u32>,
+    /// Seconds before a hung kernel is stopped (`ROCJITSU_WATCHDOG`).
+    watchdog_s: Option<u64>,
+    /// A tracing filter for rocjitsu's log (`ROCJITSU_LOG`).
+    log: Option<String>,
+}
+
+fn options(map: &serde_json::Map<String, serde_json::Value>) -> Result<Options, BackendError> {
+    let v = serde_json::Value::Object(map.clone());
+    serde_path_to_error::deserialize::<_, Options>(v).map_err(|e| BackendError::Field {
+        path: format!("backend.options.{}", e.path()).replace("options..", "options"),
+        message: e.into_inner().to_string(),
+    })
+}
+
+/// How executions reach the node's emulator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mode {
+    /// Every process emulates its own GPUs (rocjitsu local mode).
+    Local,
+    // DAEMON: `Daemon { socket: PathBuf }`: the node's daemon, started by
+    // `boot_node` in the supervisor; `attach` then sets the attach-mode
+    // environment (the socket path through ROCJITSU_RUNTIME_DIR).
+}
+
+struct Node {
+    mode: Mode,
+    preload: PathBuf,
+    config: PathBuf,
+    runtime_dir: PathBuf,
+    shim: PathBuf,
+    gpus: u32,
+    target: &'static str,
+    options: Options,
+}
+
+/// The `lsmod` bookworm's rocminfo asks about the amdgpu module (as the
+/// rocjitsu launcher writes it).
+const LSMOD: &str = "#!/bin/sh\n# rocjitsu: the emulated GPU's kernel module, as lsmod shows it\necho 'Module                  Size  Used by'\necho 'amdgpu              16384000  0'\n";
+
+fn write_shim(runtime_dir: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = runtime_dir.join("bin");
+    std::fs::create_dir_all(&bin)?;
+    let lsmod = bin.join("lsmod");
+    std::fs::write(&lsmod, LSMOD)?;
+    std::fs::set_permissions(&lsmod, std::fs::Permissions::from_mode(0o755))?;
+    Ok(bin)
+}
+
+fn mix(h: u64, v: u64) -> u64 {
+    (h ^ v).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+fn hash(words: &[&[u8]]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for w in words {
+        for &b in *w {
+            h = mix(h, u64::from(b));
+        }
+        h = mix(h, 0xff);
+    }
+    h
+}
+
+/// The rocjitsu configuration of one node: `gpus` copies of the agent's
+/// GPU, each its own device (render minor 128+i, PCI bus +i, unique id),
+/// in one XGMI hive when linked by XGMI.
+pub fn node_config(setup: &NodeSetup) -> Result<GpuConfig, BackendError> {
+    let session = setup.session.as_bytes();
+    let node = setup.node.to_le_bytes();
+    let hive = match setup.gpu_link {
+        GpuLink::Xgmi if setup.gpus > 1 => hash(&[b"hive", session, &node]) | 1,
+        _ => 0,
+    };
+    let mut gpus = vec![];
+    for i in 0..setup.gpus {
+        let mut g = setup.agent.gpu.clone();
+        g.kfd.drm_render_minor = 128 + i;
+        g.pci.location_id = g.pci.location_id.wrapping_add(i << 8);
+        g.kfd.unique_id = hash(&[b"gpu", session, &node, &i.to_le_bytes()]);
+        g.kfd.hive_id = hive;
+        gpus.push(g);
+    }
+    let cfg = GpuConfig {
+        schema: None,
+        version: rocjitsu_gpu::config::CONFIG_VERSION,
+        gpus,
+    };
+    cfg.validate().map_err(|(p, m)| BackendError::Field {
+        path: format!("topology.agent.{}", p.replacen("gpus[0]", "gpu", 1)),
+        message: m,
+    })?;
+    Ok(cfg)
+}
+
+impl Backend for Rocjitsu {
+    fn kind(&self) -> &'static str {
+        "rocjitsu"
+    }
+    fn summary(&self) -> &'static str {
+        "rocjitsu's emulated AMD GPUs (local mode: LD_PRELOAD of librocjitsu.so)"
+    }
+    fn availability(&self) -> Availability {
+        match mirage_core::discovery::rocjitsu_preload() {
+            Ok(p) => Availability::Available {
+                detail: format!("{} (local mode)", p.display()),
+            },
+            Err(reason) => Availability::Unavailable { reason },
+        }
+    }
+    fn check(&self, r: &Resolved) -> Result<(), BackendError> {
+        options(&r.profile.backend.options)?;
+        backend::no_plugins(r)
+    }
+    fn boot_node(&self, setup: &NodeSetup) -> Result<Box<dyn NodeEmulator>, BackendError> {
+        let options = options(setup.options)?;
+        let preload = mirage_core::discovery::rocjitsu_preload().map_err(|reason| {
+            BackendError::Unavailable {
+                kind: "rocjitsu".into(),
+                reason,
+            }
+        })?;
+        let cfg = node_config(setup)?;
+        let config = setup.dir.join("gpu.json");
+        atomic::write_json(&config, &cfg).map_err(|e| BackendError::Node(e.to_string()))?;
+        let runtime_dir = setup.dir.join("rocjitsu");
+        let shim = write_shim(&runtime_dir)
+            .map_err(|e| BackendError::Node(format!("{}: {e}", runtime_dir.display())))?;
+        // DAEMON: start the node's emulator daemon here (in this process,
+        // the session supervisor), serving `cfg` on
+        // `runtime_dir/daemon.sock`, and return Mode::Daemon; shutdown()
+        // stops it.
+        tracing::info!(
+            "node {}: {} x {} ({}), config {}",
+            setup.node,
+            setup.gpus,
+            setup.agent.name,
+            setup.agent.gpu.gfx_target,
+            config.display()
+        );
+        Ok(Box::new(Node {
+            mode: Mode::Local,
+            preload,
+            config,
+            runtime_dir,
+            shim,
+            gpus: setup.gpus,
+            target: setup.agent.gpu.gfx_target.name(),
+            options,
+        }))
+    }
+}
+
+impl NodeEmulator for Node {
+    fn attach(&self) -> Attach {
+        let mut env = vec![
+            (
+                "ROCJITSU_CONFIG".to_string(),
+                self.config.display().to_string(),
+            ),
+            (
+                "ROCJITSU_RUNTIME_DIR".to_string(),
+                self.runtime_dir.display().to_string(),
+            ),
+        ];
+        if let Some(t) = self.options.threads {
+            env.push(("ROCJITSU_THREADS".into(), t.to_string()));
+        }
+        if let Some(w) = self.options.watchdog_s {
+            env.push(("ROCJITSU_WATCHDOG".into(), w.to_string()));
+        }
+        if let Some(l) = &self.options.log {
+            env.push(("ROCJITSU_LOG".into(), l.clone()));
+        }
+        match self.mode {
+            Mode::Local => Attach {
+                env,
+                preload: vec![self.preload.clone()],
+                path: vec![self.shim.clone()],
+                argv_prefix: vec![],
+                host_paths: vec![self.preload.clone()],
+            },
+        }
+    }
+
+    fn describe(&self) -> serde_json::Value {
+        serde_json::json!({
+            "mode": match self.mode { Mode::Local => "local" },
+            "gpus": self.gpus,
+            "target": self.target,
+            "config": self.config,
+            "runtime_dir": self.runtime_dir,
+            "preload": self.preload,
+        })
+    }
+}
+
+inventory::submit! { Registration(&Rocjitsu) }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirage_core::Agent;
+    use rocjitsu_gpu::config::GfxTarget;
+
+    fn agent() -> Agent {
+        Agent {
+            name: "MI300X".into(),
+            description: String::new(),
+            gpu: GpuConfig::builtin(GfxTarget::Gfx942).gpus[0].clone(),
+        }
+    }
+
+    fn setup<'a>(
+        a: &'a Agent,
+        o: &'a serde_json::Map<String, serde_json::Value>,
+        gpus: u32,
+        link: GpuLink,
+    ) -> NodeSetup<'a> {
+        NodeSetup {
+            session: "s1",
+            node: 1,
+            dir: std::env::temp_dir(),
+            agent: a,
+            gpus,
+            gpu_link: link,
+            options: o,
+            plugins: &[],
+        }
+    }
+
+    #[test]
+    fn config_has_one_device_per_gpu() {
+        let a = agent();
+        let o = Default::default();
+        let cfg = node_config(&setup(&a, &o, 4, GpuLink::Xgmi)).unwrap();
+        assert_eq!(cfg.gpus.len(), 4);
+        let minors: Vec<u32> = cfg.gpus.iter().map(|g| g.kfd.drm_render_minor).collect();
+        assert_eq!(minors, [128, 129, 130, 131]);
+        let mut locs: Vec<u32> = cfg.gpus.iter().map(|g| g.pci.location_id).collect();
+        locs.dedup();
+        assert_eq!(locs.len(), 4);
+        assert!(
+            cfg.gpus
+                .iter()
+                .all(|g| g.kfd.hive_id != 0 && g.kfd.hive_id == cfg.gpus[0].kfd.hive_id)
+        );
+        // The synthesised file loads with rocjitsu's own loader.
+        let text = serde_json::to_string(&cfg).unwrap();
+        GpuConfig::from_str("synth", &text).unwrap();
+        let pcie = node_config(&setup(&a, &o, 2, GpuLink::Pcie)).unwrap();
+        assert!(pcie.gpus.iter().all(|g| g.kfd.hive_id == 0));
+        let one = node_config(&setup(&a, &o, 1, GpuLink::Xgmi)).unwrap();
+        assert_eq!(one.gpus[0].kfd.hive_id, 0);
+    }
+
+    #[test]
+    fn options_are_checked_by_name() {
+        let mut o = serde_json::Map::new();
+        o.insert("threads".into(), 4.into());
+        assert_eq!(options(&o).unwrap().threads, Some(4));
+        o.insert("thread".into(), 4.into());
+        let e = options(&o).unwrap_err().to_string();
+        assert!(
+            e.starts_with("backend.options.thread: unknown field `thread`"),
+            "{e}"
+        );
+        let mut o = serde_json::Map::new();
+        o.insert("watchdog_s".into(), "ten".into());
+        let e = options(&o).unwrap_err().to_string();
+        assert!(
+            e.starts_with("backend.options.watchdog_s: invalid type"),
+            "{e}"
+        );
+    }
+}
