@@ -1,5 +1,5 @@
 //! The daemon over a real Unix socket, against clients that misbehave:
-//! malformed headers and payloads, lies in the handshake, arguments of the
+//! malformed headers and payloads, bad handshakes, arguments of the
 //! wrong size, pointers at memory the client did not send, device files
 //! that do not exist. Each gets an error (or its connection closed) and
 //! the daemon goes on serving a well-behaved client; a client that goes
@@ -113,7 +113,7 @@ fn healthy(socket: &Path) {
 }
 
 #[test]
-fn handshakes_that_lie_are_refused() {
+fn bad_handshakes_are_refused() {
     let d = start("hello");
     let try_hello = |version: u32, pid: u32, token: [u8; 16]| {
         let t = UnixTransport::connect(&d.socket).unwrap();
@@ -134,9 +134,10 @@ fn handshakes_that_lie_are_refused() {
     let (r, why) = try_hello(wire::VERSION + 1, std::process::id(), [0; 16]);
     assert_eq!(r, -libc::EPROTONOSUPPORT);
     assert!(why.contains("protocol version"), "{why}");
-    let (r, why) = try_hello(wire::VERSION, std::process::id() + 1, [0; 16]);
-    assert_eq!(r, -libc::EPERM);
-    assert!(why.contains("claims pid"), "{why}");
+    // A pid that is not the kernel's (a client in a container knows itself
+    // by another number) is no reason to refuse: the kernel's pid is used.
+    let (r, _) = try_hello(wire::VERSION, std::process::id() + 1, [0; 16]);
+    assert_eq!(r, 0);
     let (r, _) = try_hello(wire::VERSION, std::process::id(), [7; 16]);
     assert_eq!(r, -libc::EPERM, "an unknown token");
     // A first message that is not a handshake.

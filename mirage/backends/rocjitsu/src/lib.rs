@@ -7,18 +7,17 @@
 //! them by XGMI) in `<node dir>/gpu.json`, and a rocjitsu runtime directory
 //! `<node dir>/rocjitsu` (the KFD sysfs tree, the `lsmod` shim).
 //!
-//! Executions run in rocjitsu's local mode: the environment the `rocjitsu`
-//! launcher sets (`crates/cli/src/launch.rs`): `LD_PRELOAD=librocjitsu.so`,
-//! `ROCJITSU_CONFIG`, `ROCJITSU_RUNTIME_DIR`, the `lsmod` shim first in
-//! PATH, and the options `threads`, `watchdog_s` and `log`. Each process
-//! then has its own private emulated GPUs.
-//!
-//! DAEMON (integration point, see [`Mode`]): once rocjitsu has daemon mode,
-//! `boot_node` starts the node's emulator daemon inside the session
-//! supervisor (which links this crate) with the same configuration and
-//! runtime directory, listening on `<node dir>/rocjitsu/daemon.sock`, and
-//! `attach` returns the `--attach` environment instead, so that every
-//! process of the node shares one emulated machine.
+//! By default (`backend.options.mode` = `"daemon"`) the node's GPUs live in
+//! a rocjitsu daemon hosted by the session supervisor itself (it links
+//! rocjitsu's driver crate), serving that configuration on
+//! `<node dir>/rocjitsu/daemon.sock`; every process of the node attaches to
+//! it, so they share one emulated machine as processes share a real one
+//! (hipIpc, one VRAM, one set of queues). Executions get the environment of
+//! `rocjitsu --attach`: `LD_PRELOAD=librocjitsu.so`,
+//! `ROCJITSU_DAEMON_SOCKET`, `ROCJITSU_RUNTIME_DIR`, the `lsmod` shim first
+//! in PATH, and `log`. With `"mode": "local"` each process emulates its own
+//! private GPUs instead (rocjitsu's local mode: `ROCJITSU_CONFIG`,
+//! `threads`, `watchdog_s`). The daemon stops with the session.
 
 use mirage_core::backend::{self, Registration};
 use mirage_core::{
@@ -40,24 +39,45 @@ struct Options {
     watchdog_s: Option<u64>,
     /// A tracing filter for rocjitsu's log (`ROCJITSU_LOG`).
     log: Option<String>,
+    /// `daemon` (default: the node's processes share one emulated machine)
+    /// or `local` (each process emulates its own).
+    mode: Option<String>,
 }
 
 fn options(map: &serde_json::Map<String, serde_json::Value>) -> Result<Options, BackendError> {
     let v = serde_json::Value::Object(map.clone());
-    serde_path_to_error::deserialize::<_, Options>(v).map_err(|e| BackendError::Field {
+    let o = serde_path_to_error::deserialize::<_, Options>(v).map_err(|e| BackendError::Field {
         path: format!("backend.options.{}", e.path()).replace("options..", "options"),
         message: e.into_inner().to_string(),
-    })
+    })?;
+    match o.mode.as_deref() {
+        None | Some("daemon") | Some("local") => Ok(o),
+        Some(m) => Err(BackendError::Field {
+            path: "backend.options.mode".into(),
+            message: format!("'{m}' is neither \"daemon\" nor \"local\""),
+        }),
+    }
 }
 
 /// How executions reach the node's emulator.
-#[derive(Debug, Clone, PartialEq, Eq)]
 enum Mode {
     /// Every process emulates its own GPUs (rocjitsu local mode).
     Local,
-    // DAEMON: `Daemon { socket: PathBuf }`: the node's daemon, started by
-    // `boot_node` in the supervisor; `attach` then sets the attach-mode
-    // environment (the socket path through ROCJITSU_RUNTIME_DIR).
+    /// The node's daemon, serving in this process (the supervisor).
+    Daemon {
+        socket: PathBuf,
+        daemon: std::sync::Arc<rocjitsu_kmd::daemon::Daemon>,
+        server: std::sync::Mutex<Option<std::thread::JoinHandle<Result<(), String>>>>,
+    },
+}
+
+impl Mode {
+    fn name(&self) -> &'static str {
+        match self {
+            Mode::Local => "local",
+            Mode::Daemon { .. } => "daemon",
+        }
+    }
 }
 
 struct Node {
@@ -136,12 +156,15 @@ impl Backend for Rocjitsu {
         "rocjitsu"
     }
     fn summary(&self) -> &'static str {
-        "rocjitsu's emulated AMD GPUs (local mode: LD_PRELOAD of librocjitsu.so)"
+        "rocjitsu's emulated AMD GPUs (a daemon per node hosted by the session; LD_PRELOAD of librocjitsu.so)"
     }
     fn availability(&self) -> Availability {
         match mirage_core::discovery::rocjitsu_preload() {
             Ok(p) => Availability::Available {
-                detail: format!("{} (local mode)", p.display()),
+                detail: format!(
+                    "{} (daemon mode; options.mode \"local\" for local mode)",
+                    p.display()
+                ),
             },
             Err(reason) => Availability::Unavailable { reason },
         }
@@ -164,10 +187,11 @@ impl Backend for Rocjitsu {
         let runtime_dir = setup.dir.join("rocjitsu");
         let shim = write_shim(&runtime_dir)
             .map_err(|e| BackendError::Node(format!("{}: {e}", runtime_dir.display())))?;
-        // DAEMON: start the node's emulator daemon here (in this process,
-        // the session supervisor), serving `cfg` on
-        // `runtime_dir/daemon.sock`, and return Mode::Daemon; shutdown()
-        // stops it.
+        let mode = if options.mode.as_deref() == Some("local") {
+            Mode::Local
+        } else {
+            start_daemon(&cfg, &runtime_dir, &options)?
+        };
         tracing::info!(
             "node {}: {} x {} ({}), config {}",
             setup.node,
@@ -177,7 +201,7 @@ impl Backend for Rocjitsu {
             config.display()
         );
         Ok(Box::new(Node {
-            mode: Mode::Local,
+            mode,
             preload,
             config,
             runtime_dir,
@@ -189,41 +213,98 @@ impl Backend for Rocjitsu {
     }
 }
 
+/// Starts the node's daemon in this process (the session supervisor).
+fn start_daemon(cfg: &GpuConfig, runtime_dir: &Path, o: &Options) -> Result<Mode, BackendError> {
+    use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
+    let socket = runtime_dir.join("daemon.sock");
+    let daemon = Daemon::bind(DaemonOptions {
+        driver: rocjitsu_kmd::DriverOptions {
+            config: cfg.clone(),
+            runtime_dir: runtime_dir.to_path_buf(),
+            threads: o.threads.unwrap_or(0) as usize,
+            watchdog: o
+                .watchdog_s
+                .filter(|&s| s > 0)
+                .map(std::time::Duration::from_secs),
+        },
+        socket: socket.clone(),
+        owner: None,
+    })
+    .map_err(|e| BackendError::Node(format!("the node's rocjitsu daemon: {e}")))?;
+    let daemon = std::sync::Arc::new(daemon);
+    let d = daemon.clone();
+    let server = std::thread::Builder::new()
+        .name("rocjitsu-daemon".into())
+        .spawn(move || d.run())
+        .map_err(|e| BackendError::Node(format!("cannot start the daemon's thread: {e}")))?;
+    Ok(Mode::Daemon {
+        socket,
+        daemon,
+        server: std::sync::Mutex::new(Some(server)),
+    })
+}
+
 impl NodeEmulator for Node {
     fn attach(&self) -> Attach {
-        let mut env = vec![
-            (
-                "ROCJITSU_CONFIG".to_string(),
-                self.config.display().to_string(),
-            ),
-            (
-                "ROCJITSU_RUNTIME_DIR".to_string(),
-                self.runtime_dir.display().to_string(),
-            ),
-        ];
-        if let Some(t) = self.options.threads {
-            env.push(("ROCJITSU_THREADS".into(), t.to_string()));
-        }
-        if let Some(w) = self.options.watchdog_s {
-            env.push(("ROCJITSU_WATCHDOG".into(), w.to_string()));
+        let mut env = vec![(
+            "ROCJITSU_RUNTIME_DIR".to_string(),
+            self.runtime_dir.display().to_string(),
+        )];
+        match &self.mode {
+            Mode::Local => {
+                env.push((
+                    "ROCJITSU_CONFIG".to_string(),
+                    self.config.display().to_string(),
+                ));
+                if let Some(t) = self.options.threads {
+                    env.push(("ROCJITSU_THREADS".into(), t.to_string()));
+                }
+                if let Some(w) = self.options.watchdog_s {
+                    env.push(("ROCJITSU_WATCHDOG".into(), w.to_string()));
+                }
+            }
+            Mode::Daemon { socket, .. } => {
+                env.push((
+                    "ROCJITSU_DAEMON_SOCKET".to_string(),
+                    socket.display().to_string(),
+                ));
+            }
         }
         if let Some(l) = &self.options.log {
             env.push(("ROCJITSU_LOG".into(), l.clone()));
         }
-        match self.mode {
-            Mode::Local => Attach {
-                env,
-                preload: vec![self.preload.clone()],
-                path: vec![self.shim.clone()],
-                argv_prefix: vec![],
-                host_paths: vec![self.preload.clone()],
-            },
+        Attach {
+            env,
+            preload: vec![self.preload.clone()],
+            path: vec![self.shim.clone()],
+            argv_prefix: vec![],
+            host_paths: vec![self.preload.clone()],
+        }
+    }
+
+    fn shutdown(&self) {
+        if let Mode::Daemon { daemon, server, .. } = &self.mode {
+            (daemon.stopper())();
+            if let Some(t) = server.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                match t.join() {
+                    Ok(Err(e)) => tracing::warn!("the node's daemon: {e}"),
+                    Err(_) => tracing::warn!("the node's daemon thread panicked"),
+                    Ok(Ok(())) => {}
+                }
+            }
         }
     }
 
     fn describe(&self) -> serde_json::Value {
+        // Written into the session's state at boot: what stays true (the
+        // daemon's own accounting: `rocjitsu daemon-status --socket S`).
+        let socket = match &self.mode {
+            Mode::Daemon { socket, .. } => serde_json::json!(socket),
+            Mode::Local => serde_json::Value::Null,
+        };
         serde_json::json!({
-            "mode": match self.mode { Mode::Local => "local" },
+            "mode": self.mode.name(),
+            "daemon_socket": socket,
             "gpus": self.gpus,
             "target": self.target,
             "config": self.config,
