@@ -302,6 +302,21 @@ fn lifecycle_profile_session_exec_stop() {
     let show = e.json(&["session", "show", "life1"]);
     assert_eq!(show["nodes"][0]["gpus"], 2);
     assert_eq!(show["nodes"][0]["emulator"]["target"], "gfx942");
+    // The node's GPUs live in a daemon hosted by the supervisor.
+    assert_eq!(show["nodes"][0]["emulator"]["mode"], "daemon");
+    let socket = show["nodes"][0]["emulator"]["daemon_socket"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let daemon_status = || {
+        let o = Command::new(repo().join("target/release/rocjitsu"))
+            .args(["daemon-status", "--socket", &socket])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    assert_eq!(daemon_status()["vram_used"], serde_json::json!([0, 0]));
 
     // rocminfo sees the node's two emulated GPUs.
     let info = e.ok(&["exec", "-s", "life1", "--", "rocminfo"]);
@@ -319,6 +334,15 @@ fn lifecycle_profile_session_exec_stop() {
         Duration::from_secs(60),
     );
     assert_eq!(o.status.code(), Some(7));
+    // The daemon served those executions and holds nothing once they ended.
+    eventually(
+        "the daemon to release its clients",
+        Duration::from_secs(20),
+        || {
+            let st = daemon_status();
+            st["clients"] == 0 && st["allocations"] == 0
+        },
+    );
 
     // An execution that would outlive the session, one that escapes its
     // process group: the stop ends both.
