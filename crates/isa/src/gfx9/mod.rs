@@ -20,18 +20,39 @@ pub mod vop3p;
 
 use crate::{DecodeError, Target};
 use std::fmt;
+use std::num::NonZeroU64;
 
-/// A decoded GFX9 instruction.
-#[derive(Clone, Debug, PartialEq)]
+/// A decoded GFX9 instruction: its encoding, the row of its opcode in that
+/// encoding's table (chosen and validated for the target when decoding) and
+/// its dwords. The operand fields are read from the dwords when asked for:
+/// [`Inst::body`] gives them typed, per encoding family.
+///
+/// Keeping the dwords rather than the expanded fields makes the value small
+/// (24 bytes) and decoding cheap; every check that decides whether LLVM
+/// accepts the word is made when decoding.
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Inst {
-    pub target: Target,
-    /// Size in bytes, including any literal or second dword.
-    pub len: u8,
-    /// The encoding-specific fields: opcode, operands and modifiers.
-    pub body: Body,
+    /// The instruction's dwords; zero past its length.
+    words: [u32; 4],
+    /// Size in bytes (bits 7:0, never zero), encoding (bits 15:8, an index
+    /// into [`ENCODINGS`]), the opcode's row in the encoding's table (bits
+    /// 31:16) and the target's index (bits 39:32), packed so that decoding
+    /// writes them with one store.
+    meta: NonZeroU64,
 }
 
-/// The encoding-specific fields of an instruction.
+impl fmt::Debug for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inst")
+            .field("target", &self.target())
+            .field("encoding", &self.encoding())
+            .field("row", &self.row())
+            .field("words", &self.words())
+            .finish()
+    }
+}
+
+/// The encoding-specific fields of an instruction (see [`Inst::body`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     /// SOP1, SOP2 and SOPC.
@@ -51,9 +72,52 @@ pub enum Body {
 }
 
 impl Inst {
+    /// An instruction of `len` bytes whose opcode is row `row` of `enc`'s
+    /// table; `words` holds its dwords (zero past `len`).
+    #[inline(always)]
+    pub(crate) fn new(target: Target, enc: Encoding, row: u16, len: u8, words: [u32; 4]) -> Inst {
+        let m = u64::from(len)
+            | (enc as u64) << 8
+            | u64::from(row) << 16
+            | (target.index() as u64) << 32;
+        Inst {
+            words,
+            meta: NonZeroU64::new(m).unwrap_or(NonZeroU64::MIN),
+        }
+    }
+
+    /// The target the instruction was decoded for.
+    #[inline]
+    pub fn target(&self) -> Target {
+        match (self.meta.get() >> 32) as u8 {
+            0 => Target::Gfx90a,
+            1 => Target::Gfx942,
+            _ => Target::Gfx950,
+        }
+    }
+
+    /// The encoding of the first dword.
+    #[inline]
+    pub fn encoding(&self) -> Encoding {
+        ENCODINGS[usize::from((self.meta.get() >> 8) as u8) % ENCODINGS.len()]
+    }
+
+    /// The opcode's row in the encoding's table.
+    #[inline]
+    fn row(&self) -> u16 {
+        (self.meta.get() >> 16) as u16
+    }
+
     /// Size in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
-        usize::from(self.len)
+        usize::from(self.size())
+    }
+
+    /// Size in bytes.
+    #[inline]
+    fn size(&self) -> u8 {
+        self.meta.get() as u8
     }
 
     /// Never true: every instruction has at least one dword.
@@ -61,9 +125,53 @@ impl Inst {
         false
     }
 
+    /// The instruction's dwords (one per 4 bytes of [`Inst::len`]).
+    pub fn words(&self) -> &[u32] {
+        let n = usize::from(self.size() / 4).min(4);
+        self.words.get(..n).unwrap_or_default()
+    }
+
+    /// The encoding-specific fields: opcode row, operands and modifiers,
+    /// read from the dwords.
+    pub fn body(&self) -> Body {
+        let t = self.target();
+        let r = usize::from(self.row());
+        let len = self.size();
+        let [w0, w1, w2, w3] = self.words;
+        match self.encoding() {
+            Encoding::Sop1 => {
+                Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sop1, r, len, w0, w1))
+            }
+            Encoding::Sop2 => {
+                Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sop2, r, len, w0, w1))
+            }
+            Encoding::Sopc => {
+                Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sopc, r, len, w0, w1))
+            }
+            Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(r, len, w0, w1)),
+            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(r, w0)),
+            Encoding::Smem => Body::Smem(smem::Smem::from_raw(t, r, w0, w1)),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
+                Body::Vop(vop::Vop::from_raw(r, len, w0, w1))
+            }
+            Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(r, len, w0, w1, w2)),
+            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(r, len, self.words)),
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
+            Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
+            Encoding::Mubuf => Body::Mubuf(mubuf::Buf::from_raw(false, r, len, w0, w1, w2)),
+            Encoding::Mtbuf => Body::Mtbuf(mubuf::Buf::from_raw(true, r, len, w0, w1, w2)),
+            Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, w0, w1)),
+            // Never decoded on the CDNA targets.
+            Encoding::Vintrp | Encoding::Exp => {
+                let _ = w3;
+                unreachable!("no {:?} instruction decodes on {t}", self.encoding())
+            }
+        }
+    }
+
     /// Writes the instruction's bytes (re-encoded from its fields).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        match &self.body {
+        match &self.body() {
             Body::Salu(i) => i.encode_into(out),
             Body::Sopk(i) => i.encode_into(out),
             Body::Sopp(i) => i.encode_into(out),
@@ -89,9 +197,12 @@ impl Inst {
     /// `s_cbranch_i_fork`), the address that the instruction at `pc`
     /// branches to.
     pub fn branch_target(&self, pc: u64) -> Option<u64> {
-        match &self.body {
-            Body::Sopp(i) => i.branch_target(pc),
-            Body::Sopk(i) => i.branch_target(pc),
+        match self.encoding() {
+            Encoding::Sopp | Encoding::Sopk => match &self.body() {
+                Body::Sopp(i) => i.branch_target(pc),
+                Body::Sopk(i) => i.branch_target(pc),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -99,7 +210,7 @@ impl Inst {
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
-        match &self.body {
+        match &self.body() {
             Body::Salu(i) => i.mnemonic(),
             Body::Sopk(i) => i.mnemonic(),
             Body::Sopp(i) => i.mnemonic(),
@@ -119,16 +230,16 @@ impl fmt::Display for Inst {
     /// The instruction in LLVM 22's assembly syntax, as `llvm-objdump -d`
     /// prints it (without address or raw bytes).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.body {
+        match &self.body() {
             Body::Salu(i) => i.fmt(f),
-            Body::Sopk(i) => i.fmt_with(f, self.target),
+            Body::Sopk(i) => i.fmt_with(f, self.target()),
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
             Body::Vop(v) => v.fmt(f),
             Body::Ds(b) => b.fmt(f),
-            Body::Flat(b) => b.fmt_with(f, self.target),
+            Body::Flat(b) => b.fmt_with(f, self.target()),
             Body::Mimg(b) => b.fmt(f),
-            Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target()),
             Body::Vop3(i) => i.fmt(f),
             Body::Vop3p(i) => i.fmt(f),
         }
@@ -175,6 +286,15 @@ pub enum Encoding {
     Exp,
 }
 
+/// Every [`Encoding`], in declaration order (indexed by `enc as usize`).
+const ENCODINGS: [Encoding; 18] = {
+    use Encoding::*;
+    [
+        Sop1, Sop2, Sopk, Sopc, Sopp, Smem, Vop1, Vop2, Vopc, Vop3, Vop3p, Vintrp, Ds, Flat, Mubuf,
+        Mtbuf, Mimg, Exp,
+    ]
+};
+
 /// Which encoding a first instruction dword belongs to.
 pub fn encoding_of(w: u32) -> Option<Encoding> {
     use Encoding::*;
@@ -215,21 +335,11 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = word(bytes, 0)?;
     // VOP1, VOP2 and VOPC (top bit clear) are the most frequent encodings.
     if w0 >> 31 == 0 {
-        let v = vop::decode(target, vop::kind_of(w0), w0, bytes)?;
-        return Ok(Inst {
-            target,
-            len: v.size(),
-            body: Body::Vop(v),
-        });
+        return vop::decode(target, vop::kind_of(w0), w0, bytes);
     }
     // SOPP (mostly `s_nop` and `s_waitcnt`) is the most frequent of the rest.
     if w0 >> 23 == 0x17f {
-        let (i, len) = sop::Sopp::decode(target, bytes)?;
-        return Ok(Inst {
-            target,
-            len,
-            body: Body::Sopp(i),
-        });
+        return sop::Sopp::decode(target, w0);
     }
     decode_other(target, w0, bytes)
 }
@@ -237,57 +347,33 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
 /// Decodes an instruction of an encoding other than VOP1 / VOP2 / VOPC.
 #[inline]
 fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    use sop::AluForm::{Sop1, Sop2, Sopc};
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
-        Some(enc) => {
-            use sop::AluForm::{Sop1, Sop2, Sopc};
-            let (body, len) = match enc {
-                Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
-                Encoding::Sop1 => wrap(sop::Salu::decode(target, Sop1, bytes), Body::Salu)?,
-                Encoding::Sop2 => wrap(sop::Salu::decode(target, Sop2, bytes), Body::Salu)?,
-                Encoding::Sopc => wrap(sop::Salu::decode(target, Sopc, bytes), Body::Salu)?,
-                Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
-                Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
-                Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
-                    let kind = match enc {
-                        Encoding::Vop1 => vop::VopKind::Vop1,
-                        Encoding::Vopc => vop::VopKind::Vopc,
-                        _ => vop::VopKind::Vop2,
-                    };
-                    let v = vop::decode(target, kind, w0, bytes)?;
-                    let len = v.size();
-                    (Body::Vop(v), len)
-                }
-                Encoding::Vop3 => {
-                    let i = vop3::decode(target, bytes)?;
-                    let len = i.len();
-                    (Body::Vop3(i), len)
-                }
-                Encoding::Vop3p => {
-                    let i = vop3p::decode(target, bytes)?;
-                    let len = i.len();
-                    (Body::Vop3p(i), len)
-                }
-                // LLVM 22 decodes no VINTRP word on the CDNA targets (they
-                // have no interpolation hardware).
-                Encoding::Vintrp => return Err(invalid),
-                Encoding::Ds => return ds::decode(target, bytes),
-                Encoding::Mubuf => return mubuf::decode(target, bytes, false),
-                Encoding::Mtbuf => return mubuf::decode(target, bytes, true),
-                Encoding::Flat => return flat::decode(target, bytes),
-                Encoding::Mimg => return mimg::decode(target, bytes),
-                Encoding::Exp => return exp::decode(target, bytes),
-            };
-            Ok(Inst { target, len, body })
-        }
+        Some(enc) => match enc {
+            Encoding::Sopp => sop::Sopp::decode(target, w0),
+            Encoding::Sop1 => sop::Salu::decode(target, Sop1, w0, bytes),
+            Encoding::Sop2 => sop::Salu::decode(target, Sop2, w0, bytes),
+            Encoding::Sopc => sop::Salu::decode(target, Sopc, w0, bytes),
+            Encoding::Sopk => sop::Sopk::decode(target, bytes),
+            Encoding::Smem => smem::Smem::decode(target, bytes),
+            Encoding::Vop1 => vop::decode(target, vop::VopKind::Vop1, w0, bytes),
+            Encoding::Vop2 => vop::decode(target, vop::VopKind::Vop2, w0, bytes),
+            Encoding::Vopc => vop::decode(target, vop::VopKind::Vopc, w0, bytes),
+            Encoding::Vop3 => vop3::decode(target, w0, bytes),
+            Encoding::Vop3p => vop3p::decode(target, w0, bytes),
+            // LLVM 22 decodes no VINTRP word on the CDNA targets (they
+            // have no interpolation hardware).
+            Encoding::Vintrp => Err(invalid),
+            Encoding::Ds => ds::decode(target, bytes),
+            Encoding::Mubuf => mubuf::decode(target, bytes, false),
+            Encoding::Mtbuf => mubuf::decode(target, bytes, true),
+            Encoding::Flat => flat::decode(target, bytes),
+            Encoding::Mimg => mimg::decode(target, bytes),
+            Encoding::Exp => exp::decode(target, bytes),
+        },
     }
-}
-
-/// Wraps an encoding decoder's `(fields, length)` result into a [`Body`].
-#[inline(always)]
-fn wrap<T>(r: Result<(T, u8), DecodeError>, f: fn(T) -> Body) -> Result<(Body, u8), DecodeError> {
-    r.map(|(t, len)| (f(t), len))
 }
 
 #[cfg(test)]
@@ -298,21 +384,10 @@ mod size_tests {
     /// every `decode` call, so its size is a large part of the decode cost.
     #[test]
     fn inst_is_small() {
-        for (name, size) in [
-            ("Salu", size_of::<sop::Salu>()),
-            ("Sopk", size_of::<sop::Sopk>()),
-            ("Smem", size_of::<smem::Smem>()),
-            ("Vop", size_of::<vop::Vop>()),
-            ("Ds", size_of::<ds::Ds>()),
-            ("Flat", size_of::<flat::Flat>()),
-            ("Mimg", size_of::<mimg::Mimg>()),
-            ("Buf", size_of::<mubuf::Buf>()),
-            ("Vop3", size_of::<vop3::Vop3>()),
-            ("Vop3p", size_of::<vop3p::Vop3p>()),
-        ] {
-            assert!(size <= 32, "{name} is {size} bytes");
+        assert!(size_of::<Inst>() <= 24);
+        for (i, e) in ENCODINGS.iter().enumerate() {
+            assert_eq!(*e as usize, i, "{e:?}");
         }
-        assert!(size_of::<Inst>() <= 48);
         assert_eq!(size_of::<Result<Inst, DecodeError>>(), size_of::<Inst>());
     }
 }

@@ -9,6 +9,7 @@
 use super::operand::{Half, Operand, Reg, RegFile, Special};
 use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment};
 use super::tables::smem as tab;
+use super::{Encoding, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -311,24 +312,32 @@ pub struct Smem {
 }
 
 impl Smem {
-    /// Decodes An SMEM instruction (with its second dword).
-    #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Smem, u8), DecodeError> {
+    /// Decodes an SMEM instruction (with its second dword).
+    #[inline]
+    pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         let (v, len) = SmemFields::decode_fields(target, bytes)?;
-        let row = v.row;
+        let r = IDX[usize::from(v.row.op)];
         let w0 = super::word(bytes, 0)?;
-        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-        Ok((
-            Smem {
-                target,
-
-                len,
-                row,
-                w0,
-                w1,
-            },
+        let w1 = super::word(bytes, 1)?;
+        Ok(Inst::new(
+            target,
+            Encoding::Smem,
+            u16::from(r),
             len,
+            [w0, w1, 0, 0],
         ))
+    }
+
+    /// The fields of an SMEM instruction whose opcode is row `r` of the
+    /// SMEM table.
+    pub(crate) fn from_raw(target: Target, r: usize, w0: u32, w1: u32) -> Smem {
+        Smem {
+            target,
+            len: 8,
+            row: &tab::SMEM[r],
+            w0,
+            w1,
+        }
     }
 
     /// The instruction's bytes and their count.

@@ -6,6 +6,7 @@
 
 use super::operand::{Half, InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
 use super::tables::sop as tab;
+use super::{Encoding, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -133,14 +134,24 @@ macro_rules! ops_of {
     }};
 }
 
-static SOP2_IDX: [u8; 128] = ops_of!(tab::SOP2, 128);
+static SOP2_IDX: [u8; 256] = ops_of!(tab::SOP2, 256);
 static SOP1_IDX: [u8; 256] = ops_of!(tab::SOP1, 256);
-static SOPC_IDX: [u8; 128] = ops_of!(tab::SOPC, 128);
+static SOPC_IDX: [u8; 256] = ops_of!(tab::SOPC, 256);
 static SOPK_IDX: [u8; 32] = ops_of!(tab::SOPK, 32);
 static SOPP_IDX: [u8; 128] = ops_of!(tab::SOPP, 128);
 
-fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<&'static R> {
-    rows.get(usize::from(*idx.get(op)?))
+fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<(usize, &'static R)> {
+    let i = usize::from(*idx.get(op)?);
+    Some((i, rows.get(i)?))
+}
+
+/// The opcode table of a scalar ALU form.
+fn alu_rows(form: AluForm) -> &'static [AluRow] {
+    match form {
+        AluForm::Sop2 => tab::SOP2,
+        AluForm::Sop1 => tab::SOP1,
+        AluForm::Sopc => tab::SOPC,
+    }
 }
 
 /// Decodes an 8-bit scalar source (or 7-bit destination) field read as
@@ -186,6 +197,48 @@ pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand
         255 => literal.map(Operand::Literal),
         _ => None,
     }
+}
+
+/// Whether [`decode_ssrc`] accepts `field` for an operand of one dword
+/// (`wide` false) or more, given the literal when the field is 255.
+const fn ssrc_ok(field: u8, wide: bool) -> bool {
+    match field {
+        0..=101 | 108..=123 | 125 | 128..=208 | 230 | 235..=248 | 251..=253 | 255 => true,
+        // The odd halves of the 64-bit special registers.
+        102..=107 | 126 | 127 => !wide || field & 1 == 0,
+        124 | 231 | 254 => !wide,
+        _ => false,
+    }
+}
+
+/// [`ssrc_ok`] for every field value: bit `v` of word `v / 64`, for one-dword
+/// operands (index 0) and wider ones (index 1).
+static SSRC_OK: [[u64; 4]; 2] = {
+    let mut t = [[0u64; 4]; 2];
+    let mut w = 0;
+    while w < 2 {
+        let mut v = 0;
+        while v < 256 {
+            if ssrc_ok(v as u8, w == 1) {
+                t[w][v / 64] |= 1 << (v % 64);
+            }
+            v += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// Whether a scalar ALU field value decodes for an operand of `width`
+/// dwords (0: not an operand; 9: a `gpr_idx` immediate), as
+/// [`decode_field`] decides it.
+#[inline(always)]
+fn field_ok(v: u32, width: u8) -> bool {
+    if matches!(width, 0 | 9) {
+        return true;
+    }
+    let bits = &SSRC_OK[usize::from(width >= 2)];
+    bits[(v as usize >> 6) & 3] >> (v & 63) & 1 != 0
 }
 
 /// The field value of a scalar operand (inverse of [`decode_ssrc`]).
@@ -389,7 +442,7 @@ impl SaluFields {
                 (w0 >> 8) as u8,
             ),
         };
-        let row = lookup(rows, idx, op as usize).ok_or(invalid.clone())?;
+        let (_, row) = lookup(rows, idx, op as usize).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
@@ -479,29 +532,38 @@ impl fmt::Display for SaluFields {
 
 impl Sopk {
     #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopk, u8), DecodeError> {
+    pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
-        let row =
+        let (r, row) =
             lookup(tab::SOPK, &SOPK_IDX, ((w0 >> 23) & 0x1f) as usize).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let d = (w0 >> 16) as u8 & 0x7f;
         decode_field(d, sdst_width(row.kind), None).ok_or(invalid)?;
-        let (imm32, len) = match row.kind {
-            SopkKind::SetRegImm32 => (Some(super::word(bytes, 1)?), 8),
-            _ => (None, 4),
+        let (w1, len) = match row.kind {
+            SopkKind::SetRegImm32 => (super::word(bytes, 1)?, 8),
+            _ => (0, 4),
         };
-        Ok((
-            Sopk {
-                row,
-                sdst_bits: d,
-                simm16: w0 as u16,
-                imm32,
-            },
+        Ok(Inst::new(
+            target,
+            Encoding::Sopk,
+            r as u16,
             len,
+            [w0, w1, 0, 0],
         ))
+    }
+
+    /// The fields of a SOPK instruction of `len` bytes whose opcode is row
+    /// `r` of the SOPK table.
+    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32) -> Sopk {
+        Sopk {
+            row: &tab::SOPK[r],
+            sdst_bits: (w0 >> 16) as u8 & 0x7f,
+            simm16: w0 as u16,
+            imm32: (len == 8).then_some(w1),
+        }
     }
 
     pub fn mnemonic(&self) -> &'static str {
@@ -616,10 +678,9 @@ impl Sopk {
 
 impl Sopp {
     #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopp, u8), DecodeError> {
-        let w0 = super::word(bytes, 0)?;
+    pub(crate) fn decode(target: Target, w0: u32) -> Result<Inst, DecodeError> {
         let invalid = DecodeError::Invalid { target, word: w0 };
-        let row =
+        let (r, row) =
             lookup(tab::SOPP, &SOPP_IDX, ((w0 >> 16) & 0x7f) as usize).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
@@ -628,7 +689,22 @@ impl Sopp {
         if row.kind == SoppKind::NoImm && simm16 != 0 {
             return Err(invalid);
         }
-        Ok((Sopp { row, simm16 }, 4))
+        Ok(Inst::new(
+            target,
+            Encoding::Sopp,
+            r as u16,
+            4,
+            [w0, 0, 0, 0],
+        ))
+    }
+
+    /// The fields of a SOPP instruction whose opcode is row `r` of the SOPP
+    /// table.
+    pub(crate) fn from_raw(r: usize, w0: u32) -> Sopp {
+        Sopp {
+            row: &tab::SOPP[r],
+            simm16: w0 as u16,
+        }
     }
 
     pub fn mnemonic(&self) -> &'static str {
@@ -759,22 +835,67 @@ pub struct Salu {
 impl Salu {
     /// Decodes A SOP1, SOP2 or SOPC instruction (with its second dword).
     #[inline(always)]
-    pub fn decode(target: Target, form: AluForm, bytes: &[u8]) -> Result<(Salu, u8), DecodeError> {
-        let (v, len) = SaluFields::decode_fields(target, form, bytes)?;
-        let row = v.row;
-        let w0 = super::word(bytes, 0)?;
-        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-        Ok((
-            Salu {
-                target,
-                form,
-                len,
-                row,
-                w0,
-                w1,
-            },
+    pub(crate) fn decode(
+        target: Target,
+        form: AluForm,
+        w0: u32,
+        bytes: &[u8],
+    ) -> Result<Inst, DecodeError> {
+        let (idx, op, d, s0, s1): (&[u8; 256], u32, u32, u32, u32) = match form {
+            AluForm::Sop2 => (
+                &SOP2_IDX,
+                (w0 >> 23) & 0x7f,
+                (w0 >> 16) & 0x7f,
+                w0 & 0xff,
+                (w0 >> 8) & 0xff,
+            ),
+            AluForm::Sop1 => (&SOP1_IDX, (w0 >> 8) & 0xff, (w0 >> 16) & 0x7f, w0 & 0xff, 0),
+            AluForm::Sopc => (&SOPC_IDX, (w0 >> 16) & 0x7f, 0, w0 & 0xff, (w0 >> 8) & 0xff),
+        };
+        let invalid = DecodeError::Invalid { target, word: w0 };
+        let r = usize::from(idx[op as usize & 0xff]);
+        let Some(row) = alu_rows(form).get(r) else {
+            return Err(invalid);
+        };
+        if row.targets & target.bit() == 0 {
+            return Err(invalid);
+        }
+        let lit =
+            (s0 == 255 && !matches!(row.src0, 0 | 9)) || (s1 == 255 && !matches!(row.src1, 0 | 9));
+        let (w1, len) = if lit {
+            (super::word(bytes, 1)?, 8)
+        } else {
+            (0, 4)
+        };
+        if !field_ok(d, row.dst) || !field_ok(s0, row.src0) || !field_ok(s1, row.src1) {
+            return Err(invalid);
+        }
+        let enc = match form {
+            AluForm::Sop1 => Encoding::Sop1,
+            AluForm::Sop2 => Encoding::Sop2,
+            AluForm::Sopc => Encoding::Sopc,
+        };
+        Ok(Inst::new(target, enc, r as u16, len, [w0, w1, 0, 0]))
+    }
+
+    /// The fields of a SOP1, SOP2 or SOPC instruction of `len` bytes whose
+    /// opcode is row `r` of the form's table.
+    pub(crate) fn from_raw(
+        target: Target,
+        form: AluForm,
+        r: usize,
+        len: u8,
+        w0: u32,
+        w1: u32,
+    ) -> Salu {
+        Salu {
+            target,
+            form,
             len,
-        ))
+            row: &alu_rows(form)[r],
+            w0,
+            w1,
+        }
     }
 
     /// The instruction's bytes and their count.
@@ -1013,6 +1134,20 @@ pub(crate) mod tests {
         }
     }
 
+    /// The validity table agrees with the decoder of the fields.
+    #[test]
+    fn field_ok_matches_decode_field() {
+        for width in [0, 1, 2, 4, 8, 16, 9] {
+            for v in 0..=255u8 {
+                assert_eq!(
+                    field_ok(u32::from(v), width),
+                    decode_field(v, width, Some(0)).is_some(),
+                    "{v} at width {width}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn missing_literal_is_truncation() {
         let bytes = 0x8d82_ff04u32.to_le_bytes();
@@ -1025,20 +1160,20 @@ pub(crate) mod tests {
     #[test]
     fn branch_targets() {
         let dec = |w: u32| crate::decode(Target::Gfx942, &w.to_le_bytes()).unwrap();
-        let Body::Sopp(b) = dec(0xbf89_ffdf).body else {
+        let Body::Sopp(b) = dec(0xbf89_ffdf).body() else {
             panic!()
         };
         // `s_cbranch_execnz 65503` at 0x2504 goes to 0x2484 (llvm-objdump: <k1+0x84>).
         assert_eq!(b.branch_target(0x2504), Some(0x2484));
-        let Body::Sopp(b) = dec(0xbf85_0035).body else {
+        let Body::Sopp(b) = dec(0xbf85_0035).body() else {
             panic!()
         };
         assert_eq!(b.branch_target(0x2434), Some(0x250c));
-        let Body::Sopp(b) = dec(0xbf8c_0000).body else {
+        let Body::Sopp(b) = dec(0xbf8c_0000).body() else {
             panic!()
         };
         assert_eq!(b.branch_target(0), None);
-        let Body::Sopk(k) = dec(0xba82_fffe).body else {
+        let Body::Sopk(k) = dec(0xba82_fffe).body() else {
             panic!()
         };
         assert_eq!(k.branch_target(0x100), Some(0xfc));

@@ -12,6 +12,7 @@ use super::operand::{
     fmt_literal, fmt_plain32, fmt_special,
 };
 use super::tables::vop as tab;
+use super::{Encoding, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -258,6 +259,16 @@ pub struct Vop {
 }
 
 impl Vop {
+    /// The fields of a VOP1 / VOP2 / VOPC instruction of `len` bytes whose
+    /// opcode is row `r` of [`tab::OPS`].
+    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32) -> Vop {
+        Vop {
+            info: &tab::OPS[r],
+            raw: u64::from(w0) | u64::from(w1) << 32,
+            len,
+        }
+    }
+
     /// Size in bytes.
     #[inline]
     pub fn size(&self) -> u8 {
@@ -328,9 +339,19 @@ pub fn kind_of(w0: u32) -> VopKind {
 
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline(always)]
-pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
-    let info =
-        lookup(target, kind, opcode(kind, w0)).ok_or(DecodeError::Invalid { target, word: w0 })?;
+pub(crate) fn decode(
+    target: Target,
+    kind: VopKind,
+    w0: u32,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
+    let enc = match kind {
+        VopKind::Vop1 => Encoding::Vop1,
+        VopKind::Vop2 => Encoding::Vop2,
+        VopKind::Vopc => Encoding::Vopc,
+    };
+    let (r, info) = lookup_row(target, kind, opcode(kind, w0))
+        .ok_or(DecodeError::Invalid { target, word: w0 })?;
     // The common 4-byte form with a VGPR src0 (field 256-511): no literal
     // can follow and every src0, vsrc1 and vector vdst value is valid, so
     // only the opcodes with other operand rules need the full decode.
@@ -338,20 +359,12 @@ pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vo
         && !info.has(NO_OPERANDS | MADMK | MADAK)
         && (kind == VopKind::Vopc || info.dst != Dst::S32)
     {
-        return Ok(Vop {
-            info,
-            raw: u64::from(w0),
-            len: 4,
-        });
+        return Ok(Inst::new(target, enc, r, 4, [w0, 0, 0, 0]));
     }
     let v = decode_with(info, kind, w0, bytes, target)?;
     let len = v.size();
     let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-    Ok(Vop {
-        info: v.info,
-        raw: u64::from(w0) | u64::from(w1) << 32,
-        len,
-    })
+    Ok(Inst::new(target, enc, r, len, [w0, w1, 0, 0]))
 }
 
 /// The typed operands and modifiers of a VOP1 / VOP2 / VOPC instruction.
@@ -377,15 +390,21 @@ pub struct VopFields {
 
 /// The opcode table row of a VOP1 / VOP2 / VOPC opcode on `target`.
 pub fn lookup(target: Target, kind: VopKind, op: u32) -> Option<&'static VopOp> {
+    lookup_row(target, kind, op).map(|(_, r)| r)
+}
+
+/// The opcode table row of a VOP1 / VOP2 / VOPC opcode on `target`, with
+/// its index in [`tab::OPS`].
+#[inline(always)]
+fn lookup_row(target: Target, kind: VopKind, op: u32) -> Option<(u16, &'static VopOp)> {
     let t = target.index();
     let row = match kind {
         VopKind::Vop2 => tab::VOP2[t].get(op as usize),
         VopKind::Vop1 => tab::VOP1[t].get(op as usize),
         VopKind::Vopc => tab::VOPC[t].get(op as usize),
     };
-    row.copied()
-        .filter(|&r| r != tab::NONE)
-        .and_then(|r| tab::OPS.get(usize::from(r)))
+    let r = *row?;
+    Some((r, tab::OPS.get(usize::from(r))?))
 }
 
 /// The VOP1 / VOP2 / VOPC opcode that a VOP3 (e64) opcode promotes, per the

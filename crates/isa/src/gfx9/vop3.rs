@@ -11,6 +11,7 @@
 
 use super::operand::{Half, Operand, Special, decode_sreg, fmt_special};
 use super::tables::vop3::VOP3;
+use super::{Encoding, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -119,9 +120,15 @@ static VOP3_IDX: [[u16; 1024]; 3] = {
 /// The VOP3 row of `op` (10 bits) on `target`, by table index.
 #[inline]
 fn lookup_vop3(op: u16, target: Target) -> Option<&'static Row> {
+    lookup_row(op, target).map(|(_, r)| r)
+}
+
+/// The VOP3 row of `op` (10 bits) on `target` and its index in [`VOP3`].
+#[inline(always)]
+fn lookup_row(op: u16, target: Target) -> Option<(u16, &'static Row)> {
     let k = target.index();
     let i = *VOP3_IDX.get(k)?.get(usize::from(op))?;
-    VOP3.get(usize::from(i))
+    Some((i, VOP3.get(usize::from(i))?))
 }
 
 /// A decoded VOP3 instruction.
@@ -146,6 +153,25 @@ fn mod_bits(w0: u32, w1: u32) -> u16 {
 }
 
 impl Vop3 {
+    /// The fields of a VOP3 instruction of `len` bytes whose opcode is row
+    /// `r` of [`VOP3`].
+    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32, w2: u32) -> Vop3 {
+        Vop3 {
+            row: &VOP3[r],
+            vdst: w0 as u8,
+            abs_opsel_sdst: ((w0 >> 8) & 0x7f) as u8,
+            clamp: w0 & 0x8000 != 0,
+            src: [
+                (w1 & 0x1ff) as u16,
+                ((w1 >> 9) & 0x1ff) as u16,
+                ((w1 >> 18) & 0x1ff) as u16,
+            ],
+            omod: ((w1 >> 27) & 3) as u8,
+            neg: (w1 >> 29) as u8,
+            literal: (len == 12).then_some(w2),
+        }
+    }
+
     /// Decodes from the two instruction dwords; `w2` is the dword after them
     /// (a literal constant on gfx950), if present.
     /// On failure, reports whether the literal dword was missing.
@@ -587,23 +613,27 @@ impl fmt::Display for Vop3 {
     }
 }
 
-/// Decodes a VOP3 instruction (8 bytes).
+/// Decodes a VOP3 instruction (8 bytes, 12 with a gfx950 literal).
 #[inline]
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3, DecodeError> {
-    let w0 = super::word(bytes, 0)?;
+pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w1 = super::word(bytes, 1)?;
     let w2 = super::word(bytes, 2).ok();
-    Vop3::decode(target, w0, w1, w2).map_err(|need_lit| {
-        if need_lit {
-            DecodeError::Truncated {
-                need: 12,
-                // Fewer than 12 bytes, so the value fits.
-                have: bytes.len() as u32,
-            }
-        } else {
-            DecodeError::Invalid { target, word: w0 }
-        }
-    })
+    let r = lookup_row(((w0 >> 16) & 0x3ff) as u16, target).map_or(0, |(i, _)| i);
+    match Vop3::decode(target, w0, w1, w2) {
+        Ok(i) => Ok(Inst::new(
+            target,
+            Encoding::Vop3,
+            r,
+            i.len(),
+            [w0, w1, i.literal.unwrap_or(0), 0],
+        )),
+        Err(true) => Err(DecodeError::Truncated {
+            need: 12,
+            // Fewer than 12 bytes, so the value fits.
+            have: bytes.len() as u32,
+        }),
+        Err(false) => Err(DecodeError::Invalid { target, word: w0 }),
+    }
 }
 
 #[cfg(test)]

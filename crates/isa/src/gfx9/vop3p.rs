@@ -10,6 +10,7 @@
 
 use super::tables::vop3p::VOP3P;
 use super::vop3::{Cst, Warnings, write_range, write_sreg};
+use super::{Encoding, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -88,9 +89,15 @@ static VOP3P_IDX: [[u16; 128]; 3] = {
 /// The row of the 7-bit opcode `op` on `target`, by table index.
 #[inline]
 fn lookup(op: u8, target: Target) -> Option<&'static PRow> {
+    lookup_row(op, target).map(|(_, r)| r)
+}
+
+/// The row of the 7-bit opcode `op` on `target` and its index in [`VOP3P`].
+#[inline(always)]
+fn lookup_row(op: u8, target: Target) -> Option<(u16, &'static PRow)> {
     let k = target.index();
     let i = *VOP3P_IDX.get(k)?.get(usize::from(op))?;
-    VOP3P.get(usize::from(i))
+    Some((i, VOP3P.get(usize::from(i))?))
 }
 
 /// Finds the row of `op` on `target` by searching the table (the reference
@@ -181,6 +188,30 @@ fn valid_src(v: u16, n: u8) -> bool {
 }
 
 impl Vop3p {
+    /// The fields of a VOP3P instruction of `len` bytes (16 for a scaled
+    /// MFMA pair) whose opcode is row `r` of [`VOP3P`].
+    pub(crate) fn from_raw(r: usize, len: u8, words: [u32; 4]) -> Vop3p {
+        let [w0, w1, w2, w3] = words;
+        Vop3p {
+            row: &VOP3P[r],
+            vdst: w0 as u8,
+            hi_bits: ((w0 >> 8) & 0x7f) as u8,
+            clamp: w0 & 0x8000 != 0,
+            src: [
+                (w1 & 0x1ff) as u16,
+                ((w1 >> 9) & 0x1ff) as u16,
+                ((w1 >> 18) & 0x1ff) as u16,
+            ],
+            op_sel_hi: ((w1 >> 27) & 3) as u8,
+            neg_lo: (w1 >> 29) as u8,
+            tail: match len {
+                16 => Tail::Scaled(ScaledMfma { words: [w2, w3] }),
+                12 => Tail::Literal(w2),
+                _ => Tail::None,
+            },
+        }
+    }
+
     /// Decodes from the two instruction dwords and the optional third. On
     /// failure, reports whether the literal dword was missing.
     pub fn decode(target: Target, w0: u32, w1: u32, w2: Option<u32>) -> Result<Vop3p, bool> {
@@ -601,26 +632,33 @@ impl Vop3p {
     }
 }
 
-/// Decodes a VOP3P instruction (8 bytes, 12 with a gfx950 literal).
+/// Decodes a VOP3P instruction (8 bytes, 12 with a gfx950 literal, 16 for
+/// a gfx950 scaled MFMA pair).
 #[inline]
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
-    let w0 = super::word(bytes, 0)?;
+pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w1 = super::word(bytes, 1)?;
     let w2 = super::word(bytes, 2).ok();
-    if let Some(i) = decode_scaled(target, bytes, w0, w1) {
-        return Ok(i);
-    }
-    Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
-        if need_lit {
-            DecodeError::Truncated {
-                need: 12,
-                // Fewer than 12 bytes, so the value fits.
-                have: bytes.len() as u32,
+    let r = lookup_row(((w0 >> 16) & 0x7f) as u8, target).map_or(0, |(i, _)| i);
+    let i = match decode_scaled(target, bytes, w0, w1) {
+        Some(i) => i,
+        None => Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
+            if need_lit {
+                DecodeError::Truncated {
+                    need: 12,
+                    // Fewer than 12 bytes, so the value fits.
+                    have: bytes.len() as u32,
+                }
+            } else {
+                DecodeError::Invalid { target, word: w0 }
             }
-        } else {
-            DecodeError::Invalid { target, word: w0 }
-        }
-    })
+        })?,
+    };
+    let words = match &i.tail {
+        Tail::None => [w0, w1, 0, 0],
+        Tail::Literal(l) => [w0, w1, *l, 0],
+        Tail::Scaled(m) => [w0, w1, m.words[0], m.words[1]],
+    };
+    Ok(Inst::new(target, Encoding::Vop3p, r, i.len(), words))
 }
 
 /// gfx950: a `v_mfma_ld_scale_b32` followed by an f8f6f4 MFMA whose abid
