@@ -32,8 +32,11 @@ use std::num::NonZeroU64;
 /// accepts the word is made when decoding.
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Inst {
-    /// The instruction's dwords; zero past its length.
-    words: [u32; 4],
+    /// The instruction's dwords, two per word (the first in the low half);
+    /// zero past its length. Whole 64-bit words, so that a decoder's result
+    /// is stored and reloaded at one width (no store-to-load forwarding
+    /// stall).
+    words: [u64; 2],
     /// Size in bytes (bits 7:0, never zero), encoding (bits 15:8, an index
     /// into [`ENCODINGS`]), the opcode's row in the encoding's table (bits
     /// 31:16) and the target's index (bits 39:32), packed so that decoding
@@ -47,7 +50,7 @@ impl fmt::Debug for Inst {
             .field("target", &self.target())
             .field("encoding", &self.encoding())
             .field("row", &self.row())
-            .field("words", &self.words())
+            .field("words", &&self.bytes()[..self.len()])
             .finish()
     }
 }
@@ -80,8 +83,9 @@ impl Inst {
             | (enc as u64) << 8
             | u64::from(row) << 16
             | (target.index() as u64) << 32;
+        let [w0, w1, w2, w3] = words.map(u64::from);
         Inst {
-            words,
+            words: [w0 | w1 << 32, w2 | w3 << 32],
             meta: NonZeroU64::new(m).unwrap_or(NonZeroU64::MIN),
         }
     }
@@ -125,10 +129,18 @@ impl Inst {
         false
     }
 
-    /// The instruction's dwords (one per 4 bytes of [`Inst::len`]).
-    pub fn words(&self) -> &[u32] {
-        let n = usize::from(self.size() / 4).min(4);
-        self.words.get(..n).unwrap_or_default()
+    /// Dword `i` of the instruction (0 past its length).
+    pub fn word(&self, i: usize) -> u32 {
+        let w = self.words.get(i / 2).copied().unwrap_or(0);
+        (w >> (32 * (i % 2))) as u32
+    }
+
+    /// The instruction's bytes: the first [`Inst::len`] of the array.
+    pub fn bytes(&self) -> [u8; 16] {
+        let mut b = [0; 16];
+        b[..8].copy_from_slice(&self.words[0].to_le_bytes());
+        b[8..].copy_from_slice(&self.words[1].to_le_bytes());
+        b
     }
 
     /// The encoding-specific fields: opcode row, operands and modifiers,
@@ -137,7 +149,7 @@ impl Inst {
         let t = self.target();
         let r = usize::from(self.row());
         let len = self.size();
-        let [w0, w1, w2, w3] = self.words;
+        let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|i| self.word(i));
         match self.encoding() {
             Encoding::Sop1 => {
                 Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sop1, r, len, w0, w1))
@@ -155,7 +167,7 @@ impl Inst {
                 Body::Vop(vop::Vop::from_raw(r, len, w0, w1))
             }
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(r, len, w0, w1, w2)),
-            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(r, len, self.words)),
+            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(r, len, [w0, w1, w2, w3])),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
             Encoding::Mubuf => Body::Mubuf(mubuf::Buf::from_raw(false, r, len, w0, w1, w2)),
