@@ -199,46 +199,12 @@ pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand
     }
 }
 
-/// Whether [`decode_ssrc`] accepts `field` for an operand of one dword
-/// (`wide` false) or more, given the literal when the field is 255.
-const fn ssrc_ok(field: u8, wide: bool) -> bool {
-    match field {
-        0..=101 | 108..=123 | 125 | 128..=208 | 230 | 235..=248 | 251..=253 | 255 => true,
-        // The odd halves of the 64-bit special registers.
-        102..=107 | 126 | 127 => !wide || field & 1 == 0,
-        124 | 231 | 254 => !wide,
-        _ => false,
-    }
-}
-
-/// [`ssrc_ok`] for every field value: bit `v` of word `v / 64`, for one-dword
-/// operands (index 0) and wider ones (index 1).
-static SSRC_OK: [[u64; 4]; 2] = {
-    let mut t = [[0u64; 4]; 2];
-    let mut w = 0;
-    while w < 2 {
-        let mut v = 0;
-        while v < 256 {
-            if ssrc_ok(v as u8, w == 1) {
-                t[w][v / 64] |= 1 << (v % 64);
-            }
-            v += 1;
-        }
-        w += 1;
-    }
-    t
-};
-
 /// Whether a scalar ALU field value decodes for an operand of `width`
 /// dwords (0: not an operand; 9: a `gpr_idx` immediate), as
 /// [`decode_field`] decides it.
 #[inline(always)]
 fn field_ok(v: u32, width: u8) -> bool {
-    if matches!(width, 0 | 9) {
-        return true;
-    }
-    let bits = &SSRC_OK[usize::from(width >= 2)];
-    bits[(v as usize >> 6) & 3] >> (v & 63) & 1 != 0
+    matches!(width, 0 | 9) || super::operand::src_ok(v & 0xff, width >= 2)
 }
 
 /// The field value of a scalar operand (inverse of [`decode_ssrc`]).

@@ -9,7 +9,7 @@
 //! The per-opcode operand kinds and the modifier bits each opcode accepts come
 //! from `tables/vop3.rs` (learned from LLVM 22).
 
-use super::operand::{Half, Operand, Special, decode_sreg, fmt_special};
+use super::operand::{Half, Operand, Special, decode_sreg, fmt_special, src_ok};
 use super::tables::vop3::VOP3;
 use super::{Encoding, Inst};
 use crate::{DecodeError, Target};
@@ -117,18 +117,63 @@ static VOP3_IDX: [[u16; 1024]; 3] = {
     t
 };
 
+/// What decoding checks of an opcode's operand fields, compiled from its
+/// [`Row`] so that decoding reads neither the row nor its source slots.
+#[derive(Copy, Clone)]
+struct Check {
+    /// Modifier bits that must be zero, numbered as in [`Row::zero`]
+    /// (without the sdst bits of VOP3b).
+    zero: u16,
+    /// Bit i: source i is an operand; bit 4 + i: it is wider than a dword.
+    srcs: u8,
+    /// The vdst field is a scalar destination decoded like a source: 0 no,
+    /// 1 of one dword, 2 wider.
+    sdst8: u8,
+    /// VOP3b: bits 14:8 are a 64-bit scalar destination.
+    sdst: bool,
+}
+
+/// [`Check`] of each row of [`VOP3`].
+static VOP3_CHECK: [Check; VOP3.len()] = {
+    let mut t = [Check {
+        zero: 0,
+        srcs: 0,
+        sdst8: 0,
+        sdst: false,
+    }; VOP3.len()];
+    let mut i = 0;
+    while i < VOP3.len() {
+        let r = &VOP3[i];
+        let mut srcs = 0;
+        let mut k = 0;
+        while k < r.srcs.len() {
+            srcs |= 1 << k;
+            if r.srcs[k].0 >= 2 {
+                srcs |= 16 << k;
+            }
+            k += 1;
+        }
+        t[i] = Check {
+            zero: if r.sdst { r.zero & !0x7f } else { r.zero },
+            srcs,
+            sdst8: match r.dst {
+                Dst::S(1) => 1,
+                Dst::S(_) => 2,
+                _ => 0,
+            },
+            sdst: r.sdst,
+        };
+        i += 1;
+    }
+    t
+};
+
 /// The VOP3 row of `op` (10 bits) on `target`, by table index.
 #[inline]
 fn lookup_vop3(op: u16, target: Target) -> Option<&'static Row> {
-    lookup_row(op, target).map(|(_, r)| r)
-}
-
-/// The VOP3 row of `op` (10 bits) on `target` and its index in [`VOP3`].
-#[inline(always)]
-fn lookup_row(op: u16, target: Target) -> Option<(u16, &'static Row)> {
     let k = target.index();
     let i = *VOP3_IDX.get(k)?.get(usize::from(op))?;
-    Some((i, VOP3.get(usize::from(i))?))
+    VOP3.get(usize::from(i))
 }
 
 /// A decoded VOP3 instruction.
@@ -613,27 +658,48 @@ impl fmt::Display for Vop3 {
     }
 }
 
-/// Decodes a VOP3 instruction (8 bytes, 12 with a gfx950 literal).
+/// Decodes a VOP3 instruction (8 bytes, 12 with a gfx950 literal): the
+/// checks of [`Vop3::decode`], made from the opcode's [`Check`] with one
+/// table lookup per operand.
 #[inline]
 pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let w2 = super::word(bytes, 2).ok();
-    let r = lookup_row(((w0 >> 16) & 0x3ff) as u16, target).map_or(0, |(i, _)| i);
-    match Vop3::decode(target, w0, w1, w2) {
-        Ok(i) => Ok(Inst::new(
-            target,
-            Encoding::Vop3,
-            r,
-            i.len(),
-            [w0, w1, i.literal.unwrap_or(0), 0],
-        )),
-        Err(true) => Err(DecodeError::Truncated {
-            need: 12,
-            // Fewer than 12 bytes, so the value fits.
-            have: bytes.len() as u32,
-        }),
-        Err(false) => Err(DecodeError::Invalid { target, word: w0 }),
+    let r = VOP3_IDX[target.index()][((w0 >> 16) & 0x3ff) as usize];
+    let Some(c) = VOP3_CHECK.get(usize::from(r)) else {
+        return Err(invalid);
+    };
+    if mod_bits(w0, w1) & c.zero != 0 {
+        return Err(invalid);
     }
+    // Bit i of `lit` / `bad`: source i (3: the scalar vdst, 4: the VOP3b
+    // sdst) is a literal / does not decode.
+    let (mut lit, mut bad) = (0u8, 0u8);
+    for i in 0..3 {
+        let v = (w1 >> (9 * i)) & 0x1ff;
+        lit |= u8::from(v == 255) << i;
+        bad |= u8::from(!src_ok(v, c.srcs & (16 << i) != 0)) << i;
+    }
+    lit &= c.srcs;
+    bad &= c.srcs;
+    if c.sdst8 != 0 {
+        let v = w0 & 0xff;
+        lit |= u8::from(v == 255) << 3;
+        bad |= u8::from(v != 255 && !src_ok(v, c.sdst8 == 2)) << 3;
+    }
+    if c.sdst && !src_ok((w0 >> 8) & 0x7f, true) {
+        bad |= 16;
+    }
+    let (len, w2) = match lit {
+        0 => (8, 0),
+        // Only gfx950 reads a literal; elsewhere the 255 does not decode.
+        _ if !target.is_gfx950() => return Err(invalid),
+        _ => (12, super::word(bytes, 2)?),
+    };
+    if bad != 0 {
+        return Err(invalid);
+    }
+    Ok(Inst::new(target, Encoding::Vop3, r, len, [w0, w1, w2, 0]))
 }
 
 #[cfg(test)]
@@ -651,6 +717,54 @@ mod tests {
     }
 
     use crate::Target;
+
+    /// The table-driven decoder accepts exactly the words the field-by-field
+    /// [`super::Vop3::decode`] accepts, with the same length and error.
+    #[test]
+    fn fast_decode_matches_field_decode() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..300_000u32 {
+                let r = next();
+                // Every opcode, with random fields biased towards the
+                // interesting source values (SGPRs, specials, 255).
+                let op = n % 1024;
+                let mut w1 = r as u32;
+                if n & 1 == 0 {
+                    w1 = (w1 & !0x1ff) | (((r >> 40) as u32) & 0xff);
+                }
+                if n & 2 == 0 {
+                    w1 = (w1 & !(0x1ff << 9)) | (0xff << 9);
+                }
+                let w0 = 0xd000_0000 | op << 16 | ((r >> 32) as u32 & 0xffff);
+                let w2 = (r >> 17) as u32;
+                for have in [8usize, 12] {
+                    let bytes: Vec<u8> = [w0, w1, w2]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = super::decode(t, w0, &bytes);
+                    let want = super::Vop3::decode(t, w0, w1, (have == 12).then_some(w2));
+                    match (&fast, &want) {
+                        (Ok(i), Ok(v)) => {
+                            assert_eq!(i.len(), usize::from(v.len()), "{w0:08x} {w1:08x}");
+                            assert_eq!(i.body(), crate::gfx9::Body::Vop3(v.clone()));
+                        }
+                        (Err(crate::DecodeError::Truncated { .. }), Err(true)) => {}
+                        (Err(crate::DecodeError::Invalid { .. }), Err(false)) => {}
+                        _ => panic!("{t} {w0:08x} {w1:08x} ({have} bytes): {fast:?} vs {want:?}"),
+                    }
+                }
+            }
+        }
+    }
 
     /// Decodes `hex` and checks LLVM 22's text and the re-encoded bytes.
     fn check(t: Target, hex: &str, llvm: &str) {
