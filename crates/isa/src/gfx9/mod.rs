@@ -347,7 +347,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = word(bytes, 0)?;
     // VOP1, VOP2 and VOPC (top bit clear) are the most frequent encodings.
     if w0 >> 31 == 0 {
-        return vop::decode(target, vop::kind_of(w0), w0, bytes);
+        return vop::decode(target, w0, bytes);
     }
     // SOPP (mostly `s_nop` and `s_waitcnt`) is the most frequent of the rest.
     if w0 >> 23 == 0x17f {
@@ -370,9 +370,7 @@ fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeErr
             Encoding::Sopc => sop::Salu::decode(target, Sopc, w0, bytes),
             Encoding::Sopk => sop::Sopk::decode(target, bytes),
             Encoding::Smem => smem::Smem::decode(target, bytes),
-            Encoding::Vop1 => vop::decode(target, vop::VopKind::Vop1, w0, bytes),
-            Encoding::Vop2 => vop::decode(target, vop::VopKind::Vop2, w0, bytes),
-            Encoding::Vopc => vop::decode(target, vop::VopKind::Vopc, w0, bytes),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => vop::decode(target, w0, bytes),
             Encoding::Vop3 => vop3::decode(target, w0, bytes),
             Encoding::Vop3p => vop3p::decode(target, w0, bytes),
             // LLVM 22 decodes no VINTRP word on the CDNA targets (they
