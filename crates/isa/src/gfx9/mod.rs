@@ -32,16 +32,18 @@ use std::num::NonZeroU64;
 /// accepts the word is made when decoding.
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Inst {
-    /// The instruction's dwords, two per word (the first in the low half);
-    /// zero past its length. Whole 64-bit words, so that a decoder's result
-    /// is stored and reloaded at one width (no store-to-load forwarding
-    /// stall).
-    words: [u64; 2],
-    /// Size in bytes (bits 7:0, never zero), encoding (bits 15:8, an index
-    /// into [`ENCODINGS`]), the opcode's row in the encoding's table (bits
-    /// 31:16) and the target's index (bits 39:32), packed so that decoding
-    /// writes them with one store.
-    meta: NonZeroU64,
+    /// The first dword (bits 31:0), the size in bytes (39:32, never zero),
+    /// the encoding (47:40, an index into [`ENCODINGS`]) and the target's
+    /// index (55:48). What a decoder knows without a table lookup, so that
+    /// this word, and the size a linear disassembly reads back next, is
+    /// ready as soon as the dword is loaded.
+    head: NonZeroU64,
+    /// The second dword (bits 31:0) and the opcode's row in the encoding's
+    /// table (47:32).
+    second: u64,
+    /// The third and fourth dwords (a literal, or a scaled MFMA's second
+    /// instruction).
+    tail: u64,
 }
 
 impl fmt::Debug for Inst {
@@ -76,24 +78,24 @@ pub enum Body {
 
 impl Inst {
     /// An instruction of `len` bytes whose opcode is row `row` of `enc`'s
-    /// table; `words` holds its dwords (zero past `len`).
+    /// table; `words` holds its dwords (zero past `len`). Whole 64-bit
+    /// words, so that the value is stored and reloaded at one width (no
+    /// store-to-load forwarding stall).
     #[inline(always)]
     pub(crate) fn new(target: Target, enc: Encoding, row: u16, len: u8, words: [u32; 4]) -> Inst {
-        let m = u64::from(len)
-            | (enc as u64) << 8
-            | u64::from(row) << 16
-            | (target.index() as u64) << 32;
         let [w0, w1, w2, w3] = words.map(u64::from);
+        let head = w0 | u64::from(len) << 32 | (enc as u64) << 40 | (target.index() as u64) << 48;
         Inst {
-            words: [w0 | w1 << 32, w2 | w3 << 32],
-            meta: NonZeroU64::new(m).unwrap_or(NonZeroU64::MIN),
+            head: NonZeroU64::new(head).unwrap_or(NonZeroU64::MIN),
+            second: w1 | u64::from(row) << 32,
+            tail: w2 | w3 << 32,
         }
     }
 
     /// The target the instruction was decoded for.
     #[inline]
     pub fn target(&self) -> Target {
-        match (self.meta.get() >> 32) as u8 {
+        match (self.head.get() >> 48) as u8 {
             0 => Target::Gfx90a,
             1 => Target::Gfx942,
             _ => Target::Gfx950,
@@ -103,13 +105,13 @@ impl Inst {
     /// The encoding of the first dword.
     #[inline]
     pub fn encoding(&self) -> Encoding {
-        ENCODINGS[usize::from((self.meta.get() >> 8) as u8) % ENCODINGS.len()]
+        ENCODINGS[usize::from((self.head.get() >> 40) as u8) % ENCODINGS.len()]
     }
 
     /// The opcode's row in the encoding's table.
     #[inline]
     fn row(&self) -> u16 {
-        (self.meta.get() >> 16) as u16
+        (self.second >> 32) as u16
     }
 
     /// Size in bytes.
@@ -121,7 +123,7 @@ impl Inst {
     /// Size in bytes.
     #[inline]
     fn size(&self) -> u8 {
-        self.meta.get() as u8
+        (self.head.get() >> 32) as u8
     }
 
     /// Never true: every instruction has at least one dword.
@@ -131,15 +133,21 @@ impl Inst {
 
     /// Dword `i` of the instruction (0 past its length).
     pub fn word(&self, i: usize) -> u32 {
-        let w = self.words.get(i / 2).copied().unwrap_or(0);
-        (w >> (32 * (i % 2))) as u32
+        match i {
+            0 => self.head.get() as u32,
+            1 => self.second as u32,
+            2 => self.tail as u32,
+            3 => (self.tail >> 32) as u32,
+            _ => 0,
+        }
     }
 
     /// The instruction's bytes: the first [`Inst::len`] of the array.
     pub fn bytes(&self) -> [u8; 16] {
         let mut b = [0; 16];
-        b[..8].copy_from_slice(&self.words[0].to_le_bytes());
-        b[8..].copy_from_slice(&self.words[1].to_le_bytes());
+        for (i, c) in b.chunks_exact_mut(4).enumerate() {
+            c.copy_from_slice(&self.word(i).to_le_bytes());
+        }
         b
     }
 
