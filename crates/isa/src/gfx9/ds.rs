@@ -7,7 +7,7 @@
 //! value for LLVM to accept the word, come from the generated table.
 
 use super::tables::ds::{DS_GFX90A, DS_GFX942, DS_GFX950, DS_OPS};
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -101,13 +101,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
             return Err(invalid);
         }
     }
-    Ok(Inst::new(
-        target,
-        Encoding::Ds,
-        u16::from(row),
-        8,
-        [w0, w1, 0, 0],
-    ))
+    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Ds {

@@ -8,7 +8,7 @@
 
 use super::ds::fmt_vreg;
 use super::tables::flat::*;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -111,13 +111,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
             return Err(invalid);
         }
     }
-    Ok(Inst::new(
-        target,
-        Encoding::Flat,
-        u16::from(row),
-        8,
-        [w0, w1, 0, 0],
-    ))
+    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Flat {

@@ -9,7 +9,7 @@
 
 use super::ds::fmt_vreg;
 use super::tables::mimg::*;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -81,13 +81,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
     if m.acc && u16::from(m.vdata) + u16::from(m.vdata_width()) > 256 {
         return Err(invalid);
     }
-    Ok(Inst::new(
-        target,
-        Encoding::Mimg,
-        u16::from(row),
-        8,
-        [w0, w1, 0, 0],
-    ))
+    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Mimg {

@@ -32,11 +32,11 @@ use std::num::NonZeroU64;
 /// accepts the word is made when decoding.
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Inst {
-    /// The first dword (bits 31:0), the size in bytes (39:32, never zero),
-    /// the encoding (47:40, an index into [`ENCODINGS`]) and the target's
-    /// index (55:48). What a decoder knows without a table lookup, so that
-    /// this word, and the size a linear disassembly reads back next, is
-    /// ready as soon as the dword is loaded.
+    /// The first dword (bits 31:0, whose top bits name the encoding), the
+    /// size in bytes (39:32, never zero) and the target's index (47:40):
+    /// what a decoder knows without a table lookup, so that this word, and
+    /// the size a linear disassembly reads back next, is ready as soon as
+    /// the dword is loaded.
     head: NonZeroU64,
     /// The second dword (bits 31:0) and the opcode's row in the encoding's
     /// table (47:32).
@@ -77,14 +77,14 @@ pub enum Body {
 }
 
 impl Inst {
-    /// An instruction of `len` bytes whose opcode is row `row` of `enc`'s
-    /// table; `words` holds its dwords (zero past `len`). Whole 64-bit
-    /// words, so that the value is stored and reloaded at one width (no
-    /// store-to-load forwarding stall).
+    /// An instruction of `len` bytes whose opcode is row `row` of its
+    /// encoding's table; `words` holds its dwords (zero past `len`). Whole
+    /// 64-bit words, so that the value is stored and reloaded at one width
+    /// (no store-to-load forwarding stall).
     #[inline(always)]
-    pub(crate) fn new(target: Target, enc: Encoding, row: u16, len: u8, words: [u32; 4]) -> Inst {
+    pub(crate) fn new(target: Target, row: u16, len: u8, words: [u32; 4]) -> Inst {
         let [w0, w1, w2, w3] = words.map(u64::from);
-        let head = w0 | u64::from(len) << 32 | (enc as u64) << 40 | (target.index() as u64) << 48;
+        let head = w0 | u64::from(len) << 32 | (target.index() as u64) << 40;
         Inst {
             head: NonZeroU64::new(head).unwrap_or(NonZeroU64::MIN),
             second: w1 | u64::from(row) << 32,
@@ -95,7 +95,7 @@ impl Inst {
     /// The target the instruction was decoded for.
     #[inline]
     pub fn target(&self) -> Target {
-        match (self.head.get() >> 48) as u8 {
+        match (self.head.get() >> 40) as u8 {
             0 => Target::Gfx90a,
             1 => Target::Gfx942,
             _ => Target::Gfx950,
@@ -105,7 +105,8 @@ impl Inst {
     /// The encoding of the first dword.
     #[inline]
     pub fn encoding(&self) -> Encoding {
-        ENCODINGS[usize::from((self.head.get() >> 40) as u8) % ENCODINGS.len()]
+        // Every decoded first dword has one; EXP never decodes.
+        encoding_of(self.word(0)).unwrap_or(Encoding::Exp)
     }
 
     /// The opcode's row in the encoding's table.
@@ -306,15 +307,6 @@ pub enum Encoding {
     Exp,
 }
 
-/// Every [`Encoding`], in declaration order (indexed by `enc as usize`).
-const ENCODINGS: [Encoding; 18] = {
-    use Encoding::*;
-    [
-        Sop1, Sop2, Sopk, Sopc, Sopp, Smem, Vop1, Vop2, Vopc, Vop3, Vop3p, Vintrp, Ds, Flat, Mubuf,
-        Mtbuf, Mimg, Exp,
-    ]
-};
-
 /// Which encoding a first instruction dword belongs to.
 pub fn encoding_of(w: u32) -> Option<Encoding> {
     use Encoding::*;
@@ -403,9 +395,6 @@ mod size_tests {
     #[test]
     fn inst_is_small() {
         assert!(size_of::<Inst>() <= 24);
-        for (i, e) in ENCODINGS.iter().enumerate() {
-            assert_eq!(*e as usize, i, "{e:?}");
-        }
         assert_eq!(size_of::<Result<Inst, DecodeError>>(), size_of::<Inst>());
     }
 }

@@ -10,7 +10,7 @@
 
 use super::ds::fmt_vreg;
 use super::tables::mubuf::*;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -123,19 +123,8 @@ pub(crate) fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, 
         return Err(invalid);
     }
     let len = if b.has_lit { 12 } else { 8 };
-    let enc = if mtbuf {
-        Encoding::Mtbuf
-    } else {
-        Encoding::Mubuf
-    };
     let r = row.copied().unwrap_or(0);
-    Ok(Inst::new(
-        target,
-        enc,
-        u16::from(r),
-        len,
-        [w0, w1, b.lit, 0],
-    ))
+    Ok(Inst::new(target, u16::from(r), len, [w0, w1, b.lit, 0]))
 }
 
 /// How LLVM prints the soffset field (an SGPR, special register or inline

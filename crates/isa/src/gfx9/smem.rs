@@ -9,7 +9,7 @@
 use super::operand::{Half, Operand, Reg, RegFile, Special};
 use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment};
 use super::tables::smem as tab;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -319,13 +319,7 @@ impl Smem {
         let r = IDX[usize::from(v.row.op)];
         let w0 = super::word(bytes, 0)?;
         let w1 = super::word(bytes, 1)?;
-        Ok(Inst::new(
-            target,
-            Encoding::Smem,
-            u16::from(r),
-            len,
-            [w0, w1, 0, 0],
-        ))
+        Ok(Inst::new(target, u16::from(r), len, [w0, w1, 0, 0]))
     }
 
     /// The fields of an SMEM instruction whose opcode is row `r` of the

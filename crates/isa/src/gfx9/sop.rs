@@ -6,7 +6,7 @@
 
 use super::operand::{Half, InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
 use super::tables::sop as tab;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -512,13 +512,7 @@ impl Sopk {
             SopkKind::SetRegImm32 => (super::word(bytes, 1)?, 8),
             _ => (0, 4),
         };
-        Ok(Inst::new(
-            target,
-            Encoding::Sopk,
-            r as u16,
-            len,
-            [w0, w1, 0, 0],
-        ))
+        Ok(Inst::new(target, r as u16, len, [w0, w1, 0, 0]))
     }
 
     /// The fields of a SOPK instruction of `len` bytes whose opcode is row
@@ -655,13 +649,7 @@ impl Sopp {
         if row.kind == SoppKind::NoImm && simm16 != 0 {
             return Err(invalid);
         }
-        Ok(Inst::new(
-            target,
-            Encoding::Sopp,
-            r as u16,
-            4,
-            [w0, 0, 0, 0],
-        ))
+        Ok(Inst::new(target, r as u16, 4, [w0, 0, 0, 0]))
     }
 
     /// The fields of a SOPP instruction whose opcode is row `r` of the SOPP
@@ -836,12 +824,7 @@ impl Salu {
         if !field_ok(d, row.dst) || !field_ok(s0, row.src0) || !field_ok(s1, row.src1) {
             return Err(invalid);
         }
-        let enc = match form {
-            AluForm::Sop1 => Encoding::Sop1,
-            AluForm::Sop2 => Encoding::Sop2,
-            AluForm::Sopc => Encoding::Sopc,
-        };
-        Ok(Inst::new(target, enc, r as u16, len, [w0, w1, 0, 0]))
+        Ok(Inst::new(target, r as u16, len, [w0, w1, 0, 0]))
     }
 
     /// The fields of a SOP1, SOP2 or SOPC instruction of `len` bytes whose

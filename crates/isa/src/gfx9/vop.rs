@@ -12,7 +12,7 @@ use super::operand::{
     fmt_literal, fmt_plain32, fmt_special, src_ok,
 };
 use super::tables::vop as tab;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -386,16 +386,16 @@ static E32: [[u16; 576]; 3] = {
 #[inline(always)]
 pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
-    let (enc, base, shift) = match w0 >> 25 {
-        0x3f => (Encoding::Vop1, E32_VOP1, 9),
-        0x3e => (Encoding::Vopc, E32_VOPC, 17),
-        _ => (Encoding::Vop2, E32_VOP2, 25),
+    let (base, shift) = match w0 >> 25 {
+        0x3f => (E32_VOP1, 9),
+        0x3e => (E32_VOPC, 17),
+        _ => (E32_VOP2, 25),
     };
     let e = E32[target.index()][base + ((w0 >> shift) & 0xff) as usize];
     let r = e & !E32_VGPR_OK;
     // The common 4-byte form with a VGPR src0 (field 256-511).
     if w0 & 0x100 != 0 && e != tab::NONE && e & E32_VGPR_OK != 0 {
-        return Ok(Inst::new(target, enc, r, 4, [w0, 0, 0, 0]));
+        return Ok(Inst::new(target, r, 4, [w0, 0, 0, 0]));
     }
     let Some(info) = tab::OPS.get(usize::from(r)) else {
         return Err(invalid);
@@ -407,7 +407,7 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
         let v = decode_with(info, kind, w0, bytes, target)?;
         let len = v.size();
         let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-        return Ok(Inst::new(target, enc, r, len, [w0, w1, 0, 0]));
+        return Ok(Inst::new(target, r, len, [w0, w1, 0, 0]));
     }
     // A scalar or constant src0 (or a VGPR with the opcodes above): the
     // checks of `decode_with`, without building the operands.
@@ -422,7 +422,7 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
     if !src0_ok || (sdst && vdst != 255 && !src_ok(vdst, false)) {
         return Err(invalid);
     }
-    Ok(Inst::new(target, enc, r, len, [w0, w1, 0, 0]))
+    Ok(Inst::new(target, r, len, [w0, w1, 0, 0]))
 }
 
 /// The typed operands and modifiers of a VOP1 / VOP2 / VOPC instruction.

@@ -11,7 +11,7 @@
 
 use super::operand::{Half, Operand, Special, decode_sreg, fmt_special, src_ok};
 use super::tables::vop3::VOP3;
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -699,7 +699,7 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
     if bad != 0 {
         return Err(invalid);
     }
-    Ok(Inst::new(target, Encoding::Vop3, r, len, [w0, w1, w2, 0]))
+    Ok(Inst::new(target, r, len, [w0, w1, w2, 0]))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 
 use super::tables::vop3p::VOP3P;
 use super::vop3::{Cst, Warnings, write_range, write_sreg};
-use super::{Encoding, Inst};
+use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -658,7 +658,7 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
         Tail::Literal(l) => [w0, w1, *l, 0],
         Tail::Scaled(m) => [w0, w1, m.words[0], m.words[1]],
     };
-    Ok(Inst::new(target, Encoding::Vop3p, r, i.len(), words))
+    Ok(Inst::new(target, r, i.len(), words))
 }
 
 /// gfx950: a `v_mfma_ld_scale_b32` followed by an f8f6f4 MFMA whose abid
