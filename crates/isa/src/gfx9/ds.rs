@@ -6,8 +6,8 @@
 //! vdst [31:24]. Which fields an opcode uses, and which bits must hold a fixed
 //! value for LLVM to accept the word, come from the generated table.
 
-use super::tables::ds::{DS_GFX90A, DS_GFX942, DS_GFX950, DS_OPS};
 use super::Inst;
+use super::tables::ds::{DS_GFX90A, DS_GFX942, DS_GFX950, DS_OPS};
 use crate::{DecodeError, Target};
 use std::fmt;
 

@@ -6,9 +6,9 @@
 //! glc/sc0 [16], slc/nt [17], op [24:18], scc/sc1 [25]. Dword 1: addr [7:0],
 //! data [15:8], saddr [22:16] (0x7f: none), acc [23], vdst [31:24].
 
+use super::Inst;
 use super::ds::fmt_vreg;
 use super::tables::flat::*;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

@@ -7,9 +7,9 @@
 //! op [24:18], slc [25]. Dword 1: vaddr [7:0], vdata [15:8], srsrc [20:16]
 //! (units of 4 SGPRs, 8 wide), ssamp [25:21] (4 wide), d16 [31].
 
+use super::Inst;
 use super::ds::fmt_vreg;
 use super::tables::mimg::*;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

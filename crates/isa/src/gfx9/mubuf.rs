@@ -8,9 +8,9 @@
 //! [7:0], vdata [15:8], srsrc [20:16] (in units of 4 SGPRs), acc [23],
 //! soffset [31:24].
 
+use super::Inst;
 use super::ds::fmt_vreg;
 use super::tables::mubuf::*;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

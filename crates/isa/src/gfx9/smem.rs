@@ -6,10 +6,10 @@
 //! glc[16], imm[17], op[25:18], 0b110000 in [31:26];
 //! dword 1: offset[20:0], soffset[31:25].
 
+use super::Inst;
 use super::operand::{Half, Operand, Reg, RegFile, Special};
 use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment};
 use super::tables::smem as tab;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

@@ -4,9 +4,9 @@
 //! "Microcode formats" chapter; opcode tables are generated from LLVM 22
 //! (`tables/sop.rs`).
 
+use super::Inst;
 use super::operand::{Half, InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
 use super::tables::sop as tab;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

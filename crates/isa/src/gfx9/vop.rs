@@ -7,12 +7,12 @@
 //! operand shape) live in the generated [`tables::vop`](super::tables::vop);
 //! they are shared with the VOP3 forms of the same opcodes.
 
+use super::Inst;
 use super::operand::{
     Half, Operand, RegFile, Special, ValType, decode_src, encode_src, fmt_inline_float,
     fmt_literal, fmt_plain32, fmt_special, src_ok,
 };
 use super::tables::vop as tab;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

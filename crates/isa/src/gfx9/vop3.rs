@@ -9,9 +9,9 @@
 //! The per-opcode operand kinds and the modifier bits each opcode accepts come
 //! from `tables/vop3.rs` (learned from LLVM 22).
 
+use super::Inst;
 use super::operand::{Half, Operand, Special, decode_sreg, fmt_special, src_ok};
 use super::tables::vop3::VOP3;
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 

@@ -8,9 +8,10 @@
 //! src1[17:9], src2[26:18], op_sel_hi[1:0] [28:27] (MFMA: acc bits for srcA
 //! and srcB), neg_lo[31:29] (MFMA: blgp, or `neg:` on gfx940+ f64 MFMA).
 
+use super::Inst;
+use super::operand::src_ok;
 use super::tables::vop3p::VOP3P;
 use super::vop3::{Cst, Warnings, write_range, write_sreg};
-use super::Inst;
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -86,18 +87,84 @@ static VOP3P_IDX: [[u16; 128]; 3] = {
     t
 };
 
+/// What the fast decoding path checks of an opcode, compiled from its
+/// [`PRow`].
+#[derive(Copy, Clone)]
+struct Check {
+    /// The opcode's source and destination ranges always fit their register
+    /// files (no AccVGPR operands, no operand wider than 64 bits, not an
+    /// MFMA) and it cannot start a scaled MFMA pair: its words need only
+    /// the checks below, not [`Vop3p::decode`].
+    fast: bool,
+    /// Modifier bits that must be zero (numbered as [`PRow::zero`]).
+    zero: u16,
+    /// Without a destination, the vdst field must be zero.
+    no_dst: bool,
+    /// Bit i: source i is an operand; bit 4 + i: it is wider than a dword.
+    srcs: u8,
+}
+
+/// Whether `s` ends with `suffix`, at compile time.
+const fn ends_with(s: &str, suffix: &str) -> bool {
+    let (s, x) = (s.as_bytes(), suffix.as_bytes());
+    if x.len() > s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < x.len() {
+        if s[s.len() - x.len() + i] != x[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// [`Check`] of each row of [`VOP3P`].
+static VOP3P_CHECK: [Check; VOP3P.len()] = {
+    let mut t = [Check {
+        fast: false,
+        zero: 0,
+        no_dst: false,
+        srcs: 0,
+    }; VOP3P.len()];
+    let mut i = 0;
+    while i < VOP3P.len() {
+        let r = &VOP3P[i];
+        let mut fast = !matches!(r.kind, Kind::Mfma)
+            && !r.dst_agpr
+            && r.dst <= 2
+            && !ends_with(r.name, "f8f6f4")
+            // `decode_scaled`'s first half.
+            && !(r.dst == 0 && matches!(r.kind, Kind::Packed));
+        let mut srcs = 0;
+        let mut k = 0;
+        while k < r.srcs.len() {
+            let sl = &r.srcs[k];
+            fast &= !sl.agpr && sl.n <= 2;
+            srcs |= 1 << k;
+            if sl.n >= 2 {
+                srcs |= 16 << k;
+            }
+            k += 1;
+        }
+        t[i] = Check {
+            fast,
+            zero: r.zero,
+            no_dst: r.dst == 0,
+            srcs,
+        };
+        i += 1;
+    }
+    t
+};
+
 /// The row of the 7-bit opcode `op` on `target`, by table index.
 #[inline]
 fn lookup(op: u8, target: Target) -> Option<&'static PRow> {
-    lookup_row(op, target).map(|(_, r)| r)
-}
-
-/// The row of the 7-bit opcode `op` on `target` and its index in [`VOP3P`].
-#[inline(always)]
-fn lookup_row(op: u8, target: Target) -> Option<(u16, &'static PRow)> {
     let k = target.index();
     let i = *VOP3P_IDX.get(k)?.get(usize::from(op))?;
-    Some((i, VOP3P.get(usize::from(i))?))
+    VOP3P.get(usize::from(i))
 }
 
 /// Finds the row of `op` on `target` by searching the table (the reference
@@ -636,9 +703,50 @@ impl Vop3p {
 /// a gfx950 scaled MFMA pair).
 #[inline]
 pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
+    let r = VOP3P_IDX[target.index()][((w0 >> 16) & 0x7f) as usize];
+    let Some(c) = VOP3P_CHECK.get(usize::from(r)) else {
+        return Err(invalid);
+    };
+    if !c.fast {
+        return decode_full(target, w0, w1, r, bytes);
+    }
+    // The checks of `Vop3p::decode` for such an opcode, with one table
+    // lookup per source (as VOP3 makes them).
+    let m = (((w0 >> 8) & 0xff) | (((w1 >> 27) & 0x1f) << 8)) as u16;
+    if m & c.zero != 0 || (c.no_dst & (w0 & 0xff != 0)) {
+        return Err(invalid);
+    }
+    let (mut lit, mut bad) = (0u8, 0u8);
+    for i in 0..3 {
+        let v = (w1 >> (9 * i)) & 0x1ff;
+        lit |= u8::from(v == 255) << i;
+        bad |= u8::from(!src_ok(v, c.srcs & (16 << i) != 0)) << i;
+    }
+    let (len, w2) = match lit & c.srcs {
+        0 => (8, 0),
+        // Only gfx950 reads a literal; elsewhere the 255 does not decode.
+        _ if !target.is_gfx950() => return Err(invalid),
+        _ => (12, super::word(bytes, 2)?),
+    };
+    if bad & c.srcs != 0 {
+        return Err(invalid);
+    }
+    Ok(Inst::new(target, r, len, [w0, w1, w2, 0]))
+}
+
+/// Decodes a VOP3P instruction whose opcode is row `r` (MFMA, AccVGPR and
+/// wide operands, scaled MFMA pairs) field by field.
+#[inline(never)]
+fn decode_full(
+    target: Target,
+    w0: u32,
+    w1: u32,
+    r: u16,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
     let w2 = super::word(bytes, 2).ok();
-    let r = lookup_row(((w0 >> 16) & 0x7f) as u8, target).map_or(0, |(i, _)| i);
     let i = match decode_scaled(target, bytes, w0, w1) {
         Some(i) => i,
         None => Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
@@ -706,6 +814,59 @@ fn decode_scaled(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Option<Vop3p
 
 #[cfg(test)]
 mod tests {
+    /// The fast path accepts exactly the words that the field-by-field
+    /// decoder accepts, with the same length and error.
+    #[test]
+    fn fast_decode_matches_full_decode() {
+        use crate::Target;
+        let mut x: u64 = 0x6a09_e667_f3bc_c908;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..200_000u32 {
+                let r = next();
+                let op = n % 128;
+                let mut w1 = r as u32;
+                if n & 1 == 0 {
+                    w1 = (w1 & !0x1ff) | (((r >> 40) as u32) & 0xff);
+                }
+                if n & 2 == 0 {
+                    w1 = (w1 & !(0x1ff << 9)) | (0xff << 9);
+                }
+                if n & 12 == 0 {
+                    w1 &= 0x07ff_ffff;
+                }
+                let mut w0 = 0xd380_0000 | op << 16 | ((r >> 32) as u32 & 0xffff);
+                if n & 16 == 0 {
+                    w0 &= !0xff00;
+                }
+                let w2 = (r >> 17) as u32;
+                let idx = super::VOP3P_IDX[t.index()][op as usize];
+                for have in [8usize, 12] {
+                    let bytes: Vec<u8> = [w0, w1, w2]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = super::decode(t, w0, &bytes);
+                    let full = if usize::from(idx) < super::VOP3P.len() {
+                        super::decode_full(t, w0, w1, idx, &bytes)
+                    } else {
+                        Err(crate::DecodeError::Invalid {
+                            target: t,
+                            word: w0,
+                        })
+                    };
+                    assert_eq!(fast, full, "{t} {w0:08x} {w1:08x} ({have} bytes)");
+                }
+            }
+        }
+    }
+
     /// The compile-time index finds the same row as searching the table.
     #[test]
     fn indexed_lookup_matches_search() {
