@@ -30,7 +30,7 @@ pub enum DecodeError {
 ///
 /// On error, a disassembler prints `<invalid>` and resumes 4 bytes later, as
 /// LLVM does.
-#[inline]
+#[inline(always)]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     match target.family() {
         Family::Gfx9 => gfx9::decode(target, bytes),

@@ -342,7 +342,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 }
 
 /// Decodes one instruction.
-#[inline]
+#[inline(always)]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = word(bytes, 0)?;
     // VOP1, VOP2 and VOPC (top bit clear) are the most frequent encodings.
