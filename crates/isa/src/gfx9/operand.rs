@@ -277,6 +277,37 @@ pub(crate) fn src_ok(v: u32, wide: bool) -> bool {
     SRC_OK[usize::from(wide)][(v as usize >> 6) & 7] >> (v & 63) & 1 != 0
 }
 
+/// [`SRC_CLASS`] bit: the field value decodes as a one-dword operand.
+pub(crate) const SRC_NARROW: u8 = 1;
+/// [`SRC_CLASS`] bit: the field value decodes as a wider operand.
+pub(crate) const SRC_WIDE: u8 = 2;
+/// [`SRC_CLASS`] bit: the field value is the literal (255).
+pub(crate) const SRC_LITERAL: u8 = 4;
+
+/// For each 9-bit source field value, which of [`SRC_NARROW`],
+/// [`SRC_WIDE`] and [`SRC_LITERAL`] hold, so that a decoder checks several
+/// operands with one lookup each and a few bit operations (no branch on
+/// the operand kinds).
+pub(crate) static SRC_CLASS: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut v = 0;
+    while v < 512 {
+        let mut c = 0;
+        if src_field_ok(v as u16, false) {
+            c |= SRC_NARROW;
+        }
+        if src_field_ok(v as u16, true) {
+            c |= SRC_WIDE;
+        }
+        if v == 255 {
+            c |= SRC_LITERAL;
+        }
+        t[v] = c;
+        v += 1;
+    }
+    t
+};
+
 /// The source-field value that encodes `op` (inverse of [`decode_src`]).
 pub fn encode_src(op: &Operand) -> u16 {
     match *op {

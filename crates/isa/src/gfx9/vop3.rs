@@ -10,7 +10,9 @@
 //! from `tables/vop3.rs` (learned from LLVM 22).
 
 use super::Inst;
-use super::operand::{Half, Operand, Special, decode_sreg, fmt_special, src_ok};
+use super::operand::{
+    Half, Operand, SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE, Special, decode_sreg, fmt_special,
+};
 use super::tables::vop3::VOP3;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -119,49 +121,56 @@ static VOP3_IDX: [[u16; 1024]; 3] = {
 
 /// What decoding checks of an opcode's operand fields, compiled from its
 /// [`Row`] so that decoding reads neither the row nor its source slots.
+///
+/// The operand fields are src0, src1, src2 (word 1), the vdst field when it
+/// is a scalar destination decoded like a source (VOPC `_e64`) and the
+/// VOP3b sdst field; operand `k`'s [`SRC_CLASS`] lands at bits `4k..4k+3`
+/// of a mask that `need` and `lit` test.
 #[derive(Copy, Clone)]
 struct Check {
     /// Modifier bits that must be zero, numbered as in [`Row::zero`]
     /// (without the sdst bits of VOP3b).
     zero: u16,
-    /// Bit i: source i is an operand; bit 4 + i: it is wider than a dword.
-    srcs: u8,
-    /// The vdst field is a scalar destination decoded like a source: 0 no,
-    /// 1 of one dword, 2 wider.
-    sdst8: u8,
-    /// VOP3b: bits 14:8 are a 64-bit scalar destination.
-    sdst: bool,
+    /// For each operand, the [`SRC_NARROW`] or [`SRC_WIDE`] bit its value
+    /// must have.
+    need: u32,
+    /// For each operand that may be a literal, its [`SRC_LITERAL`] bit.
+    lit: u32,
+}
+
+/// The [`SRC_CLASS`] bit an operand of `n` dwords needs.
+const fn width_bit(n: u8) -> u8 {
+    if n >= 2 { SRC_WIDE } else { SRC_NARROW }
 }
 
 /// [`Check`] of each row of [`VOP3`].
 static VOP3_CHECK: [Check; VOP3.len()] = {
     let mut t = [Check {
         zero: 0,
-        srcs: 0,
-        sdst8: 0,
-        sdst: false,
+        need: 0,
+        lit: 0,
     }; VOP3.len()];
     let mut i = 0;
     while i < VOP3.len() {
         let r = &VOP3[i];
-        let mut srcs = 0;
+        let (mut need, mut lit) = (0u32, 0u32);
         let mut k = 0;
         while k < r.srcs.len() {
-            srcs |= 1 << k;
-            if r.srcs[k].0 >= 2 {
-                srcs |= 16 << k;
-            }
+            need |= (width_bit(r.srcs[k].0) as u32) << (4 * k);
+            lit |= (SRC_LITERAL as u32) << (4 * k);
             k += 1;
+        }
+        if let Dst::S(n) = r.dst {
+            need |= (width_bit(n) as u32) << 12;
+            lit |= (SRC_LITERAL as u32) << 12;
+        }
+        if r.sdst {
+            need |= (SRC_WIDE as u32) << 16;
         }
         t[i] = Check {
             zero: if r.sdst { r.zero & !0x7f } else { r.zero },
-            srcs,
-            sdst8: match r.dst {
-                Dst::S(1) => 1,
-                Dst::S(_) => 2,
-                _ => 0,
-            },
-            sdst: r.sdst,
+            need,
+            lit,
         };
         i += 1;
     }
@@ -672,31 +681,23 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
     if mod_bits(w0, w1) & c.zero != 0 {
         return Err(invalid);
     }
-    // Bit i of `lit` / `bad`: source i (3: the scalar vdst, 4: the VOP3b
-    // sdst) is a literal / does not decode.
-    let (mut lit, mut bad) = (0u8, 0u8);
-    for i in 0..3 {
-        let v = (w1 >> (9 * i)) & 0x1ff;
-        lit |= u8::from(v == 255) << i;
-        bad |= u8::from(!src_ok(v, c.srcs & (16 << i) != 0)) << i;
-    }
-    lit &= c.srcs;
-    bad &= c.srcs;
-    if c.sdst8 != 0 {
-        let v = w0 & 0xff;
-        lit |= u8::from(v == 255) << 3;
-        bad |= u8::from(v != 255 && !src_ok(v, c.sdst8 == 2)) << 3;
-    }
-    if c.sdst && !src_ok((w0 >> 8) & 0x7f, true) {
-        bad |= 16;
-    }
-    let (len, w2) = match lit {
-        0 => (8, 0),
+    // One lookup per operand field, then two tests for all of them: which
+    // opcode, and so which operand rules, comes next is not predictable.
+    let class = |v: u32| u32::from(SRC_CLASS[v as usize & 0x1ff]);
+    let m = class(w1)
+        | class(w1 >> 9) << 4
+        | class(w1 >> 18) << 8
+        | class(w0 & 0xff) << 12
+        | class((w0 >> 8) & 0x7f) << 16;
+    let (len, w2) = if m & c.lit == 0 {
+        (8, 0)
+    } else if target.is_gfx950() {
+        (12, super::word(bytes, 2)?)
+    } else {
         // Only gfx950 reads a literal; elsewhere the 255 does not decode.
-        _ if !target.is_gfx950() => return Err(invalid),
-        _ => (12, super::word(bytes, 2)?),
+        return Err(invalid);
     };
-    if bad != 0 {
+    if !m & c.need != 0 {
         return Err(invalid);
     }
     Ok(Inst::new(target, r, len, [w0, w1, w2, 0]))

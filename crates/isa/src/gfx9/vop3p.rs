@@ -9,7 +9,7 @@
 //! and srcB), neg_lo[31:29] (MFMA: blgp, or `neg:` on gfx940+ f64 MFMA).
 
 use super::Inst;
-use super::operand::src_ok;
+use super::operand::{SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE};
 use super::tables::vop3p::VOP3P;
 use super::vop3::{Cst, Warnings, write_range, write_sreg};
 use crate::{DecodeError, Target};
@@ -100,8 +100,11 @@ struct Check {
     zero: u16,
     /// Without a destination, the vdst field must be zero.
     no_dst: bool,
-    /// Bit i: source i is an operand; bit 4 + i: it is wider than a dword.
-    srcs: u8,
+    /// Source `k`'s [`SRC_CLASS`] lands at bits `4k..4k+3` of a mask: for
+    /// each source, the [`SRC_NARROW`] or [`SRC_WIDE`] bit it must have.
+    need: u16,
+    /// For each source, its [`SRC_LITERAL`] bit.
+    lit: u16,
 }
 
 /// Whether `s` ends with `suffix`, at compile time.
@@ -126,7 +129,8 @@ static VOP3P_CHECK: [Check; VOP3P.len()] = {
         fast: false,
         zero: 0,
         no_dst: false,
-        srcs: 0,
+        need: 0,
+        lit: 0,
     }; VOP3P.len()];
     let mut i = 0;
     while i < VOP3P.len() {
@@ -137,22 +141,22 @@ static VOP3P_CHECK: [Check; VOP3P.len()] = {
             && !ends_with(r.name, "f8f6f4")
             // `decode_scaled`'s first half.
             && !(r.dst == 0 && matches!(r.kind, Kind::Packed));
-        let mut srcs = 0;
+        let (mut need, mut lit) = (0u16, 0u16);
         let mut k = 0;
         while k < r.srcs.len() {
             let sl = &r.srcs[k];
             fast &= !sl.agpr && sl.n <= 2;
-            srcs |= 1 << k;
-            if sl.n >= 2 {
-                srcs |= 16 << k;
-            }
+            let bit = if sl.n >= 2 { SRC_WIDE } else { SRC_NARROW };
+            need |= (bit as u16) << (4 * k);
+            lit |= (SRC_LITERAL as u16) << (4 * k);
             k += 1;
         }
         t[i] = Check {
             fast,
             zero: r.zero,
             no_dst: r.dst == 0,
-            srcs,
+            need,
+            lit,
         };
         i += 1;
     }
@@ -718,19 +722,18 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
     if m & c.zero != 0 || (c.no_dst & (w0 & 0xff != 0)) {
         return Err(invalid);
     }
-    let (mut lit, mut bad) = (0u8, 0u8);
-    for i in 0..3 {
-        let v = (w1 >> (9 * i)) & 0x1ff;
-        lit |= u8::from(v == 255) << i;
-        bad |= u8::from(!src_ok(v, c.srcs & (16 << i) != 0)) << i;
-    }
-    let (len, w2) = match lit & c.srcs {
-        0 => (8, 0),
+    // One lookup per source, then two tests for all of them (as VOP3).
+    let class = |v: u32| u16::from(SRC_CLASS[v as usize & 0x1ff]);
+    let m = class(w1) | class(w1 >> 9) << 4 | class(w1 >> 18) << 8;
+    let (len, w2) = if m & c.lit == 0 {
+        (8, 0)
+    } else if target.is_gfx950() {
+        (12, super::word(bytes, 2)?)
+    } else {
         // Only gfx950 reads a literal; elsewhere the 255 does not decode.
-        _ if !target.is_gfx950() => return Err(invalid),
-        _ => (12, super::word(bytes, 2)?),
+        return Err(invalid);
     };
-    if bad & c.srcs != 0 {
+    if !m & c.need != 0 {
         return Err(invalid);
     }
     Ok(Inst::new(target, r, len, [w0, w1, w2, 0]))
