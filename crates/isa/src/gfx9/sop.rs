@@ -5,7 +5,10 @@
 //! (`tables/sop.rs`).
 
 use super::Inst;
-use super::operand::{Half, InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
+use super::operand::{
+    Half, InlineFloat, Operand, Reg, RegFile, SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE,
+    Special, fmt_special,
+};
 use super::tables::sop as tab;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -199,13 +202,57 @@ pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand
     }
 }
 
-/// Whether a scalar ALU field value decodes for an operand of `width`
-/// dwords (0: not an operand; 9: a `gpr_idx` immediate), as
-/// [`decode_field`] decides it.
-#[inline(always)]
-fn field_ok(v: u32, width: u8) -> bool {
-    matches!(width, 0 | 9) || super::operand::src_ok(v & 0xff, width >= 2)
+/// What decoding checks of a SOP1, SOP2 or SOPC opcode, compiled from its
+/// [`AluRow`]. The [`SRC_CLASS`] of src0, src1 and sdst land at bits 3:0,
+/// 7:4 and 11:8 of a mask that `need` and `lit` test.
+#[derive(Copy, Clone)]
+struct AluCheck {
+    targets: u8,
+    /// For each operand field, the [`SRC_NARROW`] or [`SRC_WIDE`] bit its
+    /// value must have (none for a field that is not an operand or is a
+    /// `gpr_idx` immediate).
+    need: u16,
+    /// For each source that may be a literal, its [`SRC_LITERAL`] bit.
+    lit: u16,
 }
+
+/// [`AluCheck`] of every row of `rows`.
+const fn alu_checks<const N: usize>(rows: &[AluRow]) -> [AluCheck; N] {
+    let mut t = [AluCheck {
+        targets: 0,
+        need: 0,
+        lit: 0,
+    }; N];
+    let mut i = 0;
+    while i < N {
+        let r = &rows[i];
+        let fields = [(r.src0, 0, true), (r.src1, 4, true), (r.dst, 8, false)];
+        let (mut need, mut lit) = (0u16, 0u16);
+        let mut k = 0;
+        while k < 3 {
+            let (width, at, source) = fields[k];
+            if !matches!(width, 0 | 9) {
+                let bit = if width >= 2 { SRC_WIDE } else { SRC_NARROW };
+                need |= (bit as u16) << at;
+                if source {
+                    lit |= (SRC_LITERAL as u16) << at;
+                }
+            }
+            k += 1;
+        }
+        t[i] = AluCheck {
+            targets: r.targets,
+            need,
+            lit,
+        };
+        i += 1;
+    }
+    t
+}
+
+static SOP2_CHECK: [AluCheck; tab::SOP2.len()] = alu_checks(tab::SOP2);
+static SOP1_CHECK: [AluCheck; tab::SOP1.len()] = alu_checks(tab::SOP1);
+static SOPC_CHECK: [AluCheck; tab::SOPC.len()] = alu_checks(tab::SOPC);
 
 /// The field value of a scalar operand (inverse of [`decode_ssrc`]).
 pub fn encode_ssrc(op: &Operand) -> u8 {
@@ -808,20 +855,26 @@ impl Salu {
         };
         let invalid = DecodeError::Invalid { target, word: w0 };
         let r = usize::from(idx[op as usize & 0xff]);
-        let Some(row) = alu_rows(form).get(r) else {
+        let checks: &[AluCheck] = match form {
+            AluForm::Sop2 => &SOP2_CHECK,
+            AluForm::Sop1 => &SOP1_CHECK,
+            AluForm::Sopc => &SOPC_CHECK,
+        };
+        let Some(c) = checks.get(r) else {
             return Err(invalid);
         };
-        if row.targets & target.bit() == 0 {
+        if c.targets & target.bit() == 0 {
             return Err(invalid);
         }
-        let lit =
-            (s0 == 255 && !matches!(row.src0, 0 | 9)) || (s1 == 255 && !matches!(row.src1, 0 | 9));
-        let (w1, len) = if lit {
+        // One class lookup per field and two tests for all of them.
+        let class = |v: u32| u16::from(SRC_CLASS[v as usize & 0xff]);
+        let m = class(s0) | class(s1) << 4 | class(d) << 8;
+        let (w1, len) = if m & c.lit != 0 {
             (super::word(bytes, 1)?, 8)
         } else {
             (0, 4)
         };
-        if !field_ok(d, row.dst) || !field_ok(s0, row.src0) || !field_ok(s1, row.src1) {
+        if !m & c.need != 0 {
             return Err(invalid);
         }
         Ok(Inst::new(target, r as u16, len, [w0, w1, 0, 0]))
@@ -1083,16 +1136,46 @@ pub(crate) mod tests {
         }
     }
 
-    /// The validity table agrees with the decoder of the fields.
+    /// The table-driven SOP1/SOP2/SOPC decoder accepts exactly the words
+    /// that the operand decoder accepts, with the same length and error.
     #[test]
-    fn field_ok_matches_decode_field() {
-        for width in [0, 1, 2, 4, 8, 16, 9] {
-            for v in 0..=255u8 {
-                assert_eq!(
-                    field_ok(u32::from(v), width),
-                    decode_field(v, width, Some(0)).is_some(),
-                    "{v} at width {width}"
-                );
+    fn fast_decode_matches_operand_decode() {
+        let mut x: u64 = 0xbb67_ae85_84ca_a73b;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..300_000u32 {
+                let r = next();
+                // SOP2 opcodes fill bits 29:23 below the SOPK range.
+                let (form, top) = match n % 3 {
+                    0 => (AluForm::Sop1, 0xbe80_0000),
+                    1 => (AluForm::Sopc, 0xbf00_0000),
+                    _ => (AluForm::Sop2, 0x8000_0000 | (r as u32 % 0x60) << 23),
+                };
+                let mut w0 = top | ((r >> 32) as u32 & 0x007f_ffff);
+                // Bias the source fields towards literals and specials.
+                if n & 8 == 0 {
+                    w0 |= 0xff;
+                }
+                if n & 16 == 0 {
+                    w0 = (w0 & !0xff00) | (((r >> 8) as u32 & 0x7f) | 0x60) << 8;
+                }
+                let w1 = r as u32;
+                for have in [4usize, 8] {
+                    let bytes: Vec<u8> = [w0, w1]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = Salu::decode(t, form, w0, &bytes).map(|i| i.len());
+                    let want =
+                        SaluFields::decode_fields(t, form, &bytes).map(|(_, l)| usize::from(l));
+                    assert_eq!(fast, want, "{t} {form:?} {w0:08x} ({have} bytes)");
+                }
             }
         }
     }
