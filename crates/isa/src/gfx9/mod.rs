@@ -52,7 +52,7 @@ impl fmt::Debug for Inst {
             .field("target", &self.target())
             .field("encoding", &self.encoding())
             .field("row", &self.row())
-            .field("words", &&self.bytes()[..self.len()])
+            .field("bytes", &&self.bytes()[..self.len()])
             .finish()
     }
 }
