@@ -357,7 +357,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
 }
 
 /// Decodes an instruction of an encoding other than VOP1 / VOP2 / VOPC.
-#[inline]
+#[inline(always)]
 fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
     use sop::AluForm::{Sop1, Sop2, Sopc};
     let invalid = DecodeError::Invalid { target, word: w0 };
