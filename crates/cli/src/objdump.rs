@@ -308,7 +308,7 @@ fn write_inst(
                     if let Some((head, _)) = text.rsplit_once(' ') {
                         text = format!("{head} {}", s.name);
                     }
-                } else if matches!(inst.body, Body::Sopp(_))
+                } else if matches!(inst.body(), Body::Sopp(_))
                     && let Some(s) = ctx.index.annotation_symbol(ctx.co, ctx.section, t)
                 {
                     let disp = t.wrapping_sub(s.addr);

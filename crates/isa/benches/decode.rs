@@ -6,6 +6,12 @@
 //! `make bench` (`cargo bench -p rocjitsu-isa --bench decode`) first prints a
 //! plain instructions-per-second figure per target, then runs the criterion
 //! benchmark, whose throughput is in instructions (`elem/s`).
+//!
+//! Decoding makes every check that decides whether the word is valid and
+//! yields the typed [`rocjitsu_isa::Inst`] (encoding, opcode row, size,
+//! dwords); its operand fields are read from the dwords on demand by
+//! `Inst::body`. A second plain figure per target includes that: every
+//! instruction decoded and its fields read.
 
 use criterion::{Criterion, Throughput};
 use rocjitsu_isa::{Target, decode};
@@ -76,14 +82,18 @@ fn corpus(target: Target) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Decodes `code` linearly; returns (instructions, of which decoded).
-fn decode_linear(target: Target, code: &[u8]) -> (u64, u64) {
+/// Decodes `code` linearly (and, with `FIELDS`, reads every instruction's
+/// operand fields); returns (instructions, of which decoded).
+fn decode_linear<const FIELDS: bool>(target: Target, code: &[u8]) -> (u64, u64) {
     let (mut n, mut ok) = (0, 0);
     let mut rest = code;
     while !rest.is_empty() {
         let step = match decode(target, rest) {
             Ok(inst) => {
                 ok += 1;
+                if FIELDS {
+                    black_box(inst.body());
+                }
                 black_box(&inst).len()
             }
             Err(_) => 4,
@@ -96,7 +106,14 @@ fn decode_linear(target: Target, code: &[u8]) -> (u64, u64) {
 
 fn decode_corpus(target: Target, code: &[Vec<u8>]) -> (u64, u64) {
     code.iter().fold((0, 0), |(n, ok), c| {
-        let (a, b) = decode_linear(target, black_box(c));
+        let (a, b) = decode_linear::<false>(target, black_box(c));
+        (n + a, ok + b)
+    })
+}
+
+fn decode_corpus_fields(target: Target, code: &[Vec<u8>]) -> (u64, u64) {
+    code.iter().fold((0, 0), |(n, ok), c| {
+        let (a, b) = decode_linear::<true>(target, black_box(c));
         (n + a, ok + b)
     })
 }
@@ -113,15 +130,20 @@ fn thread_cpu_time() -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
-/// Times whole passes over the corpus for about `budget`: instructions per
-/// second of wall time and, on a shared machine more telling, per second of
-/// this thread's CPU time.
-fn plain_rate(target: Target, code: &[Vec<u8>], budget: Duration) -> (f64, Option<f64>) {
+/// Times whole passes of `pass` over the corpus for about `budget`:
+/// instructions per second of wall time and, on a shared machine more
+/// telling, per second of this thread's CPU time.
+fn plain_rate(
+    target: Target,
+    code: &[Vec<u8>],
+    budget: Duration,
+    pass: fn(Target, &[Vec<u8>]) -> (u64, u64),
+) -> (f64, Option<f64>) {
     let cpu0 = thread_cpu_time();
     let start = Instant::now();
     let mut insts = 0;
     while start.elapsed() < budget {
-        insts += decode_corpus(target, code).0;
+        insts += pass(target, code).0;
     }
     let wall = start.elapsed().as_secs_f64();
     let cpu = thread_cpu_time()
@@ -148,7 +170,9 @@ fn main() {
         }
         let (insts, ok) = decode_corpus(target, &code);
         let budget = Duration::from_millis(if quick { 10 } else { 2000 });
-        let (wall, cpu) = plain_rate(target, &code, budget);
+        let per_cpu =
+            |cpu: Option<f64>| cpu.map_or_else(|| "n/a".to_string(), |r| format!("{:.1}", r / 1e6));
+        let (wall, cpu) = plain_rate(target, &code, budget, decode_corpus);
         let best = cpu.unwrap_or(wall).max(wall);
         println!(
             "{}: {} code objects, {bytes} bytes, {insts} instructions ({ok} decoded): \
@@ -156,8 +180,16 @@ fn main() {
             target.name(),
             code.len(),
             wall / 1e6,
-            cpu.map_or_else(|| "n/a".to_string(), |r| format!("{:.1}", r / 1e6)),
+            per_cpu(cpu),
             if best >= GOAL { "" } else { " (goal: 100 M/s)" }
+        );
+        let (wall, cpu) = plain_rate(target, &code, budget / 2, decode_corpus_fields);
+        println!(
+            "{}: with the operand fields read (Inst::body): {:.1} M instructions/s (wall), \
+             {} M instructions/s (thread CPU time)",
+            target.name(),
+            wall / 1e6,
+            per_cpu(cpu),
         );
         group.throughput(Throughput::Elements(insts));
         group.bench_function(target.name(), |b| b.iter(|| decode_corpus(target, &code)));

@@ -1,8 +1,9 @@
 //! AMDGPU instruction set: decoding, encoding and LLVM-syntax disassembly.
 //!
-//! An instruction is a typed value ([`Inst`]): its encoding family, opcode,
-//! operands and modifiers, held in a per-family field struct. The printer
-//! writes LLVM 22's syntax; the encoder writes the bytes back from the fields.
+//! An instruction is a typed value ([`Inst`]): its encoding, opcode and
+//! dwords, validated when decoding; [`Inst::body`] gives its operands and
+//! modifiers in a per-family field struct. The printer writes LLVM 22's
+//! syntax; the encoder writes the bytes back from the fields.
 //! LLVM 22's disassembler is the oracle the decoder is tested against.
 //!
 //! Only the GFX9 CDNA targets (gfx90a, gfx942, gfx950) are implemented; the
@@ -29,7 +30,7 @@ pub enum DecodeError {
 ///
 /// On error, a disassembler prints `<invalid>` and resumes 4 bytes later, as
 /// LLVM does.
-#[inline]
+#[inline(always)]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     match target.family() {
         Family::Gfx9 => gfx9::decode(target, bytes),

@@ -156,7 +156,8 @@ impl Op {
     pub fn new(inst: Inst, exec: ExecFn) -> Op {
         Op {
             exec,
-            len: inst.len,
+            // At most 16 bytes.
+            len: inst.len() as u8,
             vdst: NO_VDST,
             sdst: sreg::NULL,
             src: [Src::None; 3],
@@ -183,7 +184,7 @@ pub fn unsupported(_: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// wave reaches it.
 pub fn lower(inst: Inst) -> Op {
     use rocjitsu_isa::gfx9::Body;
-    match &inst.body {
+    match &inst.body() {
         Body::Salu(_) | Body::Sopk(_) | Body::Sopp(_) => super::scalar::lower(inst),
         Body::Smem(_) => super::smem::lower(inst),
         Body::Vop(_) | Body::Vop3(_) => super::valu::lower(inst),

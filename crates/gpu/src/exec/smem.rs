@@ -62,8 +62,8 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 
 /// Lowers an SMEM instruction.
 pub fn lower(inst: Inst) -> Op {
-    let mut op = Op::new(inst.clone(), lookup(inst.mnemonic()).unwrap_or(unsupported));
-    if let Body::Smem(s) = &inst.body
+    let mut op = Op::new(inst, lookup(inst.mnemonic()).unwrap_or(unsupported));
+    if let Body::Smem(s) = &inst.body()
         && let Some(f) = s.fields()
     {
         if let Field::Op(d) = &f.sdata {

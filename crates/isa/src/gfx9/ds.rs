@@ -6,8 +6,8 @@
 //! vdst [31:24]. Which fields an opcode uses, and which bits must hold a fixed
 //! value for LLVM to accept the word, come from the generated table.
 
+use super::Inst;
 use super::tables::ds::{DS_GFX90A, DS_GFX942, DS_GFX950, DS_OPS};
-use super::{Body, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -84,7 +84,7 @@ fn table(target: Target) -> &'static [u8; 256] {
 }
 
 /// Decodes a DS instruction (8 bytes).
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
+pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
@@ -95,30 +95,36 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     if all & op.fix != op.val {
         return Err(invalid);
     }
-    let ds = Ds {
-        opcode,
-        op,
-        offset: (w0 & 0xffff) as u16,
-        gds: w0 & (1 << 16) != 0,
-        acc: w0 & (1 << 25) != 0,
-        addr: (w1 & 0xff) as u8,
-        data0: ((w1 >> 8) & 0xff) as u8,
-        data1: ((w1 >> 16) & 0xff) as u8,
-        vdst: (w1 >> 24) as u8,
-    };
+    let ds = Ds::with_op(op, w0, w1);
     for o in op.ops {
         if ds.acc && o.acc_agpr && u16::from(ds.field(o.field)) + u16::from(o.width) > 256 {
             return Err(invalid);
         }
     }
-    Ok(Inst {
-        target,
-        len: 8,
-        body: Body::Ds(ds),
-    })
+    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Ds {
+    /// The fields of a DS instruction whose opcode is row `r` of [`DS_OPS`].
+    pub(crate) fn from_raw(r: usize, w0: u32, w1: u32) -> Ds {
+        Ds::with_op(&DS_OPS[r], w0, w1)
+    }
+
+    #[inline(always)]
+    fn with_op(op: &'static DsOp, w0: u32, w1: u32) -> Ds {
+        Ds {
+            opcode: ((w0 >> 17) & 0xff) as u8,
+            op,
+            offset: (w0 & 0xffff) as u16,
+            gds: w0 & (1 << 16) != 0,
+            acc: w0 & (1 << 25) != 0,
+            addr: (w1 & 0xff) as u8,
+            data0: ((w1 >> 8) & 0xff) as u8,
+            data1: ((w1 >> 16) & 0xff) as u8,
+            vdst: (w1 >> 24) as u8,
+        }
+    }
+
     fn field(&self, f: DsField) -> u8 {
         match f {
             DsField::Addr => self.addr,

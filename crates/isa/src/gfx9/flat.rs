@@ -6,9 +6,9 @@
 //! glc/sc0 [16], slc/nt [17], op [24:18], scc/sc1 [25]. Dword 1: addr [7:0],
 //! data [15:8], saddr [22:16] (0x7f: none), acc [23], vdst [31:24].
 
+use super::Inst;
 use super::ds::fmt_vreg;
 use super::tables::flat::*;
-use super::{Body, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -79,7 +79,7 @@ fn tabs(target: Target) -> Tabs {
 }
 
 /// Decodes a FLAT-format instruction (8 bytes).
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
+pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
@@ -96,21 +96,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     if all & op.fix != op.val {
         return Err(invalid);
     }
-    let i = Flat {
-        seg,
-        opcode,
-        op,
-        offset: (w0 & 0x1fff) as u16,
-        lds: w0 & (1 << 13) != 0,
-        glc: w0 & (1 << 16) != 0,
-        slc: w0 & (1 << 17) != 0,
-        scc: w0 & (1 << 25) != 0,
-        addr: (w1 & 0xff) as u8,
-        data: ((w1 >> 8) & 0xff) as u8,
-        saddr: ((w1 >> 16) & 0x7f) as u8,
-        acc: w1 & (1 << 23) != 0,
-        vdst: (w1 >> 24) as u8,
-    };
+    let i = Flat::with_op(op, w0, w1);
     if seg != 0 && i.saddr_name(target).is_empty() {
         return Err(invalid);
     }
@@ -125,14 +111,35 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
             return Err(invalid);
         }
     }
-    Ok(Inst {
-        target,
-        len: 8,
-        body: Body::Flat(i),
-    })
+    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Flat {
+    /// The fields of a FLAT instruction whose opcode is row `r` of
+    /// [`FLAT_OPS`].
+    pub(crate) fn from_raw(r: usize, w0: u32, w1: u32) -> Flat {
+        Flat::with_op(&FLAT_OPS[r], w0, w1)
+    }
+
+    #[inline(always)]
+    fn with_op(op: &'static FlatOp, w0: u32, w1: u32) -> Flat {
+        Flat {
+            seg: ((w0 >> 14) & 3) as u8,
+            opcode: ((w0 >> 18) & 0x7f) as u8,
+            op,
+            offset: (w0 & 0x1fff) as u16,
+            lds: w0 & (1 << 13) != 0,
+            glc: w0 & (1 << 16) != 0,
+            slc: w0 & (1 << 17) != 0,
+            scc: w0 & (1 << 25) != 0,
+            addr: (w1 & 0xff) as u8,
+            data: ((w1 >> 8) & 0xff) as u8,
+            saddr: ((w1 >> 16) & 0x7f) as u8,
+            acc: w1 & (1 << 23) != 0,
+            vdst: (w1 >> 24) as u8,
+        }
+    }
+
     /// Bit 13 acts as `lds` (the load writes LDS instead of vdst).
     fn lds_mode(&self, target: Target) -> bool {
         self.lds && !(self.seg == 1 && target.is_gfx940_plus())

@@ -7,9 +7,9 @@
 //! op [24:18], slc [25]. Dword 1: vaddr [7:0], vdata [15:8], srsrc [20:16]
 //! (units of 4 SGPRs, 8 wide), ssamp [25:21] (4 wide), d16 [31].
 
+use super::Inst;
 use super::ds::fmt_vreg;
 use super::tables::mimg::*;
-use super::{Body, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -55,7 +55,7 @@ pub struct Mimg {
 const UNUSED: u64 = 0x7e | (0x1f << 58);
 
 /// Decodes a MIMG instruction (8 bytes).
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
+pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
@@ -71,25 +71,7 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     if all & op.fix != op.val {
         return Err(invalid);
     }
-    let m = Mimg {
-        opcode,
-        op,
-        dmask: ((w0 >> 8) & 0xf) as u8,
-        unorm: w0 & (1 << 12) != 0,
-        glc: w0 & (1 << 13) != 0,
-        da: w0 & (1 << 14) != 0,
-        a16: w0 & (1 << 15) != 0,
-        acc: w0 & (1 << 16) != 0,
-        lwe: w0 & (1 << 17) != 0,
-        slc: w0 & (1 << 25) != 0,
-        scc: w0 & (1 << 7) != 0,
-        d16: w1 & (1 << 31) != 0,
-        vaddr: (w1 & 0xff) as u8,
-        vdata: ((w1 >> 8) & 0xff) as u8,
-        srsrc: ((w1 >> 16) & 0x1f) as u8,
-        ssamp: ((w1 >> 21) & 0x1f) as u8,
-        unused: all & UNUSED,
-    };
+    let m = Mimg::with_op(op, w0, w1);
     fn name(t: &'static [&'static str; 32], i: u8) -> &'static str {
         t.get(usize::from(i)).copied().unwrap_or("")
     }
@@ -99,14 +81,40 @@ pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     if m.acc && u16::from(m.vdata) + u16::from(m.vdata_width()) > 256 {
         return Err(invalid);
     }
-    Ok(Inst {
-        target,
-        len: 8,
-        body: Body::Mimg(m),
-    })
+    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Mimg {
+    /// The fields of a MIMG instruction whose opcode is row `r` of
+    /// [`MIMG_OPS`].
+    pub(crate) fn from_raw(r: usize, w0: u32, w1: u32) -> Mimg {
+        Mimg::with_op(&MIMG_OPS[r], w0, w1)
+    }
+
+    #[inline(always)]
+    fn with_op(op: &'static MimgOp, w0: u32, w1: u32) -> Mimg {
+        let all = u64::from(w0) | (u64::from(w1) << 32);
+        Mimg {
+            opcode: ((w0 >> 18) & 0x7f) as u8,
+            op,
+            dmask: ((w0 >> 8) & 0xf) as u8,
+            unorm: w0 & (1 << 12) != 0,
+            glc: w0 & (1 << 13) != 0,
+            da: w0 & (1 << 14) != 0,
+            a16: w0 & (1 << 15) != 0,
+            acc: w0 & (1 << 16) != 0,
+            lwe: w0 & (1 << 17) != 0,
+            slc: w0 & (1 << 25) != 0,
+            scc: w0 & (1 << 7) != 0,
+            d16: w1 & (1 << 31) != 0,
+            vaddr: (w1 & 0xff) as u8,
+            vdata: ((w1 >> 8) & 0xff) as u8,
+            srsrc: ((w1 >> 16) & 0x1f) as u8,
+            ssamp: ((w1 >> 21) & 0x1f) as u8,
+            unused: all & UNUSED,
+        }
+    }
+
     /// vdata width: one dword per dmask bit (halves packed with d16). LLVM
     /// keeps the base width when the opcode has no form of that width or the
     /// tuple would be misaligned or run past the register file.

@@ -20,18 +20,44 @@ pub mod vop3p;
 
 use crate::{DecodeError, Target};
 use std::fmt;
+use std::num::NonZeroU64;
 
-/// A decoded GFX9 instruction.
-#[derive(Clone, Debug, PartialEq)]
+/// A decoded GFX9 instruction: its encoding, the row of its opcode in that
+/// encoding's table (chosen and validated for the target when decoding) and
+/// its dwords. The operand fields are read from the dwords when asked for:
+/// [`Inst::body`] gives them typed, per encoding family.
+///
+/// Keeping the dwords rather than the expanded fields makes the value small
+/// (24 bytes) and decoding cheap; every check that decides whether LLVM
+/// accepts the word is made when decoding.
+#[derive(Copy, Clone, PartialEq, Eq)]
 pub struct Inst {
-    pub target: Target,
-    /// Size in bytes, including any literal or second dword.
-    pub len: u8,
-    /// The encoding-specific fields: opcode, operands and modifiers.
-    pub body: Body,
+    /// The first dword (bits 31:0, whose top bits name the encoding), the
+    /// size in bytes (39:32, never zero) and the target's index (47:40):
+    /// what a decoder knows without a table lookup, so that this word, and
+    /// the size a linear disassembly reads back next, is ready as soon as
+    /// the dword is loaded.
+    head: NonZeroU64,
+    /// The second dword (bits 31:0) and the opcode's row in the encoding's
+    /// table (47:32).
+    second: u64,
+    /// The third and fourth dwords (a literal, or a scaled MFMA's second
+    /// instruction).
+    tail: u64,
 }
 
-/// The encoding-specific fields of an instruction.
+impl fmt::Debug for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inst")
+            .field("target", &self.target())
+            .field("encoding", &self.encoding())
+            .field("row", &self.row())
+            .field("bytes", &&self.bytes()[..self.len()])
+            .finish()
+    }
+}
+
+/// The encoding-specific fields of an instruction (see [`Inst::body`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     /// SOP1, SOP2 and SOPC.
@@ -51,9 +77,54 @@ pub enum Body {
 }
 
 impl Inst {
+    /// An instruction of `len` bytes whose opcode is row `row` of its
+    /// encoding's table; `words` holds its dwords (zero past `len`). Whole
+    /// 64-bit words, so that the value is stored and reloaded at one width
+    /// (no store-to-load forwarding stall).
+    #[inline(always)]
+    pub(crate) fn new(target: Target, row: u16, len: u8, words: [u32; 4]) -> Inst {
+        let [w0, w1, w2, w3] = words.map(u64::from);
+        let head = w0 | u64::from(len) << 32 | (target.index() as u64) << 40;
+        Inst {
+            head: NonZeroU64::new(head).unwrap_or(NonZeroU64::MIN),
+            second: w1 | u64::from(row) << 32,
+            tail: w2 | w3 << 32,
+        }
+    }
+
+    /// The target the instruction was decoded for.
+    #[inline]
+    pub fn target(&self) -> Target {
+        match (self.head.get() >> 40) as u8 {
+            0 => Target::Gfx90a,
+            1 => Target::Gfx942,
+            _ => Target::Gfx950,
+        }
+    }
+
+    /// The encoding of the first dword.
+    #[inline]
+    pub fn encoding(&self) -> Encoding {
+        // Every decoded first dword has one; EXP never decodes.
+        encoding_of(self.word(0)).unwrap_or(Encoding::Exp)
+    }
+
+    /// The opcode's row in the encoding's table.
+    #[inline]
+    fn row(&self) -> u16 {
+        (self.second >> 32) as u16
+    }
+
     /// Size in bytes.
+    #[inline]
     pub fn len(&self) -> usize {
-        usize::from(self.len)
+        usize::from(self.size())
+    }
+
+    /// Size in bytes.
+    #[inline]
+    fn size(&self) -> u8 {
+        (self.head.get() >> 32) as u8
     }
 
     /// Never true: every instruction has at least one dword.
@@ -61,9 +132,67 @@ impl Inst {
         false
     }
 
+    /// Dword `i` of the instruction (0 past its length).
+    pub fn word(&self, i: usize) -> u32 {
+        match i {
+            0 => self.head.get() as u32,
+            1 => self.second as u32,
+            2 => self.tail as u32,
+            3 => (self.tail >> 32) as u32,
+            _ => 0,
+        }
+    }
+
+    /// The instruction's bytes: the first [`Inst::len`] of the array.
+    pub fn bytes(&self) -> [u8; 16] {
+        let mut b = [0; 16];
+        for (i, c) in b.chunks_exact_mut(4).enumerate() {
+            c.copy_from_slice(&self.word(i).to_le_bytes());
+        }
+        b
+    }
+
+    /// The encoding-specific fields: opcode row, operands and modifiers,
+    /// read from the dwords.
+    pub fn body(&self) -> Body {
+        let t = self.target();
+        let r = usize::from(self.row());
+        let len = self.size();
+        let [w0, w1, w2, w3] = [0, 1, 2, 3].map(|i| self.word(i));
+        match self.encoding() {
+            Encoding::Sop1 => {
+                Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sop1, r, len, w0, w1))
+            }
+            Encoding::Sop2 => {
+                Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sop2, r, len, w0, w1))
+            }
+            Encoding::Sopc => {
+                Body::Salu(sop::Salu::from_raw(t, sop::AluForm::Sopc, r, len, w0, w1))
+            }
+            Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(r, len, w0, w1)),
+            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(r, w0)),
+            Encoding::Smem => Body::Smem(smem::Smem::from_raw(t, r, w0, w1)),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
+                Body::Vop(vop::Vop::from_raw(r, len, w0, w1))
+            }
+            Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(r, len, w0, w1, w2)),
+            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(r, len, [w0, w1, w2, w3])),
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
+            Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
+            Encoding::Mubuf => Body::Mubuf(mubuf::Buf::from_raw(false, r, len, w0, w1, w2)),
+            Encoding::Mtbuf => Body::Mtbuf(mubuf::Buf::from_raw(true, r, len, w0, w1, w2)),
+            Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, w0, w1)),
+            // Never decoded on the CDNA targets.
+            Encoding::Vintrp | Encoding::Exp => {
+                let _ = w3;
+                unreachable!("no {:?} instruction decodes on {t}", self.encoding())
+            }
+        }
+    }
+
     /// Writes the instruction's bytes (re-encoded from its fields).
     pub fn encode_into(&self, out: &mut Vec<u8>) {
-        match &self.body {
+        match &self.body() {
             Body::Salu(i) => i.encode_into(out),
             Body::Sopk(i) => i.encode_into(out),
             Body::Sopp(i) => i.encode_into(out),
@@ -89,9 +218,12 @@ impl Inst {
     /// `s_cbranch_i_fork`), the address that the instruction at `pc`
     /// branches to.
     pub fn branch_target(&self, pc: u64) -> Option<u64> {
-        match &self.body {
-            Body::Sopp(i) => i.branch_target(pc),
-            Body::Sopk(i) => i.branch_target(pc),
+        match self.encoding() {
+            Encoding::Sopp | Encoding::Sopk => match &self.body() {
+                Body::Sopp(i) => i.branch_target(pc),
+                Body::Sopk(i) => i.branch_target(pc),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -99,7 +231,7 @@ impl Inst {
     /// LLVM's mnemonic for the instruction, including the encoding suffix
     /// (`_e32`, `_e64`, `_sdwa`, `_dpp`) where LLVM prints one.
     pub fn mnemonic(&self) -> &'static str {
-        match &self.body {
+        match &self.body() {
             Body::Salu(i) => i.mnemonic(),
             Body::Sopk(i) => i.mnemonic(),
             Body::Sopp(i) => i.mnemonic(),
@@ -119,16 +251,16 @@ impl fmt::Display for Inst {
     /// The instruction in LLVM 22's assembly syntax, as `llvm-objdump -d`
     /// prints it (without address or raw bytes).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.body {
+        match &self.body() {
             Body::Salu(i) => i.fmt(f),
-            Body::Sopk(i) => i.fmt_with(f, self.target),
+            Body::Sopk(i) => i.fmt_with(f, self.target()),
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
             Body::Vop(v) => v.fmt(f),
             Body::Ds(b) => b.fmt(f),
-            Body::Flat(b) => b.fmt_with(f, self.target),
+            Body::Flat(b) => b.fmt_with(f, self.target()),
             Body::Mimg(b) => b.fmt(f),
-            Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target),
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target()),
             Body::Vop3(i) => i.fmt(f),
             Body::Vop3p(i) => i.fmt(f),
         }
@@ -210,84 +342,48 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 }
 
 /// Decodes one instruction.
-#[inline]
+#[inline(always)]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = word(bytes, 0)?;
     // VOP1, VOP2 and VOPC (top bit clear) are the most frequent encodings.
     if w0 >> 31 == 0 {
-        let v = vop::decode(target, vop::kind_of(w0), w0, bytes)?;
-        return Ok(Inst {
-            target,
-            len: v.size(),
-            body: Body::Vop(v),
-        });
+        return vop::decode(target, w0, bytes);
     }
     // SOPP (mostly `s_nop` and `s_waitcnt`) is the most frequent of the rest.
     if w0 >> 23 == 0x17f {
-        let (i, len) = sop::Sopp::decode(target, bytes)?;
-        return Ok(Inst {
-            target,
-            len,
-            body: Body::Sopp(i),
-        });
+        return sop::Sopp::decode(target, w0);
     }
     decode_other(target, w0, bytes)
 }
 
 /// Decodes an instruction of an encoding other than VOP1 / VOP2 / VOPC.
-#[inline]
+#[inline(always)]
 fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    use sop::AluForm::{Sop1, Sop2, Sopc};
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         None => Err(invalid),
-        Some(enc) => {
-            use sop::AluForm::{Sop1, Sop2, Sopc};
-            let (body, len) = match enc {
-                Encoding::Sopp => wrap(sop::Sopp::decode(target, bytes), Body::Sopp)?,
-                Encoding::Sop1 => wrap(sop::Salu::decode(target, Sop1, bytes), Body::Salu)?,
-                Encoding::Sop2 => wrap(sop::Salu::decode(target, Sop2, bytes), Body::Salu)?,
-                Encoding::Sopc => wrap(sop::Salu::decode(target, Sopc, bytes), Body::Salu)?,
-                Encoding::Sopk => wrap(sop::Sopk::decode(target, bytes), Body::Sopk)?,
-                Encoding::Smem => wrap(smem::Smem::decode(target, bytes), Body::Smem)?,
-                Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
-                    let kind = match enc {
-                        Encoding::Vop1 => vop::VopKind::Vop1,
-                        Encoding::Vopc => vop::VopKind::Vopc,
-                        _ => vop::VopKind::Vop2,
-                    };
-                    let v = vop::decode(target, kind, w0, bytes)?;
-                    let len = v.size();
-                    (Body::Vop(v), len)
-                }
-                Encoding::Vop3 => {
-                    let i = vop3::decode(target, bytes)?;
-                    let len = i.len();
-                    (Body::Vop3(i), len)
-                }
-                Encoding::Vop3p => {
-                    let i = vop3p::decode(target, bytes)?;
-                    let len = i.len();
-                    (Body::Vop3p(i), len)
-                }
-                // LLVM 22 decodes no VINTRP word on the CDNA targets (they
-                // have no interpolation hardware).
-                Encoding::Vintrp => return Err(invalid),
-                Encoding::Ds => return ds::decode(target, bytes),
-                Encoding::Mubuf => return mubuf::decode(target, bytes, false),
-                Encoding::Mtbuf => return mubuf::decode(target, bytes, true),
-                Encoding::Flat => return flat::decode(target, bytes),
-                Encoding::Mimg => return mimg::decode(target, bytes),
-                Encoding::Exp => return exp::decode(target, bytes),
-            };
-            Ok(Inst { target, len, body })
-        }
+        Some(enc) => match enc {
+            Encoding::Sopp => sop::Sopp::decode(target, w0),
+            Encoding::Sop1 => sop::Salu::decode(target, Sop1, w0, bytes),
+            Encoding::Sop2 => sop::Salu::decode(target, Sop2, w0, bytes),
+            Encoding::Sopc => sop::Salu::decode(target, Sopc, w0, bytes),
+            Encoding::Sopk => sop::Sopk::decode(target, bytes),
+            Encoding::Smem => smem::Smem::decode(target, bytes),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => vop::decode(target, w0, bytes),
+            Encoding::Vop3 => vop3::decode(target, w0, bytes),
+            Encoding::Vop3p => vop3p::decode(target, w0, bytes),
+            // LLVM 22 decodes no VINTRP word on the CDNA targets (they
+            // have no interpolation hardware).
+            Encoding::Vintrp => Err(invalid),
+            Encoding::Ds => ds::decode(target, bytes),
+            Encoding::Mubuf => mubuf::decode(target, bytes, false),
+            Encoding::Mtbuf => mubuf::decode(target, bytes, true),
+            Encoding::Flat => flat::decode(target, bytes),
+            Encoding::Mimg => mimg::decode(target, bytes),
+            Encoding::Exp => exp::decode(target, bytes),
+        },
     }
-}
-
-/// Wraps an encoding decoder's `(fields, length)` result into a [`Body`].
-#[inline(always)]
-fn wrap<T>(r: Result<(T, u8), DecodeError>, f: fn(T) -> Body) -> Result<(Body, u8), DecodeError> {
-    r.map(|(t, len)| (f(t), len))
 }
 
 #[cfg(test)]
@@ -298,21 +394,7 @@ mod size_tests {
     /// every `decode` call, so its size is a large part of the decode cost.
     #[test]
     fn inst_is_small() {
-        for (name, size) in [
-            ("Salu", size_of::<sop::Salu>()),
-            ("Sopk", size_of::<sop::Sopk>()),
-            ("Smem", size_of::<smem::Smem>()),
-            ("Vop", size_of::<vop::Vop>()),
-            ("Ds", size_of::<ds::Ds>()),
-            ("Flat", size_of::<flat::Flat>()),
-            ("Mimg", size_of::<mimg::Mimg>()),
-            ("Buf", size_of::<mubuf::Buf>()),
-            ("Vop3", size_of::<vop3::Vop3>()),
-            ("Vop3p", size_of::<vop3p::Vop3p>()),
-        ] {
-            assert!(size <= 32, "{name} is {size} bytes");
-        }
-        assert!(size_of::<Inst>() <= 48);
+        assert!(size_of::<Inst>() <= 24);
         assert_eq!(size_of::<Result<Inst, DecodeError>>(), size_of::<Inst>());
     }
 }

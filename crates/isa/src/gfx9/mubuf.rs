@@ -8,9 +8,9 @@
 //! [7:0], vdata [15:8], srsrc [20:16] (in units of 4 SGPRs), acc [23],
 //! soffset [31:24].
 
+use super::Inst;
 use super::ds::fmt_vreg;
 use super::tables::mubuf::*;
-use super::{Body, Inst};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -79,7 +79,7 @@ fn tables(target: Target) -> (&'static [u8; 128], &'static [u8; 16]) {
 }
 
 /// Decodes a MUBUF (`mtbuf == false`) or MTBUF instruction (8 bytes).
-pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeError> {
+pub(crate) fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
@@ -115,40 +115,7 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
     {
         return Err(invalid);
     }
-    let b = Buf {
-        mtbuf,
-        opcode,
-        op,
-        offset: (w0 & 0xfff) as u16,
-        offen: w0 & (1 << 12) != 0,
-        idxen: w0 & (1 << 13) != 0,
-        glc: w0 & (1 << 14) != 0,
-        scc: if mtbuf {
-            w1 & (1 << 21) != 0
-        } else {
-            w0 & (1 << 15) != 0
-        },
-        slc: if mtbuf {
-            w1 & (1 << 22) != 0
-        } else {
-            w0 & (1 << 17) != 0
-        },
-        lds: !mtbuf && w0 & (1 << 16) != 0,
-        dfmt: if mtbuf { ((w0 >> 19) & 0xf) as u8 } else { 0 },
-        nfmt: if mtbuf { ((w0 >> 23) & 0x7) as u8 } else { 0 },
-        vaddr: (w1 & 0xff) as u8,
-        vdata: ((w1 >> 8) & 0xff) as u8,
-        srsrc,
-        acc: w1 & (1 << 23) != 0,
-        soffset,
-        has_lit: literal.is_some(),
-        lit: literal.unwrap_or(0),
-        unused: if mtbuf {
-            0
-        } else {
-            (((w0 >> 25) & 1) | ((w1 >> 20) & 6)) as u8
-        },
-    };
+    let b = Buf::with_op(mtbuf, op, w0, w1, literal);
     if b.acc && b.lds {
         return Err(invalid);
     }
@@ -156,15 +123,8 @@ pub fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, DecodeE
         return Err(invalid);
     }
     let len = if b.has_lit { 12 } else { 8 };
-    Ok(Inst {
-        target,
-        len,
-        body: if mtbuf {
-            Body::Mtbuf(b)
-        } else {
-            Body::Mubuf(b)
-        },
-    })
+    let r = row.copied().unwrap_or(0);
+    Ok(Inst::new(target, u16::from(r), len, [w0, w1, b.lit, 0]))
 }
 
 /// How LLVM prints the soffset field (an SGPR, special register or inline
@@ -248,6 +208,55 @@ const FLOATS: [&str; 9] = [
 ];
 
 impl Buf {
+    /// The fields of a MUBUF or MTBUF instruction of `len` bytes whose
+    /// opcode is row `r` of [`BUF_OPS`].
+    pub(crate) fn from_raw(mtbuf: bool, r: usize, len: u8, w0: u32, w1: u32, w2: u32) -> Buf {
+        Buf::with_op(mtbuf, &BUF_OPS[r], w0, w1, (len == 12).then_some(w2))
+    }
+
+    #[inline(always)]
+    fn with_op(mtbuf: bool, op: &'static BufOp, w0: u32, w1: u32, literal: Option<u32>) -> Buf {
+        let opcode = if mtbuf {
+            (w0 >> 15) & 0xf
+        } else {
+            (w0 >> 18) & 0x7f
+        } as u8;
+        Buf {
+            mtbuf,
+            opcode,
+            op,
+            offset: (w0 & 0xfff) as u16,
+            offen: w0 & (1 << 12) != 0,
+            idxen: w0 & (1 << 13) != 0,
+            glc: w0 & (1 << 14) != 0,
+            scc: if mtbuf {
+                w1 & (1 << 21) != 0
+            } else {
+                w0 & (1 << 15) != 0
+            },
+            slc: if mtbuf {
+                w1 & (1 << 22) != 0
+            } else {
+                w0 & (1 << 17) != 0
+            },
+            lds: !mtbuf && w0 & (1 << 16) != 0,
+            dfmt: if mtbuf { ((w0 >> 19) & 0xf) as u8 } else { 0 },
+            nfmt: if mtbuf { ((w0 >> 23) & 0x7) as u8 } else { 0 },
+            vaddr: (w1 & 0xff) as u8,
+            vdata: ((w1 >> 8) & 0xff) as u8,
+            srsrc: ((w1 >> 16) & 0x1f) as u8,
+            acc: w1 & (1 << 23) != 0,
+            soffset: (w1 >> 24) as u8,
+            has_lit: literal.is_some(),
+            lit: literal.unwrap_or(0),
+            unused: if mtbuf {
+                0
+            } else {
+                (((w0 >> 25) & 1) | ((w1 >> 20) & 6)) as u8
+            },
+        }
+    }
+
     /// The literal dword that follows when soffset is 255 (gfx950).
     pub fn literal(&self) -> Option<u32> {
         self.has_lit.then_some(self.lit)

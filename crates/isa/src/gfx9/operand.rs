@@ -237,6 +237,77 @@ pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand
     }
 }
 
+/// Whether [`decode_src`] gives an operand for the 9-bit field value `v`
+/// read as one dword (`wide` false) or more. 255 (a literal) counts as
+/// decoding: whether the literal is there is the caller's to check.
+const fn src_field_ok(v: u16, wide: bool) -> bool {
+    match v {
+        0..=101 | 108..=123 | 125 | 128..=208 | 230 | 235..=248 | 251..=253 | 255..=511 => true,
+        // The high halves of the 64-bit special registers.
+        102..=107 | 126 | 127 => !wide || v & 1 == 0,
+        124 | 231 | 254 => !wide,
+        _ => false,
+    }
+}
+
+/// [`src_field_ok`] for every field value: bit `v % 64` of word `v / 64`,
+/// for one-dword operands (index 0) and wider ones (index 1).
+static SRC_OK: [[u64; 8]; 2] = {
+    let mut t = [[0u64; 8]; 2];
+    let mut w = 0;
+    while w < 2 {
+        let mut v = 0;
+        while v < 512 {
+            if src_field_ok(v as u16, w == 1) {
+                t[w][v / 64] |= 1 << (v % 64);
+            }
+            v += 1;
+        }
+        w += 1;
+    }
+    t
+};
+
+/// Whether the source field value `v` (9 bits, or an 8-bit scalar field)
+/// decodes for an operand of one dword (`wide` false) or more, by table:
+/// the check every decoder makes for every source. A literal (255) counts
+/// as decoding.
+#[inline(always)]
+pub(crate) fn src_ok(v: u32, wide: bool) -> bool {
+    SRC_OK[usize::from(wide)][(v as usize >> 6) & 7] >> (v & 63) & 1 != 0
+}
+
+/// [`SRC_CLASS`] bit: the field value decodes as a one-dword operand.
+pub(crate) const SRC_NARROW: u8 = 1;
+/// [`SRC_CLASS`] bit: the field value decodes as a wider operand.
+pub(crate) const SRC_WIDE: u8 = 2;
+/// [`SRC_CLASS`] bit: the field value is the literal (255).
+pub(crate) const SRC_LITERAL: u8 = 4;
+
+/// For each 9-bit source field value, which of [`SRC_NARROW`],
+/// [`SRC_WIDE`] and [`SRC_LITERAL`] hold, so that a decoder checks several
+/// operands with one lookup each and a few bit operations (no branch on
+/// the operand kinds).
+pub(crate) static SRC_CLASS: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut v = 0;
+    while v < 512 {
+        let mut c = 0;
+        if src_field_ok(v as u16, false) {
+            c |= SRC_NARROW;
+        }
+        if src_field_ok(v as u16, true) {
+            c |= SRC_WIDE;
+        }
+        if v == 255 {
+            c |= SRC_LITERAL;
+        }
+        t[v] = c;
+        v += 1;
+    }
+    t
+};
+
 /// The source-field value that encodes `op` (inverse of [`decode_src`]).
 pub fn encode_src(op: &Operand) -> u16 {
     match *op {
@@ -459,6 +530,20 @@ mod tests {
     impl fmt::Display for Lit {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             fmt_literal(f, self.0, self.1)
+        }
+    }
+
+    /// The validity table agrees with the source decoder at every width.
+    #[test]
+    fn src_ok_matches_decode_src() {
+        for n in [1, 2, 3, 4, 8, 16] {
+            for v in 0..512u16 {
+                assert_eq!(
+                    src_ok(u32::from(v), n >= 2),
+                    decode_src(v, n, Some(0)).is_some(),
+                    "{v} at {n} dwords"
+                );
+            }
         }
     }
 

@@ -6,6 +6,7 @@
 //! glc[16], imm[17], op[25:18], 0b110000 in [31:26];
 //! dword 1: offset[20:0], soffset[31:25].
 
+use super::Inst;
 use super::operand::{Half, Operand, Reg, RegFile, Special};
 use super::sop::{Field, Warnings, decode_ssrc, encode_ssrc, fmt_sop, note_alignment};
 use super::tables::smem as tab;
@@ -311,24 +312,26 @@ pub struct Smem {
 }
 
 impl Smem {
-    /// Decodes An SMEM instruction (with its second dword).
-    #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Smem, u8), DecodeError> {
+    /// Decodes an SMEM instruction (with its second dword).
+    #[inline]
+    pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         let (v, len) = SmemFields::decode_fields(target, bytes)?;
-        let row = v.row;
+        let r = IDX[usize::from(v.row.op)];
         let w0 = super::word(bytes, 0)?;
-        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-        Ok((
-            Smem {
-                target,
+        let w1 = super::word(bytes, 1)?;
+        Ok(Inst::new(target, u16::from(r), len, [w0, w1, 0, 0]))
+    }
 
-                len,
-                row,
-                w0,
-                w1,
-            },
-            len,
-        ))
+    /// The fields of an SMEM instruction whose opcode is row `r` of the
+    /// SMEM table.
+    pub(crate) fn from_raw(target: Target, r: usize, w0: u32, w1: u32) -> Smem {
+        Smem {
+            target,
+            len: 8,
+            row: &tab::SMEM[r],
+            w0,
+            w1,
+        }
     }
 
     /// The instruction's bytes and their count.

@@ -4,7 +4,11 @@
 //! "Microcode formats" chapter; opcode tables are generated from LLVM 22
 //! (`tables/sop.rs`).
 
-use super::operand::{Half, InlineFloat, Operand, Reg, RegFile, Special, fmt_special};
+use super::Inst;
+use super::operand::{
+    Half, InlineFloat, Operand, Reg, RegFile, SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE,
+    Special, fmt_special,
+};
 use super::tables::sop as tab;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -133,14 +137,24 @@ macro_rules! ops_of {
     }};
 }
 
-static SOP2_IDX: [u8; 128] = ops_of!(tab::SOP2, 128);
+static SOP2_IDX: [u8; 256] = ops_of!(tab::SOP2, 256);
 static SOP1_IDX: [u8; 256] = ops_of!(tab::SOP1, 256);
-static SOPC_IDX: [u8; 128] = ops_of!(tab::SOPC, 128);
+static SOPC_IDX: [u8; 256] = ops_of!(tab::SOPC, 256);
 static SOPK_IDX: [u8; 32] = ops_of!(tab::SOPK, 32);
 static SOPP_IDX: [u8; 128] = ops_of!(tab::SOPP, 128);
 
-fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<&'static R> {
-    rows.get(usize::from(*idx.get(op)?))
+fn lookup<R>(rows: &'static [R], idx: &[u8], op: usize) -> Option<(usize, &'static R)> {
+    let i = usize::from(*idx.get(op)?);
+    Some((i, rows.get(i)?))
+}
+
+/// The opcode table of a scalar ALU form.
+fn alu_rows(form: AluForm) -> &'static [AluRow] {
+    match form {
+        AluForm::Sop2 => tab::SOP2,
+        AluForm::Sop1 => tab::SOP1,
+        AluForm::Sopc => tab::SOPC,
+    }
 }
 
 /// Decodes an 8-bit scalar source (or 7-bit destination) field read as
@@ -187,6 +201,58 @@ pub fn decode_ssrc(field: u8, width: u8, literal: Option<u32>) -> Option<Operand
         _ => None,
     }
 }
+
+/// What decoding checks of a SOP1, SOP2 or SOPC opcode, compiled from its
+/// [`AluRow`]. The [`SRC_CLASS`] of src0, src1 and sdst land at bits 3:0,
+/// 7:4 and 11:8 of a mask that `need` and `lit` test.
+#[derive(Copy, Clone)]
+struct AluCheck {
+    targets: u8,
+    /// For each operand field, the [`SRC_NARROW`] or [`SRC_WIDE`] bit its
+    /// value must have (none for a field that is not an operand or is a
+    /// `gpr_idx` immediate).
+    need: u16,
+    /// For each source that may be a literal, its [`SRC_LITERAL`] bit.
+    lit: u16,
+}
+
+/// [`AluCheck`] of every row of `rows`.
+const fn alu_checks<const N: usize>(rows: &[AluRow]) -> [AluCheck; N] {
+    let mut t = [AluCheck {
+        targets: 0,
+        need: 0,
+        lit: 0,
+    }; N];
+    let mut i = 0;
+    while i < N {
+        let r = &rows[i];
+        let fields = [(r.src0, 0, true), (r.src1, 4, true), (r.dst, 8, false)];
+        let (mut need, mut lit) = (0u16, 0u16);
+        let mut k = 0;
+        while k < 3 {
+            let (width, at, source) = fields[k];
+            if !matches!(width, 0 | 9) {
+                let bit = if width >= 2 { SRC_WIDE } else { SRC_NARROW };
+                need |= (bit as u16) << at;
+                if source {
+                    lit |= (SRC_LITERAL as u16) << at;
+                }
+            }
+            k += 1;
+        }
+        t[i] = AluCheck {
+            targets: r.targets,
+            need,
+            lit,
+        };
+        i += 1;
+    }
+    t
+}
+
+static SOP2_CHECK: [AluCheck; tab::SOP2.len()] = alu_checks(tab::SOP2);
+static SOP1_CHECK: [AluCheck; tab::SOP1.len()] = alu_checks(tab::SOP1);
+static SOPC_CHECK: [AluCheck; tab::SOPC.len()] = alu_checks(tab::SOPC);
 
 /// The field value of a scalar operand (inverse of [`decode_ssrc`]).
 pub fn encode_ssrc(op: &Operand) -> u8 {
@@ -389,7 +455,7 @@ impl SaluFields {
                 (w0 >> 8) as u8,
             ),
         };
-        let row = lookup(rows, idx, op as usize).ok_or(invalid.clone())?;
+        let (_, row) = lookup(rows, idx, op as usize).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
@@ -479,29 +545,32 @@ impl fmt::Display for SaluFields {
 
 impl Sopk {
     #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopk, u8), DecodeError> {
+    pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
         let w0 = super::word(bytes, 0)?;
         let invalid = DecodeError::Invalid { target, word: w0 };
-        let row =
+        let (r, row) =
             lookup(tab::SOPK, &SOPK_IDX, ((w0 >> 23) & 0x1f) as usize).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let d = (w0 >> 16) as u8 & 0x7f;
         decode_field(d, sdst_width(row.kind), None).ok_or(invalid)?;
-        let (imm32, len) = match row.kind {
-            SopkKind::SetRegImm32 => (Some(super::word(bytes, 1)?), 8),
-            _ => (None, 4),
+        let (w1, len) = match row.kind {
+            SopkKind::SetRegImm32 => (super::word(bytes, 1)?, 8),
+            _ => (0, 4),
         };
-        Ok((
-            Sopk {
-                row,
-                sdst_bits: d,
-                simm16: w0 as u16,
-                imm32,
-            },
-            len,
-        ))
+        Ok(Inst::new(target, r as u16, len, [w0, w1, 0, 0]))
+    }
+
+    /// The fields of a SOPK instruction of `len` bytes whose opcode is row
+    /// `r` of the SOPK table.
+    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32) -> Sopk {
+        Sopk {
+            row: &tab::SOPK[r],
+            sdst_bits: (w0 >> 16) as u8 & 0x7f,
+            simm16: w0 as u16,
+            imm32: (len == 8).then_some(w1),
+        }
     }
 
     pub fn mnemonic(&self) -> &'static str {
@@ -616,10 +685,9 @@ impl Sopk {
 
 impl Sopp {
     #[inline(always)]
-    pub fn decode(target: Target, bytes: &[u8]) -> Result<(Sopp, u8), DecodeError> {
-        let w0 = super::word(bytes, 0)?;
+    pub(crate) fn decode(target: Target, w0: u32) -> Result<Inst, DecodeError> {
         let invalid = DecodeError::Invalid { target, word: w0 };
-        let row =
+        let (r, row) =
             lookup(tab::SOPP, &SOPP_IDX, ((w0 >> 16) & 0x7f) as usize).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
@@ -628,7 +696,16 @@ impl Sopp {
         if row.kind == SoppKind::NoImm && simm16 != 0 {
             return Err(invalid);
         }
-        Ok((Sopp { row, simm16 }, 4))
+        Ok(Inst::new(target, r as u16, 4, [w0, 0, 0, 0]))
+    }
+
+    /// The fields of a SOPP instruction whose opcode is row `r` of the SOPP
+    /// table.
+    pub(crate) fn from_raw(r: usize, w0: u32) -> Sopp {
+        Sopp {
+            row: &tab::SOPP[r],
+            simm16: w0 as u16,
+        }
     }
 
     pub fn mnemonic(&self) -> &'static str {
@@ -759,22 +836,68 @@ pub struct Salu {
 impl Salu {
     /// Decodes A SOP1, SOP2 or SOPC instruction (with its second dword).
     #[inline(always)]
-    pub fn decode(target: Target, form: AluForm, bytes: &[u8]) -> Result<(Salu, u8), DecodeError> {
-        let (v, len) = SaluFields::decode_fields(target, form, bytes)?;
-        let row = v.row;
-        let w0 = super::word(bytes, 0)?;
-        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-        Ok((
-            Salu {
-                target,
-                form,
-                len,
-                row,
-                w0,
-                w1,
-            },
+    pub(crate) fn decode(
+        target: Target,
+        form: AluForm,
+        w0: u32,
+        bytes: &[u8],
+    ) -> Result<Inst, DecodeError> {
+        let (idx, op, d, s0, s1): (&[u8; 256], u32, u32, u32, u32) = match form {
+            AluForm::Sop2 => (
+                &SOP2_IDX,
+                (w0 >> 23) & 0x7f,
+                (w0 >> 16) & 0x7f,
+                w0 & 0xff,
+                (w0 >> 8) & 0xff,
+            ),
+            AluForm::Sop1 => (&SOP1_IDX, (w0 >> 8) & 0xff, (w0 >> 16) & 0x7f, w0 & 0xff, 0),
+            AluForm::Sopc => (&SOPC_IDX, (w0 >> 16) & 0x7f, 0, w0 & 0xff, (w0 >> 8) & 0xff),
+        };
+        let invalid = DecodeError::Invalid { target, word: w0 };
+        let r = usize::from(idx[op as usize & 0xff]);
+        let checks: &[AluCheck] = match form {
+            AluForm::Sop2 => &SOP2_CHECK,
+            AluForm::Sop1 => &SOP1_CHECK,
+            AluForm::Sopc => &SOPC_CHECK,
+        };
+        let Some(c) = checks.get(r) else {
+            return Err(invalid);
+        };
+        if c.targets & target.bit() == 0 {
+            return Err(invalid);
+        }
+        // One class lookup per field and two tests for all of them.
+        let class = |v: u32| u16::from(SRC_CLASS[v as usize & 0xff]);
+        let m = class(s0) | class(s1) << 4 | class(d) << 8;
+        let (w1, len) = if m & c.lit != 0 {
+            (super::word(bytes, 1)?, 8)
+        } else {
+            (0, 4)
+        };
+        if !m & c.need != 0 {
+            return Err(invalid);
+        }
+        Ok(Inst::new(target, r as u16, len, [w0, w1, 0, 0]))
+    }
+
+    /// The fields of a SOP1, SOP2 or SOPC instruction of `len` bytes whose
+    /// opcode is row `r` of the form's table.
+    pub(crate) fn from_raw(
+        target: Target,
+        form: AluForm,
+        r: usize,
+        len: u8,
+        w0: u32,
+        w1: u32,
+    ) -> Salu {
+        Salu {
+            target,
+            form,
             len,
-        ))
+            row: &alu_rows(form)[r],
+            w0,
+            w1,
+        }
     }
 
     /// The instruction's bytes and their count.
@@ -1013,6 +1136,50 @@ pub(crate) mod tests {
         }
     }
 
+    /// The table-driven SOP1/SOP2/SOPC decoder accepts exactly the words
+    /// that the operand decoder accepts, with the same length and error.
+    #[test]
+    fn fast_decode_matches_operand_decode() {
+        let mut x: u64 = 0xbb67_ae85_84ca_a73b;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..300_000u32 {
+                let r = next();
+                // SOP2 opcodes fill bits 29:23 below the SOPK range.
+                let (form, top) = match n % 3 {
+                    0 => (AluForm::Sop1, 0xbe80_0000),
+                    1 => (AluForm::Sopc, 0xbf00_0000),
+                    _ => (AluForm::Sop2, 0x8000_0000 | (r as u32 % 0x60) << 23),
+                };
+                let mut w0 = top | ((r >> 32) as u32 & 0x007f_ffff);
+                // Bias the source fields towards literals and specials.
+                if n & 8 == 0 {
+                    w0 |= 0xff;
+                }
+                if n & 16 == 0 {
+                    w0 = (w0 & !0xff00) | (((r >> 8) as u32 & 0x7f) | 0x60) << 8;
+                }
+                let w1 = r as u32;
+                for have in [4usize, 8] {
+                    let bytes: Vec<u8> = [w0, w1]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = Salu::decode(t, form, w0, &bytes).map(|i| i.len());
+                    let want =
+                        SaluFields::decode_fields(t, form, &bytes).map(|(_, l)| usize::from(l));
+                    assert_eq!(fast, want, "{t} {form:?} {w0:08x} ({have} bytes)");
+                }
+            }
+        }
+    }
+
     #[test]
     fn missing_literal_is_truncation() {
         let bytes = 0x8d82_ff04u32.to_le_bytes();
@@ -1025,20 +1192,20 @@ pub(crate) mod tests {
     #[test]
     fn branch_targets() {
         let dec = |w: u32| crate::decode(Target::Gfx942, &w.to_le_bytes()).unwrap();
-        let Body::Sopp(b) = dec(0xbf89_ffdf).body else {
+        let Body::Sopp(b) = dec(0xbf89_ffdf).body() else {
             panic!()
         };
         // `s_cbranch_execnz 65503` at 0x2504 goes to 0x2484 (llvm-objdump: <k1+0x84>).
         assert_eq!(b.branch_target(0x2504), Some(0x2484));
-        let Body::Sopp(b) = dec(0xbf85_0035).body else {
+        let Body::Sopp(b) = dec(0xbf85_0035).body() else {
             panic!()
         };
         assert_eq!(b.branch_target(0x2434), Some(0x250c));
-        let Body::Sopp(b) = dec(0xbf8c_0000).body else {
+        let Body::Sopp(b) = dec(0xbf8c_0000).body() else {
             panic!()
         };
         assert_eq!(b.branch_target(0), None);
-        let Body::Sopk(k) = dec(0xba82_fffe).body else {
+        let Body::Sopk(k) = dec(0xba82_fffe).body() else {
             panic!()
         };
         assert_eq!(k.branch_target(0x100), Some(0xfc));

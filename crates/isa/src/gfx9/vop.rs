@@ -7,9 +7,10 @@
 //! operand shape) live in the generated [`tables::vop`](super::tables::vop);
 //! they are shared with the VOP3 forms of the same opcodes.
 
+use super::Inst;
 use super::operand::{
     Half, Operand, RegFile, Special, ValType, decode_src, encode_src, fmt_inline_float,
-    fmt_literal, fmt_plain32, fmt_special,
+    fmt_literal, fmt_plain32, fmt_special, src_ok,
 };
 use super::tables::vop as tab;
 use crate::{DecodeError, Target};
@@ -258,6 +259,16 @@ pub struct Vop {
 }
 
 impl Vop {
+    /// The fields of a VOP1 / VOP2 / VOPC instruction of `len` bytes whose
+    /// opcode is row `r` of [`tab::OPS`].
+    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32) -> Vop {
+        Vop {
+            info: &tab::OPS[r],
+            raw: u64::from(w0) | u64::from(w1) << 32,
+            len,
+        }
+    }
+
     /// Size in bytes.
     #[inline]
     pub fn size(&self) -> u8 {
@@ -326,32 +337,92 @@ pub fn kind_of(w0: u32) -> VopKind {
     }
 }
 
+/// Entries of [`E32`]: the row index in [`tab::OPS`], with this bit set when
+/// a VGPR src0 makes the word valid without further checks: no literal can
+/// follow and every vsrc1 and vector vdst value is valid (not the
+/// operand-less opcodes, `v_madmk`/`v_madak` and the scalar destination of
+/// `v_readfirstlane_b32`).
+const E32_VGPR_OK: u16 = 0x8000;
+
+/// Where each encoding's opcodes start in a row of [`E32`].
+const E32_VOP2: usize = 0;
+const E32_VOP1: usize = 64;
+const E32_VOPC: usize = 320;
+
+/// The VOP2, VOP1 and VOPC opcode maps of each target in one array (at
+/// [`E32_VOP2`], [`E32_VOP1`], [`E32_VOPC`]), with [`E32_VGPR_OK`]
+/// precomputed, so that decoding a word is one indexed load.
+static E32: [[u16; 576]; 3] = {
+    let mut t = [[tab::NONE; 576]; 3];
+    let mut k = 0;
+    while k < 3 {
+        let maps: [(&[u16], usize, bool); 3] = [
+            (&tab::VOP2[k], E32_VOP2, false),
+            (&tab::VOP1[k], E32_VOP1, false),
+            (&tab::VOPC[k], E32_VOPC, true),
+        ];
+        let mut m = 0;
+        while m < 3 {
+            let (map, base, vopc) = maps[m];
+            let mut op = 0;
+            while op < map.len() {
+                let r = map[op];
+                if r != tab::NONE {
+                    let info = &tab::OPS[r as usize];
+                    let special = info.flags & (NO_OPERANDS | MADMK | MADAK) != 0
+                        || (!vopc && matches!(info.dst, Dst::S32));
+                    t[k][base + op] = if special { r } else { r | E32_VGPR_OK };
+                }
+                op += 1;
+            }
+            m += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
 /// Decodes a VOP1, VOP2 or VOPC instruction whose first dword is `w0`.
 #[inline(always)]
-pub fn decode(target: Target, kind: VopKind, w0: u32, bytes: &[u8]) -> Result<Vop, DecodeError> {
-    let info =
-        lookup(target, kind, opcode(kind, w0)).ok_or(DecodeError::Invalid { target, word: w0 })?;
-    // The common 4-byte form with a VGPR src0 (field 256-511): no literal
-    // can follow and every src0, vsrc1 and vector vdst value is valid, so
-    // only the opcodes with other operand rules need the full decode.
-    if w0 & 0x100 != 0
-        && !info.has(NO_OPERANDS | MADMK | MADAK)
-        && (kind == VopKind::Vopc || info.dst != Dst::S32)
-    {
-        return Ok(Vop {
-            info,
-            raw: u64::from(w0),
-            len: 4,
-        });
+pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
+    let (base, shift) = match w0 >> 25 {
+        0x3f => (E32_VOP1, 9),
+        0x3e => (E32_VOPC, 17),
+        _ => (E32_VOP2, 25),
+    };
+    let e = E32[target.index()][base + ((w0 >> shift) & 0xff) as usize];
+    let r = e & !E32_VGPR_OK;
+    // The common 4-byte form with a VGPR src0 (field 256-511).
+    if w0 & 0x100 != 0 && e != tab::NONE && e & E32_VGPR_OK != 0 {
+        return Ok(Inst::new(target, r, 4, [w0, 0, 0, 0]));
     }
-    let v = decode_with(info, kind, w0, bytes, target)?;
-    let len = v.size();
-    let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-    Ok(Vop {
-        info: v.info,
-        raw: u64::from(w0) | u64::from(w1) << 32,
-        len,
-    })
+    let Some(info) = tab::OPS.get(usize::from(r)) else {
+        return Err(invalid);
+    };
+    let kind = kind_of(w0);
+    let src0f = w0 & 0x1ff;
+    let vdst = (w0 >> 17) & 0xff;
+    if info.has(NO_OPERANDS) || src0f == 0xf9 || src0f == 0xfa {
+        let v = decode_with(info, kind, w0, bytes, target)?;
+        let len = v.size();
+        let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
+        return Ok(Inst::new(target, r, len, [w0, w1, 0, 0]));
+    }
+    // A scalar or constant src0 (or a VGPR with the opcodes above): the
+    // checks of `decode_with`, without building the operands.
+    let sdst = kind != VopKind::Vopc && info.dst == Dst::S32;
+    let need_lit = src0f == 255 || info.has(MADMK | MADAK) || (sdst && vdst == 255);
+    let (len, w1) = if need_lit {
+        (8, super::word(bytes, 1)?)
+    } else {
+        (4, 0)
+    };
+    let src0_ok = (info.src0 == Cls::A32 && src0f >= 256) || src_ok(src0f, info.src0.dwords() >= 2);
+    if !src0_ok || (sdst && vdst != 255 && !src_ok(vdst, false)) {
+        return Err(invalid);
+    }
+    Ok(Inst::new(target, r, len, [w0, w1, 0, 0]))
 }
 
 /// The typed operands and modifiers of a VOP1 / VOP2 / VOPC instruction.
@@ -1151,6 +1222,54 @@ fn fmt_modded(
 #[cfg(test)]
 mod tests {
     use crate::{Target, decode};
+
+    /// The table-driven decoder accepts exactly the words that the operand
+    /// decoder (`decode_with`) accepts, with the same length and error.
+    #[test]
+    fn fast_decode_matches_operand_decode() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..400_000u32 {
+                let r = next();
+                let mut w0 = (r as u32) & 0x7fff_ffff;
+                // Bias src0 towards scalar, constant, literal, SDWA and DPP
+                // values, and vdst towards 255.
+                if n & 1 == 0 {
+                    w0 &= !0x100;
+                }
+                if n & 6 == 0 {
+                    w0 = (w0 & !0x1ff) | [0xf9, 0xfa, 0xff, 0x7c][(n as usize >> 3) & 3];
+                }
+                if n & 24 == 0 {
+                    w0 |= 0xff << 17;
+                }
+                let w1 = (r >> 32) as u32;
+                let kind = super::kind_of(w0);
+                for have in [4usize, 8] {
+                    let bytes: Vec<u8> = [w0, w1]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = super::decode(t, w0, &bytes).map(|i| i.len());
+                    let want = super::lookup(t, kind, super::opcode(kind, w0))
+                        .ok_or(crate::DecodeError::Invalid {
+                            target: t,
+                            word: w0,
+                        })
+                        .and_then(|info| super::decode_with(info, kind, w0, &bytes, t))
+                        .map(|v| usize::from(v.size()));
+                    assert_eq!(fast, want, "{t} {w0:08x} {w1:08x} ({have} bytes)");
+                }
+            }
+        }
+    }
 
     /// (target, bytes, size, LLVM 22's text) from `llvm_oracle.py`; size 0
     /// marks a word LLVM rejects.

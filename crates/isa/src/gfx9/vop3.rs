@@ -9,7 +9,10 @@
 //! The per-opcode operand kinds and the modifier bits each opcode accepts come
 //! from `tables/vop3.rs` (learned from LLVM 22).
 
-use super::operand::{Half, Operand, Special, decode_sreg, fmt_special};
+use super::Inst;
+use super::operand::{
+    Half, Operand, SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE, Special, decode_sreg, fmt_special,
+};
 use super::tables::vop3::VOP3;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -116,6 +119,64 @@ static VOP3_IDX: [[u16; 1024]; 3] = {
     t
 };
 
+/// What decoding checks of an opcode's operand fields, compiled from its
+/// [`Row`] so that decoding reads neither the row nor its source slots.
+///
+/// The operand fields are src0, src1, src2 (word 1), the vdst field when it
+/// is a scalar destination decoded like a source (VOPC `_e64`) and the
+/// VOP3b sdst field; operand `k`'s [`SRC_CLASS`] lands at bits `4k..4k+3`
+/// of a mask that `need` and `lit` test.
+#[derive(Copy, Clone)]
+struct Check {
+    /// Modifier bits that must be zero, numbered as in [`Row::zero`]
+    /// (without the sdst bits of VOP3b).
+    zero: u16,
+    /// For each operand, the [`SRC_NARROW`] or [`SRC_WIDE`] bit its value
+    /// must have.
+    need: u32,
+    /// For each operand that may be a literal, its [`SRC_LITERAL`] bit.
+    lit: u32,
+}
+
+/// The [`SRC_CLASS`] bit an operand of `n` dwords needs.
+const fn width_bit(n: u8) -> u8 {
+    if n >= 2 { SRC_WIDE } else { SRC_NARROW }
+}
+
+/// [`Check`] of each row of [`VOP3`].
+static VOP3_CHECK: [Check; VOP3.len()] = {
+    let mut t = [Check {
+        zero: 0,
+        need: 0,
+        lit: 0,
+    }; VOP3.len()];
+    let mut i = 0;
+    while i < VOP3.len() {
+        let r = &VOP3[i];
+        let (mut need, mut lit) = (0u32, 0u32);
+        let mut k = 0;
+        while k < r.srcs.len() {
+            need |= (width_bit(r.srcs[k].0) as u32) << (4 * k);
+            lit |= (SRC_LITERAL as u32) << (4 * k);
+            k += 1;
+        }
+        if let Dst::S(n) = r.dst {
+            need |= (width_bit(n) as u32) << 12;
+            lit |= (SRC_LITERAL as u32) << 12;
+        }
+        if r.sdst {
+            need |= (SRC_WIDE as u32) << 16;
+        }
+        t[i] = Check {
+            zero: if r.sdst { r.zero & !0x7f } else { r.zero },
+            need,
+            lit,
+        };
+        i += 1;
+    }
+    t
+};
+
 /// The VOP3 row of `op` (10 bits) on `target`, by table index.
 #[inline]
 fn lookup_vop3(op: u16, target: Target) -> Option<&'static Row> {
@@ -146,6 +207,25 @@ fn mod_bits(w0: u32, w1: u32) -> u16 {
 }
 
 impl Vop3 {
+    /// The fields of a VOP3 instruction of `len` bytes whose opcode is row
+    /// `r` of [`VOP3`].
+    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32, w2: u32) -> Vop3 {
+        Vop3 {
+            row: &VOP3[r],
+            vdst: w0 as u8,
+            abs_opsel_sdst: ((w0 >> 8) & 0x7f) as u8,
+            clamp: w0 & 0x8000 != 0,
+            src: [
+                (w1 & 0x1ff) as u16,
+                ((w1 >> 9) & 0x1ff) as u16,
+                ((w1 >> 18) & 0x1ff) as u16,
+            ],
+            omod: ((w1 >> 27) & 3) as u8,
+            neg: (w1 >> 29) as u8,
+            literal: (len == 12).then_some(w2),
+        }
+    }
+
     /// Decodes from the two instruction dwords; `w2` is the dword after them
     /// (a literal constant on gfx950), if present.
     /// On failure, reports whether the literal dword was missing.
@@ -587,23 +667,40 @@ impl fmt::Display for Vop3 {
     }
 }
 
-/// Decodes a VOP3 instruction (8 bytes).
+/// Decodes a VOP3 instruction (8 bytes, 12 with a gfx950 literal): the
+/// checks of [`Vop3::decode`], made from the opcode's [`Check`] with one
+/// table lookup per operand.
 #[inline]
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3, DecodeError> {
-    let w0 = super::word(bytes, 0)?;
+pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let w2 = super::word(bytes, 2).ok();
-    Vop3::decode(target, w0, w1, w2).map_err(|need_lit| {
-        if need_lit {
-            DecodeError::Truncated {
-                need: 12,
-                // Fewer than 12 bytes, so the value fits.
-                have: bytes.len() as u32,
-            }
-        } else {
-            DecodeError::Invalid { target, word: w0 }
-        }
-    })
+    let r = VOP3_IDX[target.index()][((w0 >> 16) & 0x3ff) as usize];
+    let Some(c) = VOP3_CHECK.get(usize::from(r)) else {
+        return Err(invalid);
+    };
+    if mod_bits(w0, w1) & c.zero != 0 {
+        return Err(invalid);
+    }
+    // One lookup per operand field, then two tests for all of them: which
+    // opcode, and so which operand rules, comes next is not predictable.
+    let class = |v: u32| u32::from(SRC_CLASS[v as usize & 0x1ff]);
+    let m = class(w1)
+        | class(w1 >> 9) << 4
+        | class(w1 >> 18) << 8
+        | class(w0 & 0xff) << 12
+        | class((w0 >> 8) & 0x7f) << 16;
+    let (len, w2) = if m & c.lit == 0 {
+        (8, 0)
+    } else if target.is_gfx950() {
+        (12, super::word(bytes, 2)?)
+    } else {
+        // Only gfx950 reads a literal; elsewhere the 255 does not decode.
+        return Err(invalid);
+    };
+    if !m & c.need != 0 {
+        return Err(invalid);
+    }
+    Ok(Inst::new(target, r, len, [w0, w1, w2, 0]))
 }
 
 #[cfg(test)]
@@ -621,6 +718,54 @@ mod tests {
     }
 
     use crate::Target;
+
+    /// The table-driven decoder accepts exactly the words the field-by-field
+    /// [`super::Vop3::decode`] accepts, with the same length and error.
+    #[test]
+    fn fast_decode_matches_field_decode() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..300_000u32 {
+                let r = next();
+                // Every opcode, with random fields biased towards the
+                // interesting source values (SGPRs, specials, 255).
+                let op = n % 1024;
+                let mut w1 = r as u32;
+                if n & 1 == 0 {
+                    w1 = (w1 & !0x1ff) | (((r >> 40) as u32) & 0xff);
+                }
+                if n & 2 == 0 {
+                    w1 = (w1 & !(0x1ff << 9)) | (0xff << 9);
+                }
+                let w0 = 0xd000_0000 | op << 16 | ((r >> 32) as u32 & 0xffff);
+                let w2 = (r >> 17) as u32;
+                for have in [8usize, 12] {
+                    let bytes: Vec<u8> = [w0, w1, w2]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = super::decode(t, w0, &bytes);
+                    let want = super::Vop3::decode(t, w0, w1, (have == 12).then_some(w2));
+                    match (&fast, &want) {
+                        (Ok(i), Ok(v)) => {
+                            assert_eq!(i.len(), usize::from(v.len()), "{w0:08x} {w1:08x}");
+                            assert_eq!(i.body(), crate::gfx9::Body::Vop3(v.clone()));
+                        }
+                        (Err(crate::DecodeError::Truncated { .. }), Err(true)) => {}
+                        (Err(crate::DecodeError::Invalid { .. }), Err(false)) => {}
+                        _ => panic!("{t} {w0:08x} {w1:08x} ({have} bytes): {fast:?} vs {want:?}"),
+                    }
+                }
+            }
+        }
+    }
 
     /// Decodes `hex` and checks LLVM 22's text and the re-encoded bytes.
     fn check(t: Target, hex: &str, llvm: &str) {

@@ -8,6 +8,8 @@
 //! src1[17:9], src2[26:18], op_sel_hi[1:0] [28:27] (MFMA: acc bits for srcA
 //! and srcB), neg_lo[31:29] (MFMA: blgp, or `neg:` on gfx940+ f64 MFMA).
 
+use super::Inst;
+use super::operand::{SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE};
 use super::tables::vop3p::VOP3P;
 use super::vop3::{Cst, Warnings, write_range, write_sreg};
 use crate::{DecodeError, Target};
@@ -81,6 +83,82 @@ static VOP3P_IDX: [[u16; 128]; 3] = {
             }
             k += 1;
         }
+    }
+    t
+};
+
+/// What the fast decoding path checks of an opcode, compiled from its
+/// [`PRow`].
+#[derive(Copy, Clone)]
+struct Check {
+    /// The opcode's source and destination ranges always fit their register
+    /// files (no AccVGPR operands, no operand wider than 64 bits, not an
+    /// MFMA) and it cannot start a scaled MFMA pair: its words need only
+    /// the checks below, not [`Vop3p::decode`].
+    fast: bool,
+    /// Modifier bits that must be zero (numbered as [`PRow::zero`]).
+    zero: u16,
+    /// Without a destination, the vdst field must be zero.
+    no_dst: bool,
+    /// Source `k`'s [`SRC_CLASS`] lands at bits `4k..4k+3` of a mask: for
+    /// each source, the [`SRC_NARROW`] or [`SRC_WIDE`] bit it must have.
+    need: u16,
+    /// For each source, its [`SRC_LITERAL`] bit.
+    lit: u16,
+}
+
+/// Whether `s` ends with `suffix`, at compile time.
+const fn ends_with(s: &str, suffix: &str) -> bool {
+    let (s, x) = (s.as_bytes(), suffix.as_bytes());
+    if x.len() > s.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < x.len() {
+        if s[s.len() - x.len() + i] != x[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// [`Check`] of each row of [`VOP3P`].
+static VOP3P_CHECK: [Check; VOP3P.len()] = {
+    let mut t = [Check {
+        fast: false,
+        zero: 0,
+        no_dst: false,
+        need: 0,
+        lit: 0,
+    }; VOP3P.len()];
+    let mut i = 0;
+    while i < VOP3P.len() {
+        let r = &VOP3P[i];
+        let mut fast = !matches!(r.kind, Kind::Mfma)
+            && !r.dst_agpr
+            && r.dst <= 2
+            && !ends_with(r.name, "f8f6f4")
+            // `decode_scaled`'s first half.
+            && !(r.dst == 0 && matches!(r.kind, Kind::Packed));
+        let (mut need, mut lit) = (0u16, 0u16);
+        let mut k = 0;
+        while k < r.srcs.len() {
+            let sl = &r.srcs[k];
+            fast &= !sl.agpr && sl.n <= 2;
+            let bit = if sl.n >= 2 { SRC_WIDE } else { SRC_NARROW };
+            need |= (bit as u16) << (4 * k);
+            lit |= (SRC_LITERAL as u16) << (4 * k);
+            k += 1;
+        }
+        t[i] = Check {
+            fast,
+            zero: r.zero,
+            no_dst: r.dst == 0,
+            need,
+            lit,
+        };
+        i += 1;
     }
     t
 };
@@ -181,6 +259,30 @@ fn valid_src(v: u16, n: u8) -> bool {
 }
 
 impl Vop3p {
+    /// The fields of a VOP3P instruction of `len` bytes (16 for a scaled
+    /// MFMA pair) whose opcode is row `r` of [`VOP3P`].
+    pub(crate) fn from_raw(r: usize, len: u8, words: [u32; 4]) -> Vop3p {
+        let [w0, w1, w2, w3] = words;
+        Vop3p {
+            row: &VOP3P[r],
+            vdst: w0 as u8,
+            hi_bits: ((w0 >> 8) & 0x7f) as u8,
+            clamp: w0 & 0x8000 != 0,
+            src: [
+                (w1 & 0x1ff) as u16,
+                ((w1 >> 9) & 0x1ff) as u16,
+                ((w1 >> 18) & 0x1ff) as u16,
+            ],
+            op_sel_hi: ((w1 >> 27) & 3) as u8,
+            neg_lo: (w1 >> 29) as u8,
+            tail: match len {
+                16 => Tail::Scaled(ScaledMfma { words: [w2, w3] }),
+                12 => Tail::Literal(w2),
+                _ => Tail::None,
+            },
+        }
+    }
+
     /// Decodes from the two instruction dwords and the optional third. On
     /// failure, reports whether the literal dword was missing.
     pub fn decode(target: Target, w0: u32, w1: u32, w2: Option<u32>) -> Result<Vop3p, bool> {
@@ -601,26 +703,73 @@ impl Vop3p {
     }
 }
 
-/// Decodes a VOP3P instruction (8 bytes, 12 with a gfx950 literal).
+/// Decodes a VOP3P instruction (8 bytes, 12 with a gfx950 literal, 16 for
+/// a gfx950 scaled MFMA pair).
 #[inline]
-pub fn decode(target: Target, bytes: &[u8]) -> Result<Vop3p, DecodeError> {
-    let w0 = super::word(bytes, 0)?;
+pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let w2 = super::word(bytes, 2).ok();
-    if let Some(i) = decode_scaled(target, bytes, w0, w1) {
-        return Ok(i);
+    let r = VOP3P_IDX[target.index()][((w0 >> 16) & 0x7f) as usize];
+    let Some(c) = VOP3P_CHECK.get(usize::from(r)) else {
+        return Err(invalid);
+    };
+    if !c.fast {
+        return decode_full(target, w0, w1, r, bytes);
     }
-    Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
-        if need_lit {
-            DecodeError::Truncated {
-                need: 12,
-                // Fewer than 12 bytes, so the value fits.
-                have: bytes.len() as u32,
+    // The checks of `Vop3p::decode` for such an opcode, with one table
+    // lookup per source (as VOP3 makes them).
+    let m = (((w0 >> 8) & 0xff) | (((w1 >> 27) & 0x1f) << 8)) as u16;
+    if m & c.zero != 0 || (c.no_dst & (w0 & 0xff != 0)) {
+        return Err(invalid);
+    }
+    // One lookup per source, then two tests for all of them (as VOP3).
+    let class = |v: u32| u16::from(SRC_CLASS[v as usize & 0x1ff]);
+    let m = class(w1) | class(w1 >> 9) << 4 | class(w1 >> 18) << 8;
+    let (len, w2) = if m & c.lit == 0 {
+        (8, 0)
+    } else if target.is_gfx950() {
+        (12, super::word(bytes, 2)?)
+    } else {
+        // Only gfx950 reads a literal; elsewhere the 255 does not decode.
+        return Err(invalid);
+    };
+    if !m & c.need != 0 {
+        return Err(invalid);
+    }
+    Ok(Inst::new(target, r, len, [w0, w1, w2, 0]))
+}
+
+/// Decodes a VOP3P instruction whose opcode is row `r` (MFMA, AccVGPR and
+/// wide operands, scaled MFMA pairs) field by field.
+#[inline(never)]
+fn decode_full(
+    target: Target,
+    w0: u32,
+    w1: u32,
+    r: u16,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
+    let w2 = super::word(bytes, 2).ok();
+    let i = match decode_scaled(target, bytes, w0, w1) {
+        Some(i) => i,
+        None => Vop3p::decode(target, w0, w1, w2).map_err(|need_lit| {
+            if need_lit {
+                DecodeError::Truncated {
+                    need: 12,
+                    // Fewer than 12 bytes, so the value fits.
+                    have: bytes.len() as u32,
+                }
+            } else {
+                DecodeError::Invalid { target, word: w0 }
             }
-        } else {
-            DecodeError::Invalid { target, word: w0 }
-        }
-    })
+        })?,
+    };
+    let words = match &i.tail {
+        Tail::None => [w0, w1, 0, 0],
+        Tail::Literal(l) => [w0, w1, *l, 0],
+        Tail::Scaled(m) => [w0, w1, m.words[0], m.words[1]],
+    };
+    Ok(Inst::new(target, r, i.len(), words))
 }
 
 /// gfx950: a `v_mfma_ld_scale_b32` followed by an f8f6f4 MFMA whose abid
@@ -668,6 +817,59 @@ fn decode_scaled(target: Target, bytes: &[u8], w0: u32, w1: u32) -> Option<Vop3p
 
 #[cfg(test)]
 mod tests {
+    /// The fast path accepts exactly the words that the field-by-field
+    /// decoder accepts, with the same length and error.
+    #[test]
+    fn fast_decode_matches_full_decode() {
+        use crate::Target;
+        let mut x: u64 = 0x6a09_e667_f3bc_c908;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for t in Target::ALL {
+            for n in 0..200_000u32 {
+                let r = next();
+                let op = n % 128;
+                let mut w1 = r as u32;
+                if n & 1 == 0 {
+                    w1 = (w1 & !0x1ff) | (((r >> 40) as u32) & 0xff);
+                }
+                if n & 2 == 0 {
+                    w1 = (w1 & !(0x1ff << 9)) | (0xff << 9);
+                }
+                if n & 12 == 0 {
+                    w1 &= 0x07ff_ffff;
+                }
+                let mut w0 = 0xd380_0000 | op << 16 | ((r >> 32) as u32 & 0xffff);
+                if n & 16 == 0 {
+                    w0 &= !0xff00;
+                }
+                let w2 = (r >> 17) as u32;
+                let idx = super::VOP3P_IDX[t.index()][op as usize];
+                for have in [8usize, 12] {
+                    let bytes: Vec<u8> = [w0, w1, w2]
+                        .iter()
+                        .flat_map(|w| w.to_le_bytes())
+                        .take(have)
+                        .collect();
+                    let fast = super::decode(t, w0, &bytes);
+                    let full = if usize::from(idx) < super::VOP3P.len() {
+                        super::decode_full(t, w0, w1, idx, &bytes)
+                    } else {
+                        Err(crate::DecodeError::Invalid {
+                            target: t,
+                            word: w0,
+                        })
+                    };
+                    assert_eq!(fast, full, "{t} {w0:08x} {w1:08x} ({have} bytes)");
+                }
+            }
+        }
+    }
+
     /// The compile-time index finds the same row as searching the table.
     #[test]
     fn indexed_lookup_matches_search() {

@@ -225,8 +225,8 @@ fn write_kind(t: &str) -> Option<(u8, usize)> {
 
 /// Lowers a DS instruction.
 pub fn lower(inst: Inst) -> Op {
-    let mut op = Op::new(inst.clone(), lookup(inst.mnemonic()).unwrap_or(unsupported));
-    if let Body::Ds(d) = &inst.body {
+    let mut op = Op::new(inst, lookup(inst.mnemonic()).unwrap_or(unsupported));
+    if let Body::Ds(d) = &inst.body() {
         if d.gds {
             op.exec = unsupported;
         }

@@ -42,8 +42,8 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 /// Lowers a SOP1/SOP2/SOPC/SOPK/SOPP instruction.
 pub fn lower(inst: Inst) -> Op {
     let name = base_name(inst.mnemonic());
-    let mut op = Op::new(inst.clone(), lookup(name).unwrap_or(unsupported));
-    match &inst.body {
+    let mut op = Op::new(inst, lookup(name).unwrap_or(unsupported));
+    match &inst.body() {
         Body::Salu(s) => {
             if let Some(f) = s.fields() {
                 if let Field::Op(d) = &f.sdst {

@@ -56,9 +56,9 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 
 /// Lowers a VOP1/VOP2/VOPC (e32, SDWA, DPP) or VOP3 instruction.
 pub fn lower(inst: Inst) -> Op {
-    match &inst.body {
+    match &inst.body() {
         Body::Vop(v) => match v.fields() {
-            Some(f) => lower_vop(inst.clone(), &f),
+            Some(f) => lower_vop(inst, &f),
             None => Op::new(inst, unsupported),
         },
         Body::Vop3(v) => {

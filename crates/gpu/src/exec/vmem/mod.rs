@@ -368,12 +368,12 @@ pub(crate) const IMM_OFFEN: i64 = 1 << 33;
 
 /// Lowers a FLAT/GLOBAL/SCRATCH, MUBUF or MTBUF instruction.
 pub fn lower(inst: Inst) -> Op {
-    let target = inst.target;
-    match &inst.body {
+    let target = inst.target();
+    match &inst.body() {
         Body::Flat(f) => {
             let lds_mode = f.lds && !(f.seg == 1 && target.is_gfx940_plus());
             let exec = select(f.op.name, f.glc, lds_mode).unwrap_or(unsupported);
-            let mut op = Op::new(inst.clone(), exec);
+            let mut op = Op::new(inst, exec);
             let acc = if f.acc { AGPR0 } else { 0 };
             op.vdst = acc + u16::from(f.vdst);
             op.src[1] = Src::V(acc + u16::from(f.data));
@@ -405,7 +405,7 @@ pub fn lower(inst: Inst) -> Op {
             } else {
                 select(b.op.name, b.glc, b.lds)
             };
-            let mut op = Op::new(inst.clone(), exec.unwrap_or(unsupported));
+            let mut op = Op::new(inst, exec.unwrap_or(unsupported));
             let acc = if b.acc { AGPR0 } else { 0 };
             op.vdst = acc + u16::from(b.vdata);
             op.src[0] = Src::V(u16::from(b.vaddr));

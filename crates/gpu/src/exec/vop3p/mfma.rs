@@ -39,7 +39,10 @@ fn scaled_inner(v: &Vop3p) -> Option<Vop3p> {
     let mut bytes = [0u8; 8];
     bytes[..4].copy_from_slice(&(w0 & !(0xf << 11)).to_le_bytes());
     bytes[4..].copy_from_slice(&w1.to_le_bytes());
-    rocjitsu_isa::gfx9::vop3p::decode(Target::Gfx950, &bytes).ok()
+    match rocjitsu_isa::decode(Target::Gfx950, &bytes).ok()?.body() {
+        Body::Vop3p(m) => Some(m),
+        _ => None,
+    }
 }
 
 /// Lowers an MFMA, SMFMAC or scaled MFMA pair.
@@ -54,7 +57,7 @@ pub fn lower(inst: Inst, v: &Vop3p) -> Op {
     } else {
         row.name.to_string()
     };
-    let target = inst.target;
+    let target = inst.target();
     let mut op = Op::new(inst, run);
     let info = match info_index(target, &name) {
         Some(i) if row.kind == Kind::Mfma => i,
@@ -174,7 +177,7 @@ fn operand<'a>(
 /// The scale operands of a `v_mfma_scale_*` pair: the `v_mfma_ld_scale_b32`
 /// half's two sources, each with the byte op_sel | op_sel_hi << 1 selects.
 fn scales(c: &Ctx, op: &Op) -> Option<[(Lanes, u8); 2]> {
-    let Body::Vop3p(v) = &op.inst.body else {
+    let Body::Vop3p(v) = &op.inst.body() else {
         return None;
     };
     let ap = &c.env.apertures;

@@ -47,7 +47,7 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 
 /// Lowers a VOP3P instruction.
 pub fn lower(inst: Inst) -> Op {
-    let Body::Vop3p(v) = &inst.body else {
+    let Body::Vop3p(v) = &inst.body() else {
         return Op::new(inst, unsupported);
     };
     let v = v.clone();
