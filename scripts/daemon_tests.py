@@ -159,6 +159,17 @@ def daemon_dies(launcher, config, build):
         d.stop()
 
 
+def report(name, secs, problems, note=""):
+    """Prints a scenario's line (and its problems); True when it passed."""
+    if problems:
+        log(f"FAIL  {name} ({secs:.1f} s)")
+        for p in problems:
+            log(f"      {p}")
+        return False
+    log(f"PASS  {name} ({secs:.1f} s{'; ' + note if note else ''})")
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--target", choices=tuple(CONFIGS), default="gfx90a")
@@ -196,29 +207,15 @@ def main():
             idle, st = d.wait_idle()
             if not idle:
                 problems.append(f"afterwards the daemon still holds {st}")
-            secs = time.monotonic() - t0
-            if problems:
-                failed += 1
-                log(f"FAIL  {name} ({secs:.1f} s)")
-                for p in problems:
-                    log(f"      {p}")
-            else:
-                passed += 1
-                log(f"PASS  {name} ({secs:.1f} s; daemon afterwards: {json.dumps(st)})")
+            ok = report(name, time.monotonic() - t0, problems, f"daemon afterwards: {json.dumps(st)}")
+            passed, failed = passed + ok, failed + (not ok)
     finally:
         d.stop()
     if want("daemon-dies"):
         t0 = time.monotonic()
         problems = daemon_dies(launcher, config, build)
-        secs = time.monotonic() - t0
-        if problems:
-            failed += 1
-            log(f"FAIL  daemon-dies ({secs:.1f} s)")
-            for p in problems:
-                log(f"      {p}")
-        else:
-            passed += 1
-            log(f"PASS  daemon-dies ({secs:.1f} s)")
+        ok = report("daemon-dies", time.monotonic() - t0, problems)
+        passed, failed = passed + ok, failed + (not ok)
     log(f"daemon: {passed} passed, {failed} failed ({args.target}, {time.monotonic() - t_all:.1f} s)")
     return 1 if failed else 0
 

@@ -264,18 +264,36 @@ impl RemoteDriver {
     /// `va`, their contents copied first: only the pages the process has
     /// touched (present or swapped, per /proc/self/pagemap), since the rest
     /// read as zeros, which the fresh memfd already holds.
+    ///
+    /// The range may share pages with memory other threads are writing
+    /// (a small buffer in the malloc heap shares its page with the heap's
+    /// own bookkeeping): a write that lands between the copy and the remap
+    /// would be lost. A [`WriteFence`] holds such writers (and first
+    /// touches) off until the new mapping is in place; they then go on,
+    /// on the shared pages. Between raising the fence and dropping it this
+    /// thread must not write to the range itself, so it allocates nothing.
     fn adopt_userptr(&self, va: u64, size: u64, fd: RawFd) -> Result<(), Errno> {
         const PAGE: u64 = 4096;
         let size = size.next_multiple_of(PAGE);
         let pages = (size / PAGE) as usize;
-        let touched = touched_pages(va, pages).unwrap_or_else(|| vec![true; pages]);
+        // Everything that allocates happens before the fence goes up.
+        let pagemap = std::fs::File::open("/proc/self/pagemap").ok();
+        let mut entries = vec![0u8; pages * 8];
+        let fence = WriteFence::raise(va, size, self.fds);
+        let touched = pagemap.is_some_and(|f| {
+            use std::os::unix::fs::FileExt;
+            f.read_exact_at(&mut entries, (va / PAGE) * 8).is_ok()
+        });
+        let is_touched = |i: usize| {
+            !touched || u64::from_le_bytes(entries[i * 8..i * 8 + 8].try_into().unwrap()) >> 62 != 0
+        };
         let mut i = 0;
         while i < pages {
-            if !touched[i] {
+            if !is_touched(i) {
                 i += 1;
                 continue;
             }
-            let run = touched[i..].iter().take_while(|&&t| t).count();
+            let run = (i..pages).take_while(|&j| is_touched(j)).count();
             let (off, len) = (i as u64 * PAGE, run as u64 * PAGE);
             // SAFETY: pwrite reads `len` bytes at `va + off`, inside the
             // range the caller registered with the GPU (mapped in this
@@ -307,6 +325,7 @@ impl RemoteDriver {
                 0,
             )
         };
+        drop(fence);
         if p as u64 != va {
             return Err(Errno::ENOMEM);
         }
@@ -314,22 +333,143 @@ impl RemoteDriver {
     }
 }
 
-/// For each page of `[va, va + pages * 4096)`, whether it is present or
-/// swapped (bits 63 and 62 of its /proc/self/pagemap entry); None when the
-/// pagemap cannot be read.
-fn touched_pages(va: u64, pages: usize) -> Option<Vec<bool>> {
-    use std::os::unix::fs::FileExt;
-    let f = std::fs::File::open("/proc/self/pagemap").ok()?;
-    let mut buf = vec![0u8; pages * 8];
-    f.read_exact_at(&mut buf, (va / 4096) * 8).ok()?;
-    // The file's descriptor is closed by File's drop through the C
-    // library's close, which the preload lets through (it is not one of
-    // its reserved descriptors).
-    Some(
-        buf.chunks_exact(8)
-            .map(|e| u64::from_le_bytes(e.try_into().unwrap()) >> 62 != 0)
-            .collect(),
-    )
+/// A userfaultfd on a range of private anonymous memory that makes every
+/// write to it, and every first touch of a page, wait (in the kernel)
+/// until the fence is dropped: closing the userfaultfd wakes the waiters,
+/// whose faults are then retried against whatever the range maps by then.
+/// Raising it can fail (no userfaultfd, a range that is not anonymous
+/// memory): the range is then unguarded, as it was before fences existed,
+/// which is only a risk for ranges other threads write at the time.
+struct WriteFence {
+    fd: Option<RawFd>,
+    fds: Fds,
+}
+
+impl WriteFence {
+    const UFFDIO_API: u64 = 0xc018_aa3f;
+    const UFFDIO_REGISTER: u64 = 0xc020_aa00;
+    const UFFDIO_WRITEPROTECT: u64 = 0xc018_aa06;
+    const UFFD_API: u64 = 0xaa;
+    const MODE_MISSING: u64 = 1;
+    const MODE_WP: u64 = 2;
+    const UFFD_USER_MODE_ONLY: libc::c_long = 1;
+
+    fn raise(va: u64, len: u64, fds: Fds) -> WriteFence {
+        let fd = Self::try_raise(va, len, fds);
+        if fd.is_none() {
+            tracing::debug!(
+                "userptr {va:#x}+{len:#x}: no userfaultfd fence; writes by other threads while its pages move could be lost"
+            );
+        }
+        WriteFence { fd, fds }
+    }
+
+    fn try_raise(va: u64, len: u64, fds: Fds) -> Option<RawFd> {
+        // Faults from the kernel too (a read(2) into the range) wait when
+        // we may ask for that; otherwise user faults only (the kernel's
+        // then fail with EFAULT during the brief window).
+        let flags = libc::c_long::from(libc::O_CLOEXEC);
+        // SAFETY: userfaultfd takes flags only.
+        let mut fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags) };
+        if fd < 0 {
+            // SAFETY: as above.
+            fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags | Self::UFFD_USER_MODE_ONLY) };
+        }
+        if fd < 0 {
+            return None;
+        }
+        let fd = (fds.relocate)(fd as RawFd);
+        let fence = WriteFence { fd: Some(fd), fds };
+        let mut api = [Self::UFFD_API, 0, 0];
+        let mut reg = [va, len, Self::MODE_MISSING | Self::MODE_WP, 0];
+        let mut wp = [va, len, 1];
+        // SAFETY: the three ioctls take pointers to structures of these
+        // sizes (uffdio_api, uffdio_register, uffdio_writeprotect).
+        let ok = unsafe {
+            libc::ioctl(fd, Self::UFFDIO_API as _, api.as_mut_ptr()) == 0
+                && libc::ioctl(fd, Self::UFFDIO_REGISTER as _, reg.as_mut_ptr()) == 0
+                && libc::ioctl(fd, Self::UFFDIO_WRITEPROTECT as _, wp.as_mut_ptr()) == 0
+        };
+        if !ok {
+            return None; // `fence` drops: closes the descriptor
+        }
+        let fd = fence.fd;
+        std::mem::forget(fence);
+        fd
+    }
+}
+
+impl Drop for WriteFence {
+    fn drop(&mut self) {
+        if let Some(fd) = self.fd.take() {
+            (self.fds.release)(fd);
+            // SAFETY: our own descriptor; a raw close, bypassing an
+            // interposed one (and allocating nothing).
+            unsafe { libc::syscall(libc::SYS_close, fd) };
+        }
+    }
+}
+
+/// In a child after fork: the userptr ranges the parent adopted are still
+/// shared mappings of the daemon's memfds, so parent and child would write
+/// each other's memory (a heap page registered as userptr would join their
+/// heaps). Each becomes a private copy again, as anonymous memory is across
+/// fork. Call it before the child runs anything else (it is single-threaded
+/// then); returns how many mappings it turned private.
+pub fn privatize_userptr_mappings() -> usize {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return 0;
+    };
+    let mut n = 0;
+    for line in maps.lines() {
+        if !line.contains("/memfd:rocjitsu-userptr-") {
+            continue;
+        }
+        let Some((start, end)) = line
+            .split_whitespace()
+            .next()
+            .and_then(|r| r.split_once('-'))
+            .and_then(|(a, b)| {
+                Some((
+                    u64::from_str_radix(a, 16).ok()?,
+                    u64::from_str_radix(b, 16).ok()?,
+                ))
+            })
+        else {
+            continue;
+        };
+        let len = (end - start) as usize;
+        // SAFETY: a fresh private mapping, filled with the shared range's
+        // contents and then moved over it (mremap replaces what was at the
+        // destination in one step).
+        unsafe {
+            let tmp = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            if tmp == libc::MAP_FAILED {
+                continue;
+            }
+            std::ptr::copy_nonoverlapping(start as *const u8, tmp.cast::<u8>(), len);
+            let moved = libc::mremap(
+                tmp,
+                len,
+                len,
+                libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+                start as *mut libc::c_void,
+            );
+            if moved as u64 == start {
+                n += 1;
+            } else {
+                libc::munmap(tmp, len);
+            }
+        }
+    }
+    n
 }
 
 impl RemoteDriver {

@@ -280,3 +280,147 @@ fn a_client_that_goes_away_leaves_nothing_behind() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// A userptr range shares its page with memory another thread keeps
+/// writing (as a small malloc'd buffer shares its page with the heap's
+/// bookkeeping): while the client moves the page into the daemon's memfd,
+/// none of that thread's writes may be lost.
+#[test]
+fn adopting_a_userptr_page_loses_no_concurrent_write() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let d = start("userptr-race");
+    let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+    // SAFETY: a fresh private anonymous mapping of two pages.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            8192,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    } as u64;
+    assert_ne!(base as *mut libc::c_void, libc::MAP_FAILED);
+    // The writer's slot sits in the registered page, past the part the
+    // GPU would use; the writer checks each write reads back.
+    let slot_addr = base as usize + 2048;
+    let stop = AtomicBool::new(false);
+    let lost = AtomicU64::new(0);
+    let last = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // SAFETY: the slot stays mapped (remapped in place) throughout.
+            let slot = unsafe { &*(slot_addr as *const AtomicU64) };
+            let mut i = 1u64;
+            while !stop.load(Ordering::Relaxed) {
+                slot.store(i, Ordering::SeqCst);
+                // A later read of an older value means the write went to
+                // a page that was then replaced.
+                for _ in 0..4 {
+                    if slot.load(Ordering::SeqCst) != i {
+                        lost.fetch_add(1, Ordering::Relaxed);
+                        break;
+                    }
+                }
+                last.store(i, Ordering::SeqCst);
+                i += 1;
+            }
+        });
+        for _ in 0..300 {
+            let mut a = [0u8; 40];
+            a[0..8].copy_from_slice(&0x7f00_0000_0000u64.to_le_bytes());
+            a[8..16].copy_from_slice(&4096u64.to_le_bytes());
+            a[24..32].copy_from_slice(&base.to_le_bytes());
+            a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+            // USERPTR | WRITABLE | NO_SUBSTITUTE
+            a[36..40].copy_from_slice(&(4u32 | 1 << 31 | 1 << 28).to_le_bytes());
+            r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
+            let mut f = [0u8; 8];
+            f.copy_from_slice(&a[16..24]);
+            r.ioctl(DeviceFile::Kfd, iowr(0x17, 8), &mut f).unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let (lost, last) = (lost.load(Ordering::Relaxed), last.load(Ordering::Relaxed));
+    // SAFETY: reading the slot, no writer left.
+    let now = unsafe { &*(slot_addr as *const AtomicU64) }.load(Ordering::SeqCst);
+    assert!(last > 0, "the writer never ran");
+    assert_eq!(lost, 0, "{lost} writes were lost while the page moved");
+    assert_eq!(now, last, "the slot holds {now}, the last write was {last}");
+    // SAFETY: our mapping.
+    unsafe { libc::munmap(base as *mut libc::c_void, 8192) };
+}
+
+/// After fork, a child's copy of an adopted userptr page is its own: the
+/// child writes it without the parent seeing the write (without the
+/// privatisation it would: the page is a shared mapping of the memfd).
+#[test]
+fn a_forked_child_gets_private_copies_of_userptr_pages() {
+    let d = start("userptr-fork");
+    let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+    // SAFETY: a fresh private anonymous page.
+    let page = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    } as *mut u32;
+    // SAFETY: our page.
+    unsafe { page.write_volatile(7) };
+    let mut a = [0u8; 40];
+    a[0..8].copy_from_slice(&0x7f10_0000_0000u64.to_le_bytes());
+    a[8..16].copy_from_slice(&4096u64.to_le_bytes());
+    a[24..32].copy_from_slice(&(page as u64).to_le_bytes());
+    a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+    a[36..40].copy_from_slice(&(4u32 | 1 << 31).to_le_bytes());
+    r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
+    assert_eq!(read(page), 7, "adoption kept the contents");
+    fn read(p: *mut u32) -> u32 {
+        // SAFETY: the test's page, mapped throughout.
+        unsafe { p.read_volatile() }
+    }
+    let child = |privatize: bool, value: u32| {
+        // SAFETY: the child only calls async-signal-tolerant code (it is a
+        // test: privatising reads /proc and maps memory) and _exits.
+        match unsafe { libc::fork() } {
+            // SAFETY: in the child: the test's page is mapped; _exit ends it.
+            0 => unsafe {
+                let n = if privatize {
+                    rocjitsu_kmd::remote::privatize_userptr_mappings()
+                } else {
+                    1
+                };
+                page.write_volatile(value);
+                libc::_exit(if n >= 1 { 0 } else { 3 });
+            },
+            pid => {
+                let mut st = 0;
+                // SAFETY: waiting for our child.
+                unsafe { libc::waitpid(pid, &mut st, 0) };
+                assert!(
+                    libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0,
+                    "child status {st}"
+                );
+            }
+        }
+    };
+    // The hazard is real: a child that does not privatise writes the
+    // parent's page.
+    child(false, 8);
+    assert_eq!(read(page), 8, "the page is shared with the memfd");
+    child(true, 9);
+    assert_eq!(
+        read(page),
+        8,
+        "the privatised child wrote the parent's page"
+    );
+    // SAFETY: our page.
+    unsafe { libc::munmap(page.cast(), 4096) };
+}

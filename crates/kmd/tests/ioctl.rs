@@ -87,55 +87,16 @@ fn version_apertures_and_unknown_requests() {
 #[test]
 fn memory_lifecycle_and_errors() {
     let (d, gpu_id) = driver();
-    // Reserve a VA range as the thunk does, then allocate VRAM in it.
+    // Reserve a VA range as the thunk does, allocate VRAM in it, map it
+    // through the render node and for the GPU.
     let size = 1 << 20;
-    // SAFETY: an anonymous PROT_NONE reservation owned by the test.
-    let va = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    } as u64;
+    let (va, handle, offset) = vram(&d, gpu_id, size);
+    assert_eq!(handle >> 32, u64::from(gpu_id));
     let mut a = [0u8; 40];
     put64(&mut a, 0, va);
     put64(&mut a, 8, size as u64);
     put32(&mut a, 32, gpu_id);
     put32(&mut a, 36, 0x8000_0001 | 1 << 29); // VRAM | WRITABLE | PUBLIC
-    d.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
-    let handle = get64(&a, 16);
-    let offset = get64(&a, 24);
-    assert_eq!(handle >> 32, u64::from(gpu_id));
-    // The render node maps it; the GPU sees what the CPU writes.
-    let src = d
-        .mmap(
-            DeviceFile::Render { gpu: 0, minor: 128 },
-            offset,
-            size as u64,
-        )
-        .unwrap();
-    // SAFETY: mapping the driver's memfd over the test's own reservation.
-    let p = unsafe {
-        libc::mmap(
-            va as *mut libc::c_void,
-            size,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_FIXED,
-            src.fd,
-            src.offset as libc::off_t,
-        )
-    };
-    assert_eq!(p as u64, va);
-    let mut m = [0u8; 24];
-    let ids = [gpu_id];
-    put64(&mut m, 0, handle);
-    put64(&mut m, 8, ids.as_ptr() as u64);
-    put32(&mut m, 16, 1);
-    d.ioctl(KFD, iowr(0x18, 24), &mut m).unwrap();
-    assert_eq!(get32(&m, 20), 1);
     // SAFETY: `va` is mapped read-write just above.
     unsafe { *((va + 64) as *mut u32) = 0x1234_5678 };
     let mut tlb = rocjitsu_gpu::exec::Tlb::default();
@@ -290,8 +251,9 @@ fn wait_events_honours_event_ages() {
 }
 
 /// Allocates `size` bytes of VRAM, maps it for the CPU (as the thunk does
-/// through the render node) and for the GPU; returns its address.
-fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> u64 {
+/// through the render node) and for the GPU; returns its address, handle
+/// and render-node mmap offset.
+fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> (u64, u64, u64) {
     // SAFETY: an anonymous PROT_NONE reservation owned by the test.
     let va = unsafe {
         libc::mmap(
@@ -334,7 +296,8 @@ fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> u64 {
     put64(&mut m, 8, ids.as_ptr() as u64);
     put32(&mut m, 16, 1);
     d.ioctl(KFD, iowr(0x18, 24), &mut m).unwrap();
-    va
+    assert_eq!(get32(&m, 20), 1, "mapped to one GPU");
+    (va, get64(&a, 16), get64(&a, 24))
 }
 
 /// KFD runs a queue only while its percentage is above 0: a queue created
@@ -343,7 +306,7 @@ fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> u64 {
 #[test]
 fn a_queue_at_zero_percent_is_suspended() {
     let (d, gpu_id) = driver();
-    let mem = vram(&d, gpu_id, 1 << 16);
+    let (mem, _, _) = vram(&d, gpu_id, 1 << 16);
     let (ring, rptr, wptr, signal) = (mem, mem + 0x1000, mem + 0x1008, mem + 0x1040);
     let at = |addr: u64| addr as *mut u64;
     // SAFETY: all four lie in the mapping `vram` made; the CP reads them

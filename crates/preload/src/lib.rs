@@ -102,6 +102,11 @@ extern "C" fn after_fork_in_child() {
     let old = DRIVER.write().unwrap_or_else(|e| e.into_inner()).take();
     // The parent's driver must not be dropped here: its threads do not
     // exist in the child, and its connections are the parent's.
+    if old.is_some() {
+        // The parent's userptr pages are shared with its daemon: the child
+        // gets private copies, as with anonymous memory.
+        rocjitsu_kmd::remote::privatize_userptr_mappings();
+    }
     std::mem::forget(old);
     fds::forked();
 }

@@ -201,6 +201,19 @@ impl<'a> Reader<'a> {
         let s = self.take(N, what)?;
         Ok(std::array::from_fn(|i| s[i]))
     }
+    /// A `u32` count of at most `max`.
+    pub fn count(&mut self, what: &'static str, max: usize) -> Result<usize, WireError> {
+        let n = self.u32(what)? as usize;
+        if n > max {
+            return Err(WireError::TooLong {
+                what,
+                len: n as u64,
+                max: max as u64,
+            });
+        }
+        Ok(n)
+    }
+
     /// A length-prefixed byte string of at most `max` bytes.
     pub fn bytes(&mut self, what: &'static str, max: usize) -> Result<&'a [u8], WireError> {
         let n = self.u32(what)? as usize;
@@ -367,14 +380,7 @@ impl Ioctl {
         let device = Device::decode(&mut r)?;
         let request = r.u64("request")?;
         let arg = r.bytes("argument", MAX_ARG)?.to_vec();
-        let n = r.u32("buffer count")? as usize;
-        if n > MAX_BUFFERS {
-            return Err(WireError::TooLong {
-                what: "buffer count",
-                len: n as u64,
-                max: MAX_BUFFERS as u64,
-            });
-        }
+        let n = r.count("buffer count", MAX_BUFFERS)?;
         let mut buffers = Vec::with_capacity(n);
         for _ in 0..n {
             let addr = r.u64("buffer address")?;
@@ -384,22 +390,8 @@ impl Ioctl {
             }
             buffers.push((addr, data));
         }
-        let fds = r.u32("fd count")?;
-        if fds as usize > MAX_FDS {
-            return Err(WireError::TooLong {
-                what: "fd count",
-                len: fds.into(),
-                max: MAX_FDS as u64,
-            });
-        }
-        let n = r.u32("note count")? as usize;
-        if n > MAX_NOTES {
-            return Err(WireError::TooLong {
-                what: "note count",
-                len: n as u64,
-                max: MAX_NOTES as u64,
-            });
-        }
+        let fds = r.count("fd count", MAX_FDS)? as u32;
+        let n = r.count("note count", MAX_NOTES)?;
         let mut notes = Vec::with_capacity(n);
         for _ in 0..n {
             let b = r.bytes("note", MAX_NOTE)?;
