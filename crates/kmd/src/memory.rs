@@ -103,10 +103,14 @@ impl Drop for Allocation {
     }
 }
 
+/// A memfd of `size` bytes whose size is sealed: a daemon's client that
+/// receives it (to map VRAM, GTT, a userptr range) cannot shrink it under
+/// the GPU, which would turn the daemon's next access into a SIGBUS.
 fn memfd(name: &str, size: u64) -> Result<OwnedFd, Errno> {
     let cname = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
     // SAFETY: plain syscall wrappers on a NUL-terminated name.
-    let fd = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
+    let fd =
+        unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
     if fd < 0 {
         return Err(Errno::ENOMEM);
     }
@@ -114,6 +118,11 @@ fn memfd(name: &str, size: u64) -> Result<OwnedFd, Errno> {
     let owned = unsafe { OwnedFd::from_raw_fd(fd) };
     // SAFETY: ftruncate on our own fd.
     if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
+        return Err(Errno::ENOMEM);
+    }
+    let seals = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_SEAL;
+    // SAFETY: fcntl on our own fd.
+    if unsafe { libc::fcntl(fd, libc::F_ADD_SEALS, seals) } != 0 {
         return Err(Errno::ENOMEM);
     }
     Ok(owned)

@@ -424,3 +424,32 @@ fn a_forked_child_gets_private_copies_of_userptr_pages() {
     // SAFETY: our page.
     unsafe { libc::munmap(page.cast(), 4096) };
 }
+
+/// The memfd a client receives for its VRAM cannot be shrunk (or grown)
+/// under the daemon: a hostile client's ftruncate fails and the daemon,
+/// which maps the same memory, goes on.
+#[test]
+fn a_client_cannot_resize_the_memory_it_maps() {
+    let d = start("sealed");
+    let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+    let mut a = [0u8; 40];
+    a[0..8].copy_from_slice(&0x7e10_0000_0000u64.to_le_bytes());
+    a[8..16].copy_from_slice(&(1u64 << 20).to_le_bytes());
+    a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+    a[36..40].copy_from_slice(&(1u32 | 1 << 31).to_le_bytes());
+    r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
+    let offset = u64::from_le_bytes(a[24..32].try_into().unwrap());
+    let src = r
+        .mmap(DeviceFile::Render { gpu: 0, minor: 128 }, offset, 1 << 20)
+        .unwrap();
+    for size in [0, 4 << 20] {
+        // SAFETY: ftruncate on the descriptor we received.
+        let rc = unsafe { libc::ftruncate(src.fd, size) };
+        let e = std::io::Error::last_os_error().raw_os_error();
+        assert_eq!((rc, e), (-1, Some(libc::EPERM)), "ftruncate to {size}");
+    }
+    // SAFETY: our descriptor.
+    unsafe { libc::close(src.fd) };
+    healthy(&d.socket);
+}
