@@ -518,8 +518,9 @@ fn device_file(state: &State, d: wire::Device) -> Result<DeviceFile, Errno> {
 
 /// Serves one request; false when the connection should end.
 fn serve_request(state: &State, client: &Client, t: &UnixTransport, m: Message) -> bool {
-    // Descriptors a client sends are never used.
-    drop(m.fds);
+    // Descriptors a client sends are used only as a userptr allocation's
+    // memory (checked there); otherwise they are closed here.
+    let mut fds = m.fds;
     let req = match Request::decode(&m.header, &m.payload) {
         Ok(r) => r,
         Err(e) => {
@@ -550,11 +551,25 @@ fn serve_request(state: &State, client: &Client, t: &UnixTransport, m: Message) 
                 Err(e) => reply(t, &m.header, -e.0, b"", &[]),
             }
         }
-        Request::Ioctl(io) => serve_ioctl(state, client, t, &m.header, io),
+        Request::Ioctl(io) => {
+            let backing = match (io.fds, fds.len()) {
+                (0, 0) => None,
+                (1, 1) => fds.pop(),
+                _ => return reply(t, &m.header, -libc::EINVAL, b"", &[]),
+            };
+            serve_ioctl(state, client, t, &m.header, io, backing)
+        }
     }
 }
 
-fn serve_ioctl(state: &State, client: &Client, t: &UnixTransport, h: &Header, io: Ioctl) -> bool {
+fn serve_ioctl(
+    state: &State,
+    client: &Client,
+    t: &UnixTransport,
+    h: &Header,
+    io: Ioctl,
+    backing: Option<std::os::fd::OwnedFd>,
+) -> bool {
     let dev = match device_file(state, io.device) {
         Ok(d) => d,
         Err(e) => return reply(t, h, -e.0, b"", &[]),
@@ -568,12 +583,19 @@ fn serve_ioctl(state: &State, client: &Client, t: &UnixTransport, h: &Header, io
     for (addr, data) in io.buffers {
         mem.add(addr, data);
     }
+    let offered = backing.is_some();
+    if let Some(fd) = backing {
+        mem.offer_userptr_backing(fd, io.fd_offset);
+    }
     let mut arg = io.arg;
     let r = client.driver.ioctl_from(dev, io.request, &mut arg, &mem);
     // A userptr allocation is a memfd here: the client maps it over its
     // pages.
+    // (Unless it is memory the client sent: it maps that already.)
     let mut fd = None;
+    let sent_and_used = offered && !mem.backing_offered();
     if r.is_ok()
+        && !sent_and_used
         && dev == DeviceFile::Kfd
         && abi::ioc_nr(io.request) == abi::kfd::ALLOC_MEMORY_OF_GPU
         && abi::Args::new(&arg, 40).u32(36) & abi::kfd::ALLOC_USERPTR != 0
@@ -588,6 +610,7 @@ fn serve_ioctl(state: &State, client: &Client, t: &UnixTransport, h: &Header, io
         arg,
         buffers: mem.written(),
         fds: u32::from(fd.is_some()),
+        fd_offset: 0,
         notes: {
             let mut n = client.driver.take_reports();
             n.truncate(wire::MAX_NOTES);

@@ -433,6 +433,11 @@ impl SimulatedDriver {
                     size: a.u64(8),
                     mmap_offset: a.u64(24),
                     flags: a.u32(36),
+                    backing: if a.u32(36) & kfd::ALLOC_USERPTR != 0 {
+                        mem.take_userptr_backing()
+                    } else {
+                        None
+                    },
                 })?;
                 a.set_u64(16, (u64::from(gpu_id) << 32) | u64::from(id));
                 a.set_u64(24, offset);

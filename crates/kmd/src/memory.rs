@@ -129,6 +129,10 @@ fn memfd(name: &str, size: u64) -> Result<OwnedFd, Errno> {
 }
 
 fn map_shared(fd: RawFd, size: u64) -> Result<u64, Errno> {
+    map_shared_at(fd, size, 0)
+}
+
+fn map_shared_at(fd: RawFd, size: u64, offset: u64) -> Result<u64, Errno> {
     // SAFETY: a fresh shared mapping of our own memfd at an address the
     // kernel chooses; it replaces nothing.
     let p = unsafe {
@@ -138,7 +142,7 @@ fn map_shared(fd: RawFd, size: u64) -> Result<u64, Errno> {
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_SHARED,
             fd,
-            0,
+            offset as libc::off_t,
         )
     };
     if p == libc::MAP_FAILED {
@@ -171,6 +175,37 @@ pub struct AllocRequest {
     pub size: u64,
     pub mmap_offset: u64,
     pub flags: u32,
+    /// Userptr only, daemon only: the memory to use instead of a fresh
+    /// memfd (one the client already maps over the range; checked by
+    /// [`check_userptr_backing`]), and the range's offset in it.
+    pub backing: Option<(OwnedFd, u64)>,
+}
+
+/// Whether `fd` may back a userptr allocation of `size` bytes at `offset`:
+/// a memfd whose size is sealed (so the client cannot shrink it under the
+/// GPU) and which holds the whole range.
+pub fn check_userptr_backing(fd: RawFd, offset: u64, size: u64) -> Result<(), Errno> {
+    if offset % PAGE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: fcntl on a descriptor we own.
+    let seals = unsafe { libc::fcntl(fd, libc::F_GET_SEALS) };
+    if seals < 0 || seals & libc::F_SEAL_SHRINK == 0 {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: fstat into a local.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let end = offset
+        .checked_add(size.next_multiple_of(PAGE))
+        .ok_or(Errno::EINVAL)?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG || (st.st_size as u64) < end {
+        return Err(Errno::EINVAL);
+    }
+    Ok(())
 }
 
 impl Memory {
@@ -237,8 +272,19 @@ impl Memory {
                 if r.mmap_offset % PAGE != 0 || r.mmap_offset == 0 {
                     return Err(Errno::EINVAL);
                 }
-                let fd = memfd(&format!("rocjitsu-userptr-{id}"), size)?;
-                let host = map_shared(fd.as_raw_fd(), size)?;
+                let (fd, host) = match &r.backing {
+                    Some((fd, off)) => {
+                        check_userptr_backing(fd.as_raw_fd(), *off, size)?;
+                        let fd = fd.try_clone().map_err(|_| Errno::ENOMEM)?;
+                        let host = map_shared_at(fd.as_raw_fd(), size, *off)?;
+                        (fd, host)
+                    }
+                    None => {
+                        let fd = memfd(&format!("rocjitsu-userptr-{id}"), size)?;
+                        let host = map_shared(fd.as_raw_fd(), size)?;
+                        (fd, host)
+                    }
+                };
                 (Some(std::sync::Arc::new(fd)), host, true, r.mmap_offset)
             }
             kfd::ALLOC_USERPTR => (None, r.mmap_offset, false, r.mmap_offset),
@@ -448,6 +494,7 @@ mod tests {
             size,
             mmap_offset: 0,
             flags,
+            backing: None,
         }
     }
 

@@ -16,7 +16,9 @@
 //! mapped by the runtime through the render node as in local mode (the
 //! daemon passes the memfd with SCM_RIGHTS); a userptr allocation's pages
 //! are copied into the memfd the daemon returns, which is then mapped over
-//! them at the same address, so the process and the GPU share them.
+//! them at the same address, so the process and the GPU share them (see
+//! `adopt_userptr`); a range registered again is already such a memfd,
+//! which is sent to the daemon instead (`shared_backing`).
 
 use crate::abi::{self, kfd};
 use crate::sysfs::SysfsTree;
@@ -230,6 +232,16 @@ impl RemoteDriver {
 
     /// One request and its reply.
     fn call(&self, op: Opcode, payload: &[u8]) -> Result<Message, Errno> {
+        self.call_with(op, payload, &[])
+    }
+
+    /// One request, with descriptors attached, and its reply.
+    fn call_with(
+        &self,
+        op: Opcode,
+        payload: &[u8],
+        fds: &[std::os::fd::BorrowedFd],
+    ) -> Result<Message, Errno> {
         let t = self.take()?;
         let h = Header {
             opcode: op as u16,
@@ -238,7 +250,7 @@ impl RemoteDriver {
             payload_len: payload.len() as u32,
             result: 0,
         };
-        let r = t.send(&h, payload, &[]).and_then(|_| {
+        let r = t.send(&h, payload, fds).and_then(|_| {
             t.recv()?
                 .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))
         });
@@ -276,6 +288,8 @@ impl RemoteDriver {
         const PAGE: u64 = 4096;
         let size = size.next_multiple_of(PAGE);
         let pages = (size / PAGE) as usize;
+        let t0 = std::time::Instant::now();
+        let mut copied = 0usize;
         // Everything that allocates happens before the fence goes up.
         let pagemap = std::fs::File::open("/proc/self/pagemap").ok();
         let mut entries = vec![0u8; pages * 8];
@@ -310,6 +324,7 @@ impl RemoteDriver {
             if n != len as isize {
                 return Err(Errno::EFAULT);
             }
+            copied += run;
             i += run;
         }
         // SAFETY: replaces the registered range with a shared mapping of
@@ -329,6 +344,10 @@ impl RemoteDriver {
         if p as u64 != va {
             return Err(Errno::ENOMEM);
         }
+        tracing::debug!(
+            "userptr {va:#x}+{size:#x}: {copied} of {pages} pages copied into the daemon's memory in {:.3} ms",
+            t0.elapsed().as_secs_f64() * 1e3
+        );
         Ok(())
     }
 }
@@ -408,6 +427,39 @@ impl Drop for WriteFence {
             unsafe { libc::syscall(libc::SYS_close, fd) };
         }
     }
+}
+
+/// The memfd of an earlier userptr adoption that still maps all of
+/// `[va, va + size)`, opened through /proc/self/map_files, with the range's
+/// offset in it; None when the range is ordinary memory (or map_files
+/// cannot be opened, which needs CAP_SYS_ADMIN on most kernels).
+fn shared_backing(va: u64, size: u64) -> Option<(std::os::fd::OwnedFd, u64)> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let (range, _, pgoff) = (f.next()?, f.next()?, f.next()?);
+        let (a, b) = range.split_once('-')?;
+        let (start, end) = (
+            u64::from_str_radix(a, 16).ok()?,
+            u64::from_str_radix(b, 16).ok()?,
+        );
+        if va < start || va >= end {
+            continue;
+        }
+        if va.checked_add(size).is_none_or(|e| e > end)
+            || !line.contains("/memfd:rocjitsu-userptr-")
+        {
+            return None;
+        }
+        let pgoff = u64::from_str_radix(pgoff, 16).ok()?;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(format!("/proc/self/map_files/{a}-{b}"))
+            .ok()?;
+        return Some((file.into(), pgoff + (va - start)));
+    }
+    None
 }
 
 /// In a child after fork: the userptr ranges the parent adopted are still
@@ -548,15 +600,44 @@ impl Driver for RemoteDriver {
             crate::user::read(addr, &mut b)?;
             buffers.push((addr, b));
         }
-        let req = Ioctl {
+        let is_userptr_alloc = abi::ioc_type(request) == abi::KFD_TYPE
+            && abi::ioc_nr(request) == kfd::ALLOC_MEMORY_OF_GPU
+            && arg.len() >= 40
+            && abi::Args::new(arg, 40).u32(36) & kfd::ALLOC_USERPTR != 0;
+        // A userptr range the process already shares with the daemon (an
+        // earlier allocation's memfd, still mapped there): the daemon uses
+        // that memory, and nothing is copied or remapped.
+        let backing = if is_userptr_alloc {
+            let a = abi::Args::new(arg, 40);
+            shared_backing(a.u64(24), a.u64(8))
+        } else {
+            None
+        };
+        let mut req = Ioctl {
             device: wire_device(dev),
             request,
             arg: arg.to_vec(),
             buffers,
-            fds: 0,
+            fds: u32::from(backing.is_some()),
+            fd_offset: backing.as_ref().map_or(0, |b| b.1),
             notes: vec![],
         };
-        let mut m = self.call(Opcode::Ioctl, &req.encode())?;
+        let mut m = match &backing {
+            Some((fd, _)) => {
+                use std::os::fd::AsFd;
+                let m = self.call_with(Opcode::Ioctl, &req.encode(), &[fd.as_fd()])?;
+                if m.header.result == -libc::EINVAL {
+                    // Not acceptable to the daemon: the ordinary way.
+                    req.fds = 0;
+                    req.fd_offset = 0;
+                    self.call(Opcode::Ioctl, &req.encode())?
+                } else {
+                    m
+                }
+            }
+            None => self.call(Opcode::Ioctl, &req.encode())?,
+        };
+        drop(backing);
         let result = m.header.result;
         let out = Ioctl::decode(&m.payload).map_err(|_| Errno::EIO)?;
         // GPU fault reports of this process, printed where local mode

@@ -17,6 +17,12 @@ use std::sync::Mutex;
 pub trait UserMemory {
     fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Errno>;
     fn write(&self, addr: u64, data: &[u8]) -> Result<(), Errno>;
+    /// Memory the caller offers for a userptr allocation of this call: a
+    /// sealed memfd it already maps over the range, and the offset of the
+    /// range in it (daemon clients only; taken at most once).
+    fn take_userptr_backing(&self) -> Option<(std::os::fd::OwnedFd, u64)> {
+        None
+    }
 }
 
 /// This process's own memory.
@@ -35,6 +41,7 @@ impl UserMemory for Local {
 #[derive(Default)]
 pub struct Buffers {
     ranges: Mutex<Vec<Range>>,
+    backing: Mutex<Option<(std::os::fd::OwnedFd, u64)>>,
 }
 
 struct Range {
@@ -44,6 +51,20 @@ struct Range {
 }
 
 impl Buffers {
+    /// Offers `fd` (at `offset`) as the memory of a userptr allocation
+    /// this call makes; see [`UserMemory::take_userptr_backing`].
+    pub fn offer_userptr_backing(&self, fd: std::os::fd::OwnedFd, offset: u64) {
+        *self.backing.lock().unwrap_or_else(|e| e.into_inner()) = Some((fd, offset));
+    }
+
+    /// Whether an offered backing is still there (not taken).
+    pub fn backing_offered(&self) -> bool {
+        self.backing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
     /// Adds the copy of `data.len()` bytes at `addr`.
     pub fn add(&self, addr: u64, data: Vec<u8>) {
         self.lock().push(Range {
@@ -98,6 +119,12 @@ impl UserMemory for Buffers {
         ranges[i].data[off..off + data.len()].copy_from_slice(data);
         ranges[i].written = true;
         Ok(())
+    }
+    fn take_userptr_backing(&self) -> Option<(std::os::fd::OwnedFd, u64)> {
+        self.backing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 }
 

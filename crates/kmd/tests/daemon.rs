@@ -12,6 +12,7 @@ use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno};
 use rocjitsu_rpc::Transport;
 use rocjitsu_rpc::unix::UnixTransport;
 use rocjitsu_rpc::wire::{self, Device, Header, Hello, Ioctl, Opcode, Welcome};
+use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 
 fn iowr(nr: u64, size: u64) -> u64 {
@@ -161,6 +162,7 @@ fn malformed_requests_get_errors_and_the_daemon_goes_on() {
         arg,
         buffers,
         fds: 0,
+        fd_offset: 0,
         notes: vec![],
     };
     let m = call(
@@ -451,5 +453,118 @@ fn a_client_cannot_resize_the_memory_it_maps() {
     }
     // SAFETY: our descriptor.
     unsafe { libc::close(src.fd) };
+    healthy(&d.socket);
+}
+
+/// Registering a range again that an earlier userptr allocation already
+/// moved into a daemon memfd reuses that memory: the mapping stays as it
+/// is (same memfd), nothing is copied.
+#[test]
+fn a_userptr_range_registered_again_keeps_its_shared_memory() {
+    let d = start("userptr-again");
+    let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+    let len = 64 << 10;
+    // SAFETY: a fresh private anonymous mapping.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    } as u64;
+    let backing_of = |va: u64| -> String {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        maps.lines()
+            .find(|l| {
+                let (a, b) = l
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .split_once('-')
+                    .unwrap();
+                let (a, b) = (
+                    u64::from_str_radix(a, 16).unwrap(),
+                    u64::from_str_radix(b, 16).unwrap(),
+                );
+                a <= va && va < b
+            })
+            .map(|l| l.split_whitespace().skip(4).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    let register = |va: u64, size: u64| {
+        let mut a = [0u8; 40];
+        a[0..8].copy_from_slice(&0x7f20_0000_0000u64.to_le_bytes());
+        a[8..16].copy_from_slice(&size.to_le_bytes());
+        a[24..32].copy_from_slice(&va.to_le_bytes());
+        a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+        a[36..40].copy_from_slice(&(4u32 | 1 << 31).to_le_bytes());
+        r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
+        let mut f = [0u8; 8];
+        f.copy_from_slice(&a[16..24]);
+        f
+    };
+    // SAFETY: our mapping.
+    unsafe { (base as *mut u64).write_volatile(0x1234) };
+    let h = register(base, len as u64);
+    let first = backing_of(base);
+    assert!(first.contains("/memfd:rocjitsu-userptr-"), "{first}");
+    r.ioctl(DeviceFile::Kfd, iowr(0x17, 8), &mut h.clone())
+        .unwrap();
+    // The whole range again, then a part of it at an offset.
+    let h2 = register(base, len as u64);
+    assert_eq!(backing_of(base), first, "the range was moved again");
+    let h3 = register(base + 16384, 8192);
+    assert_eq!(
+        backing_of(base + 16384),
+        first,
+        "the sub-range was moved again"
+    );
+    // SAFETY: our mapping (still the same memory).
+    assert_eq!(unsafe { (base as *const u64).read_volatile() }, 0x1234);
+    for h in [h2, h3] {
+        r.ioctl(DeviceFile::Kfd, iowr(0x17, 8), &mut h.clone())
+            .unwrap();
+    }
+    // SAFETY: our mapping.
+    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+    // Memory a client offers must be a memfd whose size is sealed: its own
+    // unsealed memfd is refused (EINVAL), as is a count of descriptors that
+    // does not match the request's.
+    let (t, _) = hello(&d.socket);
+    // SAFETY: a memfd of our own, 64 KiB.
+    let own = unsafe {
+        let fd = libc::memfd_create(c"mine".as_ptr(), libc::MFD_CLOEXEC);
+        assert!(fd >= 0 && libc::ftruncate(fd, 65536) == 0);
+        std::os::fd::OwnedFd::from_raw_fd(fd)
+    };
+    let mut a = vec![0u8; 40];
+    a[0..8].copy_from_slice(&0x7f30_0000_0000u64.to_le_bytes());
+    a[8..16].copy_from_slice(&4096u64.to_le_bytes());
+    a[24..32].copy_from_slice(&0x7f30_0000_0000u64.to_le_bytes());
+    a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+    a[36..40].copy_from_slice(&(4u32 | 1 << 31).to_le_bytes());
+    for (fds, sent) in [(1, true), (0, true), (1, false)] {
+        let io = Ioctl {
+            device: Device::Kfd,
+            request: iowr(0x16, 40),
+            arg: a.clone(),
+            buffers: vec![],
+            fds,
+            fd_offset: 0,
+            notes: vec![],
+        }
+        .encode();
+        use std::os::fd::AsFd;
+        let attached = if sent { vec![own.as_fd()] } else { vec![] };
+        t.send(&header(Opcode::Ioctl as u16, 5, io.len()), &io, &attached)
+            .unwrap();
+        let m = t.recv().unwrap().unwrap();
+        assert_eq!(m.header.result, -libc::EINVAL, "fds {fds}, sent {sent}");
+        assert!(m.fds.is_empty());
+    }
     healthy(&d.socket);
 }

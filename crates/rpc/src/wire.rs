@@ -14,7 +14,7 @@
 use thiserror::Error;
 
 /// The protocol version; a handshake with another one is refused.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Header size in bytes.
 pub const HEADER_LEN: usize = 16;
@@ -347,8 +347,12 @@ pub struct Ioctl {
     /// Copies of the client memory the argument points at, by client
     /// address. In a reply: the ranges the driver wrote.
     pub buffers: Vec<(u64, Vec<u8>)>,
-    /// Reply only: file descriptors attached (a userptr allocation's memfd).
+    /// File descriptors attached. Reply: a userptr allocation's memfd.
+    /// Request: at most one, the memory a userptr allocation is to use
+    /// (a sealed memfd the client already maps over the range).
     pub fds: u32,
+    /// Request only: where in the attached descriptor the range starts.
+    pub fd_offset: u64,
     /// Reply only: reports for the client's stderr (GPU faults of the
     /// client's queues since its last call).
     pub notes: Vec<String>,
@@ -368,6 +372,7 @@ impl Ioctl {
             w.u64(*addr).bytes(data);
         }
         w.u32(self.fds);
+        w.u64(self.fd_offset);
         w.u32(self.notes.len() as u32);
         for n in &self.notes {
             w.bytes(n.as_bytes());
@@ -391,6 +396,7 @@ impl Ioctl {
             buffers.push((addr, data));
         }
         let fds = r.count("fd count", MAX_FDS)? as u32;
+        let fd_offset = r.u64("descriptor offset")?;
         let n = r.count("note count", MAX_NOTES)?;
         let mut notes = Vec::with_capacity(n);
         for _ in 0..n {
@@ -406,6 +412,7 @@ impl Ioctl {
             arg,
             buffers,
             fds,
+            fd_offset,
             notes,
         })
     }
@@ -503,6 +510,7 @@ mod tests {
             arg: vec![1, 2, 3],
             buffers: vec![(0x7000_0000, vec![9; 48]), (0x10, vec![])],
             fds: 1,
+            fd_offset: 0x2000,
             notes: vec!["a fault".into()],
         };
         assert_eq!(Ioctl::decode(&io.encode()).unwrap(), io);
@@ -543,6 +551,7 @@ mod tests {
             arg: vec![0; 8],
             buffers: vec![],
             fds: 0,
+            fd_offset: 0,
             notes: vec![],
         }
         .encode();
@@ -564,6 +573,7 @@ mod tests {
             arg: vec![],
             buffers: vec![(u64::MAX - 1, vec![0; 4])],
             fds: 0,
+            fd_offset: 0,
             notes: vec![],
         };
         assert_eq!(
@@ -594,6 +604,7 @@ mod tests {
                 arg: vec![7; 24],
                 buffers: vec![(0x7000_0000, vec![1; 96])],
                 fds: 0,
+                fd_offset: 0,
                 notes: vec!["x".into()],
             }
             .encode(),
