@@ -425,6 +425,9 @@ def judge(prog, rc, out, err):
     for line in prog.many("expect-stdout"):
         if line not in lines:
             return f"stdout lacks the line '{line}'"
+    # A daemon's client that exits normally lets go of its GPU quietly.
+    if "rocjitsu: lost the daemon" in err:
+        return "stderr says the client lost its daemon"
     return None
 
 

@@ -87,6 +87,8 @@ pub struct RemoteDriver {
     fds: Fds,
     /// The daemon went away: every call fails from now on.
     lost: AtomicBool,
+    /// Set once the process let go of the device (CLOSE sent).
+    closing: AtomicBool,
 }
 
 fn proto_err(what: impl std::fmt::Display) -> String {
@@ -130,6 +132,7 @@ impl RemoteDriver {
             next_id: AtomicU32::new(1),
             fds,
             lost: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
         })
     }
 
@@ -221,7 +224,9 @@ impl RemoteDriver {
     }
 
     fn lose(&self, why: &str) {
-        if !self.lost.swap(true, Ordering::AcqRel) {
+        // After CLOSE the daemon ends the process's other connections too
+        // (a thread may be waiting on one): expected, not worth a word.
+        if !self.lost.swap(true, Ordering::AcqRel) && !self.closing.load(Ordering::Acquire) {
             eprintln!(
                 "rocjitsu: lost the daemon at {}: {why}; GPU calls fail from now on",
                 self.socket.display()
@@ -687,6 +692,7 @@ impl Driver for RemoteDriver {
     /// Tells the daemon the process is done with the GPU (CLOSE): it
     /// releases everything the process owned.
     fn release(&self) -> bool {
+        self.closing.store(true, Ordering::Release);
         if !self.lost.load(Ordering::Acquire) {
             let _ = self.call(Opcode::Close, b"");
         }
