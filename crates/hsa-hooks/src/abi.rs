@@ -347,7 +347,7 @@ pub struct CoreApiTable {
     pub hsa_executable_iterate_program_symbols: Fp,
 }
 
-/// `AmdExtTable` of hsa_api_trace.h (AMD extension major 2, step 5 in ROCm 6.4.3; ROCm 7 appends entries, which stay untouched).
+/// `AmdExtTable` of hsa_api_trace.h (AMD extension major 2): the 72 entries of ROCm 6.4.3 (step 5), then the 4 that ROCm 7.2 (step 8) appends; a runtime's shorter table ends earlier, and entries past these stay untouched.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct AmdExtTable {
@@ -424,6 +424,11 @@ pub struct AmdExtTable {
     pub hsa_amd_vmem_address_reserve_align: Fp,
     pub hsa_amd_enable_logging: Fp,
     pub hsa_amd_signal_wait_all: Fp,
+    // ROCm 7 (AMD extension step 8) appends these.
+    pub hsa_amd_memory_get_preferred_copy_engine: Fp,
+    pub hsa_amd_portable_export_dmabuf_v2: Fp,
+    pub hsa_amd_ais_file_write: Fp,
+    pub hsa_amd_ais_file_read: Fp,
 }
 
 /// `ImageExtTable` of hsa_api_trace.h (image major 2, step 1).
@@ -445,4 +450,44 @@ pub struct ImageExtTable {
     pub hsa_ext_image_data_get_info_with_layout: Fp,
     pub hsa_ext_image_create_with_layout: Fp,
     pub hsa_ext_sampler_create_v2: Fp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// Sizes and offsets that hsa_api_trace.h implies (16-byte version, then
+    /// 8-byte slots); ROCm 6.4.3 reports 1016, 592 and 128 bytes.
+    #[test]
+    fn table_layouts_match_the_headers() {
+        assert_eq!(size_of::<ApiTableVersion>(), 16);
+        assert_eq!(size_of::<CoreApiTable>(), 16 + 125 * 8);
+        assert_eq!(size_of::<AmdExtTable>(), 16 + 76 * 8);
+        assert_eq!(offset_of!(AmdExtTable, hsa_amd_signal_wait_all), 16 + 71 * 8);
+        assert_eq!(size_of::<ImageExtTable>(), 16 + 14 * 8);
+        assert_eq!(offset_of!(CoreApiTable, hsa_iterate_agents), 16 + 5 * 8);
+        assert_eq!(offset_of!(CoreApiTable, hsa_agent_iterate_isas), 16 + 108 * 8);
+        assert_eq!(offset_of!(CoreApiTable, hsa_executable_load_agent_code_object), 16 + 120 * 8);
+        assert_eq!(offset_of!(CoreApiTable, hsa_executable_iterate_program_symbols), 16 + 124 * 8);
+        assert_eq!(offset_of!(AmdExtTable, hsa_amd_agent_iterate_memory_pools), 16 + 12 * 8);
+        assert_eq!(offset_of!(HsaApiTable, image_ext), 40);
+        assert_eq!(size_of::<HsaApiTable>(), 64);
+        assert_eq!(offset_of!(PointerInfo, agent_owner), 40);
+        assert_eq!(size_of::<AmdEvent>(), 32);
+        assert_eq!(offset_of!(AmdEvent, agent), 8);
+        assert_eq!(size_of::<MemoryAccessDesc>(), 16);
+        assert_eq!(offset_of!(LoaderTable, loaded_code_object_get_info), 32);
+        assert_eq!(LOADER_TABLE_SIZES[3], size_of::<LoaderTable>());
+    }
+
+    #[test]
+    fn slots_past_a_shorter_table_are_absent() {
+        // ROCm 6.4.3's AMD table (592 bytes) ends before ROCm 7's additions.
+        let off = offset_of!(AmdExtTable, hsa_amd_memory_get_preferred_copy_engine);
+        assert!(!slot_present(592, off));
+        assert!(slot_present(624, off));
+        assert!(slot_present(592, offset_of!(AmdExtTable, hsa_amd_signal_wait_all)));
+        assert!(!slot_present(592, 8), "the version header is no slot");
+    }
 }

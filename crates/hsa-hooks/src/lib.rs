@@ -302,3 +302,6 @@ pub extern "C" fn OnUnload() {
         }
     });
 }
+
+#[cfg(test)]
+mod tests_fake;

@@ -415,6 +415,11 @@ hook!(AmdExtTable, fn hsa_amd_queue_get_info(queue: *mut Queue, attribute: u32, 
     s
 });
 
+hook!(AmdExtTable, fn hsa_amd_memory_get_preferred_copy_engine(dst_agent: Agent, src_agent: Agent, recommended_ids_mask: *mut u32) {
+    // SAFETY: forwards the caller's arguments with the agents mapped.
+    unsafe { orig()(exec(dst_agent), exec(src_agent), recommended_ids_mask) }
+});
+
 /// The entries installed in the AMD extension table.
 pub fn table() -> Vec<(usize, Fp)> {
     vec![
@@ -449,5 +454,6 @@ pub fn table() -> Vec<(usize, Fp)> {
         hsa_amd_vmem_get_access::entry(),
         hsa_amd_agent_set_async_scratch_limit::entry(),
         hsa_amd_queue_get_info::entry(),
+        hsa_amd_memory_get_preferred_copy_engine::entry(),
     ]
 }
