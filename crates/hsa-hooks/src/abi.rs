@@ -124,6 +124,8 @@ pub const HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES: u32 = 0xA114;
 pub const HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX: u32 = 0xA116;
 pub const HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_CURRENT: u32 = 0xA117;
 
+/// `HSA_DEVICE_TYPE_CPU` of hsa_device_type_t.
+pub const HSA_DEVICE_TYPE_CPU: u32 = 0;
 /// `HSA_DEVICE_TYPE_GPU` of hsa_device_type_t.
 pub const HSA_DEVICE_TYPE_GPU: u32 = 1;
 /// `HSA_EXECUTABLE_SYMBOL_INFO_AGENT` of hsa_executable_symbol_info_t.

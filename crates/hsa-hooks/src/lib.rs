@@ -86,6 +86,7 @@ fn discover() -> Result<Pair, String> {
         let info = AgentInfo {
             agent,
             is_gpu: device == HSA_DEVICE_TYPE_GPU,
+            is_cpu: device == HSA_DEVICE_TYPE_CPU,
             name: String::from_utf8_lossy(&name[..len]).into_owned(),
             node,
         };

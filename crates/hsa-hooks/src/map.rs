@@ -14,6 +14,8 @@ use crate::abi::Agent;
 pub struct AgentInfo {
     pub agent: Agent,
     pub is_gpu: bool,
+    /// `HSA_DEVICE_TYPE_CPU` (KFD numbers CPU nodes before GPU nodes).
+    pub is_cpu: bool,
     /// `HSA_AGENT_INFO_NAME`, e.g. `gfx942`.
     pub name: String,
     /// `HSA_AMD_AGENT_INFO_DRIVER_NODE_ID` (the KFD topology node).
@@ -25,8 +27,8 @@ pub struct AgentInfo {
 pub struct Selection {
     pub guest_isa: String,
     pub host_isa: String,
-    /// The host GPU's index among the host's GPU agents (the guest excluded),
-    /// in the runtime's enumeration order, from 0.
+    /// The host GPU's index among the host's GPU nodes in KFD node order,
+    /// from 0 (`dbt_guest.host_gpu_id`): KFD node `CPU nodes + host_gpu_id`.
     pub host_gpu_id: u32,
     /// A KFD node id that overrides the guest choice (ROCJITSU_DBT_GUEST_NODE).
     pub guest_node: Option<u32>,
@@ -79,7 +81,7 @@ impl Pair {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SelectError {
     NoGuest { guest_isa: String, gpus: String },
-    NoHost { index: u32, count: usize, gpus: String },
+    NoHost { index: u32, node: u32, gpus: String },
     HostIsa { index: u32, found: String, host_isa: String },
     NodeNotFound { which: &'static str, node: u32, gpus: String },
 }
@@ -91,9 +93,9 @@ impl std::fmt::Display for SelectError {
                 f,
                 "no {guest_isa} guest agent among the runtime's GPU agents [{gpus}]: the guest KFD node is missing (run under `rocjitsu --config <guest config>`)"
             ),
-            SelectError::NoHost { index, count, gpus } => write!(
+            SelectError::NoHost { index, node, gpus } => write!(
                 f,
-                "dbt_guest.host_gpu_id is {index}, but the runtime shows {count} host GPU agent(s) [{gpus}] (counted from 0; check ROCR_VISIBLE_DEVICES)"
+                "dbt_guest.host_gpu_id is {index} (KFD node {node}), but no host GPU agent has that node [{gpus}] (GPUs count from 0 after the CPU nodes; check ROCR_VISIBLE_DEVICES)"
             ),
             SelectError::HostIsa { index, found, host_isa } => write!(
                 f,
@@ -118,8 +120,10 @@ fn describe(gpus: &[&AgentInfo]) -> String {
 ///
 /// The guest is the GPU agent named `guest_isa` on the highest KFD node (the
 /// synthetic node is appended after the host's), unless a node is given.
-/// The host is GPU number `host_gpu_id` among the others, unless a node is
-/// given; its name must be `host_isa`.
+/// The host is the GPU agent on KFD node `CPU agents + host_gpu_id` (KFD
+/// numbers the CPU nodes first, then the GPUs), unless a node is given; the
+/// enumeration order does not matter, since `ROCR_VISIBLE_DEVICES` may
+/// reorder it. Its name must be `host_isa`.
 pub fn select(agents: &[AgentInfo], sel: &Selection) -> Result<Pair, SelectError> {
     let gpus: Vec<&AgentInfo> = agents.iter().filter(|a| a.is_gpu).collect();
     let guest = match sel.guest_node {
@@ -145,29 +149,19 @@ pub fn select(agents: &[AgentInfo], sel: &Selection) -> Result<Pair, SelectError
         .filter(|g| g.agent != guest.agent)
         .copied()
         .collect();
-    let (host, index) = match sel.host_node {
-        Some(node) => {
-            let h = hosts.iter().find(|g| g.node == node).copied().ok_or_else(|| {
-                SelectError::NodeNotFound {
-                    which: "ROCJITSU_DBT_HOST_NODE",
-                    node,
-                    gpus: describe(&gpus),
-                }
-            })?;
-            (h, sel.host_gpu_id)
-        }
-        None => {
-            let h = hosts
-                .get(sel.host_gpu_id as usize)
-                .copied()
-                .ok_or_else(|| SelectError::NoHost {
-                    index: sel.host_gpu_id,
-                    count: hosts.len(),
-                    gpus: describe(&hosts),
-                })?;
-            (h, sel.host_gpu_id)
-        }
+    let cpus = agents.iter().filter(|a| a.is_cpu).count() as u32;
+    let (node, which) = match sel.host_node {
+        Some(node) => (node, "ROCJITSU_DBT_HOST_NODE"),
+        None => (cpus + sel.host_gpu_id, "dbt_guest.host_gpu_id"),
     };
+    let host = hosts.iter().find(|g| g.node == node).copied().ok_or_else(|| {
+        if sel.host_node.is_some() {
+            SelectError::NodeNotFound { which, node, gpus: describe(&gpus) }
+        } else {
+            SelectError::NoHost { index: sel.host_gpu_id, node, gpus: describe(&hosts) }
+        }
+    })?;
+    let index = sel.host_gpu_id;
     if host.name != sel.host_isa {
         return Err(SelectError::HostIsa {
             index,
@@ -220,6 +214,7 @@ mod tests {
         AgentInfo {
             agent: a(h),
             is_gpu: gpu,
+            is_cpu: !gpu,
             name: name.into(),
             node,
         }
@@ -297,12 +292,34 @@ mod tests {
         let e = select(&one_host(), &sel(1)).unwrap_err();
         assert_eq!(
             e,
-            SelectError::NoHost { index: 1, count: 1, gpus: "gfx942 (node 1)".into() }
+            SelectError::NoHost { index: 1, node: 2, gpus: "gfx942 (node 1)".into() }
         );
-        let agents = vec![info(20, true, "gfx90a", 1), info(30, true, "gfx950", 2)];
+        let agents = vec![info(10, false, "cpu", 0), info(20, true, "gfx90a", 1), info(30, true, "gfx950", 2)];
         let e = select(&agents, &sel(0)).unwrap_err();
         assert!(matches!(e, SelectError::HostIsa { .. }), "{e:?}");
         assert!(e.to_string().contains("gfx90a"), "{e}");
+    }
+
+    #[test]
+    fn host_is_found_by_node_whatever_the_enumeration_order() {
+        // ROCR_VISIBLE_DEVICES=1 expanded by the launcher to "1,0,2": ROCr
+        // lists GPU 1, GPU 0, then the guest; host_gpu_id 0 is still node 1.
+        let agents = vec![
+            info(10, false, "cpu", 0),
+            info(21, true, "gfx942", 2),
+            info(20, true, "gfx942", 1),
+            info(30, true, "gfx950", 3),
+        ];
+        assert_eq!(select(&agents, &sel(0)).unwrap(), Pair { host: a(20), guest: a(30) });
+        assert_eq!(select(&agents, &sel(1)).unwrap(), Pair { host: a(21), guest: a(30) });
+        // Two CPU nodes: the GPUs start at node 2.
+        let agents = vec![
+            info(10, false, "cpu", 0),
+            info(11, false, "cpu", 1),
+            info(20, true, "gfx942", 2),
+            info(30, true, "gfx950", 3),
+        ];
+        assert_eq!(select(&agents, &sel(0)).unwrap(), Pair { host: a(20), guest: a(30) });
     }
 
     #[test]
