@@ -22,7 +22,11 @@
 #      code objects were translated to gfx942 and none failed;
 #   4. tests/dbt/untranslatable.hip (v_prng_b32, gfx950-only, no translation)
 #      does not run: the load fails and stderr names the kernel, the PC and the
-#      instruction.
+#      instruction;
+#   5. tests/dbt/hsa_file_reader.cpp (raw HSA, on ROCm 6.4.3 and 7.2.4): one
+#      gfx950 agent, a gfx950 code object loaded with a file-backed reader
+#      (the file closed at once), the kernel found on that agent, the symbol's
+#      agent the same, an AQL dispatch on its queue computing the right values.
 # Prints one line per check and `dbt-hooks: N passed, M failed`; exit 1 on a failure.
 set -uo pipefail
 
@@ -89,6 +93,15 @@ for p in tests/hip/vector_add.hip tests/dbt/untranslatable.hip; do
     fi
   fi
 done
+
+if [[ ! -f "$OUT/add_one_gfx950.hsaco" || tests/dbt/add_one.hip -nt "$OUT/add_one_gfx950.hsaco" ]]; then
+  sys7 hipcc --offload-arch=gfx950 --cuda-device-only --no-gpu-bundle-output -O2 tests/dbt/add_one.hip \
+    -o "$OUT/add_one_gfx950.hsaco" >"$OUT/build.log" 2>&1 || bad "build add_one.hip" "hipcc failed" "$OUT/build.log"
+fi
+if [[ ! -x "$OUT/hsa_file_reader" || tests/dbt/hsa_file_reader.cpp -nt "$OUT/hsa_file_reader" ]]; then
+  sys7 clang++-22 -O1 -Wall tests/dbt/hsa_file_reader.cpp -o "$OUT/hsa_file_reader" -lhsa-runtime64 \
+    >"$OUT/build.log" 2>&1 || bad "build hsa_file_reader.cpp" "clang++-22 failed" "$OUT/build.log"
+fi
 
 # run_under MODE SYSROOT LOG CMD...: the command under the launcher in MODE.
 run_under() {
@@ -175,11 +188,27 @@ check_untranslatable() {
   fi
 }
 
+check_file_reader() {
+  local mode="$1" rocm="$2" log="$OUT/hsa_file_reader_$1_$2.log"
+  run_under "$mode" "sys$rocm" "$log" "$OUT/hsa_file_reader" "$OUT/add_one_gfx950.hsaco"
+  local rc=$?
+  [[ $VERBOSE == 1 ]] && cat "$log"
+  if [[ $rc != 0 ]] || ! grep -q "^PASS hsa_file_reader" "$log"; then
+    bad "$mode: hsa_file_reader (ROCm $rocm)" "exit $rc" "$log"
+  elif ! grep -q "code objects translated: 1 " "$log"; then
+    bad "$mode: hsa_file_reader (ROCm $rocm)" "passed, but the file-backed code object was not translated" "$log"
+  else
+    ok "$mode: raw HSA on ROCm $rocm: file-backed gfx950 reader translated, kernel dispatched on the guest's queue"
+  fi
+}
+
 if [[ "$MODE" == mixed || "$MODE" == both ]]; then
   check_rocminfo mixed
   check_inert
   check_vector_add mixed
   check_untranslatable mixed
+  check_file_reader mixed 6
+  check_file_reader mixed 7
 fi
 if [[ "$MODE" == guest || "$MODE" == both ]]; then
   if [[ ! -f configs/guest_gfx950_on_gfx942.json ]]; then
@@ -192,6 +221,8 @@ if [[ "$MODE" == guest || "$MODE" == both ]]; then
     check_rocminfo guest
     check_vector_add guest
     check_untranslatable guest
+    check_file_reader guest 6
+    check_file_reader guest 7
   fi
 fi
 
