@@ -466,13 +466,28 @@ mod tests {
         assert_eq!(size_of::<ApiTableVersion>(), 16);
         assert_eq!(size_of::<CoreApiTable>(), 16 + 125 * 8);
         assert_eq!(size_of::<AmdExtTable>(), 16 + 76 * 8);
-        assert_eq!(offset_of!(AmdExtTable, hsa_amd_signal_wait_all), 16 + 71 * 8);
+        assert_eq!(
+            offset_of!(AmdExtTable, hsa_amd_signal_wait_all),
+            16 + 71 * 8
+        );
         assert_eq!(size_of::<ImageExtTable>(), 16 + 14 * 8);
         assert_eq!(offset_of!(CoreApiTable, hsa_iterate_agents), 16 + 5 * 8);
-        assert_eq!(offset_of!(CoreApiTable, hsa_agent_iterate_isas), 16 + 108 * 8);
-        assert_eq!(offset_of!(CoreApiTable, hsa_executable_load_agent_code_object), 16 + 120 * 8);
-        assert_eq!(offset_of!(CoreApiTable, hsa_executable_iterate_program_symbols), 16 + 124 * 8);
-        assert_eq!(offset_of!(AmdExtTable, hsa_amd_agent_iterate_memory_pools), 16 + 12 * 8);
+        assert_eq!(
+            offset_of!(CoreApiTable, hsa_agent_iterate_isas),
+            16 + 108 * 8
+        );
+        assert_eq!(
+            offset_of!(CoreApiTable, hsa_executable_load_agent_code_object),
+            16 + 120 * 8
+        );
+        assert_eq!(
+            offset_of!(CoreApiTable, hsa_executable_iterate_program_symbols),
+            16 + 124 * 8
+        );
+        assert_eq!(
+            offset_of!(AmdExtTable, hsa_amd_agent_iterate_memory_pools),
+            16 + 12 * 8
+        );
         assert_eq!(offset_of!(HsaApiTable, image_ext), 40);
         assert_eq!(size_of::<HsaApiTable>(), 64);
         assert_eq!(offset_of!(PointerInfo, agent_owner), 40);
@@ -489,7 +504,10 @@ mod tests {
         let off = offset_of!(AmdExtTable, hsa_amd_memory_get_preferred_copy_engine);
         assert!(!slot_present(592, off));
         assert!(slot_present(624, off));
-        assert!(slot_present(592, offset_of!(AmdExtTable, hsa_amd_signal_wait_all)));
+        assert!(slot_present(
+            592,
+            offset_of!(AmdExtTable, hsa_amd_signal_wait_all)
+        ));
         assert!(!slot_present(592, 8), "the version header is no slot");
     }
 }

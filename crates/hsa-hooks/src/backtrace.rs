@@ -14,7 +14,13 @@
 
 use std::sync::Mutex;
 
-const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, libc::SIGABRT];
+const SIGNALS: [libc::c_int; 5] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+];
 
 /// The dispositions in place before ours, restored when a signal arrives.
 static PREVIOUS: Mutex<Vec<(libc::c_int, libc::sigaction)>> = Mutex::new(Vec::new());
@@ -36,14 +42,29 @@ fn write_frame(i: usize, pc: usize) {
     let mut dl: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
     if unsafe { libc::dladdr(pc as *const libc::c_void, &mut dl) } != 0 {
-        // SAFETY: dladdr's names are NUL-terminated strings of the loader (or null).
-        let name = |p: *const libc::c_char| if p.is_null() { "" } else { unsafe { std::ffi::CStr::from_ptr(p) }.to_str().unwrap_or("?") };
+        let name = |p: *const libc::c_char| {
+            if p.is_null() {
+                ""
+            } else {
+                // SAFETY: dladdr's names are NUL-terminated strings of the loader.
+                unsafe { std::ffi::CStr::from_ptr(p) }
+                    .to_str()
+                    .unwrap_or("?")
+            }
+        };
         let _ = std::fmt::Write::write_fmt(
             &mut line,
             format_args!(" {}+{:#x}", name(dl.dli_fname), pc - dl.dli_fbase as usize),
         );
         if !dl.dli_sname.is_null() {
-            let _ = std::fmt::Write::write_fmt(&mut line, format_args!(" ({}+{:#x})", name(dl.dli_sname), pc - dl.dli_saddr as usize));
+            let _ = std::fmt::Write::write_fmt(
+                &mut line,
+                format_args!(
+                    " ({}+{:#x})",
+                    name(dl.dli_sname),
+                    pc - dl.dli_saddr as usize
+                ),
+            );
         }
     }
     line.push_newline();
@@ -58,7 +79,10 @@ struct Line {
 
 impl Default for Line {
     fn default() -> Self {
-        Line { buf: [0; 512], len: 0 }
+        Line {
+            buf: [0; 512],
+            len: 0,
+        }
     }
 }
 
@@ -94,14 +118,27 @@ fn write_stack() {
 }
 
 extern "C" fn on_fatal(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
-    let addr = if info.is_null() { 0 } else { unsafe { (*info).si_addr() as usize } };
-    // SAFETY: the kernel passes the interrupted context for SA_SIGINFO handlers.
-    let pc = if ctx.is_null() { 0 } else { unsafe { (*ctx.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_RIP as usize] as usize } };
+    let addr = if info.is_null() {
+        0
+    } else {
+        // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+        unsafe { (*info).si_addr() as usize }
+    };
+    let pc = if ctx.is_null() {
+        0
+    } else {
+        // SAFETY: the kernel passes the interrupted context for SA_SIGINFO handlers.
+        unsafe {
+            (*ctx.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_RIP as usize] as usize
+        }
+    };
     let mut head = Line::default();
     let _ = std::fmt::Write::write_fmt(
         &mut head,
-        format_args!("[rocjitsu-hooks {}] fatal signal {sig} (address {addr:#x}); faulting pc:", std::process::id()),
+        format_args!(
+            "[rocjitsu-hooks {}] fatal signal {sig} (address {addr:#x}); faulting pc:",
+            std::process::id()
+        ),
     );
     head.push_newline();
     raw_write(head.as_str());
@@ -139,7 +176,11 @@ pub fn install() {
     unsafe {
         let size = 256 * 1024;
         let stack: &'static mut [u8] = Box::leak(vec![0u8; size].into_boxed_slice());
-        let ss = libc::stack_t { ss_sp: stack.as_mut_ptr().cast(), ss_flags: 0, ss_size: size };
+        let ss = libc::stack_t {
+            ss_sp: stack.as_mut_ptr().cast(),
+            ss_flags: 0,
+            ss_size: size,
+        };
         libc::sigaltstack(&ss, std::ptr::null_mut());
         let mut prev = PREVIOUS.lock().unwrap_or_else(|e| e.into_inner());
         for sig in SIGNALS {

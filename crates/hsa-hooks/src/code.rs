@@ -49,7 +49,15 @@ fn with<R>(f: impl FnOnce(&mut Code) -> R) -> R {
 }
 
 pub fn remember_memory_reader(reader: Reader, ptr: *const c_void, len: usize) {
-    with(|c| c.readers.insert(reader.handle, Source::Memory { ptr: ptr as usize, len }));
+    with(|c| {
+        c.readers.insert(
+            reader.handle,
+            Source::Memory {
+                ptr: ptr as usize,
+                len,
+            },
+        )
+    });
 }
 
 pub fn forget_reader(reader: Reader) {
@@ -60,13 +68,22 @@ pub fn forget_reader(reader: Reader) {
 /// readers do, and returns them or the status ROCr would.
 fn capture(file: i32, offset: usize, size: usize) -> Result<Vec<u8>, (Status, String)> {
     if file < 0 {
-        return Err((HSA_STATUS_ERROR_INVALID_ARGUMENT, format!("file descriptor {file} is not open")));
+        return Err((
+            HSA_STATUS_ERROR_INVALID_ARGUMENT,
+            format!("file descriptor {file} is not open"),
+        ));
     }
     // SAFETY: fstat into a zeroed stat buffer.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: `st` is a valid out buffer.
     if unsafe { libc::fstat(file, &mut st) } != 0 {
-        return Err((HSA_STATUS_ERROR_INVALID_FILE, format!("fstat of descriptor {file}: {}", std::io::Error::last_os_error())));
+        return Err((
+            HSA_STATUS_ERROR_INVALID_FILE,
+            format!(
+                "fstat of descriptor {file}: {}",
+                std::io::Error::last_os_error()
+            ),
+        ));
     }
     let file_size = st.st_size.max(0) as usize;
     if file_size <= offset {
@@ -81,19 +98,30 @@ fn capture(file: i32, offset: usize, size: usize) -> Result<Vec<u8>, (Status, St
     while done < size {
         // SAFETY: reads into the owned buffer's remaining bytes.
         let n = unsafe {
-            libc::pread(file, buf[done..].as_mut_ptr().cast(), size - done, (offset + done) as libc::off_t)
+            libc::pread(
+                file,
+                buf[done..].as_mut_ptr().cast(),
+                size - done,
+                (offset + done) as libc::off_t,
+            )
         };
         if n < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Err((HSA_STATUS_ERROR_INVALID_FILE, format!("reading descriptor {file}: {e}")));
+            return Err((
+                HSA_STATUS_ERROR_INVALID_FILE,
+                format!("reading descriptor {file}: {e}"),
+            ));
         }
         if n == 0 {
             return Err((
                 HSA_STATUS_ERROR_INVALID_FILE,
-                format!("descriptor {file}: file ends at {} bytes, {size} asked from offset {offset}", offset + done),
+                format!(
+                    "descriptor {file}: file ends at {} bytes, {size} asked from offset {offset}",
+                    offset + done
+                ),
             ));
         }
         done += n as usize;
@@ -103,7 +131,15 @@ fn capture(file: i32, offset: usize, size: usize) -> Result<Vec<u8>, (Status, St
 
 /// A file-backed reader: the bytes are captured and the application gets a
 /// memory reader over them, so a guest load can translate them.
-pub fn create_from_file(file: i32, offset: usize, size: usize, reader: *mut Reader) -> Status {
+///
+/// # Safety
+/// `reader` is null or writable.
+pub unsafe fn create_from_file(
+    file: i32,
+    offset: usize,
+    size: usize,
+    reader: *mut Reader,
+) -> Status {
     if reader.is_null() {
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
@@ -116,11 +152,22 @@ pub fn create_from_file(file: i32, offset: usize, size: usize, reader: *mut Read
     };
     let mut r = Reader::default();
     // SAFETY: ROCr's entry over bytes that this library keeps alive with the reader.
-    let s = unsafe { core_hooks::hsa_code_object_reader_create_from_memory::orig()(bytes.as_ptr().cast(), bytes.len(), &mut r) };
+    let s = unsafe {
+        core_hooks::hsa_code_object_reader_create_from_memory::orig()(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            &mut r,
+        )
+    };
     if s != HSA_STATUS_SUCCESS {
         return s;
     }
-    crate::log!(Debug, "reader {:#x}: captured {} bytes of descriptor {file} at offset {offset}", r.handle, bytes.len());
+    crate::log!(
+        Debug,
+        "reader {:#x}: captured {} bytes of descriptor {file} at offset {offset}",
+        r.handle,
+        bytes.len()
+    );
     with(|c| c.readers.insert(r.handle, Source::Captured(bytes)));
     // SAFETY: `reader` is the caller's non-null out pointer.
     unsafe { *reader = r };
@@ -133,13 +180,18 @@ fn reader_bytes(reader: Reader) -> Option<Arc<[u8]>> {
     with(|c| match c.readers.get(&reader.handle)? {
         // SAFETY: the application keeps a memory reader's bytes valid while
         // the reader lives (hsa_code_object_reader_create_from_memory).
-        Source::Memory { ptr, len } => Some(Arc::from(unsafe { std::slice::from_raw_parts(*ptr as *const u8, *len) })),
+        Source::Memory { ptr, len } => Some(Arc::from(unsafe {
+            std::slice::from_raw_parts(*ptr as *const u8, *len)
+        })),
         Source::Captured(b) => Some(b.clone()),
     })
 }
 
 /// `hsa_executable_load_agent_code_object` on the guest agent.
-pub fn load_guest(
+///
+/// # Safety
+/// `options` and `loaded` are the application's arguments (null or valid).
+pub unsafe fn load_guest(
     pair: Pair,
     executable: Executable,
     reader: Reader,
@@ -170,7 +222,11 @@ pub fn load_guest(
                 cfg.host_isa,
                 t.elf.len(),
                 secs * 1e3,
-                if t.report.is_empty() { String::new() } else { format!(": {}", t.report) }
+                if t.report.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", t.report)
+                }
             );
             with(|c| {
                 c.translated += 1;
@@ -196,24 +252,45 @@ pub fn load_guest(
     let mut host_reader = Reader::default();
     // SAFETY: ROCr's entry over bytes kept alive with the executable.
     let s = unsafe {
-        core_hooks::hsa_code_object_reader_create_from_memory::orig()(host_elf.as_ptr().cast(), host_elf.len(), &mut host_reader)
+        core_hooks::hsa_code_object_reader_create_from_memory::orig()(
+            host_elf.as_ptr().cast(),
+            host_elf.len(),
+            &mut host_reader,
+        )
     };
     if s != HSA_STATUS_SUCCESS {
         return s;
     }
     // SAFETY: ROCr's entry with the host agent and our reader; the caller's options and out pointer.
-    let s = unsafe { core_hooks::hsa_executable_load_agent_code_object::orig()(executable, pair.host, host_reader, options, loaded) };
+    let s = unsafe {
+        core_hooks::hsa_executable_load_agent_code_object::orig()(
+            executable,
+            pair.host,
+            host_reader,
+            options,
+            loaded,
+        )
+    };
     if s != HSA_STATUS_SUCCESS {
         crate::log::write_line(
             crate::log::Level::Error,
-            format_args!("the runtime rejected the translated {} code object on the host agent: status {s:#x}", cfg.host_isa),
+            format_args!(
+                "the runtime rejected the translated {} code object on the host agent: status {s:#x}",
+                cfg.host_isa
+            ),
         );
         // SAFETY: our own reader, used by nothing else.
         unsafe { core_hooks::hsa_code_object_reader_destroy::orig()(host_reader) };
         return s;
     }
     with(|c| {
-        c.executables.entry(executable.handle).or_default().push(Held { reader: Some(host_reader), bytes: host_elf })
+        c.executables
+            .entry(executable.handle)
+            .or_default()
+            .push(Held {
+                reader: Some(host_reader),
+                bytes: host_elf,
+            })
     });
     HSA_STATUS_SUCCESS
 }
@@ -223,7 +300,13 @@ pub fn loaded_elsewhere(executable: Executable, reader: Reader) {
     with(|c| {
         if let Some(Source::Captured(b)) = c.readers.get(&reader.handle) {
             let bytes = b.clone();
-            c.executables.entry(executable.handle).or_default().push(Held { reader: None, bytes });
+            c.executables
+                .entry(executable.handle)
+                .or_default()
+                .push(Held {
+                    reader: None,
+                    bytes,
+                });
         }
     });
 }
@@ -266,14 +349,29 @@ mod tests {
         assert_eq!(capture(fd, 0, 0).unwrap(), b"0123456789");
         assert_eq!(capture(fd, 3, 4).unwrap(), b"3456");
         assert_eq!(capture(fd, 3, 0).unwrap(), b"3456789");
-        assert_eq!(capture(fd, 10, 0).unwrap_err().0, HSA_STATUS_ERROR_INVALID_CODE_OBJECT);
-        assert_eq!(capture(fd, 8, 5).unwrap_err().0, HSA_STATUS_ERROR_INVALID_FILE);
-        assert_eq!(capture(-1, 0, 0).unwrap_err().0, HSA_STATUS_ERROR_INVALID_ARGUMENT);
+        assert_eq!(
+            capture(fd, 10, 0).unwrap_err().0,
+            HSA_STATUS_ERROR_INVALID_CODE_OBJECT
+        );
+        assert_eq!(
+            capture(fd, 8, 5).unwrap_err().0,
+            HSA_STATUS_ERROR_INVALID_FILE
+        );
+        assert_eq!(
+            capture(-1, 0, 0).unwrap_err().0,
+            HSA_STATUS_ERROR_INVALID_ARGUMENT
+        );
     }
 
     fn tempfile() -> std::fs::File {
         let p = std::env::temp_dir().join(format!("rocjitsu-hooks-capture-{}", std::process::id()));
-        let f = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&p).unwrap();
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&p)
+            .unwrap();
         std::fs::remove_file(&p).unwrap();
         f
     }

@@ -14,8 +14,8 @@ pub struct Config {
 
 /// Reads the `dbt_guest` block; `Ok(None)` when it says `"enabled": false`.
 pub fn parse(path: &str, text: &str) -> Result<Option<Config>, String> {
-    let root: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| format!("{path}: not valid JSON: {e}"))?;
+    let root: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("{path}: not valid JSON: {e}"))?;
     let block = root.get("dbt_guest").ok_or_else(|| {
         format!("{path}: has no `dbt_guest` block; ROCJITSU_DBT_CONFIG must name a guest-mode configuration such as configs/guest_gfx950_on_gfx942.json")
     })?;
@@ -24,7 +24,9 @@ pub fn parse(path: &str, text: &str) -> Result<Option<Config>, String> {
         field(name)
             .and_then(|v| v.as_str())
             .map(str::to_owned)
-            .ok_or_else(|| format!("{path}: dbt_guest.{name}: expected a string such as \"gfx950\""))
+            .ok_or_else(|| {
+                format!("{path}: dbt_guest.{name}: expected a string such as \"gfx950\"")
+            })
     };
     let enabled = match field("enabled") {
         None => true,
@@ -44,10 +46,11 @@ pub fn parse(path: &str, text: &str) -> Result<Option<Config>, String> {
     };
     let log_level = match field("log_level") {
         None => Level::Warn,
-        Some(v) => v
-            .as_str()
-            .and_then(Level::parse)
-            .ok_or_else(|| format!("{path}: dbt_guest.log_level: expected one of off, error, warn, info, debug, trace"))?,
+        Some(v) => v.as_str().and_then(Level::parse).ok_or_else(|| {
+            format!(
+                "{path}: dbt_guest.log_level: expected one of off, error, warn, info, debug, trace"
+            )
+        })?,
     };
     Ok(Some(Config {
         path: path.to_owned(),
@@ -92,15 +95,22 @@ mod tests {
 
     #[test]
     fn disabled_block_is_inert_and_bad_input_names_the_field() {
-        let off = r#"{"dbt_guest": {"enabled": false, "guest_isa": "gfx950", "host_isa": "gfx942"}}"#;
+        let off =
+            r#"{"dbt_guest": {"enabled": false, "guest_isa": "gfx950", "host_isa": "gfx942"}}"#;
         assert_eq!(parse("c.json", off).unwrap(), None);
         let e = parse("c.json", r#"{"gpus": []}"#).unwrap_err();
         assert!(e.contains("c.json: has no `dbt_guest` block"), "{e}");
-        let e = parse("c.json", r#"{"dbt_guest": {"guest_isa": 950, "host_isa": "gfx942"}}"#)
-            .unwrap_err();
+        let e = parse(
+            "c.json",
+            r#"{"dbt_guest": {"guest_isa": 950, "host_isa": "gfx942"}}"#,
+        )
+        .unwrap_err();
         assert!(e.contains("dbt_guest.guest_isa"), "{e}");
-        let e = parse("c.json", r#"{"dbt_guest": {"guest_isa": "gfx950", "host_isa": "gfx942", "log_level": "loud"}}"#)
-            .unwrap_err();
+        let e = parse(
+            "c.json",
+            r#"{"dbt_guest": {"guest_isa": "gfx950", "host_isa": "gfx942", "log_level": "loud"}}"#,
+        )
+        .unwrap_err();
         assert!(e.contains("dbt_guest.log_level"), "{e}");
         assert!(parse("c.json", "{").unwrap_err().contains("not valid JSON"));
     }
@@ -109,6 +119,10 @@ mod tests {
     fn node_overrides() {
         assert_eq!(node_override("X", None), Ok(None));
         assert_eq!(node_override("X", Some("3")), Ok(Some(3)));
-        assert!(node_override("X", Some("three")).unwrap_err().contains("X=three"));
+        assert!(
+            node_override("X", Some("three"))
+                .unwrap_err()
+                .contains("X=three")
+        );
     }
 }

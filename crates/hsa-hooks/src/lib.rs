@@ -46,7 +46,9 @@ static STATE: OnceLock<State> = OnceLock::new();
 
 /// The state of an active library; hooks are installed only after it is set.
 pub fn state() -> &'static State {
-    STATE.get().expect("hooks run only after OnLoad set the state")
+    STATE
+        .get()
+        .expect("hooks run only after OnLoad set the state")
 }
 
 /// The host/guest pair, discovered on first use through the original entries.
@@ -63,7 +65,10 @@ pub fn pair() -> Option<Pair> {
             Some(p)
         }
         Err(e) => {
-            log::write_line(log::Level::Error, format_args!("{e}; guest mode is off in this process"));
+            log::write_line(
+                log::Level::Error,
+                format_args!("{e}; guest mode is off in this process"),
+            );
             None
         }
     })
@@ -71,16 +76,32 @@ pub fn pair() -> Option<Pair> {
 
 /// Enumerates the runtime's agents through the original entries and picks the pair.
 fn discover() -> Result<Pair, String> {
-    let agents = hooks::core::all_agents().map_err(|s| format!("hsa_iterate_agents failed with status {s:#x}"))?;
+    let agents = hooks::core::all_agents()
+        .map_err(|s| format!("hsa_iterate_agents failed with status {s:#x}"))?;
     let mut infos = Vec::new();
     for agent in agents {
         let mut device = 0u32;
-        hooks::core::original_agent_info(agent, HSA_AGENT_INFO_DEVICE, (&raw mut device).cast());
         let mut name = [0u8; 64];
         let mut node = 0u32;
-        if device == HSA_DEVICE_TYPE_GPU {
-            hooks::core::original_agent_info(agent, HSA_AGENT_INFO_NAME, name.as_mut_ptr().cast());
-            hooks::core::original_agent_info(agent, HSA_AMD_AGENT_INFO_DRIVER_NODE_ID, (&raw mut node).cast());
+        // SAFETY: each buffer holds its attribute (u32; a 64-byte name).
+        unsafe {
+            hooks::core::original_agent_info(
+                agent,
+                HSA_AGENT_INFO_DEVICE,
+                (&raw mut device).cast(),
+            );
+            if device == HSA_DEVICE_TYPE_GPU {
+                hooks::core::original_agent_info(
+                    agent,
+                    HSA_AGENT_INFO_NAME,
+                    name.as_mut_ptr().cast(),
+                );
+                hooks::core::original_agent_info(
+                    agent,
+                    HSA_AMD_AGENT_INFO_DRIVER_NODE_ID,
+                    (&raw mut node).cast(),
+                );
+            }
         }
         let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
         let info = AgentInfo {
@@ -90,7 +111,14 @@ fn discover() -> Result<Pair, String> {
             name: String::from_utf8_lossy(&name[..len]).into_owned(),
             node,
         };
-        log!(Debug, "runtime agent {:#x}: gpu={} name={} node={}", agent.handle, info.is_gpu, info.name, info.node);
+        log!(
+            Debug,
+            "runtime agent {:#x}: gpu={} name={} node={}",
+            agent.handle,
+            info.is_gpu,
+            info.name,
+            info.node
+        );
         infos.push(info);
     }
     map::select(&infos, &state().config.selection).map_err(|e| e.to_string())
@@ -106,7 +134,10 @@ pub fn guard(name: &str, f: impl FnOnce() -> Status) -> Status {
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "(no message)".into());
-            log::write_line(log::Level::Error, format_args!("internal error in {name}: {msg}"));
+            log::write_line(
+                log::Level::Error,
+                format_args!("internal error in {name}: {msg}"),
+            );
             HSA_STATUS_ERROR
         }
     }
@@ -138,7 +169,10 @@ unsafe fn install(table: *mut u8, len: u32, hooks: &[(usize, Fp)], what: &str) -
     let mut n = 0;
     for &(offset, hook) in hooks {
         if !slot_present(len, offset) {
-            log!(Debug, "{what}: slot at {offset} is past the runtime's table ({len} bytes); not hooked");
+            log!(
+                Debug,
+                "{what}: slot at {offset} is past the runtime's table ({len} bytes); not hooked"
+            );
             continue;
         }
         // SAFETY: the slot lies inside the table (checked above) and is pointer-aligned.
@@ -162,15 +196,21 @@ fn load_config() -> Result<Option<config::Config>, String> {
         return Ok(None);
     };
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!("ROCJITSU_DBT_CONFIG={path}: {e} (set it to a guest-mode configuration, or unset it)")
+        format!(
+            "ROCJITSU_DBT_CONFIG={path}: {e} (set it to a guest-mode configuration, or unset it)"
+        )
     })?;
     let Some(mut cfg) = config::parse(&path, &text)? else {
         return Ok(None);
     };
-    cfg.selection.guest_node =
-        config::node_override("ROCJITSU_DBT_GUEST_NODE", env("ROCJITSU_DBT_GUEST_NODE").as_deref())?;
-    cfg.selection.host_node =
-        config::node_override("ROCJITSU_DBT_HOST_NODE", env("ROCJITSU_DBT_HOST_NODE").as_deref())?;
+    cfg.selection.guest_node = config::node_override(
+        "ROCJITSU_DBT_GUEST_NODE",
+        env("ROCJITSU_DBT_GUEST_NODE").as_deref(),
+    )?;
+    cfg.selection.host_node = config::node_override(
+        "ROCJITSU_DBT_HOST_NODE",
+        env("ROCJITSU_DBT_HOST_NODE").as_deref(),
+    )?;
     log::set_level(cfg.log_level);
     if let Some(v) = env("ROCJITSU_DBT_LOG") {
         let spec = log::parse_spec(&v)?;
@@ -195,7 +235,10 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
         }
     };
     if table.is_null() {
-        log::write_line(log::Level::Error, format_args!("OnLoad got a null API table"));
+        log::write_line(
+            log::Level::Error,
+            format_args!("OnLoad got a null API table"),
+        );
         return false;
     }
     // SAFETY: ROCr hands a valid root table that lives as long as the runtime.
@@ -221,36 +264,80 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
         return false;
     }
     let has = |off: usize| (root.version.minor_id as usize) >= off + size_of::<*mut u8>();
-    let core = if has(std::mem::offset_of!(HsaApiTable, core)) { root.core } else { std::ptr::null_mut() };
-    let amd = if has(std::mem::offset_of!(HsaApiTable, amd_ext)) { root.amd_ext } else { std::ptr::null_mut() };
-    let image = if has(std::mem::offset_of!(HsaApiTable, image_ext)) { root.image_ext } else { std::ptr::null_mut() };
-    // SAFETY: each non-null sub-table is ROCr's, with a version header.
-    let version = |p: *const ApiTableVersion| if p.is_null() { ApiTableVersion::default() } else { unsafe { *p } };
-    let (cv, av, iv) = (version(core.cast()), version(amd.cast()), version(image.cast()));
+    let core = if has(std::mem::offset_of!(HsaApiTable, core)) {
+        root.core
+    } else {
+        std::ptr::null_mut()
+    };
+    let amd = if has(std::mem::offset_of!(HsaApiTable, amd_ext)) {
+        root.amd_ext
+    } else {
+        std::ptr::null_mut()
+    };
+    let image = if has(std::mem::offset_of!(HsaApiTable, image_ext)) {
+        root.image_ext
+    } else {
+        std::ptr::null_mut()
+    };
+    let version = |p: *const ApiTableVersion| {
+        if p.is_null() {
+            ApiTableVersion::default()
+        } else {
+            // SAFETY: each non-null sub-table is ROCr's, with a version header.
+            unsafe { *p }
+        }
+    };
+    let (cv, av, iv) = (
+        version(core.cast()),
+        version(amd.cast()),
+        version(image.cast()),
+    );
     if core.is_null() || cv.major_id != HSA_CORE_API_TABLE_MAJOR_VERSION {
         log::write_line(
             log::Level::Error,
-            format_args!("the runtime's core API table is missing or has major version {} (expected {HSA_CORE_API_TABLE_MAJOR_VERSION})", cv.major_id),
+            format_args!(
+                "the runtime's core API table is missing or has major version {} (expected {HSA_CORE_API_TABLE_MAJOR_VERSION})",
+                cv.major_id
+            ),
         );
         return false;
     }
     let amd_ok = !amd.is_null() && av.major_id == HSA_AMD_EXT_API_TABLE_MAJOR_VERSION;
     let image_ok = !image.is_null() && iv.major_id == HSA_IMAGE_API_TABLE_MAJOR_VERSION;
     if !amd_ok {
-        log!(Warn, "AMD extension table missing or major {}: its agent arguments are not redirected", av.major_id);
+        log!(
+            Warn,
+            "AMD extension table missing or major {}: its agent arguments are not redirected",
+            av.major_id
+        );
     }
     // SAFETY: the tables are ROCr's, at least `minor_id` bytes long.
     let orig = unsafe {
         Originals {
             core: copy_table(core, cv.minor_id),
             core_len: cv.minor_id,
-            amd: if amd_ok { copy_table(amd, av.minor_id) } else { std::mem::zeroed() },
+            amd: if amd_ok {
+                copy_table(amd, av.minor_id)
+            } else {
+                std::mem::zeroed()
+            },
             amd_len: if amd_ok { av.minor_id } else { 0 },
-            image: if image_ok { copy_table(image, iv.minor_id) } else { std::mem::zeroed() },
+            image: if image_ok {
+                copy_table(image, iv.minor_id)
+            } else {
+                std::mem::zeroed()
+            },
             image_len: if image_ok { iv.minor_id } else { 0 },
         }
     };
-    if STATE.set(State { config: cfg, orig, pair: OnceLock::new() }).is_err() {
+    if STATE
+        .set(State {
+            config: cfg,
+            orig,
+            pair: OnceLock::new(),
+        })
+        .is_err()
+    {
         log!(Warn, "OnLoad called twice; the first table stays hooked");
         return true;
     }
@@ -258,8 +345,21 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
     let (nc, na, ni) = unsafe {
         (
             install(core.cast(), cv.minor_id, &hooks::core::table(), "core"),
-            if amd_ok { install(amd.cast(), av.minor_id, &hooks::amd::table(), "amd_ext") } else { 0 },
-            if image_ok { install(image.cast(), iv.minor_id, &hooks::image::table(), "image_ext") } else { 0 },
+            if amd_ok {
+                install(amd.cast(), av.minor_id, &hooks::amd::table(), "amd_ext")
+            } else {
+                0
+            },
+            if image_ok {
+                install(
+                    image.cast(),
+                    iv.minor_id,
+                    &hooks::image::table(),
+                    "image_ext",
+                )
+            } else {
+                0
+            },
         )
     };
     log!(
@@ -270,7 +370,9 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
         av.step_id,
         iv.minor_id
     );
-    if env("ROCJITSU_DBT_SIGNAL_BACKTRACE").is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true")) {
+    if env("ROCJITSU_DBT_SIGNAL_BACKTRACE")
+        .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
+    {
         backtrace::install();
     }
     true
@@ -287,8 +389,14 @@ pub unsafe extern "C" fn OnLoad(
     failed_tool_count: u64,
     _failed_tool_names: *const *const std::ffi::c_char,
 ) -> bool {
-    catch_unwind(AssertUnwindSafe(|| on_load(table, runtime_version, failed_tool_count))).unwrap_or_else(|_| {
-        log::write_line(log::Level::Error, format_args!("internal error in OnLoad; guest mode is off"));
+    catch_unwind(AssertUnwindSafe(|| {
+        on_load(table, runtime_version, failed_tool_count)
+    }))
+    .unwrap_or_else(|_| {
+        log::write_line(
+            log::Level::Error,
+            format_args!("internal error in OnLoad; guest mode is off"),
+        );
         false
     })
 }

@@ -56,18 +56,30 @@ pub struct LogSpec {
 pub fn parse_spec(value: &str) -> Result<LogSpec, String> {
     let value = value.trim();
     if value.is_empty() {
-        return Ok(LogSpec { level: None, file: None });
+        return Ok(LogSpec {
+            level: None,
+            file: None,
+        });
     }
     if let Some(level) = Level::parse(value) {
-        return Ok(LogSpec { level: Some(level), file: None });
+        return Ok(LogSpec {
+            level: Some(level),
+            file: None,
+        });
     }
     if let Some((l, f)) = value.split_once(':')
         && let Some(level) = Level::parse(l)
     {
-        return Ok(LogSpec { level: Some(level), file: Some(f.to_owned()) });
+        return Ok(LogSpec {
+            level: Some(level),
+            file: Some(f.to_owned()),
+        });
     }
     if value.contains('/') {
-        return Ok(LogSpec { level: None, file: Some(value.to_owned()) });
+        return Ok(LogSpec {
+            level: None,
+            file: Some(value.to_owned()),
+        });
     }
     Err(format!(
         "ROCJITSU_DBT_LOG={value}: expected a level (off, error, warn, info, debug, trace), a file path, or LEVEL:PATH"
@@ -80,7 +92,8 @@ pub fn set_level(level: Level) {
 
 /// Sends the log to `path` (appending); stderr stays the target on failure.
 pub fn set_file(path: &str) -> Result<(), String> {
-    let c = std::ffi::CString::new(path).map_err(|_| format!("log file {path:?}: contains a NUL byte"))?;
+    let c = std::ffi::CString::new(path)
+        .map_err(|_| format!("log file {path:?}: contains a NUL byte"))?;
     // SAFETY: `c` is a valid NUL-terminated path; open has no other preconditions.
     let fd = unsafe {
         libc::open(
@@ -90,7 +103,10 @@ pub fn set_file(path: &str) -> Result<(), String> {
         )
     };
     if fd < 0 {
-        return Err(format!("log file {path}: {}", std::io::Error::last_os_error()));
+        return Err(format!(
+            "log file {path}: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     FD.store(fd, Ordering::Relaxed);
     Ok(())
@@ -130,12 +146,31 @@ mod tests {
 
     #[test]
     fn specs() {
-        assert_eq!(parse_spec("trace").unwrap(), LogSpec { level: Some(Level::Trace), file: None });
+        assert_eq!(
+            parse_spec("trace").unwrap(),
+            LogSpec {
+                level: Some(Level::Trace),
+                file: None
+            }
+        );
         assert_eq!(
             parse_spec("debug:/tmp/h.log").unwrap(),
-            LogSpec { level: Some(Level::Debug), file: Some("/tmp/h.log".into()) }
+            LogSpec {
+                level: Some(Level::Debug),
+                file: Some("/tmp/h.log".into())
+            }
         );
-        assert_eq!(parse_spec("/tmp/h.log").unwrap(), LogSpec { level: None, file: Some("/tmp/h.log".into()) });
-        assert!(parse_spec("loud").unwrap_err().contains("ROCJITSU_DBT_LOG=loud"));
+        assert_eq!(
+            parse_spec("/tmp/h.log").unwrap(),
+            LogSpec {
+                level: None,
+                file: Some("/tmp/h.log".into())
+            }
+        );
+        assert!(
+            parse_spec("loud")
+                .unwrap_err()
+                .contains("ROCJITSU_DBT_LOG=loud")
+        );
     }
 }

@@ -46,12 +46,20 @@ pub struct Pair {
 impl Pair {
     /// The agent the runtime must act on for an agent the application passed.
     pub fn to_exec(&self, agent: Agent) -> Agent {
-        if agent == self.guest { self.host } else { agent }
+        if agent == self.guest {
+            self.host
+        } else {
+            agent
+        }
     }
 
     /// The agent the application must see for an agent the runtime returned.
     pub fn to_public(&self, agent: Agent) -> Agent {
-        if agent == self.host { self.guest } else { agent }
+        if agent == self.host {
+            self.guest
+        } else {
+            agent
+        }
     }
 
     /// The public enumeration: the guest in the host's slot, the guest's own
@@ -80,10 +88,25 @@ impl Pair {
 /// Why no pair could be formed; each names what was found and the fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SelectError {
-    NoGuest { guest_isa: String, gpus: String },
-    NoHost { index: u32, node: u32, gpus: String },
-    HostIsa { index: u32, found: String, host_isa: String },
-    NodeNotFound { which: &'static str, node: u32, gpus: String },
+    NoGuest {
+        guest_isa: String,
+        gpus: String,
+    },
+    NoHost {
+        index: u32,
+        node: u32,
+        gpus: String,
+    },
+    HostIsa {
+        index: u32,
+        found: String,
+        host_isa: String,
+    },
+    NodeNotFound {
+        which: &'static str,
+        node: u32,
+        gpus: String,
+    },
 }
 
 impl std::fmt::Display for SelectError {
@@ -97,7 +120,11 @@ impl std::fmt::Display for SelectError {
                 f,
                 "dbt_guest.host_gpu_id is {index} (KFD node {node}), but no host GPU agent has that node [{gpus}] (GPUs count from 0 after the CPU nodes; check ROCR_VISIBLE_DEVICES)"
             ),
-            SelectError::HostIsa { index, found, host_isa } => write!(
+            SelectError::HostIsa {
+                index,
+                found,
+                host_isa,
+            } => write!(
                 f,
                 "host GPU {index} is a {found}, not the configured dbt_guest.host_isa {host_isa}"
             ),
@@ -127,13 +154,15 @@ fn describe(gpus: &[&AgentInfo]) -> String {
 pub fn select(agents: &[AgentInfo], sel: &Selection) -> Result<Pair, SelectError> {
     let gpus: Vec<&AgentInfo> = agents.iter().filter(|a| a.is_gpu).collect();
     let guest = match sel.guest_node {
-        Some(node) => gpus.iter().find(|g| g.node == node).copied().ok_or_else(|| {
-            SelectError::NodeNotFound {
+        Some(node) => gpus
+            .iter()
+            .find(|g| g.node == node)
+            .copied()
+            .ok_or_else(|| SelectError::NodeNotFound {
                 which: "ROCJITSU_DBT_GUEST_NODE",
                 node,
                 gpus: describe(&gpus),
-            }
-        })?,
+            })?,
         None => gpus
             .iter()
             .filter(|g| g.name == sel.guest_isa && Some(g.node) != sel.host_node)
@@ -154,13 +183,25 @@ pub fn select(agents: &[AgentInfo], sel: &Selection) -> Result<Pair, SelectError
         Some(node) => (node, "ROCJITSU_DBT_HOST_NODE"),
         None => (cpus + sel.host_gpu_id, "dbt_guest.host_gpu_id"),
     };
-    let host = hosts.iter().find(|g| g.node == node).copied().ok_or_else(|| {
-        if sel.host_node.is_some() {
-            SelectError::NodeNotFound { which, node, gpus: describe(&gpus) }
-        } else {
-            SelectError::NoHost { index: sel.host_gpu_id, node, gpus: describe(&hosts) }
-        }
-    })?;
+    let host = hosts
+        .iter()
+        .find(|g| g.node == node)
+        .copied()
+        .ok_or_else(|| {
+            if sel.host_node.is_some() {
+                SelectError::NodeNotFound {
+                    which,
+                    node,
+                    gpus: describe(&gpus),
+                }
+            } else {
+                SelectError::NoHost {
+                    index: sel.host_gpu_id,
+                    node,
+                    gpus: describe(&hosts),
+                }
+            }
+        })?;
     let index = sel.host_gpu_id;
     if host.name != sel.host_isa {
         return Err(SelectError::HostIsa {
@@ -242,7 +283,13 @@ mod tests {
     #[test]
     fn guest_takes_the_host_slot_and_its_own_slot_is_suppressed() {
         let p = select(&one_host(), &sel(0)).unwrap();
-        assert_eq!(p, Pair { host: a(20), guest: a(30) });
+        assert_eq!(
+            p,
+            Pair {
+                host: a(20),
+                guest: a(30)
+            }
+        );
         assert_eq!(p.shadow(&[a(10), a(20), a(30)]), vec![a(10), a(30)]);
         // The guest listed before the host (enumeration order is the runtime's).
         assert_eq!(p.shadow(&[a(30), a(10), a(20)]), vec![a(10), a(30)]);
@@ -257,7 +304,13 @@ mod tests {
             info(30, true, "gfx950", 3),
         ];
         let p = select(&agents, &sel(1)).unwrap();
-        assert_eq!(p, Pair { host: a(21), guest: a(30) });
+        assert_eq!(
+            p,
+            Pair {
+                host: a(21),
+                guest: a(30)
+            }
+        );
         assert_eq!(
             p.shadow(&[a(10), a(20), a(21), a(30)]),
             vec![a(10), a(20), a(30)]
@@ -266,7 +319,10 @@ mod tests {
 
     #[test]
     fn handles_map_one_way_each() {
-        let p = Pair { host: a(20), guest: a(30) };
+        let p = Pair {
+            host: a(20),
+            guest: a(30),
+        };
         assert_eq!(p.to_exec(a(30)), a(20));
         assert_eq!(p.to_exec(a(20)), a(20));
         assert_eq!(p.to_exec(a(10)), a(10));
@@ -292,9 +348,17 @@ mod tests {
         let e = select(&one_host(), &sel(1)).unwrap_err();
         assert_eq!(
             e,
-            SelectError::NoHost { index: 1, node: 2, gpus: "gfx942 (node 1)".into() }
+            SelectError::NoHost {
+                index: 1,
+                node: 2,
+                gpus: "gfx942 (node 1)".into()
+            }
         );
-        let agents = vec![info(10, false, "cpu", 0), info(20, true, "gfx90a", 1), info(30, true, "gfx950", 2)];
+        let agents = vec![
+            info(10, false, "cpu", 0),
+            info(20, true, "gfx90a", 1),
+            info(30, true, "gfx950", 2),
+        ];
         let e = select(&agents, &sel(0)).unwrap_err();
         assert!(matches!(e, SelectError::HostIsa { .. }), "{e:?}");
         assert!(e.to_string().contains("gfx90a"), "{e}");
@@ -310,8 +374,20 @@ mod tests {
             info(20, true, "gfx942", 1),
             info(30, true, "gfx950", 3),
         ];
-        assert_eq!(select(&agents, &sel(0)).unwrap(), Pair { host: a(20), guest: a(30) });
-        assert_eq!(select(&agents, &sel(1)).unwrap(), Pair { host: a(21), guest: a(30) });
+        assert_eq!(
+            select(&agents, &sel(0)).unwrap(),
+            Pair {
+                host: a(20),
+                guest: a(30)
+            }
+        );
+        assert_eq!(
+            select(&agents, &sel(1)).unwrap(),
+            Pair {
+                host: a(21),
+                guest: a(30)
+            }
+        );
         // Two CPU nodes: the GPUs start at node 2.
         let agents = vec![
             info(10, false, "cpu", 0),
@@ -319,7 +395,13 @@ mod tests {
             info(20, true, "gfx942", 2),
             info(30, true, "gfx950", 3),
         ];
-        assert_eq!(select(&agents, &sel(0)).unwrap(), Pair { host: a(20), guest: a(30) });
+        assert_eq!(
+            select(&agents, &sel(0)).unwrap(),
+            Pair {
+                host: a(20),
+                guest: a(30)
+            }
+        );
     }
 
     #[test]
@@ -331,7 +413,13 @@ mod tests {
         s.host_isa = "gfx1250".into();
         s.guest_node = Some(1);
         s.host_node = Some(2);
-        assert_eq!(select(&agents, &s).unwrap(), Pair { host: a(30), guest: a(20) });
+        assert_eq!(
+            select(&agents, &s).unwrap(),
+            Pair {
+                host: a(30),
+                guest: a(20)
+            }
+        );
         s.guest_node = Some(7);
         assert!(matches!(
             select(&agents, &s).unwrap_err(),

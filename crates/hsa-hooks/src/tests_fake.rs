@@ -18,7 +18,10 @@ fn record(what: &'static str, agent: Agent) {
     CALLS.lock().unwrap().push((what, agent.handle));
 }
 
-unsafe extern "C" fn fake_iterate(cb: Option<unsafe extern "C" fn(Agent, *mut c_void) -> Status>, data: *mut c_void) -> Status {
+unsafe extern "C" fn fake_iterate(
+    cb: Option<unsafe extern "C" fn(Agent, *mut c_void) -> Status>,
+    data: *mut c_void,
+) -> Status {
     for h in [CPU, HOST, GUEST] {
         // SAFETY: the caller's callback and data.
         let s = unsafe { cb.unwrap()(Agent { handle: h }, data) };
@@ -43,7 +46,9 @@ unsafe extern "C" fn fake_get_info(agent: Agent, attribute: u32, value: *mut c_v
                 };
                 std::ptr::copy_nonoverlapping(name.as_ptr(), value.cast::<u8>(), name.len());
             }
-            HSA_AMD_AGENT_INFO_DRIVER_NODE_ID => *value.cast::<u32>() = (agent.handle / 0x100 - 1) as u32,
+            HSA_AMD_AGENT_INFO_DRIVER_NODE_ID => {
+                *value.cast::<u32>() = (agent.handle / 0x100 - 1) as u32
+            }
             _ => *value.cast::<u64>() = agent.handle,
         }
     }
@@ -65,7 +70,12 @@ unsafe extern "C" fn fake_queue_create(
     HSA_STATUS_SUCCESS
 }
 
-unsafe extern "C" fn fake_allow_access(n: u32, agents: *const Agent, _: *const u32, _: *const c_void) -> Status {
+unsafe extern "C" fn fake_allow_access(
+    n: u32,
+    agents: *const Agent,
+    _: *const u32,
+    _: *const c_void,
+) -> Status {
     // SAFETY: the hook passes `n` agents.
     for a in unsafe { std::slice::from_raw_parts(agents, n as usize) } {
         record("allow_access", *a);
@@ -117,17 +127,34 @@ fn onload_shadows_maps_and_redirects_through_the_runtime_table() {
     // An AMD table as long as ROCm 6.4.3's: ROCm 7's additions must stay untouched.
     // SAFETY: as above.
     let mut amd: Box<AmdExtTable> = Box::new(unsafe { std::mem::zeroed() });
-    core.version = ApiTableVersion { major_id: 2, minor_id: size_of::<CoreApiTable>() as u32, step_id: 0, reserved: 0 };
-    amd.version = ApiTableVersion { major_id: 2, minor_id: 592, step_id: 5, reserved: 0 };
+    core.version = ApiTableVersion {
+        major_id: 2,
+        minor_id: size_of::<CoreApiTable>() as u32,
+        step_id: 0,
+        reserved: 0,
+    };
+    amd.version = ApiTableVersion {
+        major_id: 2,
+        minor_id: 592,
+        step_id: 5,
+        reserved: 0,
+    };
     core.hsa_iterate_agents = fp(fake_iterate as unsafe extern "C" fn(_, _) -> _);
     core.hsa_agent_get_info = fp(fake_get_info as unsafe extern "C" fn(_, _, _) -> _);
-    core.hsa_queue_create = fp(fake_queue_create as unsafe extern "C" fn(_, _, _, _, _, _, _, _) -> _);
-    amd.hsa_amd_agents_allow_access = fp(fake_allow_access as unsafe extern "C" fn(_, _, _, _) -> _);
+    core.hsa_queue_create =
+        fp(fake_queue_create as unsafe extern "C" fn(_, _, _, _, _, _, _, _) -> _);
+    amd.hsa_amd_agents_allow_access =
+        fp(fake_allow_access as unsafe extern "C" fn(_, _, _, _) -> _);
     amd.hsa_amd_pointer_info = fp(fake_pointer_info as unsafe extern "C" fn(_, _, _, _, _) -> _);
     let sentinel = fp(fake_allow_access as unsafe extern "C" fn(_, _, _, _) -> _);
     amd.hsa_amd_memory_get_preferred_copy_engine = sentinel;
     let mut root = HsaApiTable {
-        version: ApiTableVersion { major_id: 3, minor_id: 64, step_id: 1, reserved: 0 },
+        version: ApiTableVersion {
+            major_id: 3,
+            minor_id: 64,
+            step_id: 1,
+            reserved: 0,
+        },
         core: &mut *core,
         amd_ext: &mut *amd,
         finalizer_ext: std::ptr::null_mut(),
@@ -137,9 +164,20 @@ fn onload_shadows_maps_and_redirects_through_the_runtime_table() {
     };
     // SAFETY: a well-formed table that outlives the test.
     assert!(unsafe { crate::OnLoad(&mut root, 3, 0, std::ptr::null()) });
-    assert_ne!(addr(core.hsa_iterate_agents), addr(fp(fake_iterate as unsafe extern "C" fn(_, _) -> _)), "iterate_agents hooked");
-    assert!(core.hsa_executable_freeze.is_none(), "empty slots stay empty");
-    assert_eq!(addr(amd.hsa_amd_memory_get_preferred_copy_engine), addr(sentinel), "slot past the table's length untouched");
+    assert_ne!(
+        addr(core.hsa_iterate_agents),
+        addr(fp(fake_iterate as unsafe extern "C" fn(_, _) -> _)),
+        "iterate_agents hooked"
+    );
+    assert!(
+        core.hsa_executable_freeze.is_none(),
+        "empty slots stay empty"
+    );
+    assert_eq!(
+        addr(amd.hsa_amd_memory_get_preferred_copy_engine),
+        addr(sentinel),
+        "slot past the table's length untouched"
+    );
 
     // The enumeration shows the guest in the host's slot, once.
     unsafe extern "C" fn collect(a: Agent, data: *mut c_void) -> Status {
@@ -148,11 +186,15 @@ fn onload_shadows_maps_and_redirects_through_the_runtime_table() {
         HSA_STATUS_SUCCESS
     }
     let mut seen: Vec<u64> = Vec::new();
-    type Iterate = unsafe extern "C" fn(Option<unsafe extern "C" fn(Agent, *mut c_void) -> Status>, *mut c_void) -> Status;
+    type Iterate = unsafe extern "C" fn(
+        Option<unsafe extern "C" fn(Agent, *mut c_void) -> Status>,
+        *mut c_void,
+    ) -> Status;
     // SAFETY: the installed hook of this signature.
     let iterate: Iterate = unsafe { std::mem::transmute(core.hsa_iterate_agents.unwrap()) };
     // SAFETY: a valid callback and data.
-    assert_eq!(unsafe { iterate(Some(collect), (&raw mut seen).cast()) }, HSA_STATUS_SUCCESS);
+    let s = unsafe { iterate(Some(collect), (&raw mut seen).cast()) };
+    assert_eq!(s, HSA_STATUS_SUCCESS);
     assert_eq!(seen, vec![CPU, GUEST]);
 
     // Identity from the guest, queue limits from the host.
@@ -162,22 +204,52 @@ fn onload_shadows_maps_and_redirects_through_the_runtime_table() {
     let mut name = [0u8; 64];
     CALLS.lock().unwrap().clear();
     // SAFETY: a 64-byte name buffer.
-    unsafe { get_info(Agent { handle: GUEST }, HSA_AGENT_INFO_NAME, name.as_mut_ptr().cast()) };
+    unsafe {
+        get_info(
+            Agent { handle: GUEST },
+            HSA_AGENT_INFO_NAME,
+            name.as_mut_ptr().cast(),
+        )
+    };
     assert!(name.starts_with(b"gfx950\0"));
     let mut max = 0u64;
     // SAFETY: the fake writes 8 bytes.
-    unsafe { get_info(Agent { handle: GUEST }, HSA_AGENT_INFO_QUEUE_MAX_SIZE, (&raw mut max).cast()) };
+    unsafe {
+        get_info(
+            Agent { handle: GUEST },
+            HSA_AGENT_INFO_QUEUE_MAX_SIZE,
+            (&raw mut max).cast(),
+        )
+    };
     assert_eq!(max, HOST);
 
     // Queue creation and allow-access lists go to the host.
     type QueueCreate = unsafe extern "C" fn(
-        Agent, u32, u32, Option<unsafe extern "C" fn(Status, *mut Queue, *mut c_void)>, *mut c_void, u32, u32, *mut *mut Queue,
+        Agent,
+        u32,
+        u32,
+        Option<unsafe extern "C" fn(Status, *mut Queue, *mut c_void)>,
+        *mut c_void,
+        u32,
+        u32,
+        *mut *mut Queue,
     ) -> Status;
     // SAFETY: the installed hook of this signature.
     let queue_create: QueueCreate = unsafe { std::mem::transmute(core.hsa_queue_create.unwrap()) };
     let mut q: *mut Queue = std::ptr::null_mut();
     // SAFETY: the fake ignores everything but the agent.
-    unsafe { queue_create(Agent { handle: GUEST }, 64, 0, None, std::ptr::null_mut(), 0, 0, &mut q) };
+    unsafe {
+        queue_create(
+            Agent { handle: GUEST },
+            64,
+            0,
+            None,
+            std::ptr::null_mut(),
+            0,
+            0,
+            &mut q,
+        )
+    };
     type Allow = unsafe extern "C" fn(u32, *const Agent, *const u32, *const c_void) -> Status;
     // SAFETY: the installed hook of this signature.
     let allow: Allow = unsafe { std::mem::transmute(amd.hsa_amd_agents_allow_access.unwrap()) };
@@ -198,7 +270,11 @@ fn onload_shadows_maps_and_redirects_through_the_runtime_table() {
 
     // Pointer info hands back the guest as owner and in the access list.
     type PtrInfo = unsafe extern "C" fn(
-        *const c_void, *mut PointerInfo, Option<unsafe extern "C" fn(usize) -> *mut c_void>, *mut u32, *mut *mut Agent,
+        *const c_void,
+        *mut PointerInfo,
+        Option<unsafe extern "C" fn(usize) -> *mut c_void>,
+        *mut u32,
+        *mut *mut Agent,
     ) -> Status;
     // SAFETY: the installed hook of this signature.
     let ptr_info: PtrInfo = unsafe { std::mem::transmute(amd.hsa_amd_pointer_info.unwrap()) };

@@ -12,200 +12,315 @@ type Alloc = Option<unsafe extern "C" fn(usize) -> *mut c_void>;
 type EventCallback = unsafe extern "C" fn(*const AmdEvent, *mut c_void) -> Status;
 type QueueNotifier = unsafe extern "C" fn(*const Queue, Agent, *mut c_void);
 
-hook!(AmdExtTable, fn hsa_amd_coherency_get_type(agent: Agent, kind: *mut u32) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), kind) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_coherency_set_type(agent: Agent, kind: u32) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), kind) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_profiling_get_dispatch_time(agent: Agent, signal: Signal, time: *mut c_void) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), signal, time) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_profiling_convert_tick_to_system_domain(agent: Agent, tick: u64, system_tick: *mut u64) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), tick, system_tick) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_agent_iterate_memory_pools(agent: Agent, callback: PoolCallback, data: *mut c_void) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), callback, data) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_memory_async_copy(
-    dst: *mut c_void,
-    dst_agent: Agent,
-    src: *const c_void,
-    src_agent: Agent,
-    size: usize,
-    num_dep_signals: u32,
-    dep_signals: *const Signal,
-    completion_signal: Signal,
-) {
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(dst, exec(dst_agent), src, exec(src_agent), size, num_dep_signals, dep_signals, completion_signal) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_memory_async_copy_on_engine(
-    dst: *mut c_void,
-    dst_agent: Agent,
-    src: *const c_void,
-    src_agent: Agent,
-    size: usize,
-    num_dep_signals: u32,
-    dep_signals: *const Signal,
-    completion_signal: Signal,
-    engine_id: u32,
-    force_copy_on_sdma: bool,
-) {
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe {
-        orig()(
-            dst,
-            exec(dst_agent),
-            src,
-            exec(src_agent),
-            size,
-            num_dep_signals,
-            dep_signals,
-            completion_signal,
-            engine_id,
-            force_copy_on_sdma,
-        )
+hook!(
+    AmdExtTable,
+    fn hsa_amd_coherency_get_type(agent: Agent, kind: *mut u32) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), kind) }
     }
-});
+);
 
-hook!(AmdExtTable, fn hsa_amd_memory_copy_engine_status(dst_agent: Agent, src_agent: Agent, engine_ids_mask: *mut u32) {
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(exec(dst_agent), exec(src_agent), engine_ids_mask) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_agent_memory_pool_get_info(agent: Agent, pool: Pool, attribute: u32, value: *mut c_void) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), pool, attribute, value) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_agents_allow_access(num_agents: u32, agents: *const Agent, flags: *const u32, ptr: *const c_void) {
-    // SAFETY: `agents` holds `num_agents` agents (the API's contract).
-    let mut list = unsafe { exec_list(agents, num_agents as usize) };
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(num_agents, list_ptr(&mut list), flags, ptr) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_memory_lock(host_ptr: *mut c_void, size: usize, agents: *mut Agent, num_agent: i32, agent_ptr: *mut *mut c_void) {
-    // SAFETY: `agents` holds `num_agent` agents (the API's contract).
-    let mut list = unsafe { exec_list(agents, num_agent.max(0) as usize) };
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(host_ptr, size, list_ptr(&mut list), num_agent, agent_ptr) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_memory_lock_to_pool(
-    host_ptr: *mut c_void,
-    size: usize,
-    agents: *mut Agent,
-    num_agent: i32,
-    pool: Pool,
-    flags: u32,
-    agent_ptr: *mut *mut c_void,
-) {
-    // SAFETY: `agents` holds `num_agent` agents (the API's contract).
-    let mut list = unsafe { exec_list(agents, num_agent.max(0) as usize) };
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(host_ptr, size, list_ptr(&mut list), num_agent, pool, flags, agent_ptr) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_interop_map_buffer(
-    num_agents: u32,
-    agents: *mut Agent,
-    interop_handle: i32,
-    flags: u32,
-    size: *mut usize,
-    ptr: *mut *mut c_void,
-    metadata_size: *mut usize,
-    metadata: *mut *const c_void,
-) {
-    // SAFETY: `agents` holds `num_agents` agents (the API's contract).
-    let mut list = unsafe { exec_list(agents, num_agents as usize) };
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(num_agents, list_ptr(&mut list), interop_handle, flags, size, ptr, metadata_size, metadata) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_image_create(
-    agent: Agent,
-    descriptor: *const c_void,
-    layout: *const c_void,
-    data: *const c_void,
-    access: u32,
-    image: *mut Image,
-) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), descriptor, layout, data, access, image) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_pointer_info(
-    ptr: *const c_void,
-    info: *mut PointerInfo,
-    alloc: Alloc,
-    num_agents_accessible: *mut u32,
-    accessible: *mut *mut Agent,
-) {
-    // SAFETY: forwards the caller's arguments to ROCr.
-    let s = unsafe { orig()(ptr, info, alloc, num_agents_accessible, accessible) };
-    if s != HSA_STATUS_SUCCESS {
-        return s;
+hook!(
+    AmdExtTable,
+    fn hsa_amd_coherency_set_type(agent: Agent, kind: u32) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), kind) }
     }
-    let owner_end = std::mem::offset_of!(PointerInfo, agent_owner) + size_of::<Agent>();
-    // SAFETY: `info` is the caller's structure; its `size` (written back by ROCr)
-    // says which members the runtime filled.
-    unsafe {
-        if !info.is_null() && (*info).size as usize >= owner_end {
-            (*info).agent_owner = public((*info).agent_owner);
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_profiling_get_dispatch_time(agent: Agent, signal: Signal, time: *mut c_void) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), signal, time) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_profiling_convert_tick_to_system_domain(
+        agent: Agent,
+        tick: u64,
+        system_tick: *mut u64,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), tick, system_tick) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_agent_iterate_memory_pools(agent: Agent, callback: PoolCallback, data: *mut c_void) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), callback, data) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_async_copy(
+        dst: *mut c_void,
+        dst_agent: Agent,
+        src: *const c_void,
+        src_agent: Agent,
+        size: usize,
+        num_dep_signals: u32,
+        dep_signals: *const Signal,
+        completion_signal: Signal,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe {
+            orig()(
+                dst,
+                exec(dst_agent),
+                src,
+                exec(src_agent),
+                size,
+                num_dep_signals,
+                dep_signals,
+                completion_signal,
+            )
         }
     }
-    if !num_agents_accessible.is_null() && !accessible.is_null() {
-        // SAFETY: ROCr allocated (with the caller's allocator) and filled this list.
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_async_copy_on_engine(
+        dst: *mut c_void,
+        dst_agent: Agent,
+        src: *const c_void,
+        src_agent: Agent,
+        size: usize,
+        num_dep_signals: u32,
+        dep_signals: *const Signal,
+        completion_signal: Signal,
+        engine_id: u32,
+        force_copy_on_sdma: bool,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agents mapped.
         unsafe {
-            let (n, list) = (*num_agents_accessible as usize, *accessible);
-            if !list.is_null() {
-                for a in std::slice::from_raw_parts_mut(list, n) {
-                    *a = public(*a);
+            orig()(
+                dst,
+                exec(dst_agent),
+                src,
+                exec(src_agent),
+                size,
+                num_dep_signals,
+                dep_signals,
+                completion_signal,
+                engine_id,
+                force_copy_on_sdma,
+            )
+        }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_copy_engine_status(
+        dst_agent: Agent,
+        src_agent: Agent,
+        engine_ids_mask: *mut u32,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe { orig()(exec(dst_agent), exec(src_agent), engine_ids_mask) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_agent_memory_pool_get_info(
+        agent: Agent,
+        pool: Pool,
+        attribute: u32,
+        value: *mut c_void,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), pool, attribute, value) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_agents_allow_access(
+        num_agents: u32,
+        agents: *const Agent,
+        flags: *const u32,
+        ptr: *const c_void,
+    ) {
+        // SAFETY: `agents` holds `num_agents` agents (the API's contract).
+        let mut list = unsafe { exec_list(agents, num_agents as usize) };
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe { orig()(num_agents, list_ptr(&mut list), flags, ptr) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_lock(
+        host_ptr: *mut c_void,
+        size: usize,
+        agents: *mut Agent,
+        num_agent: i32,
+        agent_ptr: *mut *mut c_void,
+    ) {
+        // SAFETY: `agents` holds `num_agent` agents (the API's contract).
+        let mut list = unsafe { exec_list(agents, num_agent.max(0) as usize) };
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe { orig()(host_ptr, size, list_ptr(&mut list), num_agent, agent_ptr) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_lock_to_pool(
+        host_ptr: *mut c_void,
+        size: usize,
+        agents: *mut Agent,
+        num_agent: i32,
+        pool: Pool,
+        flags: u32,
+        agent_ptr: *mut *mut c_void,
+    ) {
+        // SAFETY: `agents` holds `num_agent` agents (the API's contract).
+        let mut list = unsafe { exec_list(agents, num_agent.max(0) as usize) };
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe {
+            orig()(
+                host_ptr,
+                size,
+                list_ptr(&mut list),
+                num_agent,
+                pool,
+                flags,
+                agent_ptr,
+            )
+        }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_interop_map_buffer(
+        num_agents: u32,
+        agents: *mut Agent,
+        interop_handle: i32,
+        flags: u32,
+        size: *mut usize,
+        ptr: *mut *mut c_void,
+        metadata_size: *mut usize,
+        metadata: *mut *const c_void,
+    ) {
+        // SAFETY: `agents` holds `num_agents` agents (the API's contract).
+        let mut list = unsafe { exec_list(agents, num_agents as usize) };
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe {
+            orig()(
+                num_agents,
+                list_ptr(&mut list),
+                interop_handle,
+                flags,
+                size,
+                ptr,
+                metadata_size,
+                metadata,
+            )
+        }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_image_create(
+        agent: Agent,
+        descriptor: *const c_void,
+        layout: *const c_void,
+        data: *const c_void,
+        access: u32,
+        image: *mut Image,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), descriptor, layout, data, access, image) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_pointer_info(
+        ptr: *const c_void,
+        info: *mut PointerInfo,
+        alloc: Alloc,
+        num_agents_accessible: *mut u32,
+        accessible: *mut *mut Agent,
+    ) {
+        // SAFETY: forwards the caller's arguments to ROCr.
+        let s = unsafe { orig()(ptr, info, alloc, num_agents_accessible, accessible) };
+        if s != HSA_STATUS_SUCCESS {
+            return s;
+        }
+        let owner_end = std::mem::offset_of!(PointerInfo, agent_owner) + size_of::<Agent>();
+        // SAFETY: `info` is the caller's structure; its `size` (written back by ROCr)
+        // says which members the runtime filled.
+        unsafe {
+            if !info.is_null() && (*info).size as usize >= owner_end {
+                (*info).agent_owner = public((*info).agent_owner);
+            }
+        }
+        if !num_agents_accessible.is_null() && !accessible.is_null() {
+            // SAFETY: ROCr allocated (with the caller's allocator) and filled this list.
+            unsafe {
+                let (n, list) = (*num_agents_accessible as usize, *accessible);
+                if !list.is_null() {
+                    for a in std::slice::from_raw_parts_mut(list, n) {
+                        *a = public(*a);
+                    }
                 }
             }
         }
+        s
     }
-    s
-});
+);
 
-hook!(AmdExtTable, fn hsa_amd_ipc_memory_attach(
-    handle: *const c_void,
-    len: usize,
-    num_agents: u32,
-    mapping_agents: *const Agent,
-    mapped_ptr: *mut *mut c_void,
-) {
-    // SAFETY: `mapping_agents` holds `num_agents` agents (the API's contract).
-    let mut list = unsafe { exec_list(mapping_agents, num_agents as usize) };
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(handle, len, num_agents, list_ptr(&mut list), mapped_ptr) }
-});
+hook!(
+    AmdExtTable,
+    fn hsa_amd_ipc_memory_attach(
+        handle: *const c_void,
+        len: usize,
+        num_agents: u32,
+        mapping_agents: *const Agent,
+        mapped_ptr: *mut *mut c_void,
+    ) {
+        // SAFETY: `mapping_agents` holds `num_agents` agents (the API's contract).
+        let mut list = unsafe { exec_list(mapping_agents, num_agents as usize) };
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe { orig()(handle, len, num_agents, list_ptr(&mut list), mapped_ptr) }
+    }
+);
 
-hook!(AmdExtTable, fn hsa_amd_signal_create(
-    initial: i64,
-    num_consumers: u32,
-    consumers: *const Agent,
-    attributes: u64,
-    signal: *mut Signal,
-) {
-    // SAFETY: `consumers` holds `num_consumers` agents (the API's contract).
-    let mut list = unsafe { exec_list(consumers, num_consumers as usize) };
-    // SAFETY: forwards the caller's arguments with the consumers mapped.
-    unsafe { orig()(initial, num_consumers, list_ptr(&mut list), attributes, signal) }
-});
+hook!(
+    AmdExtTable,
+    fn hsa_amd_signal_create(
+        initial: i64,
+        num_consumers: u32,
+        consumers: *const Agent,
+        attributes: u64,
+        signal: *mut Signal,
+    ) {
+        // SAFETY: `consumers` holds `num_consumers` agents (the API's contract).
+        let mut list = unsafe { exec_list(consumers, num_consumers as usize) };
+        // SAFETY: forwards the caller's arguments with the consumers mapped.
+        unsafe {
+            orig()(
+                initial,
+                num_consumers,
+                list_ptr(&mut list),
+                attributes,
+                signal,
+            )
+        }
+    }
+);
 
 /// A handler registered by the application, kept for the process's life
 /// (ROCr offers no way to unregister one).
@@ -230,68 +345,92 @@ unsafe extern "C" fn event_trampoline(event: *const AmdEvent, data: *mut c_void)
     unsafe { (h.callback)(&copy, h.data) }
 }
 
-hook!(AmdExtTable, fn hsa_amd_register_system_event_handler(callback: Option<EventCallback>, data: *mut c_void) {
-    let Some(cb) = callback else {
-        // SAFETY: forwards the caller's arguments; ROCr rejects the null callback.
-        return unsafe { orig()(callback, data) };
-    };
-    let h = Box::into_raw(Box::new(EventHandler { callback: cb, data }));
-    // SAFETY: the trampoline reads the leaked handler.
-    let s = unsafe { orig()(Some(event_trampoline), h.cast()) };
-    if s != HSA_STATUS_SUCCESS {
-        // SAFETY: not registered, so nothing else holds it.
-        drop(unsafe { Box::from_raw(h) });
+hook!(
+    AmdExtTable,
+    fn hsa_amd_register_system_event_handler(callback: Option<EventCallback>, data: *mut c_void) {
+        let Some(cb) = callback else {
+            // SAFETY: forwards the caller's arguments; ROCr rejects the null callback.
+            return unsafe { orig()(callback, data) };
+        };
+        let h = Box::into_raw(Box::new(EventHandler { callback: cb, data }));
+        // SAFETY: the trampoline reads the leaked handler.
+        let s = unsafe { orig()(Some(event_trampoline), h.cast()) };
+        if s != HSA_STATUS_SUCCESS {
+            // SAFETY: not registered, so nothing else holds it.
+            drop(unsafe { Box::from_raw(h) });
+        }
+        s
     }
-    s
-});
+);
 
-hook!(AmdExtTable, fn hsa_amd_queue_intercept_create(
-    agent: Agent,
-    size: u32,
-    kind: u32,
-    callback: QueueErrorCallback,
-    data: *mut c_void,
-    private_segment_size: u32,
-    group_segment_size: u32,
-    queue: *mut *mut Queue,
-) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), size, kind, callback, data, private_segment_size, group_segment_size, queue) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_memory_async_copy_rect(
-    dst: *const c_void,
-    dst_offset: *const c_void,
-    src: *const c_void,
-    src_offset: *const c_void,
-    range: *const c_void,
-    copy_agent: Agent,
-    dir: u32,
-    num_dep_signals: u32,
-    dep_signals: *const Signal,
-    completion_signal: Signal,
-) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe {
-        orig()(
-            dst,
-            dst_offset,
-            src,
-            src_offset,
-            range,
-            exec(copy_agent),
-            dir,
-            num_dep_signals,
-            dep_signals,
-            completion_signal,
-        )
+hook!(
+    AmdExtTable,
+    fn hsa_amd_queue_intercept_create(
+        agent: Agent,
+        size: u32,
+        kind: u32,
+        callback: QueueErrorCallback,
+        data: *mut c_void,
+        private_segment_size: u32,
+        group_segment_size: u32,
+        queue: *mut *mut Queue,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe {
+            orig()(
+                exec(agent),
+                size,
+                kind,
+                callback,
+                data,
+                private_segment_size,
+                group_segment_size,
+                queue,
+            )
+        }
     }
-});
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_async_copy_rect(
+        dst: *const c_void,
+        dst_offset: *const c_void,
+        src: *const c_void,
+        src_offset: *const c_void,
+        range: *const c_void,
+        copy_agent: Agent,
+        dir: u32,
+        num_dep_signals: u32,
+        dep_signals: *const Signal,
+        completion_signal: Signal,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe {
+            orig()(
+                dst,
+                dst_offset,
+                src,
+                src_offset,
+                range,
+                exec(copy_agent),
+                dir,
+                num_dep_signals,
+                dep_signals,
+                completion_signal,
+            )
+        }
+    }
+);
 
 /// The application's runtime-queue notifier (ROCr keeps one).
 static QUEUE_NOTIFIER: Mutex<Option<(QueueNotifier, usize)>> = Mutex::new(None);
 
-unsafe extern "C" fn queue_notifier_trampoline(queue: *const Queue, agent: Agent, _data: *mut c_void) {
+unsafe extern "C" fn queue_notifier_trampoline(
+    queue: *const Queue,
+    agent: Agent,
+    _data: *mut c_void,
+) {
     let n = *QUEUE_NOTIFIER.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((cb, data)) = n {
         // SAFETY: the application's notifier with its own data and the agent it knows.
@@ -299,126 +438,201 @@ unsafe extern "C" fn queue_notifier_trampoline(queue: *const Queue, agent: Agent
     }
 }
 
-hook!(AmdExtTable, fn hsa_amd_runtime_queue_create_register(callback: Option<QueueNotifier>, data: *mut c_void) {
-    let Some(cb) = callback else {
-        // SAFETY: forwards the caller's arguments.
-        return unsafe { orig()(callback, data) };
-    };
-    *QUEUE_NOTIFIER.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, data as usize));
-    // SAFETY: the trampoline reads the notifier stored above.
-    unsafe { orig()(Some(queue_notifier_trampoline), std::ptr::null_mut()) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_svm_attributes_set(ptr: *mut c_void, size: usize, attributes: *mut SvmAttributePair, count: usize) {
-    if attributes.is_null() {
-        // SAFETY: forwards the caller's arguments.
-        return unsafe { orig()(ptr, size, attributes, count) };
+hook!(
+    AmdExtTable,
+    fn hsa_amd_runtime_queue_create_register(callback: Option<QueueNotifier>, data: *mut c_void) {
+        let Some(cb) = callback else {
+            // SAFETY: forwards the caller's arguments.
+            return unsafe { orig()(callback, data) };
+        };
+        *QUEUE_NOTIFIER.lock().unwrap_or_else(|e| e.into_inner()) = Some((cb, data as usize));
+        // SAFETY: the trampoline reads the notifier stored above.
+        unsafe { orig()(Some(queue_notifier_trampoline), std::ptr::null_mut()) }
     }
-    // SAFETY: `attributes` holds `count` pairs (the API's contract).
-    let mut list: Vec<SvmAttributePair> = unsafe { std::slice::from_raw_parts(attributes, count) }.to_vec();
-    for p in &mut list {
-        if svm_attribute_is_agent(p.attribute) {
-            p.value = exec(Agent { handle: p.value }).handle;
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_svm_attributes_set(
+        ptr: *mut c_void,
+        size: usize,
+        attributes: *mut SvmAttributePair,
+        count: usize,
+    ) {
+        if attributes.is_null() {
+            // SAFETY: forwards the caller's arguments.
+            return unsafe { orig()(ptr, size, attributes, count) };
+        }
+        // SAFETY: `attributes` holds `count` pairs (the API's contract).
+        let mut list: Vec<SvmAttributePair> =
+            unsafe { std::slice::from_raw_parts(attributes, count) }.to_vec();
+        for p in &mut list {
+            if svm_attribute_is_agent(p.attribute) {
+                p.value = exec(Agent { handle: p.value }).handle;
+            }
+        }
+        // SAFETY: forwards a mapped copy of the caller's list.
+        unsafe { orig()(ptr, size, list.as_mut_ptr(), count) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_svm_attributes_get(
+        ptr: *mut c_void,
+        size: usize,
+        attributes: *mut SvmAttributePair,
+        count: usize,
+    ) {
+        if attributes.is_null() {
+            // SAFETY: forwards the caller's arguments.
+            return unsafe { orig()(ptr, size, attributes, count) };
+        }
+        // SAFETY: `attributes` holds `count` pairs the runtime reads and rewrites.
+        let list = unsafe { std::slice::from_raw_parts_mut(attributes, count) };
+        for p in list.iter_mut() {
+            if svm_attribute_is_agent(p.attribute) {
+                p.value = exec(Agent { handle: p.value }).handle;
+            }
+        }
+        // SAFETY: forwards the caller's list, agents mapped in place.
+        let s = unsafe { orig()(ptr, size, attributes, count) };
+        for p in list.iter_mut() {
+            if svm_attribute_is_agent(p.attribute) {
+                p.value = public(Agent { handle: p.value }).handle;
+            }
+        }
+        s
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_svm_prefetch_async(
+        ptr: *mut c_void,
+        size: usize,
+        agent: Agent,
+        num_dep_signals: u32,
+        dep_signals: *const Signal,
+        completion_signal: Signal,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe {
+            orig()(
+                ptr,
+                size,
+                exec(agent),
+                num_dep_signals,
+                dep_signals,
+                completion_signal,
+            )
         }
     }
-    // SAFETY: forwards a mapped copy of the caller's list.
-    unsafe { orig()(ptr, size, list.as_mut_ptr(), count) }
-});
+);
 
-hook!(AmdExtTable, fn hsa_amd_svm_attributes_get(ptr: *mut c_void, size: usize, attributes: *mut SvmAttributePair, count: usize) {
-    if attributes.is_null() {
-        // SAFETY: forwards the caller's arguments.
-        return unsafe { orig()(ptr, size, attributes, count) };
+hook!(
+    AmdExtTable,
+    fn hsa_amd_spm_acquire(agent: Agent) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent)) }
     }
-    // SAFETY: `attributes` holds `count` pairs the runtime reads and rewrites.
-    let list = unsafe { std::slice::from_raw_parts_mut(attributes, count) };
-    for p in list.iter_mut() {
-        if svm_attribute_is_agent(p.attribute) {
-            p.value = exec(Agent { handle: p.value }).handle;
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_spm_release(agent: Agent) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent)) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_spm_set_dest_buffer(
+        agent: Agent,
+        size_in_bytes: usize,
+        timeout: *mut u32,
+        size_copied: *mut u32,
+        dest: *mut c_void,
+        is_data_loss: *mut bool,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe {
+            orig()(
+                exec(agent),
+                size_in_bytes,
+                timeout,
+                size_copied,
+                dest,
+                is_data_loss,
+            )
         }
     }
-    // SAFETY: forwards the caller's list, agents mapped in place.
-    let s = unsafe { orig()(ptr, size, attributes, count) };
-    for p in list.iter_mut() {
-        if svm_attribute_is_agent(p.attribute) {
-            p.value = public(Agent { handle: p.value }).handle;
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_vmem_set_access(
+        va: *mut c_void,
+        size: usize,
+        desc: *const MemoryAccessDesc,
+        desc_cnt: usize,
+    ) {
+        if desc.is_null() {
+            // SAFETY: forwards the caller's arguments.
+            return unsafe { orig()(va, size, desc, desc_cnt) };
         }
+        // SAFETY: `desc` holds `desc_cnt` descriptors (the API's contract).
+        let mut list: Vec<MemoryAccessDesc> =
+            unsafe { std::slice::from_raw_parts(desc, desc_cnt) }.to_vec();
+        for d in &mut list {
+            d.agent = exec(d.agent);
+        }
+        // SAFETY: forwards a mapped copy of the caller's descriptors.
+        unsafe { orig()(va, size, list.as_ptr(), desc_cnt) }
     }
-    s
-});
+);
 
-hook!(AmdExtTable, fn hsa_amd_svm_prefetch_async(
-    ptr: *mut c_void,
-    size: usize,
-    agent: Agent,
-    num_dep_signals: u32,
-    dep_signals: *const Signal,
-    completion_signal: Signal,
-) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(ptr, size, exec(agent), num_dep_signals, dep_signals, completion_signal) }
-});
+hook!(
+    AmdExtTable,
+    fn hsa_amd_vmem_get_access(va: *mut c_void, perms: *mut u32, agent: Agent) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(va, perms, exec(agent)) }
+    }
+);
 
-hook!(AmdExtTable, fn hsa_amd_spm_acquire(agent: Agent) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent)) }
-});
+hook!(
+    AmdExtTable,
+    fn hsa_amd_agent_set_async_scratch_limit(agent: Agent, threshold: usize) {
+        // SAFETY: forwards the caller's arguments with the agent mapped.
+        unsafe { orig()(exec(agent), threshold) }
+    }
+);
 
-hook!(AmdExtTable, fn hsa_amd_spm_release(agent: Agent) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent)) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_spm_set_dest_buffer(
-    agent: Agent,
-    size_in_bytes: usize,
-    timeout: *mut u32,
-    size_copied: *mut u32,
-    dest: *mut c_void,
-    is_data_loss: *mut bool,
-) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), size_in_bytes, timeout, size_copied, dest, is_data_loss) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_vmem_set_access(va: *mut c_void, size: usize, desc: *const MemoryAccessDesc, desc_cnt: usize) {
-    if desc.is_null() {
+hook!(
+    AmdExtTable,
+    fn hsa_amd_queue_get_info(queue: *mut Queue, attribute: u32, value: *mut c_void) {
         // SAFETY: forwards the caller's arguments.
-        return unsafe { orig()(va, size, desc, desc_cnt) };
+        let s = unsafe { orig()(queue, attribute, value) };
+        if s == HSA_STATUS_SUCCESS && attribute == HSA_AMD_QUEUE_INFO_AGENT && !value.is_null() {
+            // SAFETY: for this attribute the value is the hsa_agent_t the runtime wrote.
+            unsafe { *value.cast::<Agent>() = public(*value.cast::<Agent>()) };
+        }
+        s
     }
-    // SAFETY: `desc` holds `desc_cnt` descriptors (the API's contract).
-    let mut list: Vec<MemoryAccessDesc> = unsafe { std::slice::from_raw_parts(desc, desc_cnt) }.to_vec();
-    for d in &mut list {
-        d.agent = exec(d.agent);
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_get_preferred_copy_engine(
+        dst_agent: Agent,
+        src_agent: Agent,
+        recommended_ids_mask: *mut u32,
+    ) {
+        // SAFETY: forwards the caller's arguments with the agents mapped.
+        unsafe { orig()(exec(dst_agent), exec(src_agent), recommended_ids_mask) }
     }
-    // SAFETY: forwards a mapped copy of the caller's descriptors.
-    unsafe { orig()(va, size, list.as_ptr(), desc_cnt) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_vmem_get_access(va: *mut c_void, perms: *mut u32, agent: Agent) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(va, perms, exec(agent)) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_agent_set_async_scratch_limit(agent: Agent, threshold: usize) {
-    // SAFETY: forwards the caller's arguments with the agent mapped.
-    unsafe { orig()(exec(agent), threshold) }
-});
-
-hook!(AmdExtTable, fn hsa_amd_queue_get_info(queue: *mut Queue, attribute: u32, value: *mut c_void) {
-    // SAFETY: forwards the caller's arguments.
-    let s = unsafe { orig()(queue, attribute, value) };
-    if s == HSA_STATUS_SUCCESS && attribute == HSA_AMD_QUEUE_INFO_AGENT && !value.is_null() {
-        // SAFETY: for this attribute the value is the hsa_agent_t the runtime wrote.
-        unsafe { *value.cast::<Agent>() = public(*value.cast::<Agent>()) };
-    }
-    s
-});
-
-hook!(AmdExtTable, fn hsa_amd_memory_get_preferred_copy_engine(dst_agent: Agent, src_agent: Agent, recommended_ids_mask: *mut u32) {
-    // SAFETY: forwards the caller's arguments with the agents mapped.
-    unsafe { orig()(exec(dst_agent), exec(src_agent), recommended_ids_mask) }
-});
+);
 
 /// The entries installed in the AMD extension table.
 pub fn table() -> Vec<(usize, Fp)> {

@@ -20,12 +20,21 @@ pub fn original_from_file() -> Option<FromFile> {
     FROM_FILE.get().copied()
 }
 
-unsafe extern "C" fn loaded_code_object_get_info(lco: LoadedCodeObject, attribute: u32, value: *mut c_void) -> Status {
+unsafe extern "C" fn loaded_code_object_get_info(
+    lco: LoadedCodeObject,
+    attribute: u32,
+    value: *mut c_void,
+) -> Status {
     crate::guard("hsa_ven_amd_loader_loaded_code_object_get_info", || {
-        let Some(orig) = GET_INFO.get() else { return HSA_STATUS_ERROR };
+        let Some(orig) = GET_INFO.get() else {
+            return HSA_STATUS_ERROR;
+        };
         // SAFETY: forwards the caller's arguments to ROCr's entry.
         let s = unsafe { orig(lco, attribute, value) };
-        if s == HSA_STATUS_SUCCESS && attribute == HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_AGENT && !value.is_null() {
+        if s == HSA_STATUS_SUCCESS
+            && attribute == HSA_VEN_AMD_LOADER_LOADED_CODE_OBJECT_INFO_AGENT
+            && !value.is_null()
+        {
             // SAFETY: for this attribute the value is the hsa_agent_t ROCr wrote.
             unsafe { *value.cast::<Agent>() = super::public(*value.cast::<Agent>()) };
         }
@@ -33,10 +42,17 @@ unsafe extern "C" fn loaded_code_object_get_info(lco: LoadedCodeObject, attribut
     })
 }
 
-unsafe extern "C" fn create_from_file_with_offset_size(file: i32, offset: usize, size: usize, reader: *mut Reader) -> Status {
-    crate::guard("hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size", || {
-        crate::code::create_from_file(file, offset, size, reader)
-    })
+unsafe extern "C" fn create_from_file_with_offset_size(
+    file: i32,
+    offset: usize,
+    size: usize,
+    reader: *mut Reader,
+) -> Status {
+    crate::guard(
+        "hsa_ven_amd_loader_code_object_reader_create_from_file_with_offset_size",
+        // SAFETY: the caller's out pointer (the API's contract).
+        || unsafe { crate::code::create_from_file(file, offset, size, reader) },
+    )
 }
 
 /// Replaces, in a loader table of `len` bytes that ROCr just filled, the
@@ -50,7 +66,10 @@ pub unsafe fn patch(table: *mut c_void, len: usize) {
     }
     let t = table.cast::<Fp>();
     let get_info = std::mem::offset_of!(LoaderTable, loaded_code_object_get_info);
-    let from_file = std::mem::offset_of!(LoaderTable, code_object_reader_create_from_file_with_offset_size);
+    let from_file = std::mem::offset_of!(
+        LoaderTable,
+        code_object_reader_create_from_file_with_offset_size
+    );
     if len >= get_info + 8 {
         // SAFETY: the slot lies within the caller's `len` bytes.
         let slot = unsafe { &mut *t.add(get_info / 8) };
@@ -60,7 +79,11 @@ pub unsafe fn patch(table: *mut c_void, len: usize) {
             if typed as usize != loaded_code_object_get_info as GetInfo as usize {
                 let _ = GET_INFO.set(typed);
                 // SAFETY: our entry of the same signature, stored untyped.
-                *slot = Some(unsafe { std::mem::transmute::<GetInfo, unsafe extern "C" fn()>(loaded_code_object_get_info) });
+                *slot = Some(unsafe {
+                    std::mem::transmute::<GetInfo, unsafe extern "C" fn()>(
+                        loaded_code_object_get_info,
+                    )
+                });
             }
         }
     }
@@ -73,7 +96,11 @@ pub unsafe fn patch(table: *mut c_void, len: usize) {
             if typed as usize != create_from_file_with_offset_size as FromFile as usize {
                 let _ = FROM_FILE.set(typed);
                 // SAFETY: our entry of the same signature, stored untyped.
-                *slot = Some(unsafe { std::mem::transmute::<FromFile, unsafe extern "C" fn()>(create_from_file_with_offset_size) });
+                *slot = Some(unsafe {
+                    std::mem::transmute::<FromFile, unsafe extern "C" fn()>(
+                        create_from_file_with_offset_size,
+                    )
+                });
             }
         }
     }

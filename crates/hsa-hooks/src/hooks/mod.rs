@@ -104,7 +104,10 @@ pub fn public(agent: crate::abi::Agent) -> crate::abi::Agent {
 ///
 /// # Safety
 /// `agents` is null or points to `n` readable agents.
-pub unsafe fn exec_list(agents: *const crate::abi::Agent, n: usize) -> Option<Vec<crate::abi::Agent>> {
+pub unsafe fn exec_list(
+    agents: *const crate::abi::Agent,
+    n: usize,
+) -> Option<Vec<crate::abi::Agent>> {
     if agents.is_null() {
         return None;
     }
@@ -118,5 +121,6 @@ pub unsafe fn exec_list(agents: *const crate::abi::Agent, n: usize) -> Option<Ve
 
 /// The pointer to pass on for a mapped list (null stays null).
 pub fn list_ptr(list: &mut Option<Vec<crate::abi::Agent>>) -> *mut crate::abi::Agent {
-    list.as_mut().map_or(std::ptr::null_mut(), |v| v.as_mut_ptr())
+    list.as_mut()
+        .map_or(std::ptr::null_mut(), |v| v.as_mut_ptr())
 }
