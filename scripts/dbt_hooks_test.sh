@@ -15,7 +15,8 @@
 #
 # Checks, each against the real ROCr/HIP:
 #   1. rocminfo (ROCm 6.4.3, --rocm 6 sysroot) shows exactly one GPU agent,
-#      with the gfx950 name and ISA, and no gfx942 agent;
+#      with the gfx950 name and ISA, no gfx942 agent, and the gfx950's memory
+#      pool size (the guest's pools are public, the host's run);
 #   2. (mixed) without ROCJITSU_DBT_CONFIG the library is inert: both GPUs show;
 #   3. tests/hip/vector_add.hip built for gfx950 only (hipcc of the --rocm 7
 #      sysroot; HIP 6.4.3 has no gfx950) passes, and the hooks report that its
@@ -140,7 +141,15 @@ check_rocminfo() {
   elif [[ "$isas" != *"amdgcn-amd-amdhsa--gfx950"* || "$isas" == *"gfx942"* ]]; then
     bad "$mode: rocminfo" "ISAs '$isas': expected gfx950's, none of gfx942's" "$log"
   else
-    ok "$mode: rocminfo shows one GPU agent: gfx950, ISA amdgcn-amd-amdhsa--gfx950"
+    # The guest's memory pools are public: the first GPU pool has the gfx950's size.
+    local want got
+    want=$(python3 -c 'import json; print(json.load(open("configs/gfx950_cdna4_kmd.json"))["gpus"][0]["memory"]["size_bytes"] // 1024)')
+    got=$(sed -n '/^  Name: *gfx950/,$p' "$log" | awk '/Segment: *GLOBAL/ {p=1} p && /Size:/ {print $2; exit}')
+    if [[ "$got" != "$want" ]]; then
+      bad "$mode: rocminfo" "the GPU's first global pool is $got KB, expected the gfx950's $want KB" "$log"
+    else
+      ok "$mode: rocminfo shows one GPU agent: gfx950, ISA amdgcn-amd-amdhsa--gfx950, the gfx950's pool size"
+    fi
   fi
 }
 

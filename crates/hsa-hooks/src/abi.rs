@@ -124,6 +124,12 @@ pub const HSA_AMD_AGENT_INFO_MEMORY_PROPERTIES: u32 = 0xA114;
 pub const HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_MAX: u32 = 0xA116;
 pub const HSA_AMD_AGENT_INFO_SCRATCH_LIMIT_CURRENT: u32 = 0xA117;
 
+// hsa_amd_memory_pool_info_t values used here.
+pub const HSA_AMD_MEMORY_POOL_INFO_SEGMENT: u32 = 0;
+pub const HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS: u32 = 1;
+pub const HSA_AMD_MEMORY_POOL_INFO_SIZE: u32 = 2;
+pub const HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE: u32 = 16;
+
 /// `HSA_DEVICE_TYPE_CPU` of hsa_device_type_t.
 pub const HSA_DEVICE_TYPE_CPU: u32 = 0;
 /// `HSA_DEVICE_TYPE_GPU` of hsa_device_type_t.

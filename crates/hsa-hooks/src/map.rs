@@ -7,7 +7,7 @@
 //! identity is the host. [`Pair::to_exec`] maps what the application hands
 //! in, [`Pair::to_public`] what the runtime hands out.
 
-use crate::abi::Agent;
+use crate::abi::{Agent, Pool};
 
 /// What discovery learns about one agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -243,6 +243,69 @@ pub fn agent_info_from_host(attribute: u32) -> bool {
     )
 }
 
+/// A GPU memory pool as discovery sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolInfo {
+    pub pool: Pool,
+    /// `HSA_AMD_MEMORY_POOL_INFO_SEGMENT`.
+    pub segment: u32,
+    /// `HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS`.
+    pub flags: u32,
+}
+
+/// The guest's memory pools paired with the host's: the application sees
+/// the guest's handles (and sizes), allocations and copies use the host's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PoolMap {
+    /// (guest, host)
+    pub pairs: Vec<(Pool, Pool)>,
+}
+
+impl PoolMap {
+    /// Each host pool, in order, takes the first unpaired guest pool of the
+    /// same segment and flags. A host pool without one stays visible under
+    /// its own handle; a guest pool without one is never shown.
+    pub fn pair(guest: &[PoolInfo], host: &[PoolInfo]) -> PoolMap {
+        let mut used = vec![false; guest.len()];
+        let mut pairs = Vec::new();
+        for h in host {
+            if let Some(i) = (0..guest.len())
+                .find(|&i| !used[i] && guest[i].segment == h.segment && guest[i].flags == h.flags)
+            {
+                used[i] = true;
+                pairs.push((guest[i].pool, h.pool));
+            }
+        }
+        PoolMap { pairs }
+    }
+
+    pub fn to_exec(&self, pool: Pool) -> Pool {
+        self.pairs
+            .iter()
+            .find(|p| p.0 == pool)
+            .map_or(pool, |p| p.1)
+    }
+
+    pub fn to_public(&self, pool: Pool) -> Pool {
+        self.pairs
+            .iter()
+            .find(|p| p.1 == pool)
+            .map_or(pool, |p| p.0)
+    }
+
+    /// The guest pool a host pool stands for, if paired.
+    pub fn guest_of(&self, host: Pool) -> Option<Pool> {
+        self.pairs.iter().find(|p| p.1 == host).map(|p| p.0)
+    }
+}
+
+/// The `hsa_amd_memory_pool_get_info` attributes of a guest pool that are
+/// its public identity (the size); the rest (granules, alignment, limits,
+/// flags) describe how the host allocates and come from the host pool.
+pub fn pool_info_from_guest(attribute: u32) -> bool {
+    attribute == crate::abi::HSA_AMD_MEMORY_POOL_INFO_SIZE
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,6 +487,38 @@ mod tests {
         assert!(matches!(
             select(&agents, &s).unwrap_err(),
             SelectError::NodeNotFound { node: 7, .. }
+        ));
+    }
+
+    #[test]
+    fn pools_pair_by_segment_and_flags() {
+        let p = |h, segment, flags| PoolInfo {
+            pool: Pool { handle: h },
+            segment,
+            flags,
+        };
+        // Host: coarse VRAM, fine VRAM, kernarg-ish extra; guest: fine first, then coarse.
+        let host = [p(1, 0, 4), p(2, 0, 2), p(3, 0, 1)];
+        let guest = [p(11, 0, 2), p(12, 0, 4), p(13, 3, 0)];
+        let m = PoolMap::pair(&guest, &host);
+        assert_eq!(
+            m.pairs,
+            vec![
+                (Pool { handle: 12 }, Pool { handle: 1 }),
+                (Pool { handle: 11 }, Pool { handle: 2 })
+            ]
+        );
+        assert_eq!(m.to_exec(Pool { handle: 12 }), Pool { handle: 1 });
+        assert_eq!(m.to_public(Pool { handle: 2 }), Pool { handle: 11 });
+        // The unpaired host pool keeps its handle; the unpaired guest pool maps to nothing.
+        assert_eq!(m.to_public(Pool { handle: 3 }), Pool { handle: 3 });
+        assert_eq!(m.guest_of(Pool { handle: 3 }), None);
+        assert_eq!(m.to_exec(Pool { handle: 13 }), Pool { handle: 13 });
+        assert!(pool_info_from_guest(
+            crate::abi::HSA_AMD_MEMORY_POOL_INFO_SIZE
+        ));
+        assert!(!pool_info_from_guest(
+            crate::abi::HSA_AMD_MEMORY_POOL_INFO_ALLOC_MAX_SIZE
         ));
     }
 

@@ -1,7 +1,9 @@
 //! AMD extension entries (hsa_ext_amd.h) that take or return an agent.
 
 use std::ffi::c_void;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+
+use crate::map::{PoolInfo, PoolMap};
 
 use super::{exec, exec_list, hook, list_ptr, public};
 use crate::abi::*;
@@ -48,11 +50,160 @@ hook!(
     }
 );
 
+/// The pools of an agent through the original entries, with segment and flags.
+fn pools_of(agent: Agent) -> Vec<PoolInfo> {
+    unsafe extern "C" fn collect(pool: Pool, data: *mut c_void) -> Status {
+        // SAFETY: `data` is the Vec passed below, alive for the iteration.
+        unsafe { (*data.cast::<Vec<Pool>>()).push(pool) };
+        HSA_STATUS_SUCCESS
+    }
+    let mut pools: Vec<Pool> = Vec::new();
+    // SAFETY: ROCr's entry with a callback that only pushes into `pools`.
+    unsafe {
+        hsa_amd_agent_iterate_memory_pools::orig()(agent, Some(collect), (&raw mut pools).cast())
+    };
+    pools
+        .into_iter()
+        .map(|pool| {
+            let (mut segment, mut flags) = (0u32, 0u32);
+            // SAFETY: both attributes are u32.
+            unsafe {
+                hsa_amd_memory_pool_get_info::orig()(
+                    pool,
+                    HSA_AMD_MEMORY_POOL_INFO_SEGMENT,
+                    (&raw mut segment).cast(),
+                );
+                hsa_amd_memory_pool_get_info::orig()(
+                    pool,
+                    HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS,
+                    (&raw mut flags).cast(),
+                );
+            }
+            PoolInfo {
+                pool,
+                segment,
+                flags,
+            }
+        })
+        .collect()
+}
+
+static POOLS: OnceLock<PoolMap> = OnceLock::new();
+
+/// The guest/host pool pairing, discovered on first use.
+pub fn pools() -> &'static PoolMap {
+    POOLS.get_or_init(|| {
+        let Some(p) = crate::pair() else {
+            return PoolMap::default();
+        };
+        let (guest, host) = (pools_of(p.guest), pools_of(p.host));
+        let m = PoolMap::pair(&guest, &host);
+        crate::log!(
+            Debug,
+            "memory pools: guest {:?}, host {:?}, paired (guest, host) {:?}",
+            guest,
+            host,
+            m.pairs
+        );
+        m
+    })
+}
+
+fn pool_exec(pool: Pool) -> Pool {
+    pools().to_exec(pool)
+}
+
+struct PoolIteration {
+    callback: unsafe extern "C" fn(Pool, *mut c_void) -> Status,
+    data: *mut c_void,
+}
+
+unsafe extern "C" fn pool_trampoline(pool: Pool, data: *mut c_void) -> Status {
+    // SAFETY: `data` is the PoolIteration of the iteration below.
+    let it = unsafe { &*data.cast::<PoolIteration>() };
+    // SAFETY: the application's callback with its data and the pool as it knows it.
+    unsafe { (it.callback)(pools().to_public(pool), it.data) }
+}
+
 hook!(
     AmdExtTable,
     fn hsa_amd_agent_iterate_memory_pools(agent: Agent, callback: PoolCallback, data: *mut c_void) {
-        // SAFETY: forwards the caller's arguments with the agent mapped.
-        unsafe { orig()(exec(agent), callback, data) }
+        let target = exec(agent);
+        match callback {
+            // The host's pools, each under its guest handle where paired.
+            Some(cb) if target != agent => {
+                let _ = pools(); // discovered before the runtime's iteration starts
+                let mut it = PoolIteration { callback: cb, data };
+                // SAFETY: the trampoline reads `it`, which outlives the call.
+                unsafe { orig()(target, Some(pool_trampoline), (&raw mut it).cast()) }
+            }
+            // SAFETY: forwards the caller's arguments.
+            _ => unsafe { orig()(target, callback, data) },
+        }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_pool_get_info(pool: Pool, attribute: u32, value: *mut c_void) {
+        let target = if crate::map::pool_info_from_guest(attribute) {
+            pool
+        } else {
+            pool_exec(pool)
+        };
+        // SAFETY: forwards the caller's buffer with the pool mapped.
+        unsafe { orig()(target, attribute, value) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_pool_allocate(pool: Pool, size: usize, flags: u32, ptr: *mut *mut c_void) {
+        // SAFETY: forwards the caller's arguments with the pool mapped.
+        unsafe { orig()(pool_exec(pool), size, flags, ptr) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_pool_can_migrate(src: Pool, dst: Pool, result: *mut bool) {
+        // SAFETY: forwards the caller's arguments with the pools mapped.
+        unsafe { orig()(pool_exec(src), pool_exec(dst), result) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_memory_migrate(ptr: *const c_void, pool: Pool, flags: u32) {
+        // SAFETY: forwards the caller's arguments with the pool mapped.
+        unsafe { orig()(ptr, pool_exec(pool), flags) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_vmem_handle_create(
+        pool: Pool,
+        size: usize,
+        kind: u32,
+        flags: u64,
+        handle: *mut u64,
+    ) {
+        // SAFETY: forwards the caller's arguments with the pool mapped.
+        unsafe { orig()(pool_exec(pool), size, kind, flags, handle) }
+    }
+);
+
+hook!(
+    AmdExtTable,
+    fn hsa_amd_vmem_get_alloc_properties_from_handle(handle: u64, pool: *mut Pool, kind: *mut u32) {
+        // SAFETY: forwards the caller's arguments.
+        let s = unsafe { orig()(handle, pool, kind) };
+        if s == HSA_STATUS_SUCCESS && !pool.is_null() {
+            // SAFETY: ROCr wrote the handle's pool.
+            unsafe { *pool = pools().to_public(*pool) };
+        }
+        s
     }
 );
 
@@ -136,8 +287,8 @@ hook!(
         attribute: u32,
         value: *mut c_void,
     ) {
-        // SAFETY: forwards the caller's arguments with the agent mapped.
-        unsafe { orig()(exec(agent), pool, attribute, value) }
+        // SAFETY: forwards the caller's arguments with the agent and pool mapped.
+        unsafe { orig()(exec(agent), pool_exec(pool), attribute, value) }
     }
 );
 
@@ -192,7 +343,7 @@ hook!(
                 size,
                 list_ptr(&mut list),
                 num_agent,
-                pool,
+                pool_exec(pool),
                 flags,
                 agent_ptr,
             )
@@ -642,6 +793,12 @@ pub fn table() -> Vec<(usize, Fp)> {
         hsa_amd_profiling_get_dispatch_time::entry(),
         hsa_amd_profiling_convert_tick_to_system_domain::entry(),
         hsa_amd_agent_iterate_memory_pools::entry(),
+        hsa_amd_memory_pool_get_info::entry(),
+        hsa_amd_memory_pool_allocate::entry(),
+        hsa_amd_memory_pool_can_migrate::entry(),
+        hsa_amd_memory_migrate::entry(),
+        hsa_amd_vmem_handle_create::entry(),
+        hsa_amd_vmem_get_alloc_properties_from_handle::entry(),
         hsa_amd_memory_async_copy::entry(),
         hsa_amd_memory_async_copy_on_engine::entry(),
         hsa_amd_memory_copy_engine_status::entry(),
