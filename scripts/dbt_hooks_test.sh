@@ -144,7 +144,7 @@ check_rocminfo() {
     # The guest's memory pools are public: the first GPU pool has the gfx950's size.
     local want got
     want=$(python3 -c 'import json; print(json.load(open("configs/gfx950_cdna4_kmd.json"))["gpus"][0]["memory"]["size_bytes"] // 1024)')
-    got=$(sed -n '/^  Name: *gfx950/,$p' "$log" | awk '/Segment: *GLOBAL/ {p=1} p && /Size:/ {print $2; exit}')
+    got=$(sed -n '/^  Name: *gfx950/,$p' "$log" | awk '/Segment: *GLOBAL/ {p=1} p && /Size:/ {sub(/\(.*/, "", $2); print $2; exit}')
     if [[ "$got" != "$want" ]]; then
       bad "$mode: rocminfo" "the GPU's first global pool is $got KB, expected the gfx950's $want KB" "$log"
     else
