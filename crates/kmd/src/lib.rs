@@ -22,12 +22,14 @@ pub mod daemon;
 mod driver;
 mod drm;
 mod events;
+pub mod guest;
 mod memory;
 pub mod remote;
 pub mod sysfs;
 pub mod user;
 
 pub use driver::{Caller, Device, DriverOptions, SimulatedDriver};
+pub use guest::GuestKfd;
 pub use remote::RemoteDriver;
 
 use rocjitsu_gpu::config::GpuConfig;

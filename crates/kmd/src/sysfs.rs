@@ -295,6 +295,13 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
         f.insert(format!("{chr}/dev"), Entry::File(format!("226:{minor}\n")));
         let dev = format!("{chr}/device");
         f.insert(format!("{dev}/drm/renderD{minor}"), Entry::Dir);
+        // The primary node's name: libdrm tells devices apart by it
+        // (`drmGetPrimaryDeviceNameFromFd`); without one, every GPU would
+        // count as the first and get its marketing name.
+        f.insert(
+            format!("{dev}/drm/card{}", minor.saturating_sub(128)),
+            Entry::Dir,
+        );
         // libdrm takes the bus type from the name this link points to.
         f.insert(
             format!("{dev}/subsystem"),

@@ -9,8 +9,11 @@
 //!
 //! Set-up comes from the environment (the `rocjitsu` launcher sets it):
 //! `ROCJITSU_DAEMON_SOCKET` (daemon mode: the daemon's socket), else
-//! `ROCJITSU_CONFIG` (local mode: the GPU configuration JSON); without
-//! either nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
+//! `ROCJITSU_CONFIG` (local mode: the GPU configuration JSON; with an
+//! enabled `dbt_guest` block, the DBT guest layer `GuestKfd` over the host
+//! driver of its backend: the simulator, or for `hardware` the daemon at
+//! `ROCJITSU_DBT_HOST_SOCKET`); without either
+//! nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
 //! `ROCJITSU_WATCHDOG` (seconds), `ROCJITSU_LOG` (a `tracing` filter).
 
 mod fds;
@@ -115,11 +118,7 @@ fn create() -> Option<Arc<dyn Driver>> {
     log::init(&std::env::var("ROCJITSU_LOG").unwrap_or_default());
     let runtime_dir = rocjitsu_kmd::runtime_dir();
     if let Some(socket) = socket {
-        let fds = Fds {
-            relocate: fds::relocate,
-            release: fds::release,
-        };
-        return match RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds) {
+        return match RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds_hooks()) {
             Ok(d) => Some(Arc::new(d)),
             Err(e) => {
                 eprintln!("rocjitsu: {e}; no GPU is emulated");
@@ -135,15 +134,10 @@ fn create() -> Option<Arc<dyn Driver>> {
             return None;
         }
     };
-    let opts = DriverOptions {
-        config,
-        runtime_dir,
-        threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
-        watchdog: env_u64("ROCJITSU_WATCHDOG")
-            .filter(|&s| s > 0)
-            .map(std::time::Duration::from_secs),
-    };
-    match SimulatedDriver::new(opts) {
+    if let Some(guest) = config.guest().cloned() {
+        return guest_driver(config, &guest, runtime_dir, fds_hooks());
+    }
+    match SimulatedDriver::new(driver_options(config, runtime_dir)) {
         Ok(d) => {
             tracing::info!(
                 "emulating the GPUs of {} (sysfs at {})",
@@ -154,6 +148,69 @@ fn create() -> Option<Arc<dyn Driver>> {
         }
         Err(e) => {
             eprintln!("rocjitsu: {e}; no GPU is emulated");
+            None
+        }
+    }
+}
+
+fn fds_hooks() -> Fds {
+    Fds {
+        relocate: fds::relocate,
+        release: fds::release,
+    }
+}
+
+fn driver_options(
+    config: rocjitsu_gpu::config::GpuConfig,
+    runtime_dir: std::path::PathBuf,
+) -> DriverOptions {
+    DriverOptions {
+        config,
+        runtime_dir,
+        threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
+        watchdog: env_u64("ROCJITSU_WATCHDOG")
+            .filter(|&s| s > 0)
+            .map(std::time::Duration::from_secs),
+    }
+}
+
+/// DBT guest mode: the guest layer over the host driver its backend names
+/// (the simulator in this process; for `hardware`, the daemon at
+/// `ROCJITSU_DBT_HOST_SOCKET`).
+fn guest_driver(
+    config: rocjitsu_gpu::config::GpuConfig,
+    guest: &rocjitsu_gpu::config::DbtGuest,
+    runtime_dir: std::path::PathBuf,
+    fds: Fds,
+) -> Option<Arc<dyn Driver>> {
+    use rocjitsu_gpu::config::DbtBackend;
+    let made: Result<(Arc<dyn Driver>, rocjitsu_gpu::config::GpuConfig), String> = match guest
+        .execution_backend
+    {
+        DbtBackend::Simulator => {
+            SimulatedDriver::new(driver_options(config.clone(), runtime_dir.clone()))
+                .map(|d| (Arc::new(d) as Arc<dyn Driver>, config))
+        }
+        DbtBackend::Hardware => {
+            match std::env::var_os("ROCJITSU_DBT_HOST_SOCKET").filter(|s| !s.is_empty()) {
+                    Some(socket) => RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds)
+                        .map(|d| {
+                            let c = d.config().clone();
+                            (Arc::new(d) as Arc<dyn Driver>, c)
+                        }),
+                    None => Err(
+                        "the hardware backend needs the next KFD down: set ROCJITSU_DBT_HOST_SOCKET (the launcher's --socket) to a rocjitsu daemon serving the host GPU (`rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon`); passing through to a real /dev/kfd is not implemented".to_string(),
+                    ),
+                }
+        }
+    };
+    let result = made.and_then(|(host, host_config)| {
+        rocjitsu_kmd::GuestKfd::new(host, &host_config, guest, &runtime_dir)
+    });
+    match result {
+        Ok(d) => Some(Arc::new(d)),
+        Err(e) => {
+            eprintln!("rocjitsu: DBT guest mode: {e}; no GPU is emulated");
             None
         }
     }
