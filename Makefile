@@ -69,6 +69,14 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
 	exit $$rc
 
+# DBT guest mode's HSA tools library (crates/hsa-hooks) with the real ROCm of
+# the sid sysroots; DBT_HOOKS_ARGS passes options, e.g. DBT_HOOKS_ARGS="--mode mixed".
+DBT_HOOKS_ARGS ?=
+.PHONY: test-dbt-hooks
+test-dbt-hooks: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
+	bash scripts/dbt_hooks_test.sh $(DBT_HOOKS_ARGS)
+
 # Daemon mode: the HIP programs with a daemon per program (--daemon) and on
 # one shared daemon (--attach), on gfx90a (bookworm's ROCm) and gfx942 (sid's
 # ROCm 6.4.3); then scripts/daemon_tests.py: 2 and 8 concurrent clients, a

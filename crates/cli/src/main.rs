@@ -1,5 +1,6 @@
 //! `rocjitsu`: the AMD GPU emulator's command-line tool.
 
+mod dbt;
 mod disasm;
 mod guest;
 mod launch;
@@ -62,6 +63,8 @@ enum Command {
     Disasm(disasm::Args),
     /// Run one kernel of a code object on an emulated GPU (buffers from files, scalars from the command line)
     RunKernel(run_kernel::Args),
+    /// Translate code objects between targets (gfx950 code for gfx942)
+    Dbt(dbt::Args),
     /// Print what a running daemon holds (clients, connections, allocations, queues, VRAM in use) as JSON
     DaemonStatus {
         /// The daemon's socket (default: as for --attach).
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
     let r = match cli.command {
         Some(Command::Disasm(a)) => disasm::run(a),
         Some(Command::RunKernel(a)) => run_kernel::run(a),
+        Some(Command::Dbt(a)) => dbt::run(a),
         Some(Command::DaemonStatus { socket }) => daemon_status(socket),
         None if cli.config.is_none() && cli.app.is_empty() && !cli.daemon && !cli.attach => {
             use clap::CommandFactory;
