@@ -407,12 +407,12 @@ def program_args(prog, target, props):
     return out
 
 
-def run_with_timeout(cmd, timeout):
+def run_with_timeout(cmd, timeout, env=None):
     """Runs cmd in its own process group; on timeout the whole group is
     killed. Returns (returncode or None on timeout, stdout, stderr, seconds)."""
     t0 = time.monotonic()
     # No core files: the fault program aborts on purpose.
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             start_new_session=True,
                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     try:
@@ -489,10 +489,10 @@ class Tally:
         self.failed += 1
         log(f"FAIL  {name}: {reason}")
 
-    def outcome(self, name, problem, secs, cmd, out, err):
+    def outcome(self, name, problem, secs, cmd, out, err, note=""):
         if problem is None:
             self.passed += 1
-            log(f"PASS  {name} ({secs:.1f} s)")
+            log(f"PASS  {name} ({secs:.1f} s{'; ' + note if note else ''})")
             if self.verbose:
                 for line in tail(out) + tail(err):
                     log(f"      | {line}")
@@ -571,9 +571,35 @@ def run_program(tally, prog, args, launcher, config, props, build_failures, daem
     timeout = float(prog.one("timeout", args.timeout))
     cmd = [*launch_cmd(launcher, config, args.mode, socket, args.guest), str(exe),
            *program_args(prog, args.target, props)]
-    rc, out, err, secs = run_with_timeout(cmd, timeout)
+    env = None
+    if args.guest:
+        # The hooks library's summary of what it translated.
+        env = dict(os.environ, ROCJITSU_DBT_LOG="info")
+    rc, out, err, secs = run_with_timeout(cmd, timeout, env)
     problem = f"timed out after {timeout:.0f} s (a hang?)" if rc is None else judge(prog, rc, out, err)
-    tally.outcome(prog.name, problem, secs, cmd, out, err)
+    note = ""
+    if args.guest and problem is None:
+        problem, note = judge_translation(err)
+    tally.outcome(prog.name, problem, secs, cmd, out, err, note)
+
+
+TRANSLATED = re.compile(r"code objects translated: (\d+) .*failed: (\d+)")
+REWRITTEN = re.compile(r"translated a gfx950 code object .*?: (\d+) instructions, (\d+) rewritten")
+
+
+def judge_translation(err):
+    """Guest mode: the hooks library must have reported its summary with no
+    failed translation. Returns (problem, note for the PASS line)."""
+    m = TRANSLATED.search(err)
+    if m is None:
+        return "stderr lacks the hooks library's summary ('code objects translated: N ... failed: M'); was librocjitsu_hooks.so loaded?", ""
+    if int(m.group(2)) != 0:
+        return f"the hooks library failed to translate {m.group(2)} code object(s)", ""
+    insts = rewritten = 0
+    for r in REWRITTEN.finditer(err):
+        insts += int(r.group(1))
+        rewritten += int(r.group(2))
+    return None, f"{m.group(1)} code objects translated, {rewritten} of {insts} instructions rewritten"
 
 
 def cmd_run(args):
