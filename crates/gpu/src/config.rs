@@ -1698,7 +1698,8 @@ pub(crate) mod tests {
         )
         .unwrap();
         assert!(off.guest().is_none() && off.dbt_guest.is_some());
-        let cases: Vec<(Box<dyn FnOnce(&mut Value)>, &str, &str)> = vec![
+        type Edit = Box<dyn FnOnce(&mut Value)>;
+        let cases: Vec<(Edit, &str, &str)> = vec![
             (
                 Box::new(|v| v["dbt_guest"]["host_gpu_id"] = 3.into()),
                 "dbt_guest.host_gpu_id",
