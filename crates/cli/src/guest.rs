@@ -73,20 +73,34 @@ pub fn prepare(
             cfg.gpus.len()
         }
         DbtBackend::Hardware => {
-            let socket = l
-                .socket
-                .clone()
-                .or_else(|| {
-                    std::env::var_os("ROCJITSU_DBT_HOST_SOCKET")
-                        .filter(|s| !s.is_empty())
-                        .map(PathBuf::from)
-                })
-                .ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "{}: execution_backend `hardware` needs the next KFD down: give the socket of a rocjitsu daemon serving the host GPU with --socket (start one with `rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon --socket S`); a pass-through to a real /dev/kfd is not implemented",
+            let socket = l.socket.clone().or_else(|| {
+                std::env::var_os("ROCJITSU_DBT_HOST_SOCKET")
+                    .filter(|s| !s.is_empty())
+                    .map(PathBuf::from)
+            });
+            let Some(socket) = socket else {
+                // The machine's own KFD, if it has one.
+                cmd.env_remove("ROCJITSU_DBT_HOST_SOCKET");
+                let real = rocjitsu_kmd::read_topology(Path::new("/sys"))
+                    .ok()
+                    .filter(|_| Path::new("/dev/kfd").exists());
+                let Some(real) = real else {
+                    bail!(
+                        "{}: execution_backend `hardware` needs the next KFD down: this machine has no AMD GPU (/dev/kfd and its KFD topology), so give the socket of a rocjitsu daemon serving the host GPU with --socket (start one with `rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon --socket S`)",
                         config_path.display()
-                    )
-                })?;
+                    );
+                };
+                if g.host_gpu_id as usize >= real.len() {
+                    bail!(
+                        "{}: dbt_guest.host_gpu_id: {} names host GPU {}, but this machine's KFD has {} GPU(s) (counted from 0)",
+                        config_path.display(),
+                        g.host_gpu_id,
+                        g.host_gpu_id,
+                        real.len()
+                    );
+                }
+                return finish(cmd, l, g, config_path, real.len());
+            };
             let status = rocjitsu_kmd::daemon::query_status(&socket).map_err(|e| {
                 anyhow::anyhow!(
                     "{e}; the hardware backend's host daemon must be running (`rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon --socket {}`)",
@@ -110,6 +124,18 @@ pub fn prepare(
             n
         }
     };
+    finish(cmd, l, g, config_path, hosts)
+}
+
+/// The environment common to every backend; `hosts` is the number of host
+/// GPUs (the guest's ordinal).
+fn finish(
+    cmd: &mut Command,
+    l: &Launch,
+    g: &DbtGuest,
+    config_path: &Path,
+    hosts: usize,
+) -> Result<()> {
     if !l.no_dbt_hooks {
         let lib = hooks_library()?;
         let mut tools: OsString = lib.into_os_string();

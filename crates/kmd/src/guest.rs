@@ -8,9 +8,10 @@
 //!
 //! Everything aimed at a host GPU, and every process-wide call (events,
 //! queues by id, XNACK mode, ...), goes to the host driver: the emulator's
-//! [`SimulatedDriver`](crate::SimulatedDriver) or a daemon's
-//! [`RemoteDriver`](crate::RemoteDriver) (a pass-through to a real
-//! `/dev/kfd` is not written yet). For the guest GPU this
+//! [`SimulatedDriver`](crate::SimulatedDriver), a daemon's
+//! [`RemoteDriver`](crate::RemoteDriver), or the machine's real `/dev/kfd`
+//! ([`KfdPassthrough`](crate::KfdPassthrough), untested: no AMD GPU here).
+//! For the guest GPU this
 //! layer answers only what the runtime needs to discover the GPU and start
 //! up: process apertures (both ioctls), clock counters, VM acquisition,
 //! available memory, memory policy, scratch and trap-handler set-up, and
@@ -149,16 +150,95 @@ impl GuestKfd {
                 runtime_dir.display()
             )
         })?;
+        tracing::info!("DBT guest: host GPU {idx} is a {}", h.marketing_name);
+        Ok(Self::assemble(
+            host,
+            host_gpus,
+            idx,
+            guest,
+            guest_gpu_id,
+            sysfs,
+        ))
+    }
+
+    /// The guest layer over the machine's real KFD: the real topology,
+    /// copied, plus the guest node.
+    pub fn over_real(
+        host: Arc<crate::KfdPassthrough>,
+        d: &DbtGuest,
+        runtime_dir: &Path,
+    ) -> Result<GuestKfd, String> {
+        let real = host.gpus().to_vec();
+        let idx = d.host_gpu_id as usize;
+        let Some(h) = real.get(idx) else {
+            return Err(format!(
+                "dbt_guest.host_gpu_id: {} names host GPU {idx}, but this machine's KFD has {} GPU(s) (counted from 0)",
+                d.host_gpu_id,
+                real.len()
+            ));
+        };
+        let want = d.host_isa.gfx_target().map(|t| t.gfx_target_version());
+        if Some(h.gfx_target_version) != want {
+            return Err(format!(
+                "dbt_guest.host_isa: host GPU {idx} (KFD node {}) has gfx_target_version {}, not a {}",
+                h.node, h.gfx_target_version, d.host_isa
+            ));
+        }
+        let mut guest = guest_spec(&[], d)?;
+        guest.kfd.drm_render_minor = real
+            .iter()
+            .map(|g| g.gpu.minor)
+            .max()
+            .unwrap_or(127)
+            .max(127)
+            + 1;
+        guest.pci.location_id = 0xfe00;
+        let one = GpuConfig {
+            schema: None,
+            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            gpus: vec![guest.clone()],
+            dbt_guest: None,
+        };
+        let mut guest_gpu_id = gpu_id_of(&one, 0);
+        while real.iter().any(|g| g.gpu.gpu_id == guest_gpu_id) {
+            guest_gpu_id = (guest_gpu_id % 0xffff) + 1;
+        }
+        let sysfs = SysfsTree::create_over_real(host.sys_root(), &guest, guest_gpu_id, runtime_dir)
+            .map_err(|e| {
+                format!(
+                    "cannot write the guest KFD sysfs tree (from {}) under {}: {e}",
+                    host.sys_root().display(),
+                    runtime_dir.display()
+                )
+            })?;
+        let host_gpus = real.into_iter().map(|g| g.gpu).collect();
+        Ok(Self::assemble(
+            host,
+            host_gpus,
+            idx,
+            guest,
+            guest_gpu_id,
+            sysfs,
+        ))
+    }
+
+    fn assemble(
+        host: Arc<dyn Driver>,
+        host_gpus: Vec<HostGpu>,
+        idx: usize,
+        guest: GpuSpec,
+        guest_gpu_id: u32,
+        sysfs: SysfsTree,
+    ) -> GuestKfd {
         tracing::info!(
-            "DBT guest: {} ({}, gpu_id {guest_gpu_id}, /dev/dri/renderD{}) on host GPU {idx} ({}, gpu_id {}); sysfs at {}",
+            "DBT guest: {} ({}, gpu_id {guest_gpu_id}, /dev/dri/renderD{}) on host GPU {idx} (gpu_id {}); sysfs at {}",
             guest.marketing_name,
             guest.gfx_target,
             guest.kfd.drm_render_minor,
-            h.marketing_name,
             host_gpus[idx].gpu_id,
             sysfs.root().display()
         );
-        Ok(GuestKfd {
+        GuestKfd {
             host,
             host_index: idx,
             guest_minor: guest.kfd.drm_render_minor,
@@ -168,7 +248,7 @@ impl GuestKfd {
             sysfs,
             handles: Mutex::new(HashMap::new()),
             refused: Mutex::new(Vec::new()),
-        })
+        }
     }
 
     /// The guest GPU's KFD gpu_id.

@@ -390,3 +390,128 @@ fn host_gpu_must_be_the_host_isa() {
     assert!(e.starts_with("dbt_guest.host_gpu_id: 2"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A machine's KFD topology as the kernel publishes it: the CPU node and one
+/// MI300X (gfx942) node, with its render node's /sys/dev/char entry.
+fn fake_sys(root: &std::path::Path) {
+    let topo = root.join("class/kfd/kfd/topology");
+    let w = |p: &str, text: &str| {
+        let p = topo.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    w("generation_id", "1\n");
+    w("system_properties", "platform_oem 0\n");
+    w("nodes/0/gpu_id", "0\n");
+    w(
+        "nodes/0/properties",
+        "cpu_cores_count 16\nsimd_count 0\nio_links_count 1\ngfx_target_version 0\n",
+    );
+    w(
+        "nodes/0/io_links/0/properties",
+        "type 2\nnode_from 0\nnode_to 1\n",
+    );
+    w("nodes/1/gpu_id", "48879\n");
+    w("nodes/1/name", "gfx942\n");
+    w(
+        "nodes/1/properties",
+        "cpu_cores_count 0\nsimd_count 1216\ngfx_target_version 90402\ndrm_render_minor 128\nio_links_count 1\n",
+    );
+    w(
+        "nodes/1/io_links/0/properties",
+        "type 2\nnode_from 1\nnode_to 0\n",
+    );
+    std::fs::create_dir_all(root.join("dev/char/226:128/device/drm/renderD128")).unwrap();
+    std::fs::create_dir_all(root.join("module/amdgpu")).unwrap();
+    std::fs::write(root.join("module/amdgpu/initstate"), "live\n").unwrap();
+}
+
+#[test]
+fn real_kfd_topology_plus_guest() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-guest-test-real-{}", std::process::id()));
+    let sys = dir.join("sys");
+    fake_sys(&sys);
+    let gpus = rocjitsu_kmd::read_topology(&sys).unwrap();
+    assert_eq!(gpus.len(), 1);
+    assert_eq!(
+        (
+            gpus[0].gpu.gpu_id,
+            gpus[0].gpu.minor,
+            gpus[0].gfx_target_version
+        ),
+        (48879, 128, 90402)
+    );
+    // A stand-in for /dev/kfd (no AMD GPU here: the real one is untested).
+    let dev = dir.join("kfd");
+    std::fs::write(&dev, "").unwrap();
+    let host =
+        Arc::new(rocjitsu_kmd::KfdPassthrough::open_at(&sys, dev.to_str().unwrap()).unwrap());
+    let g = GuestKfd::over_real(host, &guest_block(), &dir.join("rt")).unwrap();
+    assert_eq!(g.host_gpu_id(), 48879);
+    assert_eq!(g.guest_minor(), 129);
+    let read = |p: &str| std::fs::read_to_string(g.sysfs_redirect(p).unwrap()).unwrap();
+    let nodes = "/sys/class/kfd/kfd/topology/nodes";
+    // The real nodes copied, the guest appended, the CPU linked to it.
+    assert_eq!(read(&format!("{nodes}/1/gpu_id")), "48879\n");
+    assert_eq!(
+        prop(&read(&format!("{nodes}/1/properties")), "simd_count"),
+        1216
+    );
+    let guest = read(&format!("{nodes}/2/properties"));
+    assert_eq!(prop(&guest, "gfx_target_version"), 90500);
+    assert_eq!(prop(&guest, "drm_render_minor"), 129);
+    assert_eq!(
+        read(&format!("{nodes}/2/gpu_id")),
+        format!("{}\n", g.guest_gpu_id())
+    );
+    assert_eq!(
+        prop(&read(&format!("{nodes}/0/properties")), "io_links_count"),
+        2
+    );
+    assert_eq!(
+        prop(
+            &read(&format!("{nodes}/0/io_links/1/properties")),
+            "node_to"
+        ),
+        2
+    );
+    assert_eq!(
+        prop(
+            &read(&format!("{nodes}/2/io_links/0/properties")),
+            "node_from"
+        ),
+        2
+    );
+    // The real render node's entries lead to the real sysfs; the guest's are ours.
+    assert!(
+        g.sysfs_redirect("/sys/dev/char/226:128/device/drm/renderD128")
+            .unwrap()
+            .is_dir()
+    );
+    assert!(
+        g.sysfs_redirect("/sys/dev/char/226:129/device/drm")
+            .unwrap()
+            .is_dir()
+    );
+    assert_eq!(read("/sys/module/amdgpu/initstate"), "live\n");
+    // Guest plumbing needs no real device; a host call reaches the stand-in
+    // (a plain file: ENOTTY).
+    let mut acq = [0u8; 8];
+    put32(&mut acq, 4, g.guest_gpu_id());
+    g.ioctl(KFD, iow(0x15, 8), &mut acq).unwrap();
+    let mut v = [0u8; 8];
+    assert_eq!(
+        g.ioctl(KFD, (2 << 30) | (8 << 16) | (0x4b << 8) | 0x01, &mut v),
+        Err(Errno::ENOTTY)
+    );
+    // The wrong host ISA is named.
+    let mut b = guest_block();
+    b.host_isa = DbtIsa::Gfx90a;
+    let host =
+        Arc::new(rocjitsu_kmd::KfdPassthrough::open_at(&sys, dev.to_str().unwrap()).unwrap());
+    let e = GuestKfd::over_real(host, &b, &dir.join("rt"))
+        .err()
+        .unwrap();
+    assert!(e.contains("gfx_target_version 90402, not a gfx90a"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -12,7 +12,7 @@
 //! `ROCJITSU_CONFIG` (local mode: the GPU configuration JSON; with an
 //! enabled `dbt_guest` block, the DBT guest layer `GuestKfd` over the host
 //! driver of its backend: the simulator, or for `hardware` the daemon at
-//! `ROCJITSU_DBT_HOST_SOCKET`); without either
+//! `ROCJITSU_DBT_HOST_SOCKET`, else the real `/dev/kfd`); without either
 //! nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
 //! `ROCJITSU_WATCHDOG` (seconds), `ROCJITSU_LOG` (a `tracing` filter).
 
@@ -176,7 +176,7 @@ fn driver_options(
 
 /// DBT guest mode: the guest layer over the host driver its backend names
 /// (the simulator in this process; for `hardware`, the daemon at
-/// `ROCJITSU_DBT_HOST_SOCKET`).
+/// `ROCJITSU_DBT_HOST_SOCKET`, else the machine's real `/dev/kfd`).
 fn guest_driver(
     config: rocjitsu_gpu::config::GpuConfig,
     guest: &rocjitsu_gpu::config::DbtGuest,
@@ -184,29 +184,27 @@ fn guest_driver(
     fds: Fds,
 ) -> Option<Arc<dyn Driver>> {
     use rocjitsu_gpu::config::DbtBackend;
-    let made: Result<(Arc<dyn Driver>, rocjitsu_gpu::config::GpuConfig), String> = match guest
-        .execution_backend
-    {
+    let result = match guest.execution_backend {
         DbtBackend::Simulator => {
-            SimulatedDriver::new(driver_options(config.clone(), runtime_dir.clone()))
-                .map(|d| (Arc::new(d) as Arc<dyn Driver>, config))
+            SimulatedDriver::new(driver_options(config.clone(), runtime_dir.clone())).and_then(
+                |d| rocjitsu_kmd::GuestKfd::new(Arc::new(d), &config, guest, &runtime_dir),
+            )
         }
         DbtBackend::Hardware => {
             match std::env::var_os("ROCJITSU_DBT_HOST_SOCKET").filter(|s| !s.is_empty()) {
-                    Some(socket) => RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds)
-                        .map(|d| {
-                            let c = d.config().clone();
-                            (Arc::new(d) as Arc<dyn Driver>, c)
-                        }),
-                    None => Err(
-                        "the hardware backend needs the next KFD down: set ROCJITSU_DBT_HOST_SOCKET (the launcher's --socket) to a rocjitsu daemon serving the host GPU (`rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon`); passing through to a real /dev/kfd is not implemented".to_string(),
-                    ),
+                Some(socket) => {
+                    RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds).and_then(|d| {
+                        let c = d.config().clone();
+                        rocjitsu_kmd::GuestKfd::new(Arc::new(d), &c, guest, &runtime_dir)
+                    })
                 }
+                // The machine's own KFD.
+                None => rocjitsu_kmd::KfdPassthrough::open().and_then(|d| {
+                    rocjitsu_kmd::GuestKfd::over_real(Arc::new(d), guest, &runtime_dir)
+                }),
+            }
         }
     };
-    let result = made.and_then(|(host, host_config)| {
-        rocjitsu_kmd::GuestKfd::new(host, &host_config, guest, &runtime_dir)
-    });
     match result {
         Ok(d) => Some(Arc::new(d)),
         Err(e) => {
