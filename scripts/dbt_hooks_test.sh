@@ -5,7 +5,7 @@
 #   scripts/dbt_hooks_test.sh [--mode mixed|guest|both] [--keep] [-v]
 #
 # --mode guest (the design's setup): the shipped configs/guest_gfx950_on_gfx942.json
-#   under the launcher, whose GuestKfd adds a synthetic gfx950 node next to the
+#   (copied at log level info) under the launcher, whose GuestKfd adds a synthetic gfx950 node next to the
 #   emulated gfx942 host, and which sets HSA_TOOLS_LIB and ROCJITSU_DBT_CONFIG.
 # --mode mixed: no GuestKfd needed. The emulator serves a real gfx942 and a
 #   real gfx950 GPU (build/dbt-hooks/mixed.json, made from the shipped
@@ -83,6 +83,17 @@ json.dump({"$schema": "../../configs/schema.json", "version": 1, "gpus": [host, 
 json.dump({"version": 1, "dbt_guest": {"enabled": True, "guest_isa": "gfx950", "host_isa": "gfx942",
            "host_gpu_id": 0, "execution_backend": "simulator", "log_level": "info"}},
           open(f"{out}/mixed_dbt.json", "w"), indent=1)
+import os
+if os.path.exists("configs/guest_gfx950_on_gfx942.json"):
+    # The shipped guest config at log level info (the hooks then report their
+    # translations), its simulator_config made absolute.
+    g = json.load(open("configs/guest_gfx950_on_gfx942.json"))
+    d = g["dbt_guest"]
+    d["log_level"] = "info"
+    if "simulator_config" in d:
+        d["simulator_config"] = os.path.abspath(os.path.join("configs", d["simulator_config"]))
+    g.pop("$schema", None)
+    json.dump(g, open(f"{out}/guest.json", "w"), indent=1)
 EOF
 
 # Programs, gfx950 only.
@@ -114,7 +125,7 @@ run_under() {
     env+=(HSA_TOOLS_LIB="$HOOKS" ROCJITSU_DBT_CONFIG="$REPO/$OUT/mixed_dbt.json")
     config="$OUT/mixed.json"
   else
-    config=configs/guest_gfx950_on_gfx942.json
+    config="$OUT/guest.json"
   fi
   "$sys" "${env[@]}" timeout 300 "$ROCJITSU" --config "$config" -- "$@" >"$log" 2>&1
 }
