@@ -27,7 +27,9 @@
 #   5. tests/dbt/hsa_file_reader.cpp (raw HSA, on ROCm 6.4.3 and 7.2.4): one
 #      gfx950 agent, a gfx950 code object loaded with a file-backed reader
 #      (the file closed at once), the kernel found on that agent, the symbol's
-#      agent the same, an AQL dispatch on its queue computing the right values.
+#      agent the same, an AQL dispatch on its queue computing the right values;
+#   6. (guest) the whole HIP set of tests/hip built for gfx950 passes under
+#      the guest config (scripts/hip_tests.py: the guest is the GPU they see).
 # Prints one line per check and `dbt-hooks: N passed, M failed`; exit 1 on a failure.
 set -uo pipefail
 
@@ -222,6 +224,19 @@ check_file_reader() {
   fi
 }
 
+check_hip_suite() {
+  local log="$OUT/hip_guest.log"
+  sys7 python3 scripts/hip_tests.py run --target gfx950 --config configs/guest_gfx950_on_gfx942.json >"$log" 2>&1
+  local rc=$? summary
+  summary=$(grep "^hip: .* passed" "$log")
+  [[ $VERBOSE == 1 ]] && cat "$log"
+  if [[ $rc != 0 ]]; then
+    bad "guest: the HIP set" "${summary:-exit $rc}" "$log"
+  else
+    ok "guest: the HIP set built for gfx950 (scripts/hip_tests.py): $summary"
+  fi
+}
+
 if [[ "$MODE" == mixed || "$MODE" == both ]]; then
   check_rocminfo mixed
   check_inert
@@ -243,6 +258,7 @@ if [[ "$MODE" == guest || "$MODE" == both ]]; then
     check_untranslatable guest
     check_file_reader guest 6
     check_file_reader guest 7
+    check_hip_suite
   fi
 fi
 

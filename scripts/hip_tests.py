@@ -26,6 +26,11 @@ After the programs, the installed `rocminfo` and `rocm_agent_enumerator` run
 under the launcher too; their output must name the config's GPU (target,
 marketing name, CU count, wavefront size, clock).
 
+A DBT guest-mode config (`dbt_guest` enabled, e.g.
+configs/guest_gfx950_on_gfx942.json with --target gfx950) runs the programs
+built for the guest ISA; the GPU they must see is the guest, described by the
+shipped config of that ISA; 2-GPU programs do not apply.
+
 A program states what the runner must do with lines in its leading comment:
   // hip-test args: ARGS          arguments; {genco} is the path of the code
                                   object built from `genco`, {props} the
@@ -320,13 +325,31 @@ def build(progs, args):
 # --- running --------------------------------------------------------------
 
 
+# Set by load_config for a DBT guest-mode config (`dbt_guest` enabled): the
+# programs see one GPU, the guest, whatever the host has.
+GUEST_MODE = False
+
+
 def load_config(path, target):
+    global GUEST_MODE
     try:
         cfg = json.loads(pathlib.Path(path).read_text())
     except OSError as e:
         die(f"cannot read the config {path}: {e}")
     except json.JSONDecodeError as e:
         die(f"{path}: not valid JSON: {e}")
+    guest = cfg.get("dbt_guest") or {}
+    if guest.get("enabled"):
+        # Guest mode: the application sees the guest ISA's GPU, whose identity
+        # is the shipped config of that target.
+        isa = guest.get("guest_isa")
+        if isa not in DEFAULT_CONFIGS:
+            die(f"{path}: dbt_guest.guest_isa {isa!r} has no shipped identity config ({', '.join(DEFAULT_CONFIGS)})")
+        GUEST_MODE = True
+        props = load_config(ROOT / DEFAULT_CONFIGS[isa], target)
+        GUEST_MODE = True
+        return props
+    GUEST_MODE = False
     try:
         gpus = cfg["gpus"]
         g = gpus[0]
@@ -502,9 +525,12 @@ def config_for(prog, config):
 
 
 def run_program(tally, prog, args, launcher, config, props, build_failures, daemons=None):
-    config = config_for(prog, config)
-    socket = daemons.socket(config) if daemons is not None else None
     reason = prog.not_applicable(args.target, args.mode)
+    if GUEST_MODE and prog.one("gpus", "1") != "1":
+        reason = "DBT guest mode shows one GPU (the guest)"
+    if not reason:
+        config = config_for(prog, config)
+    socket = daemons.socket(config) if daemons is not None and not reason else None
     if reason:
         tally.not_applicable(prog.name, reason)
         return
