@@ -28,7 +28,10 @@
 #      gfx950 agent, a gfx950 code object loaded with a file-backed reader
 #      (the file closed at once), the kernel found on that agent, the symbol's
 #      agent the same, an AQL dispatch on its queue computing the right values;
-#   6. (guest) the whole HIP set of tests/hip built for gfx950 passes under
+#   6. tests/dbt/fatal_signal.cpp with ROCJITSU_DBT_SIGNAL_BACKTRACE=1: the
+#      null write after hsa_init prints the address and a stack naming the
+#      faulting function, and the process still dies of SIGSEGV;
+#   7. (guest) the whole HIP set of tests/hip built for gfx950 passes under
 #      the guest config (scripts/hip_tests.py: the guest is the GPU they see).
 # Prints one line per check and `dbt-hooks: N passed, M failed`; exit 1 on a failure.
 set -uo pipefail
@@ -111,6 +114,11 @@ done
 if [[ ! -f "$OUT/add_one_gfx950.hsaco" || tests/dbt/add_one.hip -nt "$OUT/add_one_gfx950.hsaco" ]]; then
   sys7 hipcc --offload-arch=gfx950 --cuda-device-only --no-gpu-bundle-output -O2 tests/dbt/add_one.hip \
     -o "$OUT/add_one_gfx950.hsaco" >"$OUT/build.log" 2>&1 || bad "build add_one.hip" "hipcc failed" "$OUT/build.log"
+fi
+if [[ ! -x "$OUT/fatal_signal" || tests/dbt/fatal_signal.cpp -nt "$OUT/fatal_signal" ]]; then
+  # -rdynamic: the handler names the program's own functions (dladdr).
+  sys7 clang++-22 -O1 -Wall -rdynamic tests/dbt/fatal_signal.cpp -o "$OUT/fatal_signal" -lhsa-runtime64 \
+    >"$OUT/build.log" 2>&1 || bad "build fatal_signal.cpp" "clang++-22 failed" "$OUT/build.log"
 fi
 if [[ ! -x "$OUT/hsa_file_reader" || tests/dbt/hsa_file_reader.cpp -nt "$OUT/hsa_file_reader" ]]; then
   sys7 clang++-22 -O1 -Wall tests/dbt/hsa_file_reader.cpp -o "$OUT/hsa_file_reader" -lhsa-runtime64 \
@@ -224,6 +232,20 @@ check_file_reader() {
   fi
 }
 
+check_signal_backtrace() {
+  local mode="$1" log="$OUT/fatal_signal_$1.log"
+  run_under "$mode" sys6 "$log" env ROCJITSU_DBT_SIGNAL_BACKTRACE=1 "$OUT/fatal_signal"
+  local rc=$?
+  [[ $VERBOSE == 1 ]] && cat "$log"
+  if [[ $rc != 139 ]]; then
+    bad "$mode: signal_backtrace" "exit $rc, expected death by SIGSEGV (139)" "$log"
+  elif ! grep -q "fatal signal 11 (address 0x0)" "$log" || ! grep -q "fatal_signal+0x[0-9a-f]* (write_through" "$log"; then
+    bad "$mode: signal_backtrace" "no report with the address and the faulting function" "$log"
+  else
+    ok "$mode: ROCJITSU_DBT_SIGNAL_BACKTRACE=1 prints the fault and a stack naming write_through, then SIGSEGV kills"
+  fi
+}
+
 check_hip_suite() {
   local log="$OUT/hip_guest.log"
   sys7 python3 scripts/hip_tests.py run --target gfx950 --config configs/guest_gfx950_on_gfx942.json >"$log" 2>&1
@@ -244,6 +266,7 @@ if [[ "$MODE" == mixed || "$MODE" == both ]]; then
   check_untranslatable mixed
   check_file_reader mixed 6
   check_file_reader mixed 7
+  check_signal_backtrace mixed
 fi
 if [[ "$MODE" == guest || "$MODE" == both ]]; then
   if [[ ! -f configs/guest_gfx950_on_gfx942.json ]]; then
@@ -258,6 +281,7 @@ if [[ "$MODE" == guest || "$MODE" == both ]]; then
     check_untranslatable guest
     check_file_reader guest 6
     check_file_reader guest 7
+    check_signal_backtrace guest
     check_hip_suite
   fi
 fi
