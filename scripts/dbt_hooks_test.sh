@@ -32,7 +32,9 @@
 #      null write after hsa_init prints the address and a stack naming the
 #      faulting function, and the process still dies of SIGSEGV;
 #   7. (guest) the whole HIP set of tests/hip built for gfx950 passes under
-#      the guest config (scripts/hip_tests.py: the guest is the GPU they see).
+#      the guest config (scripts/hip_tests.py: the guest is the GPU they see),
+#      with the simulator backend and with the hardware backend over a
+#      rocjitsu daemon serving the gfx942.
 # Prints one line per check and `dbt-hooks: N passed, M failed`; exit 1 on a failure.
 set -uo pipefail
 
@@ -259,6 +261,32 @@ check_hip_suite() {
   fi
 }
 
+# The hardware backend: a rocjitsu daemon serving the gfx942 is the next KFD
+# down; the HIP set runs under the guest config of that backend.
+check_hip_suite_hardware() {
+  local log="$OUT/hip_guest_hardware.log" sock="$REPO/$OUT/host.sock"
+  rm -f "$sock"
+  setsid bash scripts/sysroot.sh --rocm 7 run -- "$ROCJITSU" --config configs/gfx942_cdna3_kmd.json \
+    --daemon --socket "$sock" >"$OUT/daemon.log" 2>&1 &
+  local daemon=$!
+  for _ in $(seq 100); do [[ -S "$sock" ]] && break; sleep 0.1; done
+  sys7 env ROCJITSU_DBT_HOST_SOCKET="$sock" python3 scripts/hip_tests.py run --target gfx950 \
+    --config configs/guest_gfx950_on_gfx942_hardware.json >"$log" 2>&1
+  local rc=$? summary
+  # The daemon's process group (setsid made it ours alone); Ctrl-C stops a daemon.
+  kill -INT -- "-$daemon" 2>/dev/null
+  wait "$daemon" 2>/dev/null
+  summary=$(grep "^hip: .* passed" "$log")
+  [[ $VERBOSE == 1 ]] && cat "$log"
+  if [[ $rc != 0 ]]; then
+    bad "guest (hardware backend): the HIP set" "${summary:-exit $rc}" "$log"
+  elif ! grep -q "CREATE_QUEUE\|client" "$OUT/daemon.log"; then
+    bad "guest (hardware backend): the HIP set" "passed, but the host daemon saw no work" "$OUT/daemon.log"
+  else
+    ok "guest (hardware backend, host gfx942 in a rocjitsu daemon): the HIP set: $summary"
+  fi
+}
+
 if [[ "$MODE" == mixed || "$MODE" == both ]]; then
   check_rocminfo mixed
   check_inert
@@ -283,6 +311,7 @@ if [[ "$MODE" == guest || "$MODE" == both ]]; then
     check_file_reader guest 7
     check_signal_backtrace guest
     check_hip_suite
+    if [[ -f configs/guest_gfx950_on_gfx942_hardware.json ]]; then check_hip_suite_hardware; fi
   fi
 fi
 
