@@ -5,8 +5,9 @@
 #   scripts/dbt_hooks_test.sh [--mode mixed|guest|both] [--keep] [-v]
 #
 # --mode guest (the design's setup): the shipped configs/guest_gfx950_on_gfx942.json
-#   (copied at log level info) under the launcher, whose GuestKfd adds a synthetic gfx950 node next to the
-#   emulated gfx942 host, and which sets HSA_TOOLS_LIB and ROCJITSU_DBT_CONFIG.
+#   (copied at log level info) under the launcher, whose GuestKfd adds a
+#   synthetic gfx950 node next to the emulated gfx942 host, and which sets
+#   HSA_TOOLS_LIB and ROCJITSU_DBT_CONFIG; also the _hardware config over a daemon.
 # --mode mixed: no GuestKfd needed. The emulator serves a real gfx942 and a
 #   real gfx950 GPU (build/dbt-hooks/mixed.json, made from the shipped
 #   configs); the hooks are set by this script and must hide the gfx942, show
@@ -48,7 +49,7 @@ while [[ $# -gt 0 ]]; do
     --mode) MODE="${2:-}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
     -v) VERBOSE=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "dbt_hooks_test: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
