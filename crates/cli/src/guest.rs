@@ -123,8 +123,11 @@ pub fn prepare(
             cmd.env("HSA_TOOLS_DISABLE_REGISTER", "1");
         }
     }
-    cmd.env("ROCJITSU_DBT_CONFIG", config_path)
-        .env("ROCJITSU_DBT_LOG", g.log_level.name());
+    cmd.env("ROCJITSU_DBT_CONFIG", config_path);
+    // The configuration's level unless the user asks for another.
+    if std::env::var_os("ROCJITSU_DBT_LOG").is_none_or(|v| v.is_empty()) {
+        cmd.env("ROCJITSU_DBT_LOG", g.log_level.name());
+    }
     if l.log.is_none() && std::env::var_os("ROCJITSU_LOG").is_none() {
         cmd.env("ROCJITSU_LOG", g.log_level.name());
     }
