@@ -32,7 +32,10 @@
 #   6. tests/dbt/fatal_signal.cpp with ROCJITSU_DBT_SIGNAL_BACKTRACE=1: the
 #      null write after hsa_init prints the address and a stack naming the
 #      faulting function, and the process still dies of SIGSEGV;
-#   7. (guest) the whole HIP set of tests/hip built for gfx950 passes under
+#   7. (guest) host GPU 1 of a 2-GPU host: the guest is shown in GPU 1's
+#      slot with ROCR_VISIBLE_DEVICES unset, `1` and `1,0` (the launcher
+#      expands it, ROCr reorders the agents), and vector_add passes there;
+#   8. (guest) the whole HIP set of tests/hip built for gfx950 passes under
 #      the guest config (scripts/hip_tests.py: the guest is the GPU they see),
 #      with the simulator backend and with the hardware backend over a
 #      rocjitsu daemon serving the gfx942.
@@ -102,6 +105,10 @@ if os.path.exists("configs/guest_gfx950_on_gfx942.json"):
         d["simulator_config"] = os.path.abspath(os.path.join("configs", d["simulator_config"]))
     g.pop("$schema", None)
     json.dump(g, open(f"{out}/guest.json", "w"), indent=1)
+    # Host GPU 1 of a 2-GPU host: the guest must take GPU 1's slot.
+    d["host_gpu_id"] = 1
+    d["simulator_config"] = os.path.abspath("configs/gfx942_cdna3_kmd_2gpu.json")
+    json.dump(g, open(f"{out}/guest_2host.json", "w"), indent=1)
 EOF
 
 # Programs, gfx950 only.
@@ -249,6 +256,29 @@ check_signal_backtrace() {
   fi
 }
 
+check_visible_devices() {
+  local log="$OUT/visible.log" v want got
+  for v in unset 1 1,0; do
+    want=$(case $v in unset) echo "gfx942 gfx950" ;; 1) echo "gfx950" ;; 1,0) echo "gfx950 gfx942" ;; esac)
+    if [[ $v == unset ]]; then
+      sys6 timeout 300 "$ROCJITSU" --config "$OUT/guest_2host.json" -- rocminfo >"$log" 2>&1
+    else
+      sys6 env ROCR_VISIBLE_DEVICES=$v timeout 300 "$ROCJITSU" --config "$OUT/guest_2host.json" -- rocminfo >"$log" 2>&1
+    fi
+    got=$(awk '/^  Name: *gfx/ {print $2}' "$log" | tr '\n' ' ' | sed 's/ $//')
+    if [[ "$got" != "$want" ]]; then
+      bad "guest: host GPU 1 of 2, ROCR_VISIBLE_DEVICES=$v" "GPU agents '$got', expected '$want'" "$log"
+      return
+    fi
+  done
+  sys7 env ROCR_VISIBLE_DEVICES=1 timeout 300 "$ROCJITSU" --config "$OUT/guest_2host.json" -- "$OUT/vector_add_gfx950" >"$log" 2>&1
+  if ! grep -q "^PASS vector_add" "$log"; then
+    bad "guest: host GPU 1 of 2, ROCR_VISIBLE_DEVICES=1" "vector_add did not pass" "$log"
+    return
+  fi
+  ok "guest: host GPU 1 of 2: the guest takes GPU 1's slot whatever ROCR_VISIBLE_DEVICES (unset, 1, 1,0) lists; vector_add passes"
+}
+
 check_hip_suite() {
   # scripts/hip_tests.py --guest: `hardware` runs over a daemon it starts.
   local backend="$1" log="$OUT/hip_guest_$1.log"
@@ -286,6 +316,7 @@ if [[ "$MODE" == guest || "$MODE" == both ]]; then
     check_file_reader guest 6
     check_file_reader guest 7
     check_signal_backtrace guest
+    check_visible_devices
     check_hip_suite simulator
     check_hip_suite hardware
   fi
