@@ -5,8 +5,9 @@
 #   scripts/dbt_hooks_test.sh [--mode mixed|guest|both] [--keep] [-v]
 #
 # --mode guest (the design's setup): the shipped configs/guest_gfx950_on_gfx942.json
-#   under the launcher, whose GuestKfd adds a synthetic gfx950 node next to the
-#   emulated gfx942 host, and which sets HSA_TOOLS_LIB and ROCJITSU_DBT_CONFIG.
+#   (copied at log level info) under the launcher, whose GuestKfd adds a
+#   synthetic gfx950 node next to the emulated gfx942 host, and which sets
+#   HSA_TOOLS_LIB and ROCJITSU_DBT_CONFIG; also the _hardware config over a daemon.
 # --mode mixed: no GuestKfd needed. The emulator serves a real gfx942 and a
 #   real gfx950 GPU (build/dbt-hooks/mixed.json, made from the shipped
 #   configs); the hooks are set by this script and must hide the gfx942, show
@@ -27,7 +28,17 @@
 #   5. tests/dbt/hsa_file_reader.cpp (raw HSA, on ROCm 6.4.3 and 7.2.4): one
 #      gfx950 agent, a gfx950 code object loaded with a file-backed reader
 #      (the file closed at once), the kernel found on that agent, the symbol's
-#      agent the same, an AQL dispatch on its queue computing the right values.
+#      agent the same, an AQL dispatch on its queue computing the right values;
+#   6. tests/dbt/fatal_signal.cpp with ROCJITSU_DBT_SIGNAL_BACKTRACE=1: the
+#      null write after hsa_init prints the address and a stack naming the
+#      faulting function, and the process still dies of SIGSEGV;
+#   7. (guest) host GPU 1 of a 2-GPU host: the guest is shown in GPU 1's
+#      slot with ROCR_VISIBLE_DEVICES unset, `1` and `1,0` (the launcher
+#      expands it, ROCr reorders the agents), and vector_add passes there;
+#   8. (guest) the whole HIP set of tests/hip built for gfx950 passes under
+#      the guest config (scripts/hip_tests.py: the guest is the GPU they see),
+#      with the simulator backend and with the hardware backend over a
+#      rocjitsu daemon serving the gfx942.
 # Prints one line per check and `dbt-hooks: N passed, M failed`; exit 1 on a failure.
 set -uo pipefail
 
@@ -41,7 +52,7 @@ while [[ $# -gt 0 ]]; do
     --mode) MODE="${2:-}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
     -v) VERBOSE=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "dbt_hooks_test: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -83,6 +94,21 @@ json.dump({"$schema": "../../configs/schema.json", "version": 1, "gpus": [host, 
 json.dump({"version": 1, "dbt_guest": {"enabled": True, "guest_isa": "gfx950", "host_isa": "gfx942",
            "host_gpu_id": 0, "execution_backend": "simulator", "log_level": "info"}},
           open(f"{out}/mixed_dbt.json", "w"), indent=1)
+import os
+if os.path.exists("configs/guest_gfx950_on_gfx942.json"):
+    # The shipped guest config at log level info (the hooks then report their
+    # translations), its simulator_config made absolute.
+    g = json.load(open("configs/guest_gfx950_on_gfx942.json"))
+    d = g["dbt_guest"]
+    d["log_level"] = "info"
+    if "simulator_config" in d:
+        d["simulator_config"] = os.path.abspath(os.path.join("configs", d["simulator_config"]))
+    g.pop("$schema", None)
+    json.dump(g, open(f"{out}/guest.json", "w"), indent=1)
+    # Host GPU 1 of a 2-GPU host: the guest must take GPU 1's slot.
+    d["host_gpu_id"] = 1
+    d["simulator_config"] = os.path.abspath("configs/gfx942_cdna3_kmd_2gpu.json")
+    json.dump(g, open(f"{out}/guest_2host.json", "w"), indent=1)
 EOF
 
 # Programs, gfx950 only.
@@ -99,6 +125,11 @@ if [[ ! -f "$OUT/add_one_gfx950.hsaco" || tests/dbt/add_one.hip -nt "$OUT/add_on
   sys7 hipcc --offload-arch=gfx950 --cuda-device-only --no-gpu-bundle-output -O2 tests/dbt/add_one.hip \
     -o "$OUT/add_one_gfx950.hsaco" >"$OUT/build.log" 2>&1 || bad "build add_one.hip" "hipcc failed" "$OUT/build.log"
 fi
+if [[ ! -x "$OUT/fatal_signal" || tests/dbt/fatal_signal.cpp -nt "$OUT/fatal_signal" ]]; then
+  # -rdynamic: the handler names the program's own functions (dladdr).
+  sys7 clang++-22 -O1 -Wall -rdynamic tests/dbt/fatal_signal.cpp -o "$OUT/fatal_signal" -lhsa-runtime64 \
+    >"$OUT/build.log" 2>&1 || bad "build fatal_signal.cpp" "clang++-22 failed" "$OUT/build.log"
+fi
 if [[ ! -x "$OUT/hsa_file_reader" || tests/dbt/hsa_file_reader.cpp -nt "$OUT/hsa_file_reader" ]]; then
   sys7 clang++-22 -O1 -Wall tests/dbt/hsa_file_reader.cpp -o "$OUT/hsa_file_reader" -lhsa-runtime64 \
     >"$OUT/build.log" 2>&1 || bad "build hsa_file_reader.cpp" "clang++-22 failed" "$OUT/build.log"
@@ -114,7 +145,7 @@ run_under() {
     env+=(HSA_TOOLS_LIB="$HOOKS" ROCJITSU_DBT_CONFIG="$REPO/$OUT/mixed_dbt.json")
     config="$OUT/mixed.json"
   else
-    config=configs/guest_gfx950_on_gfx942.json
+    config="$OUT/guest.json"
   fi
   "$sys" "${env[@]}" timeout 300 "$ROCJITSU" --config "$config" -- "$@" >"$log" 2>&1
 }
@@ -211,6 +242,57 @@ check_file_reader() {
   fi
 }
 
+check_signal_backtrace() {
+  local mode="$1" log="$OUT/fatal_signal_$1.log"
+  run_under "$mode" sys6 "$log" env ROCJITSU_DBT_SIGNAL_BACKTRACE=1 "$OUT/fatal_signal"
+  local rc=$?
+  [[ $VERBOSE == 1 ]] && cat "$log"
+  if [[ $rc != 139 ]]; then
+    bad "$mode: signal_backtrace" "exit $rc, expected death by SIGSEGV (139)" "$log"
+  elif ! grep -q "fatal signal 11 (address 0x0)" "$log" || ! grep -q "fatal_signal+0x[0-9a-f]* (write_through" "$log"; then
+    bad "$mode: signal_backtrace" "no report with the address and the faulting function" "$log"
+  else
+    ok "$mode: ROCJITSU_DBT_SIGNAL_BACKTRACE=1 prints the fault and a stack naming write_through, then SIGSEGV kills"
+  fi
+}
+
+check_visible_devices() {
+  local log="$OUT/visible.log" v want got
+  for v in unset 1 1,0; do
+    want=$(case $v in unset) echo "gfx942 gfx950" ;; 1) echo "gfx950" ;; 1,0) echo "gfx950 gfx942" ;; esac)
+    if [[ $v == unset ]]; then
+      sys6 timeout 300 "$ROCJITSU" --config "$OUT/guest_2host.json" -- rocminfo >"$log" 2>&1
+    else
+      sys6 env ROCR_VISIBLE_DEVICES=$v timeout 300 "$ROCJITSU" --config "$OUT/guest_2host.json" -- rocminfo >"$log" 2>&1
+    fi
+    got=$(awk '/^  Name: *gfx/ {print $2}' "$log" | tr '\n' ' ' | sed 's/ $//')
+    if [[ "$got" != "$want" ]]; then
+      bad "guest: host GPU 1 of 2, ROCR_VISIBLE_DEVICES=$v" "GPU agents '$got', expected '$want'" "$log"
+      return
+    fi
+  done
+  sys7 env ROCR_VISIBLE_DEVICES=1 timeout 300 "$ROCJITSU" --config "$OUT/guest_2host.json" -- "$OUT/vector_add_gfx950" >"$log" 2>&1
+  if ! grep -q "^PASS vector_add" "$log"; then
+    bad "guest: host GPU 1 of 2, ROCR_VISIBLE_DEVICES=1" "vector_add did not pass" "$log"
+    return
+  fi
+  ok "guest: host GPU 1 of 2: the guest takes GPU 1's slot whatever ROCR_VISIBLE_DEVICES (unset, 1, 1,0) lists; vector_add passes"
+}
+
+check_hip_suite() {
+  # scripts/hip_tests.py --guest: `hardware` runs over a daemon it starts.
+  local backend="$1" log="$OUT/hip_guest_$1.log"
+  sys7 python3 scripts/hip_tests.py run --target gfx950 --guest "$backend" >"$log" 2>&1
+  local rc=$? summary
+  summary=$(grep "^hip: .* passed" "$log")
+  [[ $VERBOSE == 1 ]] && cat "$log"
+  if [[ $rc != 0 ]]; then
+    bad "guest ($backend backend): the HIP set" "${summary:-exit $rc}" "$log"
+  else
+    ok "guest ($backend backend): the HIP set built for gfx950 (hip_tests.py --guest $backend): $summary"
+  fi
+}
+
 if [[ "$MODE" == mixed || "$MODE" == both ]]; then
   check_rocminfo mixed
   check_inert
@@ -218,6 +300,7 @@ if [[ "$MODE" == mixed || "$MODE" == both ]]; then
   check_untranslatable mixed
   check_file_reader mixed 6
   check_file_reader mixed 7
+  check_signal_backtrace mixed
 fi
 if [[ "$MODE" == guest || "$MODE" == both ]]; then
   if [[ ! -f configs/guest_gfx950_on_gfx942.json ]]; then
@@ -232,6 +315,10 @@ if [[ "$MODE" == guest || "$MODE" == both ]]; then
     check_untranslatable guest
     check_file_reader guest 6
     check_file_reader guest 7
+    check_signal_backtrace guest
+    check_visible_devices
+    check_hip_suite simulator
+    check_hip_suite hardware
   fi
 fi
 

@@ -49,6 +49,83 @@ rocjitsu dbt translate k.hsaco k942.hsaco --json        # the report as JSON on 
         #[arg(long)]
         json: bool,
     },
+    /// Count the guest-only instruction kinds of code objects and whether each translates
+    #[command(
+        after_help = "Prints, over all FILES, each instruction kind the host lacks or encodes differently, how many instances have a rewrite and how many fail closed (with the first reason), and how many code objects translate completely.\n\nExample:\n  rocjitsu dbt coverage build/kernels/gfx950/*.hsaco"
+    )]
+    Coverage {
+        #[arg(long, default_value = "gfx950", value_name = "TARGET")]
+        guest: String,
+        #[arg(long, default_value = "gfx942", value_name = "TARGET")]
+        host: String,
+        /// Guest code objects
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn guest_elf(input: &std::path::Path, guest: Target) -> Result<Vec<u8>> {
+    let bytes = std::fs::read(input).with_context(|| format!("reading {}", input.display()))?;
+    let name = input.display().to_string();
+    if elf::is_elf(&bytes) && rocjitsu_code::CodeObject::parse(&name, bytes.clone()).is_ok() {
+        return Ok(bytes);
+    }
+    let c = Container::parse(&name, &bytes)?;
+    Ok(c.select(guest)
+        .with_context(|| format!("{name}: no {} code object", guest.name()))?
+        .bytes()
+        .to_vec())
+}
+
+fn coverage(guest: Target, host: Target, files: &[PathBuf], json: bool) -> Result<ExitCode> {
+    use std::collections::BTreeMap;
+    let opts = Options { guest, host };
+    let mut kinds: BTreeMap<String, dbt::KindSurvey> = BTreeMap::new();
+    let mut translated = 0;
+    for f in files {
+        let elf = guest_elf(f, guest)?;
+        let s = dbt::survey(&elf, &opts).map_err(|e| anyhow::anyhow!("{}: {e}", f.display()))?;
+        for k in s {
+            let e = kinds
+                .entry(k.kind.clone())
+                .or_insert_with(|| dbt::KindSurvey {
+                    kind: k.kind.clone(),
+                    ..Default::default()
+                });
+            e.translated += k.translated;
+            if e.untranslated == 0 && k.untranslated > 0 {
+                e.reason = format!("{}: {}", f.display(), k.reason);
+            }
+            e.untranslated += k.untranslated;
+        }
+        if dbt::translate(&elf, &opts).is_ok() {
+            translated += 1;
+        }
+    }
+    let kinds: Vec<_> = kinds.into_values().collect();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"objects": files.len(), "objects_translated": translated, "kinds": kinds})
+        );
+    } else {
+        let full = kinds.iter().filter(|k| k.untranslated == 0).count();
+        println!(
+            "{full}/{} guest-only instruction kinds translate; {translated}/{} code objects translate",
+            kinds.len(),
+            files.len()
+        );
+        for k in &kinds {
+            println!(
+                "  {:40} {:6} translated {:6} not {}",
+                k.kind, k.translated, k.untranslated, k.reason
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
@@ -63,20 +140,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         } => {
             let guest: Target = guest.parse().context("--guest")?;
             let host: Target = host.parse().context("--host")?;
-            let bytes =
-                std::fs::read(&input).with_context(|| format!("reading {}", input.display()))?;
             let name = input.display().to_string();
-            let elf_bytes = if elf::is_elf(&bytes)
-                && rocjitsu_code::CodeObject::parse(&name, bytes.clone()).is_ok()
-            {
-                bytes
-            } else {
-                let c = Container::parse(&name, &bytes)?;
-                c.select(guest)
-                    .with_context(|| format!("{name}: no {} code object", guest.name()))?
-                    .bytes()
-                    .to_vec()
-            };
+            let elf_bytes = guest_elf(&input, guest)?;
             let t0 = Instant::now();
             let t = match dbt::translate(&elf_bytes, &Options { guest, host }) {
                 Ok(t) => t,
@@ -95,5 +160,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Coverage {
+            guest,
+            host,
+            files,
+            json,
+        } => coverage(
+            guest.parse().context("--guest")?,
+            host.parse().context("--host")?,
+            &files,
+            json,
+        ),
     }
 }

@@ -245,12 +245,11 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
     let root = unsafe { &mut *table };
     log!(
         Info,
-        "OnLoad: config {}, runtime table v{} ({} bytes), core v{:?}, {} tool(s) failed before",
+        "OnLoad: config {}, HSA API table major {} ({} bytes, runtime version {}), {} tool(s) failed before",
         cfg.path,
-        runtime_version,
+        root.version.major_id,
         root.version.minor_id,
-        // SAFETY: a non-null core table is valid (ROCr's own).
-        (!root.core.is_null()).then(|| unsafe { (*root.core).version }),
+        runtime_version,
         failed
     );
     if root.version.major_id != HSA_API_TABLE_MAJOR_VERSION {
@@ -364,7 +363,8 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
     };
     log!(
         Info,
-        "hooked {nc} core entries (table {} bytes), {na} AMD extension entries ({} bytes, step {}), {ni} image entries ({} bytes)",
+        "hooked {nc} core entries (table major {}, {} bytes), {na} AMD extension entries ({} bytes, step {}), {ni} image entries ({} bytes)",
+        cv.major_id,
         cv.minor_id,
         av.minor_id,
         av.step_id,

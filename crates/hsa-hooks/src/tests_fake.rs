@@ -290,3 +290,29 @@ fn onload_shadows_maps_and_redirects_through_the_runtime_table() {
     assert_eq!(acc, [Agent { handle: CPU }, Agent { handle: GUEST }]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn install_touches_only_present_non_null_slots() {
+    unsafe extern "C" fn original() {}
+    unsafe extern "C" fn hook() {}
+    let orig: Fp = Some(original);
+    let new: Fp = Some(hook);
+    // A 6-slot table whose version says only 4 slots (16 + 4 * 8 bytes) exist,
+    // slot 1 empty in the runtime.
+    let mut table: [u64; 2 + 6] = [0; 8];
+    for (i, t) in table.iter_mut().enumerate().skip(2) {
+        if i != 3 {
+            *t = addr(orig) as u64;
+        }
+    }
+    let hooks: Vec<(usize, Fp)> = (0..6).map(|i| (16 + i * 8, new)).collect();
+    // SAFETY: a writable 64-byte buffer standing for the table.
+    let n = unsafe { crate::install(table.as_mut_ptr().cast(), 16 + 4 * 8, &hooks, "test") };
+    assert_eq!(n, 3, "slots 0, 2, 3 hooked");
+    let (o, h) = (addr(orig) as u64, addr(new) as u64);
+    assert_eq!(
+        &table[2..],
+        &[h, 0, h, h, o, o],
+        "empty and absent slots untouched"
+    );
+}

@@ -22,6 +22,14 @@ pub const fn int(i: i32) -> Src {
     }
 }
 
+/// Special source fields.
+pub const M0: Src = 124;
+pub const EXEC_LO: Src = 126;
+pub const EXEC_HI: Src = 127;
+
+/// `s_mov_b64 exec, -1` (SALU moves leave SCC alone).
+pub const S_MOV_B64_EXEC_ALL: u32 = 0xbefe_01c1;
+
 /// The literal-constant source field.
 pub const LITERAL: Src = 255;
 
@@ -66,8 +74,16 @@ pub mod vop3 {
     pub const PERM_B32: u32 = 0x1ed;
     pub const LSHL_ADD_U32: u32 = 0x1fd;
     pub const LSHL_OR_B32: u32 = 0x200;
+    pub const LSHRREV_B32_E64: u32 = 0x110;
+    pub const READLANE_B32: u32 = 0x289;
+    pub const WRITELANE_B32: u32 = 0x28a;
     pub const MBCNT_LO_U32_B32: u32 = 0x28c;
     pub const MBCNT_HI_U32_B32: u32 = 0x28d;
+}
+
+/// FLAT/GLOBAL opcodes.
+pub mod flat {
+    pub const GLOBAL_LOAD_DWORDX4: u32 = 0x17;
 }
 
 /// DS opcodes.

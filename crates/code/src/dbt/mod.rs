@@ -221,13 +221,33 @@ pub enum Class {
 }
 
 /// Classifies a guest instruction for `host`: the same bytes must decode on
-/// the host to an instruction of the same length with the same LLVM text.
+/// the host to an instruction of the same length with the same LLVM text,
+/// and mean the same there. The fp8 and bf8 instructions (conversions,
+/// MFMAs, SMFMACs) share their encodings between gfx942 and gfx950 but not
+/// their formats: gfx942 reads FNUZ e4m3/e5m2, gfx950 the OCP formats.
 pub fn classify(inst: &Inst, host: Target) -> Class {
+    if inst.target() != host {
+        let text = inst.to_string();
+        let m = text.split_whitespace().next().unwrap_or("");
+        if m.contains("fp8") || m.contains("bf8") {
+            return Class::Rewrite;
+        }
+    }
     let b = inst.bytes();
     match rocjitsu_isa::decode(host, &b[..inst.len()]) {
         Ok(h) if h.len() == inst.len() && h.to_string() == inst.to_string() => Class::Same,
         _ => Class::Rewrite,
     }
+}
+
+/// The instruction's kind in reports: its mnemonic as LLVM prints it (a
+/// scaled MFMA pair is `v_mfma_scale_*`).
+fn kind_of(inst: &Inst) -> String {
+    inst.to_string()
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string()
 }
 
 /// Translates a guest code object (bare ELF) for the host.
@@ -312,7 +332,7 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         };
         let plan = rewrite::plan(&s.inst, &mode).map_err(locate)?;
         temps_needed = temps_needed.max(plan.temps);
-        let kind = s.inst.mnemonic().to_string();
+        let kind = kind_of(&s.inst);
         if let Some(f) = func
             && let Some(r) = funcs.get_mut(&f.address)
         {
@@ -450,3 +470,77 @@ fn decode_sections(co: &CodeObject, opts: &Options) -> Result<Vec<Site>, DbtErro
 
 #[cfg(test)]
 mod tests;
+
+/// How one guest-only instruction kind fares in a code object.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct KindSurvey {
+    pub kind: String,
+    /// Instructions of this kind that have a rewrite.
+    pub translated: usize,
+    /// Instructions of this kind that fail closed.
+    pub untranslated: usize,
+    /// Why the first untranslated one fails.
+    pub reason: String,
+}
+
+/// Every guest-only instruction kind of a code object and whether each
+/// instance has a rewrite, without stopping at the first failure (the
+/// coverage figure; [`translate`] itself fails closed on the first).
+pub fn survey(elf: &[u8], opts: &Options) -> Result<Vec<KindSurvey>, DbtError> {
+    let co = CodeObject::parse("input", elf.to_vec())
+        .map_err(|e| DbtError::msg(format!("cannot read the code object: {e}")))?;
+    if co.target() != opts.guest {
+        return Err(DbtError::msg(format!(
+            "the code object is for {}, not the guest {}",
+            co.target_id(),
+            opts.guest.name()
+        )));
+    }
+    let sites = decode_sections(&co, opts)?;
+    let mode = rewrite::ModeFacts::of(&co, &sites);
+    let mut kinds: BTreeMap<String, KindSurvey> = BTreeMap::new();
+    for s in &sites {
+        if classify(&s.inst, opts.host) == Class::Same {
+            continue;
+        }
+        let kind = kind_of(&s.inst);
+        let e = kinds.entry(kind.clone()).or_insert_with(|| KindSurvey {
+            kind,
+            ..KindSurvey::default()
+        });
+        match rewrite::plan(&s.inst, &mode) {
+            Ok(_) => e.translated += 1,
+            Err(why) => {
+                if e.untranslated == 0 {
+                    e.reason = why;
+                }
+                e.untranslated += 1;
+            }
+        }
+    }
+    Ok(kinds.into_values().collect())
+}
+
+/// The host sequence for one guest instruction (its bytes at the start of
+/// `guest`), with temporaries from `v{temp_base}` up, assuming kernels that
+/// start in round-to-nearest-even with f32 denormals kept and never write
+/// MODE (what compilers emit): the rewrite that [`translate`] places in a
+/// trampoline. `Ok(None)` when the instruction is the same on the host.
+/// For tests that run both on the VM.
+pub fn rewrite_one(
+    guest: &[u8],
+    opts: &Options,
+    temp_base: u32,
+) -> Result<Option<(Inst, Vec<u8>)>, String> {
+    let inst = rocjitsu_isa::decode(opts.guest, guest).map_err(|e| e.to_string())?;
+    if classify(&inst, opts.host) == Class::Same {
+        return Ok(None);
+    }
+    let mode = rewrite::ModeFacts {
+        rne: true,
+        f32_denorms: Some(true),
+        mode_written: false,
+    };
+    let plan = rewrite::plan(&inst, &mode)?;
+    Ok(Some((inst, plan.emit(temp_base).bytes())))
+}
