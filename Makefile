@@ -69,6 +69,35 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
 	exit $$rc
 
+# DBT guest mode's HSA tools library (crates/hsa-hooks) with the real ROCm of
+# the sid sysroots; DBT_HOOKS_ARGS passes options, e.g. DBT_HOOKS_ARGS="--mode mixed".
+DBT_HOOKS_ARGS ?=
+.PHONY: test-dbt-hooks
+test-dbt-hooks: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
+	bash scripts/dbt_hooks_test.sh $(DBT_HOOKS_ARGS)
+
+# DBT guest mode's KFD layer and launcher: GuestKfd's and the dbt_guest
+# config's tests, scripts/dbt_guest_test.sh (rocminfo without the hooks shows
+# gfx942 and gfx950, ROCR_VISIBLE_DEVICES expansion, refused guest queues,
+# launcher errors), then the HIP programs built for gfx950 only in guest mode
+# with the simulator backend and with the hardware backend over a rocjitsu
+# daemon serving gfx942: rocminfo on sid's ROCm 6.4.3, the programs on
+# ROCm 7.2.4 (HIP 6.4.3 has no gfx950 device).
+.PHONY: test-dbt-guest
+test-dbt-guest: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
+	$(CARGO) test --release -p rocjitsu-kmd --test guest
+	$(CARGO) test --release -p rocjitsu-gpu --lib config::
+	$(CARGO) test --release -p rocjitsu-cli guest
+	@rc=0; \
+	bash scripts/dbt_guest_test.sh || rc=1; \
+	for b in simulator hardware; do \
+	  bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx950 --guest $$b -k rocm || rc=1; \
+	  bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 --guest $$b $(HIP_ARGS) || rc=1; \
+	done; \
+	exit $$rc
+
 # Daemon mode: the HIP programs with a daemon per program (--daemon) and on
 # one shared daemon (--attach), on gfx90a (bookworm's ROCm) and gfx942 (sid's
 # ROCm 6.4.3); then scripts/daemon_tests.py: 2 and 8 concurrent clients, a

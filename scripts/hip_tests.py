@@ -5,8 +5,8 @@ unmodified hipcc and run, unmodified, under the rocjitsu launcher
 
   scripts/hip_tests.py build [--target T] [--hipcc PATH] [-j N] [-k FILTER] [--force]
   scripts/hip_tests.py run   [--target T] [--hipcc PATH] [--rocjitsu PATH] [--config FILE]
-                             [--mode local|daemon|attach] [-k FILTER] [--timeout S] [-j N]
-                             [--no-build] [-v]
+                             [--mode local|daemon|attach] [--guest simulator|hardware]
+                             [-k FILTER] [--timeout S] [-j N] [--no-build] [-v]
   scripts/hip_tests.py list  [--target T] [-k FILTER]
 
 Programs are built into build/hip/<target>/ (`hipcc --offload-arch=<target>`),
@@ -22,7 +22,18 @@ any program failed (2 for a usage or setup error, e.g. a missing launcher).
 (one daemon started by the runner, `rocjitsu --attach -- PROGRAM` for every
 program; the daemon must hold nothing once all are done).
 
-After the programs, the installed `rocminfo` and `rocm_agent_enumerator` run
+--guest runs the gfx950 programs in DBT guest mode (`--target gfx950` only,
+local launches): the program sees an MI355X (gfx950) whose kernels are
+translated and run on a gfx942. `simulator`: configs/guest_gfx950_on_gfx942.json
+(the emulated MI300X in the program); `hardware`:
+configs/guest_gfx950_on_gfx942_hardware.json over a rocjitsu daemon serving
+configs/gfx942_cdna3_kmd.json that the runner starts (`--socket`), which must
+hold nothing once all are done. rocminfo must then show exactly one GPU, the
+gfx950; rocm_agent_enumerator, which reads the KFD topology rather than HSA,
+lists the host gfx942 and the guest gfx950 nodes. HIP 6.4.3 has no gfx950 device: build and run the programs in the
+`--rocm 7` sysroot (rocminfo alone also runs on ROCm 6.4.3's).
+
+Before the programs, the installed `rocminfo` and `rocm_agent_enumerator` run
 under the launcher too; their output must name the config's GPU (target,
 marketing name, CU count, wavefront size, clock).
 
@@ -78,6 +89,14 @@ DEFAULT_CONFIGS = {
     "gfx950": "configs/gfx950_cdna4_kmd.json",
 }
 DEFAULT_LAUNCHER = "target/release/rocjitsu"
+# DBT guest mode: the guest configuration per backend, the identity the
+# program sees, and (hardware) the host GPU the runner's daemon serves.
+GUEST_CONFIGS = {
+    "simulator": "configs/guest_gfx950_on_gfx942.json",
+    "hardware": "configs/guest_gfx950_on_gfx942_hardware.json",
+}
+GUEST_IDENTITY = "configs/gfx950_cdna4_kmd.json"
+GUEST_HOST_CONFIG = "configs/gfx942_cdna3_kmd.json"
 # Files every program includes: a change rebuilds everything.
 SHARED_HEADERS = ("common.h",)
 CFLAGS = ("-O2", "-std=c++17", "-Wall")
@@ -148,8 +167,10 @@ class Program:
         g = self.one("genco")
         return SRC / g if g else None
 
-    def not_applicable(self, target, mode=None):
+    def not_applicable(self, target, mode=None, guest=None):
         """The reason the program does not apply to `target` (in `mode`), or None."""
+        if guest and self.one("gpus", "1") != "1":
+            return "needs 2 GPUs; DBT guest mode shows one guest GPU"
         modes = [m.strip() for m in self.one("modes", "").split(",") if m.strip()]
         if mode and modes and mode not in modes:
             return f"needs {' or '.join(modes)} mode (processes that share one GPU), not {mode}"
@@ -181,8 +202,23 @@ def matches(name, filt):
 TOOLS = ("rocminfo", "rocm_agent_enumerator")
 
 
-def tool_checks(props):
+def tool_checks(props, guest=None):
     arch = re.escape(props["arch"])
+    if guest:
+        # Exactly one GPU agent, the guest (the host's is hidden).
+        return {
+            "rocminfo": [
+                rf"^\s*Name:\s+{arch}\s*$",
+                rf"^\s*Marketing Name:\s+{re.escape(props['name'])}\s*$",
+                rf"^\s*Name:\s+amdgcn-amd-amdhsa--{arch}\b",
+                rf"^\s*Compute Unit:\s+{props['cus']}\b",
+                ("count", r"^\s*Device Type:\s+GPU\s*$", 1),
+                ("absent", r"gfx942"),
+            ],
+            # It reads the KFD topology, not HSA: the host node and the
+            # synthetic guest node are both there, by design.
+            "rocm_agent_enumerator": [rf"^{arch}$", r"^gfx942$"],
+        }
     return {
         "rocminfo": [
             rf"^\s*Name:\s+{arch}\s*$",
@@ -371,12 +407,12 @@ def program_args(prog, target, props):
     return out
 
 
-def run_with_timeout(cmd, timeout):
+def run_with_timeout(cmd, timeout, env=None):
     """Runs cmd in its own process group; on timeout the whole group is
     killed. Returns (returncode or None on timeout, stdout, stderr, seconds)."""
     t0 = time.monotonic()
     # No core files: the fault program aborts on purpose.
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             start_new_session=True,
                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     try:
@@ -456,10 +492,10 @@ class Tally:
         self.failed += 1
         log(f"FAIL  {name}: {reason}")
 
-    def outcome(self, name, problem, secs, cmd, out, err):
+    def outcome(self, name, problem, secs, cmd, out, err, note=""):
         if problem is None:
             self.passed += 1
-            log(f"PASS  {name} ({secs:.1f} s)")
+            log(f"PASS  {name} ({secs:.1f} s{'; ' + note if note else ''})")
             if self.verbose:
                 for line in tail(out) + tail(err):
                     log(f"      | {line}")
@@ -472,42 +508,59 @@ class Tally:
                 log(f"      {stream}| {line}")
 
 
-def launch_cmd(launcher, config, mode, socket):
+def launch_cmd(launcher, config, mode, socket, guest=None):
     """The launcher's command line up to and including `--`."""
+    if guest == "hardware":
+        return [str(launcher), "--config", str(config), "--socket", str(socket), "--"]
     if mode == "attach":
         return [str(launcher), "--attach", "--socket", str(socket), "--"]
     extra = ["--daemon"] if mode == "daemon" else []
     return [str(launcher), "--config", str(config), *extra, "--"]
 
 
-def run_tool(tally, tool, patterns, launcher, config, timeout, mode="local", socket=None):
+def run_tool(tally, tool, patterns, launcher, config, timeout, mode="local", socket=None, guest=None):
     path = shutil.which(tool)
     if path is None:
         tally.not_applicable(tool, "not installed")
         return
-    cmd = [*launch_cmd(launcher, config, mode, socket), path]
+    cmd = [*launch_cmd(launcher, config, mode, socket, guest), path]
     rc, out, err, secs = run_with_timeout(cmd, timeout)
     if rc is None:
         problem = f"timed out after {timeout:.0f} s (a hang?)"
     elif rc != 0:
         problem = f"{describe_rc(rc)}, expected 0"
     else:
-        missing = [pat for pat in patterns if not re.search(pat, out, re.M)]
-        problem = f"stdout has no line matching {missing[0]!r}" if missing else None
+        problem = None
+        for pat in patterns:
+            if isinstance(pat, tuple) and pat[0] == "count":
+                n = len(re.findall(pat[1], out, re.M))
+                if n != pat[2]:
+                    problem = f"stdout has {n} lines matching {pat[1]!r}, expected {pat[2]}"
+            elif isinstance(pat, tuple) and pat[0] == "absent":
+                if re.search(pat[1], out, re.M):
+                    problem = f"stdout mentions {pat[1]!r}, which guest mode must hide"
+            elif not re.search(pat, out, re.M):
+                problem = f"stdout has no line matching {pat!r}"
+            if problem:
+                break
     tally.outcome(tool, problem, secs, cmd, out, err)
 
 
-def config_for(prog, config):
+def config_for(prog, config, guest=None):
     """The config a program runs on: the 2-GPU sibling for `gpus: 2`."""
-    if prog.one("gpus", "1") == "2":
+    if prog.one("gpus", "1") == "2" and not guest:
         return str(config).replace(".json", "_2gpu.json")
     return str(config)
 
 
 def run_program(tally, prog, args, launcher, config, props, build_failures, daemons=None):
-    config = config_for(prog, config)
-    socket = daemons.socket(config) if daemons is not None else None
-    reason = prog.not_applicable(args.target, args.mode)
+    config = config_for(prog, config, args.guest)
+    socket = None
+    if args.guest == "hardware":
+        socket = daemons.socket(GUEST_HOST_CONFIG)
+    elif daemons is not None:
+        socket = daemons.socket(config)
+    reason = prog.not_applicable(args.target, args.mode, args.guest)
     if reason:
         tally.not_applicable(prog.name, reason)
         return
@@ -519,17 +572,54 @@ def run_program(tally, prog, args, launcher, config, props, build_failures, daem
         tally.fail_early(prog.name, f"{exe.relative_to(ROOT)} is missing (run without --no-build)")
         return
     timeout = float(prog.one("timeout", args.timeout))
-    cmd = [*launch_cmd(launcher, config, args.mode, socket), str(exe), *program_args(prog, args.target, props)]
-    rc, out, err, secs = run_with_timeout(cmd, timeout)
+    cmd = [*launch_cmd(launcher, config, args.mode, socket, args.guest), str(exe),
+           *program_args(prog, args.target, props)]
+    env = None
+    if args.guest:
+        # The hooks library's summary of what it translated.
+        env = dict(os.environ, ROCJITSU_DBT_LOG="info")
+    rc, out, err, secs = run_with_timeout(cmd, timeout, env)
     problem = f"timed out after {timeout:.0f} s (a hang?)" if rc is None else judge(prog, rc, out, err)
-    tally.outcome(prog.name, problem, secs, cmd, out, err)
+    note = ""
+    if args.guest and problem is None:
+        problem, note = judge_translation(err)
+    tally.outcome(prog.name, problem, secs, cmd, out, err, note)
+
+
+TRANSLATED = re.compile(r"code objects translated: (\d+) .*failed: (\d+)")
+REWRITTEN = re.compile(r"translated a gfx950 code object .*?: (\d+) instructions, (\d+) rewritten")
+
+
+def judge_translation(err):
+    """Guest mode: the hooks library must have reported its summary with no
+    failed translation. Returns (problem, note for the PASS line)."""
+    m = TRANSLATED.search(err)
+    if m is None:
+        return "stderr lacks the hooks library's summary ('code objects translated: N ... failed: M'); was librocjitsu_hooks.so loaded?", ""
+    if int(m.group(2)) != 0:
+        return f"the hooks library failed to translate {m.group(2)} code object(s)", ""
+    insts = rewritten = 0
+    for r in REWRITTEN.finditer(err):
+        insts += int(r.group(1))
+        rewritten += int(r.group(2))
+    return None, f"{m.group(1)} code objects translated, {rewritten} of {insts} instructions rewritten"
 
 
 def cmd_run(args):
     progs = discover(args.k)
-    config = args.config or DEFAULT_CONFIGS[args.target]
-    props = load_config(config if os.path.isabs(config) else ROOT / config, args.target)
-    tools = {t: pats for t, pats in tool_checks(props).items() if matches(t, args.k)}
+    if args.guest:
+        if args.target != "gfx950":
+            die(f"--guest runs gfx950 programs (the guest is a gfx950 on a gfx942 host); use --target gfx950, not {args.target}")
+        if args.mode != "local":
+            die("DBT guest mode is local-launch only: --guest takes no --mode daemon/attach "
+                "(--guest hardware starts the host daemon itself)")
+        config = args.config or GUEST_CONFIGS[args.guest]
+        # The program sees the guest's identity.
+        props = load_config(ROOT / GUEST_IDENTITY, args.target)
+    else:
+        config = args.config or DEFAULT_CONFIGS[args.target]
+        props = load_config(config if os.path.isabs(config) else ROOT / config, args.target)
+    tools = {t: pats for t, pats in tool_checks(props, args.guest).items() if matches(t, args.k)}
     if not progs and not tools:
         die(f"nothing matches -k {args.k}")
     launcher = pathlib.Path(args.rocjitsu)
@@ -542,15 +632,19 @@ def cmd_run(args):
 
     t0 = time.monotonic()
     shown = launcher.relative_to(ROOT) if launcher.is_relative_to(ROOT) else launcher
+    how = f"DBT guest mode, {args.guest} backend" if args.guest else f"{args.mode} mode"
     log(f"hip: {len(tools)} ROCm tools and {len(progs)} programs for {args.target} under {shown} --config {config}"
-        f" ({args.mode} mode)")
+        f" ({how})")
     tally = Tally(args.verbose)
-    daemons = Daemons(launcher) if args.mode == "attach" else None
+    daemons = Daemons(launcher) if args.mode == "attach" or args.guest == "hardware" else None
     try:
         # The tools first: rocminfo is the simplest whole-stack check.
         for tool, patterns in tools.items():
-            socket = daemons.socket(config) if daemons else None
-            run_tool(tally, tool, patterns, launcher, config, args.timeout, args.mode, socket)
+            if args.guest == "hardware":
+                socket = daemons.socket(GUEST_HOST_CONFIG)
+            else:
+                socket = daemons.socket(config) if daemons else None
+            run_tool(tally, tool, patterns, launcher, config, args.timeout, args.mode, socket, args.guest)
         for p in progs:
             if p.one("run", "yes") == "no":
                 continue
@@ -566,7 +660,7 @@ def cmd_run(args):
             daemons.stop()
     log(f"hip: {tally.passed} passed, {tally.failed} failed, {tally.na} not applicable, "
         f"{tally.known} known bugs "
-        f"({args.target}, {args.mode} mode, {time.monotonic() - t0:.1f} s)")
+        f"({args.target}, {how}, {time.monotonic() - t0:.1f} s)")
     return 1 if tally.failed else 0
 
 
@@ -694,6 +788,10 @@ def main():
     ap.add_argument("--mode", choices=("local", "daemon", "attach"), default="local",
                     help="local: the GPU in each program; daemon: rocjitsu --daemon per program; "
                          "attach: one daemon for all programs (default: local)")
+    ap.add_argument("--guest", choices=("simulator", "hardware"),
+                    help="DBT guest mode (--target gfx950): the programs see a gfx950 whose kernels run, "
+                         "translated, on the emulated gfx942 in the program (simulator) or on a rocjitsu "
+                         "daemon serving gfx942 (hardware)")
     ap.add_argument("-k", help="only programs whose name contains one of these comma-separated patterns")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="parallel hipcc runs (default 2)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program (default 120)")

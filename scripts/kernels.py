@@ -5,7 +5,7 @@ references computed in numpy (the cases are in tests/kernels/cases.py).
 
   scripts/kernels.py build [--target T ...] [--jobs N] [--force]
   scripts/kernels.py run   [--target T ...] [-k FILTER] [--bin PATH] [--jobs N] [--threads N]
-                           [--keep DIR] [--dry-run] [--no-build]
+                           [--keep DIR] [--dry-run] [--no-build] [--dbt]
   scripts/kernels.py list  [--target T ...] [-k FILTER]
 
 Building reuses scripts/corpus.py (same compilers, flags and incremental
@@ -218,7 +218,8 @@ def resolve(case, target: str):
     return launch, args, hsaco, block
 
 
-def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, keep: str | None = None):
+def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, keep: str | None = None,
+             hsaco_override=None, gpu: str | None = None, want_outputs: bool = False):
     """(ok, detail, seconds, stats) of one case on one target. With `keep`,
     the inputs, outputs, the expected values (expected-NAME.bin) and a
     cmd.sh reproducing the run stay in keep/<target>/<case>/."""
@@ -227,6 +228,8 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
     t0 = time.monotonic()
     try:
         launch, args, hsaco, block = resolve(case, target)
+        if hsaco_override is not None:
+            hsaco = hsaco_override
     except Exception as exc:  # a broken case is a failure, reported as such
         return False, f"case error: {type(exc).__name__}: {exc}", time.monotonic() - t0, {}
     outs = {a.name: a for a in args if isinstance(a, (Out, InOut))}
@@ -270,7 +273,7 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             elif isinstance(a, Null):
                 specs.append("null")
         g = dims(launch.grid)
-        cmd = [binary, "run-kernel", "--stats", "--gpu", target, str(hsaco), "--kernel", case.kernel,
+        cmd = [binary, "run-kernel", "--stats", "--gpu", gpu or target, str(hsaco), "--kernel", case.kernel,
                "--grid", ",".join(map(str, g)), "--block", ",".join(map(str, block)),
                "--timeout", str(case.timeout), "--threads", str(threads)]
         if launch.dynamic_lds:
@@ -321,7 +324,118 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
         detail = "; ".join(problems)
         if problems and keep:
             detail += f" [reproduce: sh {tmp / 'cmd.sh'}]"
+        if want_outputs:
+            stats["outputs"] = {n: f.read_bytes() for n, (f, _) in files.items() if f.exists()}
         return not problems, detail, time.monotonic() - t0, stats
+
+
+DBT_OUT = ROOT / "build" / "dbt"
+MFMA_SPLIT = re.compile(r"^v_mfma_")
+
+
+def dbt_translate(binary: str, hsaco: pathlib.Path) -> tuple[pathlib.Path | None, dict | None, str]:
+    """Translates a gfx950 code object for gfx942 with `rocjitsu dbt
+    translate --json`: (output path or None, report, error text)."""
+    out = DBT_OUT / "gfx950" / hsaco.name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    p = subprocess.run([binary, "dbt", "translate", "--guest", "gfx950", "--host", "gfx942", str(hsaco), str(tmp),
+                        "--json"], capture_output=True, text=True)
+    if p.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        return None, None, (p.stderr.strip().splitlines() or ["?"])[-1]
+    os.replace(tmp, out)
+    return out, json.loads(p.stdout), ""
+
+
+def _dbt_job(name: str, binary: str, threads: int, keep: str | None):
+    """The differential run of one gfx950 case: native on gfx950, translated
+    on gfx942. (status, detail, native wall, translated wall, report)."""
+    from harness import REGISTRY
+    case = next(c for c in REGISTRY if c.name == name)
+    try:
+        _, _, hsaco, _ = resolve(case, "gfx950")
+    except Exception as exc:
+        return "FAIL", f"case error: {exc}", 0.0, 0.0, None
+    out, report, err = dbt_translate(binary, hsaco)
+    if out is None:
+        return "CLOSED", err, 0.0, 0.0, None
+    ok_n, det_n, _, st_n = run_case(case, "gfx950", binary, False, threads, keep, want_outputs=True)
+    ok_t, det_t, _, st_t = run_case(case, "gfx950", binary, False, threads, None, hsaco_override=out,
+                                    gpu="gfx942", want_outputs=True)
+    if case.launch("gfx950").expect_fault is not None:
+        return ("PASS" if ok_n == ok_t else "FAIL"), f"fault case: native {ok_n}, translated {ok_t}", \
+            st_n.get("wall", 0.0), st_t.get("wall", 0.0), report
+    if not ok_t:
+        return "FAIL", f"translated run: {det_t}", st_n.get("wall", 0.0), st_t.get("wall", 0.0), report
+    same = st_n.get("outputs") == st_t.get("outputs")
+    split = any(MFMA_SPLIT.match(k) for k in (report or {}).get("rewritten_by_kind", {}))
+    wall = (st_n.get("wall", 0.0), st_t.get("wall", 0.0))
+    if same:
+        return "PASS", "bit-exact" + ("" if ok_n else f" (native also fails its reference: {det_n})"), *wall, report
+    if split and ok_n:
+        return "PASS", "within the case's tolerance (MFMA split over K: another summation order)", *wall, report
+    return "FAIL", "outputs differ from the native gfx950 run", *wall, report
+
+
+def coverage(binary: str, objs: list[pathlib.Path]) -> int:
+    """Prints the translation coverage of the gfx950-only instruction kinds
+    in `objs` (`rocjitsu dbt coverage --json`)."""
+    p = subprocess.run([binary, "dbt", "coverage", "--json", *map(str, objs)], capture_output=True, text=True)
+    if p.returncode != 0:
+        log(f"dbt coverage failed: {p.stderr.strip()}")
+        return 1
+    cov = json.loads(p.stdout)
+    kinds = cov["kinds"]
+    tk = sum(1 for k in kinds if k["untranslated"] == 0)
+    ti = sum(k["translated"] for k in kinds)
+    ni = sum(k["translated"] + k["untranslated"] for k in kinds)
+    print(f"dbt coverage: {tk}/{len(kinds)} gfx950-only instruction kinds translate everywhere "
+          f"({100 * tk / max(1, len(kinds)):.0f}%), {ti}/{ni} instructions ({100 * ti / max(1, ni):.0f}%), "
+          f"{cov['objects_translated']}/{cov['objects']} code objects translate")
+    for k in sorted(kinds, key=lambda k: -(k["translated"] + k["untranslated"])):
+        why = f"  [{k['reason']}]" if k["untranslated"] else ""
+        print(f"  {k['kind']:40s} {k['translated']:5d} translated {k['untranslated']:5d} not{why}")
+    return 0
+
+
+def cmd_dbt(args) -> int:
+    """`run --dbt`: every gfx950 case translated and run on gfx942, compared
+    with the native gfx950 run."""
+    import cases  # noqa: F401
+    from harness import REGISTRY
+    if not args.no_build:
+        build(["gfx950"], args.jobs, False)
+    binary = str(pathlib.Path(args.bin).resolve())
+    jobs = [c for c in REGISTRY if "gfx950" in c.targets and
+            (not args.k or any(fnmatch.fnmatch(c.name, f"*{k}*") for k in args.k))]
+    counts = {"PASS": 0, "FAIL": 0, "CLOSED": 0}
+    wall_n = wall_t = 0.0
+    t0 = time.monotonic()
+    with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
+        futs = {pool.submit(_dbt_job, c.name, binary, args.threads, args.keep): c for c in jobs}
+        for fut in cf.as_completed(futs):
+            c = futs[fut]
+            try:
+                status, detail, wn, wt, _ = fut.result()
+            except Exception as exc:
+                status, detail, wn, wt = "FAIL", f"harness error: {type(exc).__name__}: {exc}", 0.0, 0.0
+            counts[status] += 1
+            perf = ""
+            if status == "PASS" and wn > 0 and wt > 0:
+                wall_n += wn
+                wall_t += wt
+                perf = f", native {wn:.3f} s, translated {wt:.3f} s = {wt / wn:.2f}x"
+            print(f"{status} dbt {c.name}: {detail}{perf}", flush=True)
+    objs = sorted({resolve(c, "gfx950")[2] for c in jobs})
+    coverage(binary, objs)
+    n = len(jobs)
+    print(f"dbt: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['CLOSED']} failed closed "
+          f"(not translated: {100 * counts['CLOSED'] / max(1, n):.0f}% of {n} cases) ({time.monotonic() - t0:.1f} s)")
+    if wall_n > 0:
+        print(f"dbt: emulator time of the translated code on gfx942 over native gfx950: {wall_t:.3f} s / "
+              f"{wall_n:.3f} s = {wall_t / wall_n:.2f}x (target <= 1.5x)")
+    return 1 if counts["FAIL"] else 0
 
 
 def _init_worker():
@@ -349,6 +463,8 @@ def selected(args):
 
 
 def cmd_run(args) -> int:
+    if args.dbt:
+        return cmd_dbt(args)
     if not args.no_build:
         build(args.target, args.jobs, False)
     binary = str(pathlib.Path(args.bin).resolve()) if os.sep in args.bin else (shutil.which(args.bin) or args.bin)
@@ -428,6 +544,9 @@ def main() -> int:
     ap.add_argument("--force", action="store_true", help="rebuild every code object")
     ap.add_argument("--dry-run", action="store_true", help="build, make inputs and references, check arguments")
     ap.add_argument("--no-build", action="store_true", help="run with the code objects already built")
+    ap.add_argument("--dbt", action="store_true",
+                    help="differential DBT test: translate every gfx950 case for gfx942 (rocjitsu dbt translate), "
+                         "run it there and compare with the native gfx950 run; prints coverage and the time ratio")
     args = ap.parse_args()
     args.target = args.target or list(TARGETS)
     try:

@@ -34,6 +34,8 @@ pub struct Launch {
     pub threads: Option<usize>,
     pub watchdog: Option<u64>,
     pub log: Option<String>,
+    /// Guest mode without the HSA tools library (a diagnostic).
+    pub no_dbt_hooks: bool,
     pub app: Vec<OsString>,
 }
 
@@ -78,7 +80,7 @@ fn lsmod_shim(dir: &Path) -> Result<PathBuf> {
 }
 
 /// The loaded configuration and its canonical path.
-fn load_config(path: &Path) -> Result<(GpuConfig, PathBuf)> {
+pub(crate) fn load_config(path: &Path) -> Result<(GpuConfig, PathBuf)> {
     let cfg = GpuConfig::load(path)?;
     let canon = std::fs::canonicalize(path)
         .with_context(|| format!("cannot resolve {}", path.display()))?;
@@ -108,6 +110,18 @@ fn driver_options(l: &Launch, config: GpuConfig) -> DriverOptions {
 }
 
 pub fn run(l: Launch) -> Result<ExitCode> {
+    if l.mode != Mode::Local
+        && let Some(c) = &l.config
+    {
+        let (cfg, _) = load_config(c)?;
+        if cfg.guest().is_some() {
+            bail!(
+                "{} is a DBT guest configuration (dbt_guest.enabled): guest mode runs the program locally only, so --daemon and --attach do not apply; run `rocjitsu --config {} -- APP` (for the hardware backend, serve the host GPU with `rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon` and pass its --socket)",
+                c.display(),
+                c.display()
+            );
+        }
+    }
     match (l.mode, l.app.is_empty()) {
         (Mode::Daemon, true) => return serve_foreground(&l),
         (_, true) => bail!(
@@ -141,9 +155,17 @@ pub fn run(l: Launch) -> Result<ExitCode> {
                     "--config CONFIG is required to run a program (e.g. --config configs/gfx90a_cdna2_kmd.json)"
                 );
             };
-            let (_, config) = load_config(cfg_path)?;
+            let (cfg, config) = load_config(cfg_path)?;
             cmd.env("ROCJITSU_CONFIG", &config)
                 .env_remove("ROCJITSU_DAEMON_SOCKET");
+            match cfg.guest() {
+                Some(g) => crate::guest::prepare(&mut cmd, &l, &cfg, g, &config)?,
+                None if l.no_dbt_hooks => bail!(
+                    "--no-dbt-hooks applies to DBT guest configurations only; {} has no enabled dbt_guest block",
+                    config.display()
+                ),
+                None => {}
+            }
             if let Some(t) = l.threads {
                 cmd.env("ROCJITSU_THREADS", t.to_string());
             }

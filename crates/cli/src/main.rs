@@ -1,6 +1,8 @@
 //! `rocjitsu`: the AMD GPU emulator's command-line tool.
 
+mod dbt;
 mod disasm;
+mod guest;
 mod launch;
 mod objdump;
 mod run_kernel;
@@ -20,6 +22,7 @@ use std::process::ExitCode;
     args_conflicts_with_subcommands = true,
     after_help = "Run a ROCm program on an emulated GPU:\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json --watchdog 60 -- ./my_hip_app arg1\n\n\
 Share one emulated GPU between processes (daemon mode):\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon -- torchrun ...   (a daemon for this program and its children)\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon                   (a daemon alone, in the foreground)\n  rocjitsu --attach -- ./my_hip_app                                          (a program on that daemon)\n  rocjitsu daemon-status                                                     (what the daemon holds)\n\n\
+DBT guest mode (a gfx950 shown to the program, its kernels translated and run on a gfx942):\n  rocjitsu --config configs/guest_gfx950_on_gfx942.json -- ./app                       (host: the emulated MI300X in the process)\n  rocjitsu --config configs/guest_gfx950_on_gfx942_hardware.json --socket S -- ./app   (host: the daemon at S serving gfx942)\n\n\
 The daemon's socket: --socket, else $ROCJITSU_RUNTIME_DIR/daemon.sock, else $XDG_RUNTIME_DIR/rocjitsu/daemon.sock, else /tmp/rocjitsu-<uid>/daemon.sock."
 )]
 struct Cli {
@@ -43,9 +46,12 @@ struct Cli {
     /// Run the program on a daemon that is already running (no --config needed).
     #[arg(long)]
     attach: bool,
-    /// The daemon's socket (see below for the default).
+    /// The daemon's socket (see below for the default); with a DBT guest configuration of the hardware backend, the daemon that serves the host GPU.
     #[arg(long, value_name = "PATH")]
     socket: Option<std::path::PathBuf>,
+    /// DBT guest mode without the HSA tools library (librocjitsu_hooks.so): a diagnostic in which the program sees the host and the guest GPU as two agents and no kernel is translated.
+    #[arg(long)]
+    no_dbt_hooks: bool,
     /// The program to run and its arguments, after `--`.
     #[arg(last = true, value_name = "APP")]
     app: Vec<std::ffi::OsString>,
@@ -57,6 +63,8 @@ enum Command {
     Disasm(disasm::Args),
     /// Run one kernel of a code object on an emulated GPU (buffers from files, scalars from the command line)
     RunKernel(run_kernel::Args),
+    /// Translate code objects between targets (gfx950 code for gfx942)
+    Dbt(dbt::Args),
     /// Print what a running daemon holds (clients, connections, allocations, queues, VRAM in use) as JSON
     DaemonStatus {
         /// The daemon's socket (default: as for --attach).
@@ -73,6 +81,7 @@ fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode>
         threads: None,
         watchdog: None,
         log: None,
+        no_dbt_hooks: false,
         app: vec![],
     };
     let s = launch::attach_socket(&l);
@@ -97,6 +106,7 @@ fn main() -> ExitCode {
     let r = match cli.command {
         Some(Command::Disasm(a)) => disasm::run(a),
         Some(Command::RunKernel(a)) => run_kernel::run(a),
+        Some(Command::Dbt(a)) => dbt::run(a),
         Some(Command::DaemonStatus { socket }) => daemon_status(socket),
         None if cli.config.is_none() && cli.app.is_empty() && !cli.daemon && !cli.attach => {
             use clap::CommandFactory;
@@ -116,6 +126,7 @@ fn main() -> ExitCode {
             threads: cli.threads,
             watchdog: cli.watchdog,
             log: cli.log,
+            no_dbt_hooks: cli.no_dbt_hooks,
             app: cli.app,
         }),
     };

@@ -58,8 +58,248 @@ pub struct GpuConfig {
     pub schema: Option<String>,
     /// Format version; must equal [`CONFIG_VERSION`].
     pub version: u32,
-    /// The GPUs of the system, in KFD node order.
+    /// The GPUs of the system, in KFD node order. May be left out only in
+    /// a DBT guest configuration whose host GPUs come from elsewhere (its
+    /// `simulator_config`, or the next KFD down for the `hardware` backend).
+    #[serde(default)]
     pub gpus: Vec<GpuSpec>,
+    /// DBT guest mode: show the application a guest GPU whose kernels are
+    /// translated and run on a host GPU (see [`DbtGuest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbt_guest: Option<DbtGuest>,
+}
+
+/// An ISA a DBT guest or host may name. Wider than [`GfxTarget`] (the
+/// targets the emulator implements): gfx1250's steppings are named here so
+/// that the revision rules can be checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DbtIsa {
+    Gfx90a,
+    Gfx942,
+    Gfx950,
+    Gfx1250,
+}
+
+impl DbtIsa {
+    pub fn name(self) -> &'static str {
+        match self {
+            DbtIsa::Gfx90a => "gfx90a",
+            DbtIsa::Gfx942 => "gfx942",
+            DbtIsa::Gfx950 => "gfx950",
+            DbtIsa::Gfx1250 => "gfx1250",
+        }
+    }
+
+    /// The emulator's target of this ISA, if it implements it.
+    pub fn gfx_target(self) -> Option<GfxTarget> {
+        match self {
+            DbtIsa::Gfx90a => Some(GfxTarget::Gfx90a),
+            DbtIsa::Gfx942 => Some(GfxTarget::Gfx942),
+            DbtIsa::Gfx950 => Some(GfxTarget::Gfx950),
+            DbtIsa::Gfx1250 => None,
+        }
+    }
+
+    /// Whether steppings of this ISA share an ELF machine id (so a code
+    /// object does not say which one it was built for).
+    pub fn has_revisions(self) -> bool {
+        self == DbtIsa::Gfx1250
+    }
+}
+
+impl fmt::Display for DbtIsa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A stepping of an ISA whose steppings share an ELF machine id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DbtRevision {
+    #[default]
+    Unspecified,
+    A0,
+    B0,
+}
+
+/// Where translated guest kernels run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DbtBackend {
+    /// The next KFD down: a real `/dev/kfd`, or a rocjitsu daemon serving
+    /// an emulated host GPU.
+    Hardware,
+    /// rocjitsu's emulated host GPU, in the application's process.
+    Simulator,
+}
+
+/// How much the DBT guest layers log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DbtLogLevel {
+    Off,
+    Error,
+    #[default]
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl DbtLogLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            DbtLogLevel::Off => "off",
+            DbtLogLevel::Error => "error",
+            DbtLogLevel::Warn => "warn",
+            DbtLogLevel::Info => "info",
+            DbtLogLevel::Debug => "debug",
+            DbtLogLevel::Trace => "trace",
+        }
+    }
+}
+
+/// The `dbt_guest` block: the application sees a `guest_isa` GPU; its
+/// kernels are translated to `host_isa` and run on host GPU `host_gpu_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbtGuest {
+    pub enabled: bool,
+    /// The ISA the application sees (and compiles for).
+    pub guest_isa: DbtIsa,
+    /// The ISA of the GPU that runs the translated code.
+    pub host_isa: DbtIsa,
+    /// The host GPU: its index among the host's GPU nodes (KFD node order,
+    /// as ROCR_VISIBLE_DEVICES counts them), from 0.
+    #[serde(default)]
+    pub host_gpu_id: u32,
+    pub execution_backend: DbtBackend,
+    /// A host GPU configuration for the `simulator` backend, relative to
+    /// this file; when given, its GPUs take precedence over `gpus` here.
+    /// [`GpuConfig::load`] replaces it with the resolved path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulator_config: Option<String>,
+    #[serde(default)]
+    pub guest_revision: DbtRevision,
+    #[serde(default)]
+    pub host_revision: DbtRevision,
+    #[serde(default)]
+    pub log_level: DbtLogLevel,
+}
+
+impl DbtGuest {
+    /// The emulator target of the guest (its identity comes from the
+    /// shipped configuration of that target).
+    pub fn guest_target(&self) -> Option<GfxTarget> {
+        self.guest_isa.gfx_target()
+    }
+
+    /// Checks that do not depend on the host GPUs; paths under `p`.
+    fn validate(&self, p: &str) -> Check {
+        for (field, isa, rev) in [
+            ("guest_revision", self.guest_isa, self.guest_revision),
+            ("host_revision", self.host_isa, self.host_revision),
+        ] {
+            if !isa.has_revisions() && rev != DbtRevision::Unspecified {
+                return fail(
+                    format!("{p}.{field}"),
+                    format!(
+                        "{isa} has no revisions that share an ELF machine id; leave {field} out (or `unspecified`)"
+                    ),
+                );
+            }
+        }
+        if self.guest_isa == self.host_isa {
+            if !self.guest_isa.has_revisions() {
+                return fail(
+                    format!("{p}.host_isa"),
+                    format!(
+                        "guest and host are both {}: there is nothing to translate; run on a {} configuration without dbt_guest",
+                        self.guest_isa, self.host_isa
+                    ),
+                );
+            }
+            for (field, rev) in [
+                ("guest_revision", self.guest_revision),
+                ("host_revision", self.host_revision),
+            ] {
+                if rev == DbtRevision::Unspecified {
+                    return fail(
+                        format!("{p}.{field}"),
+                        format!(
+                            "a {} guest on a {} host needs both guest_revision and host_revision (`a0` or `b0`): the steppings share an ELF machine id",
+                            self.guest_isa, self.host_isa
+                        ),
+                    );
+                }
+            }
+            if self.guest_revision == self.host_revision {
+                return fail(
+                    format!("{p}.host_revision"),
+                    "guest and host are the same ISA and revision: there is nothing to translate"
+                        .into(),
+                );
+            }
+        }
+        if self.guest_target().is_none() {
+            return fail(
+                format!("{p}.guest_isa"),
+                format!(
+                    "no {} GPU identity is available (the emulator knows gfx90a, gfx942 and gfx950)",
+                    self.guest_isa
+                ),
+            );
+        }
+        if self.execution_backend == DbtBackend::Hardware && self.simulator_config.is_some() {
+            return fail(
+                format!("{p}.simulator_config"),
+                "only the `simulator` execution backend uses a simulator configuration; remove it or set execution_backend to `simulator`".into(),
+            );
+        }
+        if self.simulator_config.as_deref() == Some("") {
+            return fail(
+                format!("{p}.simulator_config"),
+                "expected a path to a host GPU configuration, got an empty string".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks against the host GPUs the simulator emulates.
+    fn validate_host(&self, p: &str, gpus: &[GpuSpec], from: &str) -> Check {
+        let Some(host) = self.host_isa.gfx_target() else {
+            return fail(
+                format!("{p}.host_isa"),
+                format!(
+                    "the simulator does not implement {}; it emulates gfx90a, gfx942 and gfx950",
+                    self.host_isa
+                ),
+            );
+        };
+        let Some(g) = gpus.get(self.host_gpu_id as usize) else {
+            return fail(
+                format!("{p}.host_gpu_id"),
+                format!(
+                    "{} names host GPU {}, but {from} has {} GPU(s) (counted from 0)",
+                    self.host_gpu_id,
+                    self.host_gpu_id,
+                    gpus.len()
+                ),
+            );
+        };
+        if g.gfx_target != host {
+            return fail(
+                format!("{p}.host_isa"),
+                format!(
+                    "host GPU {} of {from} is a {} ({}), not a {host}",
+                    self.host_gpu_id, g.gfx_target, g.marketing_name
+                ),
+            );
+        }
+        Ok(())
+    }
 }
 
 /// The gfx targets the emulator implements.
@@ -371,12 +611,69 @@ impl GpuConfig {
             file: file.clone(),
             source,
         })?;
-        GpuConfig::from_str(&file, &text)
+        let mut config = GpuConfig::parse(&file, &text)?;
+        if let Some(d) = &mut config.dbt_guest
+            && let Some(rel) = &d.simulator_config
+        {
+            // Relative to the file that names it.
+            let host_path = path.parent().unwrap_or(Path::new(".")).join(rel);
+            let host = GpuConfig::load(&host_path).map_err(|e| ConfigError::Invalid {
+                file: file.clone(),
+                path: "dbt_guest.simulator_config".into(),
+                message: format!("cannot use {}: {e}", host_path.display()),
+            })?;
+            if host.dbt_guest.is_some() {
+                return Err(ConfigError::Invalid {
+                    file,
+                    path: "dbt_guest.simulator_config".into(),
+                    message: format!(
+                        "{} is itself a DBT guest configuration; name a plain host GPU configuration (e.g. gfx942_cdna3_kmd.json)",
+                        host_path.display()
+                    ),
+                });
+            }
+            let resolved = std::fs::canonicalize(&host_path).unwrap_or(host_path);
+            d.simulator_config = Some(resolved.display().to_string());
+            config.gpus = host.gpus;
+        }
+        config
+            .validate()
+            .map_err(|(path, message)| ConfigError::Invalid {
+                file,
+                path,
+                message,
+            })?;
+        Ok(config)
     }
 
     /// Parses and validates configuration text; `name` names the source in errors.
     #[allow(clippy::should_implement_trait)]
+    /// A `dbt_guest.simulator_config` is resolved against the current
+    /// directory (use [`GpuConfig::load`] to resolve it against the file).
     pub fn from_str(name: &str, text: &str) -> Result<GpuConfig, ConfigError> {
+        let mut config = GpuConfig::parse(name, text)?;
+        if let Some(d) = &mut config.dbt_guest
+            && let Some(rel) = &d.simulator_config
+        {
+            let host = GpuConfig::load(rel).map_err(|e| ConfigError::Invalid {
+                file: name.to_string(),
+                path: "dbt_guest.simulator_config".into(),
+                message: format!("cannot use {rel}: {e}"),
+            })?;
+            config.gpus = host.gpus;
+        }
+        config
+            .validate()
+            .map_err(|(path, message)| ConfigError::Invalid {
+                file: name.to_string(),
+                path,
+                message,
+            })?;
+        Ok(config)
+    }
+
+    /// Parses and makes the checks that need no other file.
+    fn parse(name: &str, text: &str) -> Result<GpuConfig, ConfigError> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let config: GpuConfig = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -386,14 +683,20 @@ impl GpuConfig {
                 message: e.into_inner().to_string(),
             }
         })?;
-        config
-            .validate()
-            .map_err(|(path, message)| ConfigError::Invalid {
-                file: name.to_string(),
-                path,
-                message,
-            })?;
+        if let Some(d) = &config.dbt_guest {
+            d.validate("dbt_guest")
+                .map_err(|(path, message)| ConfigError::Invalid {
+                    file: name.to_string(),
+                    path,
+                    message,
+                })?;
+        }
         Ok(config)
+    }
+
+    /// The DBT guest block, if it is enabled.
+    pub fn guest(&self) -> Option<&DbtGuest> {
+        self.dbt_guest.as_ref().filter(|d| d.enabled)
     }
 
     /// Semantic checks beyond the types: counts add up, sizes are powers of
@@ -409,11 +712,31 @@ impl GpuConfig {
                 ),
             ));
         }
-        if self.gpus.is_empty() {
-            return Err(("gpus".into(), "expected at least one GPU".into()));
-        }
         for (i, gpu) in self.gpus.iter().enumerate() {
             gpu.validate(&format!("gpus[{i}]"))?;
+        }
+        match &self.dbt_guest {
+            Some(d) => {
+                d.validate("dbt_guest")?;
+                if d.execution_backend == DbtBackend::Simulator {
+                    if self.gpus.is_empty() {
+                        return Err((
+                            "gpus".into(),
+                            "the simulator backend needs the host GPUs: list them in `gpus` or name a host configuration in dbt_guest.simulator_config".into(),
+                        ));
+                    }
+                    let from = if d.simulator_config.is_some() {
+                        "the simulator configuration"
+                    } else {
+                        "`gpus`"
+                    };
+                    d.validate_host("dbt_guest", &self.gpus, from)?;
+                }
+            }
+            None if self.gpus.is_empty() => {
+                return Err(("gpus".into(), "expected at least one GPU".into()));
+            }
+            None => {}
         }
         Ok(())
     }
@@ -1115,6 +1438,7 @@ pub(crate) mod tests {
                 "array" => v.is_array(),
                 "string" => v.is_string(),
                 "integer" => v.is_i64() || v.is_u64(),
+                "boolean" => v.is_boolean(),
                 "null" => v.is_null(),
                 _ => panic!("schema type {t} not supported by the test validator"),
             };
@@ -1263,6 +1587,18 @@ pub(crate) mod tests {
             .find(|(n, _)| n == "gfx942_cdna3_kmd.json")
             .unwrap();
         cfg.schema = Some("./schema.json".into());
+        // Every dbt_guest field, set.
+        cfg.dbt_guest = Some(DbtGuest {
+            enabled: true,
+            guest_isa: DbtIsa::Gfx950,
+            host_isa: DbtIsa::Gfx942,
+            host_gpu_id: 0,
+            execution_backend: DbtBackend::Simulator,
+            simulator_config: Some("gfx942_cdna3_kmd.json".into()),
+            guest_revision: DbtRevision::Unspecified,
+            host_revision: DbtRevision::Unspecified,
+            log_level: DbtLogLevel::Info,
+        });
         let v = serde_json::to_value(&cfg).unwrap();
         check(&s, &v, "").unwrap();
         let mut fields = vec![];
@@ -1302,5 +1638,188 @@ pub(crate) mod tests {
                 "README lacks `{leaf}` ({p})"
             );
         }
+    }
+
+    fn guest_text(f: impl FnOnce(&mut Value)) -> String {
+        let mut v = serde_json::json!({
+            "version": 1,
+            "dbt_guest": {
+                "enabled": true,
+                "guest_isa": "gfx950",
+                "host_isa": "gfx942",
+                "execution_backend": "simulator",
+            }
+        });
+        v["gpus"] = serde_json::from_str::<Value>(&mi300x_text()).unwrap()["gpus"].clone();
+        f(&mut v);
+        serde_json::to_string_pretty(&v).unwrap()
+    }
+
+    #[test]
+    fn shipped_guest_configs_load() {
+        let s = schema();
+        for name in [
+            "guest_gfx950_on_gfx942.json",
+            "guest_gfx950_on_gfx942_hardware.json",
+        ] {
+            let path = configs_dir().join(name);
+            let text = std::fs::read_to_string(&path).unwrap();
+            check(&s, &serde_json::from_str(&text).unwrap(), "").unwrap();
+            let cfg = GpuConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            let d = cfg.guest().unwrap();
+            assert_eq!((d.guest_isa, d.host_isa), (DbtIsa::Gfx950, DbtIsa::Gfx942));
+            assert_eq!(d.guest_target(), Some(GfxTarget::Gfx950));
+            match d.execution_backend {
+                // The host GPUs come from the referenced MI300X file.
+                DbtBackend::Simulator => {
+                    assert_eq!(cfg.gpus.len(), 1);
+                    assert_eq!(cfg.gpus[0].gfx_target, GfxTarget::Gfx942);
+                    let resolved = d.simulator_config.as_deref().unwrap();
+                    assert!(
+                        Path::new(resolved).is_absolute()
+                            && resolved.ends_with("configs/gfx942_cdna3_kmd.json"),
+                        "{resolved}"
+                    );
+                }
+                DbtBackend::Hardware => assert!(cfg.gpus.is_empty()),
+            }
+        }
+    }
+
+    #[test]
+    fn guest_block_errors_name_the_path() {
+        // The simulator's host GPUs in the same file.
+        let ok = GpuConfig::from_str("test.json", &guest_text(|_| {})).unwrap();
+        assert_eq!(ok.guest().unwrap().log_level, DbtLogLevel::Warn);
+        assert_eq!(ok.guest().unwrap().guest_revision, DbtRevision::Unspecified);
+        let off = GpuConfig::from_str(
+            "test.json",
+            &guest_text(|v| v["dbt_guest"]["enabled"] = false.into()),
+        )
+        .unwrap();
+        assert!(off.guest().is_none() && off.dbt_guest.is_some());
+        type Edit = Box<dyn FnOnce(&mut Value)>;
+        let cases: Vec<(Edit, &str, &str)> = vec![
+            (
+                Box::new(|v| v["dbt_guest"]["host_gpu_id"] = 3.into()),
+                "dbt_guest.host_gpu_id",
+                "has 1 GPU(s)",
+            ),
+            (
+                Box::new(|v| v["dbt_guest"]["host_isa"] = "gfx90a".into()),
+                "dbt_guest.host_isa",
+                "is a gfx942",
+            ),
+            (
+                Box::new(|v| v["dbt_guest"]["host_isa"] = "gfx950".into()),
+                "dbt_guest.host_isa",
+                "nothing to translate",
+            ),
+            (
+                Box::new(|v| v["dbt_guest"]["guest_revision"] = "a0".into()),
+                "dbt_guest.guest_revision",
+                "gfx950 has no revisions",
+            ),
+            (
+                Box::new(|v| v["dbt_guest"]["execution_backend"] = "gpu".into()),
+                "dbt_guest.execution_backend",
+                "unknown variant",
+            ),
+            (
+                Box::new(|v| v["dbt_guest"]["typo"] = 1.into()),
+                "dbt_guest.typo",
+                "unknown field",
+            ),
+            (
+                Box::new(|v| {
+                    v["dbt_guest"].as_object_mut().unwrap().remove("enabled");
+                }),
+                "dbt_guest",
+                "missing field `enabled`",
+            ),
+            (
+                Box::new(|v| {
+                    v.as_object_mut().unwrap().remove("gpus");
+                }),
+                "gpus",
+                "simulator backend needs the host GPUs",
+            ),
+            (
+                Box::new(|v| {
+                    v["dbt_guest"]["execution_backend"] = "hardware".into();
+                    v["dbt_guest"]["simulator_config"] = "gfx942_cdna3_kmd.json".into();
+                }),
+                "dbt_guest.simulator_config",
+                "only the `simulator` execution backend",
+            ),
+            (
+                Box::new(|v| v["dbt_guest"]["simulator_config"] = "/nonexistent/x.json".into()),
+                "dbt_guest.simulator_config",
+                "/nonexistent/x.json",
+            ),
+            // gfx1250: steppings share an ELF machine id.
+            (
+                Box::new(|v| {
+                    v["dbt_guest"]["guest_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["host_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["guest_revision"] = "a0".into();
+                }),
+                "dbt_guest.host_revision",
+                "needs both guest_revision and host_revision",
+            ),
+            (
+                Box::new(|v| {
+                    v["dbt_guest"]["guest_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["host_isa"] = "gfx1250".into();
+                }),
+                "dbt_guest.guest_revision",
+                "needs both guest_revision and host_revision",
+            ),
+            (
+                Box::new(|v| {
+                    v["dbt_guest"]["guest_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["host_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["guest_revision"] = "b0".into();
+                    v["dbt_guest"]["host_revision"] = "b0".into();
+                }),
+                "dbt_guest.host_revision",
+                "same ISA and revision",
+            ),
+            // Both revisions set: the block is consistent, but this build
+            // has no gfx1250 identity to show.
+            (
+                Box::new(|v| {
+                    v["dbt_guest"]["guest_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["host_isa"] = "gfx1250".into();
+                    v["dbt_guest"]["guest_revision"] = "b0".into();
+                    v["dbt_guest"]["host_revision"] = "a0".into();
+                }),
+                "dbt_guest.guest_isa",
+                "no gfx1250 GPU identity",
+            ),
+        ];
+        for (edit, path, msg) in cases {
+            let text = guest_text(edit);
+            let (p, shown) = err(&text);
+            assert_eq!(p, path, "{shown}");
+            assert!(shown.contains(msg), "{shown}");
+        }
+        // A guest configuration cannot serve as another's simulator host.
+        let dir = std::env::temp_dir().join(format!("rocjitsu-guest-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("inner.json"), guest_text(|_| {})).unwrap();
+        std::fs::write(
+            dir.join("outer.json"),
+            guest_text(|v| v["dbt_guest"]["simulator_config"] = "inner.json".into()),
+        )
+        .unwrap();
+        let e = GpuConfig::load(dir.join("outer.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("dbt_guest.simulator_config") && e.contains("is itself a DBT guest"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -22,12 +22,16 @@ pub mod daemon;
 mod driver;
 mod drm;
 mod events;
+pub mod guest;
 mod memory;
+mod passthrough;
 pub mod remote;
 pub mod sysfs;
 pub mod user;
 
 pub use driver::{Caller, Device, DriverOptions, SimulatedDriver};
+pub use guest::GuestKfd;
+pub use passthrough::{KfdPassthrough, RealGpu, read_topology};
 pub use remote::RemoteDriver;
 
 use rocjitsu_gpu::config::GpuConfig;

@@ -58,7 +58,140 @@ pub struct SysfsTree {
 impl SysfsTree {
     /// Writes (or reuses) the tree for `config` under `runtime_dir`.
     pub fn create(config: &GpuConfig, runtime_dir: &Path) -> std::io::Result<SysfsTree> {
-        let files = render(config);
+        Self::write(render(config), runtime_dir)
+    }
+
+    /// A real machine's KFD topology (the files under `sys_root`'s
+    /// `class/kfd/kfd/topology`, copied) with GPU `extra` appended as the
+    /// last node under `gpu_id` `extra_id`. The real GPUs' render-node
+    /// entries and `module/amdgpu` link back to `sys_root`.
+    pub fn create_over_real(
+        sys_root: &Path,
+        extra: &GpuSpec,
+        extra_id: u32,
+        runtime_dir: &Path,
+    ) -> std::io::Result<SysfsTree> {
+        let real = sys_root.join("class/kfd/kfd/topology");
+        let mut files = BTreeMap::new();
+        copy_dir(&real, &real, &mut files)?;
+        let mut files: BTreeMap<String, Entry> = files
+            .into_iter()
+            .map(|(k, v)| (format!("kfd/topology/{k}"), v))
+            .collect();
+        let nodes = (0..)
+            .take_while(|n| files.contains_key(&format!("kfd/topology/nodes/{n}/gpu_id")))
+            .count();
+        if nodes == 0 {
+            return Err(std::io::Error::other(format!(
+                "{} has no KFD nodes",
+                real.display()
+            )));
+        }
+        // The extra GPU rendered as node `nodes` (so its SIMD ids follow the
+        // real GPUs'), then renumbered.
+        let cfg = GpuConfig {
+            schema: None,
+            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            gpus: vec![extra.clone(); nodes],
+            dbt_guest: None,
+        };
+        let ours = render(&cfg);
+        let from = format!("kfd/topology/nodes/{nodes}/");
+        let minor = extra.kfd.drm_render_minor;
+        for (k, v) in ours {
+            if let Some(rest) = k.strip_prefix(&from) {
+                files.insert(format!("kfd/topology/nodes/{nodes}/{rest}"), v);
+            } else if k.starts_with(&format!("dev/char/226:{minor}/"))
+                || k.starts_with(&format!("class/drm/renderD{minor}/"))
+            {
+                files.insert(k, v);
+            }
+        }
+        files.insert(
+            format!("kfd/topology/nodes/{nodes}/gpu_id"),
+            Entry::File(format!("{extra_id}\n")),
+        );
+        files.insert(
+            format!("kfd/topology/nodes/{nodes}/io_links/0/properties"),
+            Entry::File(io_link(nodes as u64, 0)),
+        );
+        // The CPU links to it.
+        let cpu = "kfd/topology/nodes/0/properties".to_string();
+        let cpu_text = match files.get(&cpu) {
+            Some(Entry::File(t)) => Some(t.clone()),
+            _ => None,
+        };
+        if let Some(text) = cpu_text {
+            let mut links = 0;
+            let mut out = String::new();
+            for l in text.lines() {
+                match l.strip_prefix("io_links_count ") {
+                    Some(n) => {
+                        links = n.trim().parse().unwrap_or(0);
+                        let _ = writeln!(out, "io_links_count {}", links + 1);
+                    }
+                    None => {
+                        out.push_str(l);
+                        out.push('\n');
+                    }
+                }
+            }
+            files.insert(cpu, Entry::File(out));
+            files.insert(
+                format!("kfd/topology/nodes/0/io_links/{links}/properties"),
+                Entry::File(io_link(0, nodes as u64)),
+            );
+        }
+        // The real GPUs' render nodes, as the kernel shows them.
+        for n in 1..nodes {
+            let props = match files.get(&format!("kfd/topology/nodes/{n}/properties")) {
+                Some(Entry::File(t)) => t.clone(),
+                _ => continue,
+            };
+            let Some(m) = props
+                .lines()
+                .find_map(|l| l.strip_prefix("drm_render_minor "))
+                .and_then(|v| v.trim().parse::<u32>().ok())
+                .filter(|&m| m != 0)
+            else {
+                continue;
+            };
+            for (ours, theirs) in [
+                (format!("dev/char/226:{m}"), format!("dev/char/226:{m}")),
+                (
+                    format!("class/drm/renderD{m}"),
+                    format!("class/drm/renderD{m}"),
+                ),
+            ] {
+                files.insert(
+                    ours,
+                    Entry::Link(sys_root.join(theirs).display().to_string()),
+                );
+            }
+        }
+        let module = sys_root.join("module/amdgpu");
+        if module.exists() {
+            files.insert(
+                "module/amdgpu".into(),
+                Entry::Link(module.display().to_string()),
+            );
+        } else {
+            files.insert(
+                "module/amdgpu/initstate".into(),
+                Entry::File("live\n".into()),
+            );
+        }
+        let named = GpuConfig {
+            schema: None,
+            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            gpus: vec![extra.clone()],
+            dbt_guest: None,
+        };
+        files.insert("amdgpu.ids".into(), Entry::File(amdgpu_ids(&named)));
+        Self::write(files, runtime_dir)
+    }
+
+    fn write(files: BTreeMap<String, Entry>, runtime_dir: &Path) -> std::io::Result<SysfsTree> {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         for (k, v) in &files {
             for b in k.bytes().chain([0]).chain(v.content().bytes()).chain([0]) {
@@ -113,6 +246,29 @@ impl SysfsTree {
         }
         None
     }
+}
+
+/// Every readable file under `dir`, by path relative to `base` (sysfs
+/// attributes that cannot be read are left out, as are symbolic links).
+fn copy_dir(base: &Path, dir: &Path, out: &mut BTreeMap<String, Entry>) -> std::io::Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let p = e.path();
+        let rel = p
+            .strip_prefix(base)
+            .map(|r| r.display().to_string())
+            .unwrap_or_default();
+        let ty = e.file_type()?;
+        if ty.is_dir() {
+            out.insert(rel, Entry::Dir);
+            copy_dir(base, &p, out)?;
+        } else if ty.is_file()
+            && let Ok(text) = std::fs::read_to_string(&p)
+        {
+            out.insert(rel, Entry::File(text));
+        }
+    }
+    Ok(())
 }
 
 enum Entry {
@@ -295,6 +451,13 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
         f.insert(format!("{chr}/dev"), Entry::File(format!("226:{minor}\n")));
         let dev = format!("{chr}/device");
         f.insert(format!("{dev}/drm/renderD{minor}"), Entry::Dir);
+        // The primary node's name: libdrm tells devices apart by it
+        // (`drmGetPrimaryDeviceNameFromFd`); without one, every GPU would
+        // count as the first and get its marketing name.
+        f.insert(
+            format!("{dev}/drm/card{}", minor.saturating_sub(128)),
+            Entry::Dir,
+        );
         // libdrm takes the bus type from the name this link points to.
         f.insert(
             format!("{dev}/subsystem"),

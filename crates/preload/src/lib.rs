@@ -9,8 +9,11 @@
 //!
 //! Set-up comes from the environment (the `rocjitsu` launcher sets it):
 //! `ROCJITSU_DAEMON_SOCKET` (daemon mode: the daemon's socket), else
-//! `ROCJITSU_CONFIG` (local mode: the GPU configuration JSON); without
-//! either nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
+//! `ROCJITSU_CONFIG` (local mode: the GPU configuration JSON; with an
+//! enabled `dbt_guest` block, the DBT guest layer `GuestKfd` over the host
+//! driver of its backend: the simulator, or for `hardware` the daemon at
+//! `ROCJITSU_DBT_HOST_SOCKET`, else the real `/dev/kfd`); without either
+//! nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
 //! `ROCJITSU_WATCHDOG` (seconds), `ROCJITSU_LOG` (a `tracing` filter).
 
 mod fds;
@@ -120,11 +123,7 @@ fn create() -> Option<Arc<dyn Driver>> {
     log::init(&std::env::var("ROCJITSU_LOG").unwrap_or_default());
     let runtime_dir = rocjitsu_kmd::runtime_dir();
     if let Some(socket) = socket {
-        let fds = Fds {
-            relocate: fds::relocate,
-            release: fds::release,
-        };
-        return match RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds) {
+        return match RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds_hooks()) {
             Ok(d) => Some(Arc::new(d)),
             Err(e) => {
                 eprintln!("rocjitsu: {e}; no GPU is emulated");
@@ -140,15 +139,10 @@ fn create() -> Option<Arc<dyn Driver>> {
             return None;
         }
     };
-    let opts = DriverOptions {
-        config,
-        runtime_dir,
-        threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
-        watchdog: env_u64("ROCJITSU_WATCHDOG")
-            .filter(|&s| s > 0)
-            .map(std::time::Duration::from_secs),
-    };
-    match SimulatedDriver::new(opts) {
+    if let Some(guest) = config.guest().cloned() {
+        return guest_driver(config, &guest, runtime_dir, fds_hooks());
+    }
+    match SimulatedDriver::new(driver_options(config, runtime_dir)) {
         Ok(d) => {
             tracing::info!(
                 "emulating the GPUs of {} (sysfs at {})",
@@ -159,6 +153,67 @@ fn create() -> Option<Arc<dyn Driver>> {
         }
         Err(e) => {
             eprintln!("rocjitsu: {e}; no GPU is emulated");
+            None
+        }
+    }
+}
+
+fn fds_hooks() -> Fds {
+    Fds {
+        relocate: fds::relocate,
+        release: fds::release,
+    }
+}
+
+fn driver_options(
+    config: rocjitsu_gpu::config::GpuConfig,
+    runtime_dir: std::path::PathBuf,
+) -> DriverOptions {
+    DriverOptions {
+        config,
+        runtime_dir,
+        threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
+        watchdog: env_u64("ROCJITSU_WATCHDOG")
+            .filter(|&s| s > 0)
+            .map(std::time::Duration::from_secs),
+    }
+}
+
+/// DBT guest mode: the guest layer over the host driver its backend names
+/// (the simulator in this process; for `hardware`, the daemon at
+/// `ROCJITSU_DBT_HOST_SOCKET`, else the machine's real `/dev/kfd`).
+fn guest_driver(
+    config: rocjitsu_gpu::config::GpuConfig,
+    guest: &rocjitsu_gpu::config::DbtGuest,
+    runtime_dir: std::path::PathBuf,
+    fds: Fds,
+) -> Option<Arc<dyn Driver>> {
+    use rocjitsu_gpu::config::DbtBackend;
+    let result = match guest.execution_backend {
+        DbtBackend::Simulator => {
+            SimulatedDriver::new(driver_options(config.clone(), runtime_dir.clone())).and_then(
+                |d| rocjitsu_kmd::GuestKfd::new(Arc::new(d), &config, guest, &runtime_dir),
+            )
+        }
+        DbtBackend::Hardware => {
+            match std::env::var_os("ROCJITSU_DBT_HOST_SOCKET").filter(|s| !s.is_empty()) {
+                Some(socket) => {
+                    RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds).and_then(|d| {
+                        let c = d.config().clone();
+                        rocjitsu_kmd::GuestKfd::new(Arc::new(d), &c, guest, &runtime_dir)
+                    })
+                }
+                // The machine's own KFD.
+                None => rocjitsu_kmd::KfdPassthrough::open().and_then(|d| {
+                    rocjitsu_kmd::GuestKfd::over_real(Arc::new(d), guest, &runtime_dir)
+                }),
+            }
+        }
+    };
+    match result {
+        Ok(d) => Some(Arc::new(d)),
+        Err(e) => {
+            eprintln!("rocjitsu: DBT guest mode: {e}; no GPU is emulated");
             None
         }
     }

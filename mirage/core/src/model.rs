@@ -43,6 +43,7 @@ impl Agent {
             schema: None,
             version: rocjitsu_gpu::config::CONFIG_VERSION,
             gpus: vec![self.gpu.clone()],
+            dbt_guest: None,
         };
         cfg.validate()
             .map_err(|(p, m)| (p.replacen("gpus[0]", "gpu", 1), m))

@@ -24,6 +24,8 @@ pub mod vop3p;
 pub mod wave;
 
 #[cfg(test)]
+mod dbt_tests;
+#[cfg(test)]
 pub mod testing;
 
 pub use engine::{Program, Stop};

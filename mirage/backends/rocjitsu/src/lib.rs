@@ -143,6 +143,7 @@ pub fn node_config(setup: &NodeSetup) -> Result<GpuConfig, BackendError> {
         schema: None,
         version: rocjitsu_gpu::config::CONFIG_VERSION,
         gpus,
+        dbt_guest: None,
     };
     cfg.validate().map_err(|(p, m)| BackendError::Field {
         path: format!("topology.agent.{}", p.replacen("gpus[0]", "gpu", 1)),
