@@ -126,6 +126,22 @@ pub(crate) fn plan(inst: &Inst, mode: &ModeFacts) -> Result<Plan, String> {
         ("v_permlane32_swap_b32_e32" | "v_permlane16_swap_b32_e32", Body::Vop(_)) => {
             plan_of(inst, 8, gen_permlane_swap)
         }
+        // The e64 form's bound_ctrl and fi do not change a swap: both lanes
+        // of each pair are read whatever EXEC says.
+        ("v_permlane32_swap_b32_e64" | "v_permlane16_swap_b32_e64", Body::Vop3(i)) => {
+            if i.src[0] < 256 || i.clamp || i.neg != 0 || i.omod != 0 {
+                return Err(format!("{name} with modifiers has no rewrite"));
+            }
+            plan_of(inst, 8, gen_permlane_swap)
+        }
+        ("v_prng_b32_e32", Body::Vop(_)) => plan_of(inst, 2, gen_prng),
+        ("v_prng_b32_e64", Body::Vop3(i)) => {
+            if i.clamp || i.neg != 0 || i.omod != 0 || i.abs_opsel_sdst != 0 || i.literal.is_some()
+            {
+                return Err(format!("{name} with modifiers has no rewrite"));
+            }
+            plan_of(inst, 2, gen_prng)
+        }
         ("ds_read_b64_tr_b16" | "ds_read_b64_tr_b8", Body::Ds(d)) => {
             if d.acc || d.gds {
                 return Err(format!("{name} into AccVGPRs or GDS has no rewrite"));
@@ -382,8 +398,12 @@ fn exec_restore(seq: &mut Seq, e: u32) {
 /// picks D' = M ? P : D and S' = M ? S : Q; both are written back under the
 /// guest's EXEC.
 fn gen_permlane_swap(inst: &Inst, t: u32) -> Seq {
-    let w = inst.word(0);
-    let (s, d) = (w & 0xff, (w >> 17) & 0xff);
+    let (w0, w1) = (inst.word(0), inst.word(1));
+    let (s, d) = if inst.len() == 4 {
+        (w0 & 0xff, (w0 >> 17) & 0xff)
+    } else {
+        (w1 & 0xff, w0 & 0xff)
+    };
     let half = if inst.mnemonic().starts_with("v_permlane32") {
         32
     } else {
@@ -527,5 +547,27 @@ fn gen_mfma_split(inst: &Inst, _t: u32) -> Seq {
         seq.raw(&[nw0, nw1]);
     }
     let _ = acc_cd;
+    seq
+}
+
+/// `v_prng_b32 D, S`: one step of the 32-bit LFSR, `S << 1 ^ (S < 0 ? 197 :
+/// 0)` (taps 0xc5), from the source moved into a temporary.
+fn gen_prng(inst: &Inst, t: u32) -> Seq {
+    let (w0, w1) = (inst.word(0), inst.word(1));
+    let (src, d, lit) = if inst.encoding() == rocjitsu_isa::gfx9::Encoding::Vop1 {
+        (
+            (w0 & 0x1ff) as Src,
+            (w0 >> 17) & 0xff,
+            (inst.len() == 8).then_some(w1),
+        )
+    } else {
+        ((w1 & 0x1ff) as Src, w0 & 0xff, None)
+    };
+    let mut seq = Seq::new();
+    seq.vop1(vop1::MOV_B32, t, src, lit);
+    seq.vop2(vop2::ASHRREV_I32, t + 1, int(31), t, None);
+    seq.vop2(vop2::AND_B32, t + 1, enc::LITERAL, t + 1, Some(0xc5));
+    seq.vop2(vop2::LSHLREV_B32, t, int(1), t, None);
+    seq.vop2(vop2::XOR_B32, d, v(t), t + 1, None);
     seq
 }

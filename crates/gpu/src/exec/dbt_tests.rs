@@ -247,6 +247,23 @@ fn permlane_swaps() {
     check("v_permlane32_swap_b32 v1, v3", none, None);
     check("v_permlane16_swap_b32 v21, v22", none, None);
     check("v_permlane32_swap_b32 v6, v8", none, None);
+    check(
+        "v_permlane16_swap_b32_e64 v12, v11 bound_ctrl:1",
+        none,
+        None,
+    );
+    check(
+        "v_permlane32_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1",
+        none,
+        None,
+    );
+}
+
+#[test]
+fn prng() {
+    check("v_prng_b32 v10, v0", none, None);
+    check("v_prng_b32_e64 v1, s2", none, None);
+    check("v_prng_b32 v1, 0x80001234", none, None);
 }
 
 /// LDS addresses in v17 (in range, aligned as the element size needs).
@@ -385,10 +402,10 @@ fn instructions_without_a_rewrite_fail_closed() {
         host: Target::Gfx942,
     };
     for asm in [
-        "v_prng_b32 v1, v2",
+        "v_cvt_sr_bf16_f32 v1, v2, v3",
         "v_cvt_pk_fp8_f32 v1, v2, v3",
         "v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[0:7], v[8:15], v[0:15]",
-        "v_permlane32_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1",
+        "v_cvt_scalef32_f32_fp8 v1, v2, v3",
     ] {
         let guest = assemble_lines(Target::Gfx950, asm).concat();
         assert!(
