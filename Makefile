@@ -72,6 +72,8 @@ bench-dbt: setup
 	$(PYTHON) scripts/corpus.py build --target gfx950
 	$(PYTHON) scripts/kernels.py build --target gfx950
 	$(CARGO) bench -p rocjitsu-code --bench dbt
+	$(PYTHON) scripts/corpus.py build --src tests/bench/src --out build/bench-kernels --target gfx950
+	$(VENV_PY) scripts/bench_exec.py --dbt $(BENCH_ARGS)
 	$(PYTHON) scripts/kernels.py run --dbt --no-build --jobs 1 --threads 1
 
 # The HIP end-to-end programs (tests/hip): built with bookworm's hipcc for

@@ -217,7 +217,7 @@ fn floats(w: &mut Wave, rng: &mut Rng, _: u64) {
     for r in 0..4 {
         for l in 0..64 {
             let x = rng.next();
-            w.v[r][l] = if x % 3 == 0 {
+            w.v[r][l] = if x.is_multiple_of(3) {
                 EDGE[(x as usize / 3) % EDGE.len()]
             } else {
                 f32::to_bits((x as i32 as f32) / 65536.0 * if x & 1 == 0 { 1e-3 } else { 7.0 })
