@@ -86,6 +86,28 @@ fn check(asm: &str, setup: impl Fn(&mut Wave, &mut Rng, u64), close: Option<(&[u
     let (_, host) = rewrite_one(&guest, &opts, TEMP as u32)
         .unwrap_or_else(|e| panic!("{asm}: {e}"))
         .unwrap_or_else(|| panic!("{asm}: not classified as gfx950-only"));
+    compare(asm, &guest, &host, setup, close);
+}
+
+/// As [`check`] for a run of transposing loads sharing one trampoline.
+fn check_run(asm: &str, setup: impl Fn(&mut Wave, &mut Rng, u64)) {
+    let guest = assemble_lines(Target::Gfx950, asm).concat();
+    let opts = Options {
+        guest: Target::Gfx950,
+        host: Target::Gfx942,
+    };
+    let host = rocjitsu_code::dbt::rewrite_tr_run(&guest, &opts, TEMP as u32)
+        .unwrap_or_else(|e| panic!("{asm}: {e}"));
+    compare(asm, &guest, &host, setup, None);
+}
+
+fn compare(
+    asm: &str,
+    guest: &[u8],
+    host: &[u8],
+    setup: impl Fn(&mut Wave, &mut Rng, u64),
+    close: Option<(&[usize], f32)>,
+) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ asm.len() as u64);
     for round in 0..6 {
         let mut w = Wave::new(VREGS);
@@ -110,12 +132,12 @@ fn check(asm: &str, setup: impl Fn(&mut Wave, &mut Rng, u64), close: Option<(&[u
         vm.fill(base, &mem).expect("fill");
         setup(&mut w, &mut rng, base);
         let lds: Vec<u8> = (0..65536).map(|_| rng.next() as u8).collect();
-        let a = run_on(Target::Gfx950, &guest, &w, &lds, base, &vm, mem_len);
+        let a = run_on(Target::Gfx950, guest, &w, &lds, base, &vm, mem_len);
         let vm2 = Vm::new();
         let base2 = vm2.alloc(mem_len + 64, Perms::RW);
         assert_eq!(base, base2, "both VMs place the buffer alike");
         vm2.fill(base2, &mem).expect("fill");
-        let b = run_on(Target::Gfx942, &host, &w, &lds, base2, &vm2, mem_len);
+        let b = run_on(Target::Gfx942, host, &w, &lds, base2, &vm2, mem_len);
         for r in 0..TEMP {
             for l in 0..64 {
                 let (x, y) = (a.wave.v[r][l], b.wave.v[r][l]);
@@ -283,6 +305,22 @@ fn transposing_lds_loads() {
         None,
     );
     check("ds_read_b64_tr_b8 v[18:19], v17", lds_addrs, None);
+    // Runs sharing one trampoline, a destination overlapping an address.
+    check_run(
+        "ds_read_b64_tr_b16 v[2:3], v17\nds_read_b64_tr_b16 v[4:5], v17 offset:64\n\
+         ds_read_b64_tr_b16 v[16:17], v17 offset:2112\nds_read_b64_tr_b16 v[6:7], v19",
+        |w, rng, b| {
+            lds_addrs(w, rng, b);
+            for l in 0..64 {
+                w.v[19][l] = (rng.next() % 60000) & !7;
+            }
+        },
+    );
+    check_run(
+        "ds_read_b64_tr_b8 v[46:47], v17\nds_read_b64_tr_b8 v[48:49], v17 offset:256\n\
+         ds_read_b64_tr_b8 v[50:51], v17 offset:2112",
+        lds_addrs,
+    );
 }
 
 #[test]
