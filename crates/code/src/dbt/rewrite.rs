@@ -185,9 +185,18 @@ pub(crate) fn plan(inst: &Inst, mode: &ModeFacts) -> Result<Plan, String> {
             }
             plan_of(inst, 0, gen_mfma_split)
         }
-        _ => Err(format!(
-            "`{name}` has no gfx942 equivalent in the translator (fails closed rather than run wrong code)"
-        )),
+        _ => {
+            let text = inst.to_string();
+            let shown = text.split_whitespace().next().unwrap_or(name);
+            if shown.contains("fp8") || shown.contains("bf8") || shown.contains("f8f6f4") {
+                return Err(format!(
+                    "`{shown}` reads or writes OCP fp8/bf8 (or fp6/fp4), which gfx942 lacks (its fp8/bf8 are FNUZ, same encodings); no exact rewrite, fails closed"
+                ));
+            }
+            Err(format!(
+                "`{shown}` has no gfx942 equivalent in the translator (fails closed rather than run wrong code)"
+            ))
+        }
     }
 }
 
