@@ -60,6 +60,7 @@ test-dbt: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(CARGO) test --release -p rocjitsu-code --lib dbt
 	$(CARGO) test --release -p rocjitsu-gpu --lib dbt_tests
+	$(CARGO) test --release -p rocjitsu-cli --test dbt
 	$(PYTHON) scripts/kernels.py build --target gfx950
 	$(PYTHON) scripts/kernels.py run --dbt $(KERNELS_ARGS)
 
