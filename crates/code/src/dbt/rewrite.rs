@@ -603,6 +603,10 @@ fn gen_mfma_split(inst: &Inst, _t: u32) -> Seq {
         seq.raw(&[nw0, nw1]);
     }
     let _ = acc_cd;
+    // The guest's wait states after the MFMA were counted for gfx950's
+    // latency; 20 more cover the longest gfx942 XDL write -> VALU read
+    // (18 for 16 passes) on hardware. The emulator has no hazards.
+    seq.raw(&[enc::s_nop(7), enc::s_nop(7), enc::s_nop(3)]);
     seq
 }
 
