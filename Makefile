@@ -36,6 +36,7 @@ test: setup corpus
 	$(CARGO) build --release --workspace
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
+	$(MAKE) test-dbt
 	$(MAKE) test-hip
 	$(MAKE) test-hip-sid
 	$(MAKE) test-daemon
@@ -48,6 +49,33 @@ KERNELS_ARGS ?=
 test-kernels: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
+
+# The DBT translator (crates/code/src/dbt): its unit tests, the rewrites
+# against the VM (crates/gpu exec::dbt_tests), and the differential test:
+# every gfx950 case of tests/kernels translated (`rocjitsu dbt translate`),
+# run on the emulated gfx942 and compared with the native gfx950 run; prints
+# the translation coverage. Fails if a translated kernel's results differ.
+.PHONY: test-dbt bench-dbt
+test-dbt: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(CARGO) test --release -p rocjitsu-code --lib dbt
+	$(CARGO) test --release -p rocjitsu-gpu --lib dbt_tests
+	$(CARGO) test --release -p rocjitsu-cli --test dbt
+	$(PYTHON) scripts/kernels.py build --target gfx950
+	$(PYTHON) scripts/kernels.py run --dbt $(KERNELS_ARGS)
+
+# DBT figures: translation time per code object and per kernel (criterion,
+# over build/kernels/gfx950 and build/corpus/gfx950), then the emulated run
+# time of translated code on gfx942 over native gfx950 (one host thread per
+# run, one run at a time; target at most 1.5x).
+bench-dbt: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(PYTHON) scripts/corpus.py build --target gfx950
+	$(PYTHON) scripts/kernels.py build --target gfx950
+	$(CARGO) bench -p rocjitsu-code --bench dbt
+	$(PYTHON) scripts/corpus.py build --src tests/bench/src --out build/bench-kernels --target gfx950
+	$(VENV_PY) scripts/bench_exec.py --dbt $(BENCH_ARGS)
+	$(PYTHON) scripts/kernels.py run --dbt --no-build --jobs 1 --threads 1
 
 # The HIP end-to-end programs (tests/hip): built with bookworm's hipcc for
 # gfx90a and run, unmodified, under `rocjitsu --config <gfx90a config> --`;

@@ -26,7 +26,24 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "build" / "bench-kernels"
 
 
+# With --dbt: gfx950 code objects are translated for gfx942 (`rocjitsu dbt
+# translate`) and run there instead; the figure's GPU reads gfx950>gfx942.
+DBT = {"on": False, "tmp": None}
+
+
+def dbt_code(binary, code):
+    out = DBT["tmp"] / f"dbt-{code.name}"
+    if not out.exists():
+        p = subprocess.run([str(binary), "dbt", "translate", "--guest", "gfx950", "--host", "gfx942",
+                            str(code), str(out)], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"bench: {code} does not translate: {p.stderr.strip()}")
+    return out
+
+
 def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
+    if DBT["on"] and gpu == "gfx950":
+        code, gpu = dbt_code(binary, code), "gfx942"
     cmd = [str(binary), "run-kernel", "--gpu", gpu, str(code), "--kernel", kernel, "--grid", grid,
            "--block", block, "--stats", "--threads", str(threads), "--dynamic-lds", str(lds)]
     for a in args:
@@ -41,9 +58,15 @@ def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
     return stats
 
 
+WALLS = []
+
+
 def figure(name, gpu, threads, stats, ok):
     insts = int(stats["instructions"].split()[0])
     wall = float(stats["wall time"].split()[0])
+    WALLS.append(wall)
+    if DBT["on"] and gpu == "gfx950":
+        gpu = "dbt>942"
     print(f"{name:<28} {gpu:<7} threads={stats['threads']:<3} wall={wall:9.3f} s  "
           f"{insts / wall / 1e6:8.1f} M wave-inst/s  insts={insts:>12}  result={'ok' if ok else 'WRONG'}",
           flush=True)
@@ -140,7 +163,12 @@ def main():
     ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "rocjitsu"))
     ap.add_argument("--quick", action="store_true", help="smaller ALU/memory runs")
     ap.add_argument("--only", action="append", help="alu, triad, gemm-f16, gemm-fp8 (repeatable)")
+    ap.add_argument("--dbt", action="store_true",
+                    help="gfx950 only: each benchmark natively, then translated for gfx942 (rocjitsu dbt "
+                         "translate) and run there; prints the time ratio (target <= 1.5x)")
     args = ap.parse_args()
+    if args.dbt:
+        return main_dbt(args)
     only = set(args.only or ["alu", "triad", "gemm-f16", "gemm-fp8"])
     all_threads = os.cpu_count() or 1
     ok = True
@@ -156,6 +184,33 @@ def main():
                 ok &= bench_gemm(args.bin, tmp, "gfx942", threads, "f16")
             if "gemm-fp8" in only:
                 ok &= bench_gemm(args.bin, tmp, "gfx950", threads, "fp8")
+    return 0 if ok else 1
+
+
+def main_dbt(args):
+    """Emulated run time of translated code on gfx942 over native gfx950."""
+    only = set(args.only or ["alu", "triad", "gemm-f16"])
+    ok = True
+    ratios = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
+        DBT["tmp"] = tmp
+        for name, fn in (("alu", lambda: bench_alu(args.bin, tmp, "gfx950", 1, args.quick)),
+                         ("triad", lambda: bench_triad(args.bin, tmp, "gfx950", 1, args.quick)),
+                         ("gemm-f16", lambda: bench_gemm(args.bin, tmp, "gfx950", 1, "f16"))):
+            if name not in only:
+                continue
+            DBT["on"] = False
+            ok &= fn()
+            DBT["on"] = True
+            ok &= fn()
+            native, translated = WALLS[-2], WALLS[-1]
+            ratios.append(translated / native)
+            print(f"dbt {name}: translated on gfx942 {translated:.3f} s / native gfx950 {native:.3f} s = "
+                  f"{translated / native:.2f}x (target <= 1.5x)", flush=True)
+    if ratios:
+        geo = float(np.exp(np.mean(np.log(ratios))))
+        print(f"dbt: geometric mean {geo:.2f}x over {len(ratios)} benchmarks")
     return 0 if ok else 1
 
 

@@ -4,6 +4,7 @@ use anyhow::{Context, Result, bail};
 use rocjitsu_code::dbt::{self, Options};
 use rocjitsu_code::{Container, elf};
 use rocjitsu_isa::Target;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -106,23 +107,27 @@ fn coverage(guest: Target, host: Target, files: &[PathBuf], json: bool) -> Resul
         }
     }
     let kinds: Vec<_> = kinds.into_values().collect();
+    let mut out = std::io::stdout().lock();
     if json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::json!({"objects": files.len(), "objects_translated": translated, "kinds": kinds})
-        );
+        )?;
     } else {
         let full = kinds.iter().filter(|k| k.untranslated == 0).count();
-        println!(
+        writeln!(
+            out,
             "{full}/{} guest-only instruction kinds translate; {translated}/{} code objects translate",
             kinds.len(),
             files.len()
-        );
+        )?;
         for k in &kinds {
-            println!(
+            writeln!(
+                out,
                 "  {:40} {:6} translated {:6} not {}",
                 k.kind, k.translated, k.untranslated, k.reason
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -148,15 +153,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 Err(e) => bail!("{name}: {e}"),
             };
             let micros = t0.elapsed().as_secs_f64() * 1e6;
+            let mut out = std::io::stdout().lock();
             std::fs::write(&output, &t.elf)
                 .with_context(|| format!("writing {}", output.display()))?;
             if json {
                 let mut v = serde_json::to_value(&t.report)?;
                 v["translate_us"] = serde_json::json!(micros);
-                println!("{v}");
+                writeln!(out, "{v}")?;
             } else if report {
-                print!("{}", t.report);
-                println!("dbt: translated in {:.1} us", micros);
+                write!(out, "{}", t.report)?;
+                writeln!(out, "dbt: translated in {:.1} us", micros)?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -224,6 +224,31 @@ impl Trampolines {
         self.code.len()
     }
 
+    /// Replaces the instructions from `s` up to `end` by `seq`: an
+    /// `s_branch` at `s` to a trampoline running `seq` and branching back
+    /// to `end`. The instructions after `s` keep their bytes (the caller
+    /// patches them on their own).
+    pub fn add_run(
+        &mut self,
+        out: &mut Editor,
+        s: &Site,
+        end: u64,
+        seq: &enc::Seq,
+    ) -> Result<(), String> {
+        let len = s.inst.len();
+        let at = s.file_offset;
+        let here = self.vaddr + self.code.len() as u64;
+        put32(&mut out.bytes, at, branch(s.address, here)?);
+        for i in 1..len / 4 {
+            put32(&mut out.bytes, at + 4 * i, enc::s_nop(0));
+        }
+        self.code.extend_from_slice(&seq.bytes());
+        let back_at = self.vaddr + self.code.len() as u64;
+        let back = branch(back_at, end)?;
+        self.code.extend_from_slice(&back.to_le_bytes());
+        Ok(())
+    }
+
     /// Replaces the instruction at `s` by `seq`: in place when it fits
     /// (padded with `s_nop 0`), else by an `s_branch` to a trampoline that
     /// runs `seq` and branches back.

@@ -408,7 +408,57 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         out.write_descriptor(&co, *addr, d)?;
     }
     let mut tramp = elfedit::Trampolines::new(&co);
-    for (s, plan) in &plans {
+    // Runs of consecutive transposing loads share one trampoline (EXEC
+    // saved once, one wait per phase): the first one's branch goes there
+    // and comes back after the last; the others keep their own trampolines
+    // for control that reaches them directly (none does when they are not
+    // branch targets, which a run requires).
+    let targets: std::collections::HashSet<u64> = sites
+        .iter()
+        .filter_map(|s| s.inst.branch_target(s.address))
+        .collect();
+    let mut i = 0;
+    let mut groups = Vec::new();
+    while i < plans.len() {
+        let head = &plans[i].0;
+        let mut group = vec![head.inst];
+        let mut end = head.address + head.inst.len() as u64;
+        let mut j = i + 1;
+        if head.inst.mnemonic().starts_with("ds_read_b64_tr_") {
+            while j < plans.len() {
+                let n = &plans[j].0;
+                if n.address != end
+                    || targets.contains(&n.address)
+                    || !rewrite::read_tr_joins(&group, &n.inst)
+                {
+                    break;
+                }
+                group.push(n.inst);
+                end += n.inst.len() as u64;
+                j += 1;
+            }
+        }
+        if group.len() > 1 {
+            groups.push((i, group, end));
+        }
+        i = j;
+    }
+    let grouped: std::collections::HashMap<usize, (Vec<Inst>, u64)> =
+        groups.into_iter().map(|(i, g, e)| (i, (g, e))).collect();
+    for (idx, (s, plan)) in plans.iter().enumerate() {
+        if let Some((group, end)) = grouped.get(&idx) {
+            let seq = rewrite::read_tr_group(group, base);
+            tramp
+                .add_run(&mut out, s, *end, &seq)
+                .map_err(|message| DbtError {
+                    kernel: co.function_at(s.address).map(|f| f.name.clone()),
+                    pc: co.function_at(s.address).map(|f| s.address - f.address),
+                    address: Some(s.address),
+                    instruction: Some(s.inst.to_string()),
+                    message,
+                })?;
+            continue;
+        }
         let seq = plan.emit(base);
         tramp.add(&mut out, s, &seq).map_err(|message| {
             let func = co.function_at(s.address);
@@ -543,4 +593,21 @@ pub fn rewrite_one(
     };
     let plan = rewrite::plan(&inst, &mode)?;
     Ok(Some((inst, plan.emit(temp_base).bytes())))
+}
+
+/// The one-trampoline sequence [`translate`] emits for a run of
+/// consecutive transposing LDS loads (`guest` holds exactly the run), with
+/// temporaries from `v{temp_base}`. For tests that run it on the VM.
+pub fn rewrite_tr_run(guest: &[u8], opts: &Options, temp_base: u32) -> Result<Vec<u8>, String> {
+    let mut insts: Vec<Inst> = Vec::new();
+    for line in rocjitsu_isa::disassemble(opts.guest, guest) {
+        let inst = line.inst.ok_or("undecodable guest bytes")?;
+        if !inst.mnemonic().starts_with("ds_read_b64_tr_")
+            || (!insts.is_empty() && !rewrite::read_tr_joins(&insts, &inst))
+        {
+            return Err(format!("`{inst}` does not join the run"));
+        }
+        insts.push(inst);
+    }
+    Ok(rewrite::read_tr_group(&insts, temp_base).bytes())
 }

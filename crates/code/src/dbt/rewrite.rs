@@ -126,12 +126,28 @@ pub(crate) fn plan(inst: &Inst, mode: &ModeFacts) -> Result<Plan, String> {
         ("v_permlane32_swap_b32_e32" | "v_permlane16_swap_b32_e32", Body::Vop(_)) => {
             plan_of(inst, 8, gen_permlane_swap)
         }
+        // The e64 form's bound_ctrl and fi do not change a swap: both lanes
+        // of each pair are read whatever EXEC says.
+        ("v_permlane32_swap_b32_e64" | "v_permlane16_swap_b32_e64", Body::Vop3(i)) => {
+            if i.src[0] < 256 || i.clamp || i.neg != 0 || i.omod != 0 {
+                return Err(format!("{name} with modifiers has no rewrite"));
+            }
+            plan_of(inst, 8, gen_permlane_swap)
+        }
+        ("v_prng_b32_e32", Body::Vop(_)) => plan_of(inst, 2, gen_prng),
+        ("v_prng_b32_e64", Body::Vop3(i)) => {
+            if i.clamp || i.neg != 0 || i.omod != 0 || i.abs_opsel_sdst != 0 || i.literal.is_some()
+            {
+                return Err(format!("{name} with modifiers has no rewrite"));
+            }
+            plan_of(inst, 2, gen_prng)
+        }
         ("ds_read_b64_tr_b16" | "ds_read_b64_tr_b8", Body::Ds(d)) => {
             if d.acc || d.gds {
                 return Err(format!("{name} into AccVGPRs or GDS has no rewrite"));
             }
             let k = if name.ends_with("b16") { 4 } else { 8 };
-            plan_of(inst, 5 + 2 * k, gen_read_tr)
+            plan_of(inst, read_tr_group_temps(k, 4), gen_read_tr)
         }
         ("global_load_lds_dwordx4", Body::Flat(f)) => {
             if f.offset & 0x1000 != 0 {
@@ -169,9 +185,18 @@ pub(crate) fn plan(inst: &Inst, mode: &ModeFacts) -> Result<Plan, String> {
             }
             plan_of(inst, 0, gen_mfma_split)
         }
-        _ => Err(format!(
-            "`{name}` has no gfx942 equivalent in the translator (fails closed rather than run wrong code)"
-        )),
+        _ => {
+            let text = inst.to_string();
+            let shown = text.split_whitespace().next().unwrap_or(name);
+            if shown.contains("fp8") || shown.contains("bf8") || shown.contains("f8f6f4") {
+                return Err(format!(
+                    "`{shown}` reads or writes OCP fp8/bf8 (or fp6/fp4), which gfx942 lacks (its fp8/bf8 are FNUZ, same encodings); no exact rewrite, fails closed"
+                ));
+            }
+            Err(format!(
+                "`{shown}` has no gfx942 equivalent in the translator (fails closed rather than run wrong code)"
+            ))
+        }
     }
 }
 
@@ -382,8 +407,12 @@ fn exec_restore(seq: &mut Seq, e: u32) {
 /// picks D' = M ? P : D and S' = M ? S : Q; both are written back under the
 /// guest's EXEC.
 fn gen_permlane_swap(inst: &Inst, t: u32) -> Seq {
-    let w = inst.word(0);
-    let (s, d) = (w & 0xff, (w >> 17) & 0xff);
+    let (w0, w1) = (inst.word(0), inst.word(1));
+    let (s, d) = if inst.len() == 4 {
+        (w0 & 0xff, (w0 >> 17) & 0xff)
+    } else {
+        (w1 & 0xff, w0 & 0xff)
+    };
     let half = if inst.mnemonic().starts_with("v_permlane32") {
         32
     } else {
@@ -415,14 +444,47 @@ fn gen_permlane_swap(inst: &Inst, t: u32) -> Seq {
 /// the element's byte offset; `ds_read_u16`/`ds_read_u8` load it and the
 /// elements are packed; D is written under the guest's EXEC.
 fn gen_read_tr(inst: &Inst, t: u32) -> Seq {
-    let Body::Ds(ds) = inst.body() else {
-        unreachable!()
+    read_tr_group(std::slice::from_ref(inst), t)
+}
+
+/// Temporaries of a group of `n` transposing loads of `k` elements.
+pub(crate) fn read_tr_group_temps(k: u32, n: u32) -> u32 {
+    5 + k * n
+}
+
+/// Whether `next` may join a group of transposing loads `group` (same
+/// kind, at most 4, and no earlier destination feeds a later address: the
+/// group writes its destinations at the end).
+pub(crate) fn read_tr_joins(group: &[Inst], next: &Inst) -> bool {
+    let kind = |i: &Inst| i.mnemonic();
+    if group.len() >= 4 || group.first().is_none_or(|g| kind(g) != kind(next)) {
+        return false;
+    }
+    let Body::Ds(n) = next.body() else {
+        return false;
     };
-    let b16 = inst.mnemonic().ends_with("b16");
+    group.iter().all(|g| match g.body() {
+        Body::Ds(d) => n.addr != d.vdst && n.addr != d.vdst.wrapping_add(1),
+        _ => false,
+    })
+}
+
+/// A run of consecutive transposing loads of one kind in one sequence:
+/// EXEC saved and the lane arithmetic done once, every address fetched, one
+/// wait, every element loaded, one wait, then the destinations written in
+/// order under the guest's EXEC.
+pub(crate) fn read_tr_group(insts: &[Inst], t: u32) -> Seq {
+    let b16 = insts[0].mnemonic().ends_with("b16");
     let (k, g, esize): (u32, u32, u32) = if b16 { (4, 4, 2) } else { (8, 2, 1) };
     let (e, l, q, x, off) = (t, t + 1, t + 2, t + 3, t + 4);
-    let addr = |n: u32| t + 5 + n;
-    let val = |n: u32| t + 5 + k + n;
+    let slot = |i: u32, n: u32| t + 5 + i * k + n;
+    let ds: Vec<_> = insts
+        .iter()
+        .map(|i| match i.body() {
+            Body::Ds(d) => d,
+            _ => unreachable!("a transposing load"),
+        })
+        .collect();
     let mut seq = Seq::new();
     exec_all(&mut seq, e);
     seq.lane_id(l);
@@ -444,15 +506,18 @@ fn gen_read_tr(inst: &Inst, t: u32) -> Seq {
     if esize == 2 {
         seq.vop2(vop2::LSHLREV_B32, off, int(1), off, None);
     }
-    for n in 0..k {
-        seq.ds(
-            enc::ds::BPERMUTE_B32,
-            addr(n),
-            q,
-            u32::from(ds.addr),
-            0,
-            (4 * g * n) as u16,
-        );
+    for (i, d) in ds.iter().enumerate() {
+        for n in 0..k {
+            let a = slot(i as u32, n);
+            seq.ds(
+                enc::ds::BPERMUTE_B32,
+                a,
+                q,
+                u32::from(d.addr),
+                0,
+                (4 * g * n) as u16,
+            );
+        }
     }
     seq.raw(&[enc::S_WAITCNT_LGKM0]);
     let rd = if b16 {
@@ -460,27 +525,38 @@ fn gen_read_tr(inst: &Inst, t: u32) -> Seq {
     } else {
         enc::ds::READ_U8
     };
-    for n in 0..k {
-        seq.vop2(vop2::ADD_U32, addr(n), v(addr(n)), off, None);
-        seq.ds(rd, val(n), addr(n), 0, 0, ds.offset);
+    for (i, d) in ds.iter().enumerate() {
+        for n in 0..k {
+            let a = slot(i as u32, n);
+            seq.vop2(vop2::ADD_U32, a, v(a), off, None);
+            seq.ds(rd, a, a, 0, 0, d.offset);
+        }
     }
     seq.raw(&[enc::S_WAITCNT_LGKM0]);
     // Pack: dword j holds elements j*k/2 .. (j+1)*k/2.
     let per = k / 2;
-    for j in 0..2 {
-        let base = val(j * per);
-        for n in 1..per {
-            seq.vop3(
-                vop3::LSHL_OR_B32,
-                base,
-                [v(val(j * per + n)), int((n * 8 * esize) as i32), v(base)],
-            );
+    for i in 0..ds.len() as u32 {
+        for j in 0..2 {
+            let base = slot(i, j * per);
+            for n in 1..per {
+                seq.vop3(
+                    vop3::LSHL_OR_B32,
+                    base,
+                    [
+                        v(slot(i, j * per + n)),
+                        int((n * 8 * esize) as i32),
+                        v(base),
+                    ],
+                );
+            }
         }
     }
     exec_restore(&mut seq, e);
-    let d = u32::from(ds.vdst);
-    seq.mov(d, v(val(0)));
-    seq.mov(d + 1, v(val(per)));
+    for (i, d) in ds.iter().enumerate() {
+        let dst = u32::from(d.vdst);
+        seq.mov(dst, v(slot(i as u32, 0)));
+        seq.mov(dst + 1, v(slot(i as u32, per)));
+    }
     seq
 }
 
@@ -527,5 +603,31 @@ fn gen_mfma_split(inst: &Inst, _t: u32) -> Seq {
         seq.raw(&[nw0, nw1]);
     }
     let _ = acc_cd;
+    // The guest's wait states after the MFMA were counted for gfx950's
+    // latency; 20 more cover the longest gfx942 XDL write -> VALU read
+    // (18 for 16 passes) on hardware. The emulator has no hazards.
+    seq.raw(&[enc::s_nop(7), enc::s_nop(7), enc::s_nop(3)]);
+    seq
+}
+
+/// `v_prng_b32 D, S`: one step of the 32-bit LFSR, `S << 1 ^ (S < 0 ? 197 :
+/// 0)` (taps 0xc5), from the source moved into a temporary.
+fn gen_prng(inst: &Inst, t: u32) -> Seq {
+    let (w0, w1) = (inst.word(0), inst.word(1));
+    let (src, d, lit) = if inst.encoding() == rocjitsu_isa::gfx9::Encoding::Vop1 {
+        (
+            (w0 & 0x1ff) as Src,
+            (w0 >> 17) & 0xff,
+            (inst.len() == 8).then_some(w1),
+        )
+    } else {
+        ((w1 & 0x1ff) as Src, w0 & 0xff, None)
+    };
+    let mut seq = Seq::new();
+    seq.vop1(vop1::MOV_B32, t, src, lit);
+    seq.vop2(vop2::ASHRREV_I32, t + 1, int(31), t, None);
+    seq.vop2(vop2::AND_B32, t + 1, enc::LITERAL, t + 1, Some(0xc5));
+    seq.vop2(vop2::LSHLREV_B32, t, int(1), t, None);
+    seq.vop2(vop2::XOR_B32, d, v(t), t + 1, None);
     seq
 }

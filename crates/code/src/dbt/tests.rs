@@ -91,7 +91,7 @@ const CL_PRNG: &str = r#"
 __kernel void prng(__global uint *a) {
     size_t i = __builtin_amdgcn_workitem_id_x();
     uint r;
-    __asm__ volatile("v_prng_b32 %0, %1" : "=v"(r) : "v"(a[i]));
+    __asm__ volatile("v_cvt_sr_bf16_f32 %0, %1, %1" : "=v"(r) : "v"(a[i]));
     a[i] = r;
 }
 "#;
@@ -210,7 +210,7 @@ fn untranslatable_instruction_fails_closed_naming_kernel_pc_and_instruction() {
     let dir = TempDir::new("dbt-prng");
     let path = compile_cl(&dir, CL_PRNG, "gfx950", 5, &[]);
     let input = std::fs::read(&path).unwrap();
-    let e = translate(&input, &opts()).expect_err("v_prng_b32 has no rewrite");
+    let e = translate(&input, &opts()).expect_err("v_cvt_sr_bf16_f32 has no rewrite");
     let co = CodeObject::parse("in", input).unwrap();
     let f = co.functions().iter().find(|f| f.name == "prng").unwrap();
     let text = co.text().unwrap();
@@ -218,7 +218,7 @@ fn untranslatable_instruction_fails_closed_naming_kernel_pc_and_instruction() {
         .into_iter()
         .find(|l| {
             l.inst
-                .is_some_and(|i| i.mnemonic().starts_with("v_prng_b32"))
+                .is_some_and(|i| i.mnemonic().starts_with("v_cvt_sr_bf16_f32"))
         })
         .unwrap();
     let pc = text.address + site.offset as u64 - f.address;
@@ -226,7 +226,7 @@ fn untranslatable_instruction_fails_closed_naming_kernel_pc_and_instruction() {
     assert_eq!(e.pc, Some(pc));
     let shown = e.to_string();
     assert!(shown.contains(&format!("prng+0x{pc:x}")), "{shown}");
-    assert!(shown.contains("`v_prng_b32_e32 v"), "{shown}");
+    assert!(shown.contains("`v_cvt_sr_bf16_f32 v"), "{shown}");
 }
 
 #[test]

@@ -86,6 +86,28 @@ fn check(asm: &str, setup: impl Fn(&mut Wave, &mut Rng, u64), close: Option<(&[u
     let (_, host) = rewrite_one(&guest, &opts, TEMP as u32)
         .unwrap_or_else(|e| panic!("{asm}: {e}"))
         .unwrap_or_else(|| panic!("{asm}: not classified as gfx950-only"));
+    compare(asm, &guest, &host, setup, close);
+}
+
+/// As [`check`] for a run of transposing loads sharing one trampoline.
+fn check_run(asm: &str, setup: impl Fn(&mut Wave, &mut Rng, u64)) {
+    let guest = assemble_lines(Target::Gfx950, asm).concat();
+    let opts = Options {
+        guest: Target::Gfx950,
+        host: Target::Gfx942,
+    };
+    let host = rocjitsu_code::dbt::rewrite_tr_run(&guest, &opts, TEMP as u32)
+        .unwrap_or_else(|e| panic!("{asm}: {e}"));
+    compare(asm, &guest, &host, setup, None);
+}
+
+fn compare(
+    asm: &str,
+    guest: &[u8],
+    host: &[u8],
+    setup: impl Fn(&mut Wave, &mut Rng, u64),
+    close: Option<(&[usize], f32)>,
+) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ asm.len() as u64);
     for round in 0..6 {
         let mut w = Wave::new(VREGS);
@@ -110,12 +132,12 @@ fn check(asm: &str, setup: impl Fn(&mut Wave, &mut Rng, u64), close: Option<(&[u
         vm.fill(base, &mem).expect("fill");
         setup(&mut w, &mut rng, base);
         let lds: Vec<u8> = (0..65536).map(|_| rng.next() as u8).collect();
-        let a = run_on(Target::Gfx950, &guest, &w, &lds, base, &vm, mem_len);
+        let a = run_on(Target::Gfx950, guest, &w, &lds, base, &vm, mem_len);
         let vm2 = Vm::new();
         let base2 = vm2.alloc(mem_len + 64, Perms::RW);
         assert_eq!(base, base2, "both VMs place the buffer alike");
         vm2.fill(base2, &mem).expect("fill");
-        let b = run_on(Target::Gfx942, &host, &w, &lds, base2, &vm2, mem_len);
+        let b = run_on(Target::Gfx942, host, &w, &lds, base2, &vm2, mem_len);
         for r in 0..TEMP {
             for l in 0..64 {
                 let (x, y) = (a.wave.v[r][l], b.wave.v[r][l]);
@@ -217,7 +239,7 @@ fn floats(w: &mut Wave, rng: &mut Rng, _: u64) {
     for r in 0..4 {
         for l in 0..64 {
             let x = rng.next();
-            w.v[r][l] = if x % 3 == 0 {
+            w.v[r][l] = if x.is_multiple_of(3) {
                 EDGE[(x as usize / 3) % EDGE.len()]
             } else {
                 f32::to_bits((x as i32 as f32) / 65536.0 * if x & 1 == 0 { 1e-3 } else { 7.0 })
@@ -247,6 +269,23 @@ fn permlane_swaps() {
     check("v_permlane32_swap_b32 v1, v3", none, None);
     check("v_permlane16_swap_b32 v21, v22", none, None);
     check("v_permlane32_swap_b32 v6, v8", none, None);
+    check(
+        "v_permlane16_swap_b32_e64 v12, v11 bound_ctrl:1",
+        none,
+        None,
+    );
+    check(
+        "v_permlane32_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1",
+        none,
+        None,
+    );
+}
+
+#[test]
+fn prng() {
+    check("v_prng_b32 v10, v0", none, None);
+    check("v_prng_b32_e64 v1, s2", none, None);
+    check("v_prng_b32 v1, 0x80001234", none, None);
 }
 
 /// LDS addresses in v17 (in range, aligned as the element size needs).
@@ -266,6 +305,22 @@ fn transposing_lds_loads() {
         None,
     );
     check("ds_read_b64_tr_b8 v[18:19], v17", lds_addrs, None);
+    // Runs sharing one trampoline, a destination overlapping an address.
+    check_run(
+        "ds_read_b64_tr_b16 v[2:3], v17\nds_read_b64_tr_b16 v[4:5], v17 offset:64\n\
+         ds_read_b64_tr_b16 v[16:17], v17 offset:2112\nds_read_b64_tr_b16 v[6:7], v19",
+        |w, rng, b| {
+            lds_addrs(w, rng, b);
+            for l in 0..64 {
+                w.v[19][l] = (rng.next() % 60000) & !7;
+            }
+        },
+    );
+    check_run(
+        "ds_read_b64_tr_b8 v[46:47], v17\nds_read_b64_tr_b8 v[48:49], v17 offset:256\n\
+         ds_read_b64_tr_b8 v[50:51], v17 offset:2112",
+        lds_addrs,
+    );
 }
 
 #[test]
@@ -385,10 +440,10 @@ fn instructions_without_a_rewrite_fail_closed() {
         host: Target::Gfx942,
     };
     for asm in [
-        "v_prng_b32 v1, v2",
+        "v_cvt_sr_bf16_f32 v1, v2, v3",
         "v_cvt_pk_fp8_f32 v1, v2, v3",
         "v_mfma_f32_32x32x64_f8f6f4 v[0:15], v[0:7], v[8:15], v[0:15]",
-        "v_permlane32_swap_b32_e64 v1, v2 bound_ctrl:1 fi:1",
+        "v_cvt_scalef32_f32_fp8 v1, v2, v3",
     ] {
         let guest = assemble_lines(Target::Gfx950, asm).concat();
         assert!(
