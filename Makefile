@@ -32,11 +32,18 @@ corpus-clean:
 test-corpus: corpus
 	$(CARGO) test --release -p rocjitsu-isa --test corpus -- --nocapture
 
+# The DBT targets run their own cargo tests when run alone; `make test` has
+# run every cargo test already and passes SKIP_CARGO_TESTS=1.
+SKIP_CARGO_TESTS ?=
+CARGO_TEST = $(if $(SKIP_CARGO_TESTS),@echo "(done by cargo test --workspace:) cargo test",$(CARGO) test)
+
 test: setup corpus
 	$(CARGO) build --release --workspace
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
-	$(MAKE) test-dbt
+	$(MAKE) test-dbt SKIP_CARGO_TESTS=1
+	$(MAKE) test-dbt-guest SKIP_CARGO_TESTS=1
+	$(MAKE) test-dbt-hooks DBT_HOOKS_ARGS=--no-hip-set
 	$(MAKE) test-hip
 	$(MAKE) test-hip-sid
 	$(MAKE) test-daemon
@@ -58,9 +65,9 @@ test-kernels: setup
 .PHONY: test-dbt bench-dbt
 test-dbt: setup
 	$(CARGO) build --release -p rocjitsu-cli
-	$(CARGO) test --release -p rocjitsu-code --lib dbt
-	$(CARGO) test --release -p rocjitsu-gpu --lib dbt_tests
-	$(CARGO) test --release -p rocjitsu-cli --test dbt
+	$(CARGO_TEST) --release -p rocjitsu-code --lib dbt
+	$(CARGO_TEST) --release -p rocjitsu-gpu --lib dbt_tests
+	$(CARGO_TEST) --release -p rocjitsu-cli --test dbt
 	$(PYTHON) scripts/kernels.py build --target gfx950
 	$(PYTHON) scripts/kernels.py run --dbt $(KERNELS_ARGS)
 
@@ -115,9 +122,9 @@ test-dbt-hooks: setup
 .PHONY: test-dbt-guest
 test-dbt-guest: setup
 	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
-	$(CARGO) test --release -p rocjitsu-kmd --test guest
-	$(CARGO) test --release -p rocjitsu-gpu --lib config::
-	$(CARGO) test --release -p rocjitsu-cli guest
+	$(CARGO_TEST) --release -p rocjitsu-kmd --test guest
+	$(CARGO_TEST) --release -p rocjitsu-gpu --lib config::
+	$(CARGO_TEST) --release -p rocjitsu-cli guest
 	@rc=0; \
 	bash scripts/dbt_guest_test.sh || rc=1; \
 	for b in simulator hardware; do \
