@@ -38,12 +38,7 @@ fn hooks_library() -> Result<PathBuf> {
 }
 
 /// Sets up the program's environment for guest mode.
-pub fn prepare(
-    cmd: &mut Command,
-    l: &Launch,
-    cfg: &GpuConfig,
-    config_path: &Path,
-) -> Result<()> {
+pub fn prepare(cmd: &mut Command, l: &Launch, cfg: &GpuConfig, config_path: &Path) -> Result<()> {
     let hooks = if l.no_dbt_hooks {
         None
     } else {

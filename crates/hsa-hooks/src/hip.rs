@@ -174,7 +174,9 @@ fn plan(image: &[u8], guest: &str, host: &str, what: &str) -> Plan {
         Err(msg) => {
             crate::log::write_line(
                 crate::log::Level::Error,
-                format_args!("hotswap: {what}: cannot load a {guest} code object on the {host} GPU: {msg}"),
+                format_args!(
+                    "hotswap: {what}: cannot load a {guest} code object on the {host} GPU: {msg}"
+                ),
             );
             Plan::Fail
         }
@@ -286,7 +288,9 @@ pub unsafe extern "C" fn hipModuleLoad(module: *mut c_void, fname: *const c_char
         && !fname.is_null()
     {
         // SAFETY: a NUL-terminated path (the API's contract).
-        let path = unsafe { CStr::from_ptr(fname) }.to_string_lossy().into_owned();
+        let path = unsafe { CStr::from_ptr(fname) }
+            .to_string_lossy()
+            .into_owned();
         let Ok(bytes) = std::fs::read(&path) else {
             // The runtime reports a missing file its own way.
             // SAFETY: forwards the caller's arguments.
@@ -354,6 +358,9 @@ mod tests {
             Plan::Forward
         ));
         // Not a code object at all: forwarded (the runtime's error).
-        assert!(matches!(plan(b"junk", "gfx950", "gfx942", "t"), Plan::Forward));
+        assert!(matches!(
+            plan(b"junk", "gfx950", "gfx942", "t"),
+            Plan::Forward
+        ));
     }
 }

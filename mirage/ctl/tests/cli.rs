@@ -223,7 +223,7 @@ fn stores_through_the_cli() {
     };
     assert_eq!(
         names(e.json(&["profile", "list"])),
-        ["mi210", "mi300x", "mi300x-hotswap", "mi355x", "mi355x-dbt"]
+        ["mi210", "mi300x", "mi355x", "mi355x-dbt", "mi300x-hotswap"]
     );
     assert_eq!(
         names(e.json(&["agent", "list"])),

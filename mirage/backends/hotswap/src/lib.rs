@@ -114,11 +114,12 @@ impl Backend for Hotswap {
     fn boot_node(&self, setup: &NodeSetup) -> Result<Box<dyn NodeEmulator>, BackendError> {
         let (o, rest) = split(setup.options)?;
         check_host(setup.agent)?;
-        let hooks =
-            mirage_core::discovery::rocjitsu_hooks().map_err(|reason| BackendError::Unavailable {
+        let hooks = mirage_core::discovery::rocjitsu_hooks().map_err(|reason| {
+            BackendError::Unavailable {
                 kind: "hotswap".into(),
                 reason,
-            })?;
+            }
+        })?;
         let log = o.dbt_log_level.unwrap_or_default();
         let block = GpuConfig {
             schema: None,
@@ -170,7 +171,10 @@ impl NodeEmulator for Node {
             ("HSA_TOOLS_LIB".into(), self.hooks.display().to_string()),
             ("HSA_TOOLS_DISABLE_REGISTER".into(), "1".into()),
             ("ROCJITSU_DBT_MODE".into(), "hotswap".into()),
-            ("ROCJITSU_DBT_CONFIG".into(), self.config.display().to_string()),
+            (
+                "ROCJITSU_DBT_CONFIG".into(),
+                self.config.display().to_string(),
+            ),
             ("ROCJITSU_DBT_LOG".into(), self.log.name().into()),
         ]);
         // Also preloaded: HIP checks a module's target before the HSA

@@ -24,8 +24,8 @@
 
 use mirage_core::backend::{self, Registration};
 use mirage_core::{
-    Agent, Attach, Availability, Backend, BackendError, Catalog, NodeEmulator, NodeSetup,
-    Resolved, atomic,
+    Agent, Attach, Availability, Backend, BackendError, Catalog, NodeEmulator, NodeSetup, Resolved,
+    atomic,
 };
 use rocjitsu_gpu::config::{
     DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
