@@ -298,7 +298,7 @@ unsafe fn load_translated(
 ) -> Status {
     let cfg = &crate::state().config.selection;
     let start = Instant::now();
-    let result = crate::translate::translate(&guest_elf, &cfg.guest_isa, &cfg.host_isa);
+    let result = crate::translate::translate(guest_elf, &cfg.guest_isa, &cfg.host_isa);
     let secs = start.elapsed().as_secs_f64();
     let host_elf: Arc<[u8]> = match result {
         Ok(t) => {

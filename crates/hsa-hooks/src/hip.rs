@@ -325,7 +325,7 @@ mod tests {
         head.extend((entries.len() as u64).to_le_bytes());
         let table: usize = entries.iter().map(|(t, _)| 24 + t.len()).sum();
         let mut off = 32 + table;
-        let mut body = vec![];
+        let mut body: Vec<u8> = vec![];
         for (t, b) in entries {
             head.extend((off as u64).to_le_bytes());
             head.extend((b.len() as u64).to_le_bytes());
