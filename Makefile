@@ -163,8 +163,10 @@ bench-daemon: setup
 test-mirage: setup
 	$(CARGO) build --release --workspace
 	@bash scripts/sysroot.sh --rocm 6 build >/dev/null
+	@bash scripts/sysroot.sh --rocm 7 build >/dev/null
 	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
-		-p mirage-backend-rocjitsu -p mirage-ctl --features mirage-ctl/e2e
+		-p mirage-backend-rocjitsu -p mirage-backend-rocjitsu-dbt -p mirage-backend-hotswap \
+		-p mirage-ctl --features mirage-ctl/e2e
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup

@@ -159,7 +159,7 @@ pub fn run(l: Launch) -> Result<ExitCode> {
             cmd.env("ROCJITSU_CONFIG", &config)
                 .env_remove("ROCJITSU_DAEMON_SOCKET");
             match cfg.guest() {
-                Some(g) => crate::guest::prepare(&mut cmd, &l, &cfg, g, &config)?,
+                Some(_) => crate::guest::prepare(&mut cmd, &l, &cfg, &config)?,
                 None if l.no_dbt_hooks => bail!(
                     "--no-dbt-hooks applies to DBT guest configurations only; {} has no enabled dbt_guest block",
                     config.display()

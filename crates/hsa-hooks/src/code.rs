@@ -198,7 +198,6 @@ pub unsafe fn load_guest(
     options: *const c_char,
     loaded: *mut LoadedCodeObject,
 ) -> Status {
-    let cfg = &crate::state().config.selection;
     let Some(guest_elf) = reader_bytes(reader) else {
         crate::log::write_line(
             crate::log::Level::Error,
@@ -209,8 +208,97 @@ pub unsafe fn load_guest(
         );
         return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
     };
+    // SAFETY: the caller's arguments.
+    unsafe { load_translated(pair.host, executable, &guest_elf, options, loaded) }
+}
+
+/// The ELF target (EF_AMDGPU_MACH's processor name) of an AMDGPU code
+/// object, or `None` when `elf` is not one.
+pub fn elf_target(elf: &[u8]) -> Option<&'static str> {
+    // ELF64 magic, EM_AMDGPU (224) at e_machine, e_flags at offset 48.
+    if elf.len() < 52 || &elf[..4] != b"\x7fELF" || elf[4] != 2 {
+        return None;
+    }
+    if u16::from_le_bytes([elf[18], elf[19]]) != 224 {
+        return None;
+    }
+    let flags = u32::from_le_bytes([elf[48], elf[49], elf[50], elf[51]]);
+    rocjitsu_code::elf::mach_name(flags & 0xff)
+}
+
+/// The ISA name of an agent (`gfx942`), from the runtime's own answer.
+fn agent_isa(agent: Agent) -> String {
+    let mut name = [0u8; 64];
+    // SAFETY: a 64-byte buffer for HSA_AGENT_INFO_NAME.
+    unsafe {
+        core_hooks::original_agent_info(agent, HSA_AGENT_INFO_NAME, name.as_mut_ptr().cast())
+    };
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    String::from_utf8_lossy(&name[..len]).into_owned()
+}
+
+/// `hsa_executable_load_agent_code_object` in hotswap mode: a `guest_isa`
+/// code object loaded on a `host_isa` agent is translated and loaded on
+/// that agent; every other load passes through.
+///
+/// # Safety
+/// The application's arguments (null or valid).
+pub unsafe fn load_hotswap(
+    executable: Executable,
+    agent: Agent,
+    reader: Reader,
+    options: *const c_char,
+    loaded: *mut LoadedCodeObject,
+) -> Status {
+    let cfg = &crate::state().config.selection;
+    let bytes = reader_bytes(reader);
+    let target = bytes.as_deref().and_then(elf_target);
+    if target == Some(cfg.guest_isa.as_str()) {
+        let isa = agent_isa(agent);
+        if isa == cfg.host_isa {
+            crate::log!(
+                Info,
+                "hotswap: a {} code object loaded on the {isa} agent {:#x}: translating",
+                cfg.guest_isa,
+                agent.handle
+            );
+            let elf = bytes.expect("target implies bytes");
+            // SAFETY: the caller's arguments.
+            return unsafe { load_translated(agent, executable, &elf, options, loaded) };
+        }
+        crate::log!(
+            Debug,
+            "hotswap: a {} code object on a {isa} agent (not {}): passed through",
+            cfg.guest_isa,
+            cfg.host_isa
+        );
+    }
+    // SAFETY: forwards the caller's arguments to ROCr.
+    let s = unsafe {
+        core_hooks::hsa_executable_load_agent_code_object::orig()(
+            executable, agent, reader, options, loaded,
+        )
+    };
+    if s == HSA_STATUS_SUCCESS {
+        loaded_elsewhere(executable, reader);
+    }
+    s
+}
+
+/// Translates `guest_elf` and loads the host code object on `host`.
+///
+/// # Safety
+/// `options` and `loaded` are the application's arguments (null or valid).
+unsafe fn load_translated(
+    host: Agent,
+    executable: Executable,
+    guest_elf: &[u8],
+    options: *const c_char,
+    loaded: *mut LoadedCodeObject,
+) -> Status {
+    let cfg = &crate::state().config.selection;
     let start = Instant::now();
-    let result = crate::translate::translate(&guest_elf, &cfg.guest_isa, &cfg.host_isa);
+    let result = crate::translate::translate(guest_elf, &cfg.guest_isa, &cfg.host_isa);
     let secs = start.elapsed().as_secs_f64();
     let host_elf: Arc<[u8]> = match result {
         Ok(t) => {
@@ -265,7 +353,7 @@ pub unsafe fn load_guest(
     let s = unsafe {
         core_hooks::hsa_executable_load_agent_code_object::orig()(
             executable,
-            pair.host,
+            host,
             host_reader,
             options,
             loaded,

@@ -4,12 +4,37 @@
 use crate::log::Level;
 use crate::map::Selection;
 
+/// What the hooks do (`ROCJITSU_DBT_MODE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// DBT guest mode: the guest agent is shown in the host's place.
+    #[default]
+    Guest,
+    /// No guest identity: the application sees the host agents, and a
+    /// `guest_isa` code object loaded on a `host_isa` agent is translated.
+    Hotswap,
+}
+
+impl Mode {
+    /// Reads `ROCJITSU_DBT_MODE` (unset or empty: guest mode).
+    pub fn parse(value: Option<&str>) -> Result<Mode, String> {
+        match value.map(str::trim) {
+            None | Some("") | Some("guest") => Ok(Mode::Guest),
+            Some("hotswap") => Ok(Mode::Hotswap),
+            Some(v) => Err(format!(
+                "ROCJITSU_DBT_MODE={v}: expected `guest` (show the guest agent) or `hotswap` (translate guest code objects loaded on the host agent, no guest identity)"
+            )),
+        }
+    }
+}
+
 /// What the hooks need from the configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     pub path: String,
     pub selection: Selection,
     pub log_level: Level,
+    pub mode: Mode,
 }
 
 /// Reads the `dbt_guest` block; `Ok(None)` when it says `"enabled": false`.
@@ -62,6 +87,7 @@ pub fn parse(path: &str, text: &str) -> Result<Option<Config>, String> {
             host_node: None,
         },
         log_level,
+        mode: Mode::Guest,
     }))
 }
 
@@ -113,6 +139,15 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("dbt_guest.log_level"), "{e}");
         assert!(parse("c.json", "{").unwrap_err().contains("not valid JSON"));
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(Mode::parse(None), Ok(Mode::Guest));
+        assert_eq!(Mode::parse(Some("")), Ok(Mode::Guest));
+        assert_eq!(Mode::parse(Some("hotswap")), Ok(Mode::Hotswap));
+        let e = Mode::parse(Some("swap")).unwrap_err();
+        assert!(e.contains("ROCJITSU_DBT_MODE=swap"), "{e}");
     }
 
     #[test]

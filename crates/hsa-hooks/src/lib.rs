@@ -9,12 +9,19 @@
 //! guest code objects are translated to the host ISA when loaded
 //! ([`code`]). Without `ROCJITSU_DBT_CONFIG` it changes nothing.
 //!
+//! With `ROCJITSU_DBT_MODE=hotswap` no agent is shadowed: the application
+//! sees the host GPU as it is, and only code-object loading is hooked: a
+//! code object whose ELF target is `guest_isa`, loaded on an agent whose
+//! ISA is `host_isa`, is translated ([`code::load_hotswap`]); every other
+//! load passes through.
+//!
 //! No panic crosses the C boundary: every entry runs under [`guard`].
 
 pub mod abi;
 pub mod backtrace;
 pub mod code;
 pub mod config;
+pub mod hip;
 pub mod hooks;
 pub mod log;
 pub mod map;
@@ -211,6 +218,7 @@ fn load_config() -> Result<Option<config::Config>, String> {
         "ROCJITSU_DBT_HOST_NODE",
         env("ROCJITSU_DBT_HOST_NODE").as_deref(),
     )?;
+    cfg.mode = config::Mode::parse(env("ROCJITSU_DBT_MODE").as_deref())?;
     log::set_level(cfg.log_level);
     if let Some(v) = env("ROCJITSU_DBT_LOG") {
         let spec = log::parse_spec(&v)?;
@@ -329,6 +337,7 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
             image_len: if image_ok { iv.minor_id } else { 0 },
         }
     };
+    let hotswap = cfg.mode == config::Mode::Hotswap;
     if STATE
         .set(State {
             config: cfg,
@@ -338,6 +347,25 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
         .is_err()
     {
         log!(Warn, "OnLoad called twice; the first table stays hooked");
+        return true;
+    }
+    if hotswap {
+        // No agent is shadowed: only code-object loading is hooked.
+        // SAFETY: the core table is ROCr's and writable during OnLoad.
+        let n = unsafe {
+            install(
+                core.cast(),
+                cv.minor_id,
+                &hooks::core::hotswap_table(),
+                "core",
+            )
+        };
+        log!(
+            Info,
+            "hotswap mode: hooked {n} code-object entries; {} code objects loaded on a {} agent are translated",
+            crate::state().config.selection.guest_isa,
+            crate::state().config.selection.host_isa
+        );
         return true;
     }
     // SAFETY: the tables are ROCr's and writable during OnLoad; lengths from their versions.

@@ -23,6 +23,7 @@ mod driver;
 mod drm;
 mod events;
 pub mod guest;
+pub mod guest_launch;
 mod memory;
 mod passthrough;
 pub mod remote;

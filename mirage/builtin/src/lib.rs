@@ -12,6 +12,10 @@
 //!   (HIP 6.4 has no gfx950 device), both built by rocjitsu's
 //!   `scripts/sysroot.sh` under `$ROCJITSU_CACHE` (default
 //!   `~/.cache/rocjitsu`). `--image` runs them in a container instead.
+//! - Profiles `mi355x-dbt` (the `rocjitsu-dbt` backend: an MI355X guest
+//!   on an emulated MI300X host) and `mi300x-hotswap` (the `hotswap`
+//!   backend: an MI300X that loads gfx950 code objects), both in the sid
+//!   sysroot with ROCm 7.2.4.
 
 use mirage_core::model::{BackendSpec, NameOr};
 use mirage_core::{Agent, Builtins, GpuLink, Profile, Topology};
@@ -111,6 +115,34 @@ pub fn builtins() -> Builtins {
             mounts: vec![],
         });
     }
+    // Beyond the plain emulation: DBT guest mode and hotswap (both on an
+    // emulated MI300X host; ROCm 7.2.4, whose HIP knows gfx950).
+    let extra = |name: &str, description: &str, kind: &str, topology: &str| Profile {
+        name: name.into(),
+        description: description.into(),
+        backend: BackendSpec {
+            kind: kind.into(),
+            options: Default::default(),
+        },
+        topology: NameOr::Name(topology.into()),
+        image: None,
+        sysroot: Some(sid_sysroot(7)),
+        plugins: vec![],
+        env: Default::default(),
+        mounts: vec![],
+    };
+    b.profiles.push(extra(
+        "mi355x-dbt",
+        "an MI355X (gfx950) shown by rocjitsu's DBT guest mode, its kernels translated and run on an emulated MI300X (gfx942), ROCm 7.2.4 in the Debian sid sysroot",
+        "rocjitsu-dbt",
+        "mi355x",
+    ));
+    b.profiles.push(extra(
+        "mi300x-hotswap",
+        "an emulated MI300X (gfx942) that loads gfx950 code objects by translating them at load time (no guest identity), ROCm 7.2.4 in the Debian sid sysroot",
+        "hotswap",
+        "mi300x",
+    ));
     b
 }
 

@@ -1,26 +1,43 @@
 //! Finding the rocjitsu libraries mirage injects into executions.
 //!
-//! `librocjitsu.so` (the LD_PRELOAD interposer of local mode) is looked for
-//! in order: `$ROCJITSU_PRELOAD` (a file), beside the running executable
-//! (cargo puts `mirage` and `librocjitsu.so` in the same `target/release`),
-//! one directory up (test executables live in `target/release/deps`),
+//! `librocjitsu.so` (the LD_PRELOAD interposer of local mode) and
+//! `librocjitsu_hooks.so` (the HSA tools library of DBT guest mode and
+//! hotswap) are looked for in order: `$ROCJITSU_PRELOAD` /
+//! `$ROCJITSU_HOOKS` (a file), beside the running executable (cargo puts
+//! `mirage` and both libraries in the same `target/release`), one directory
+//! up (test executables live in `target/release/deps`),
 //! `<exe>/../lib/rocjitsu`, `/usr/local/lib/rocjitsu`, `/usr/lib/rocjitsu`.
 
 use std::path::PathBuf;
 
 pub const PRELOAD_NAME: &str = "librocjitsu.so";
+pub const HOOKS_NAME: &str = "librocjitsu_hooks.so";
 
 /// Where `librocjitsu.so` was found, or every place searched.
 pub fn rocjitsu_preload() -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("ROCJITSU_PRELOAD").filter(|p| !p.is_empty()) {
+    find(
+        PRELOAD_NAME,
+        "ROCJITSU_PRELOAD",
+        "cargo build --release -p rocjitsu-preload",
+    )
+}
+
+/// Where `librocjitsu_hooks.so` was found, or every place searched.
+pub fn rocjitsu_hooks() -> Result<PathBuf, String> {
+    find(
+        HOOKS_NAME,
+        "ROCJITSU_HOOKS",
+        "cargo build --release -p rocjitsu-hsa-hooks",
+    )
+}
+
+fn find(name: &str, var: &str, build: &str) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os(var).filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!(
-                "ROCJITSU_PRELOAD names {}, which does not exist",
-                p.display()
-            ))
+            Err(format!("{var} names {}, which does not exist", p.display()))
         };
     }
     let mut searched = vec![];
@@ -36,13 +53,13 @@ pub fn rocjitsu_preload() -> Result<PathBuf, String> {
     searched.push("/usr/local/lib/rocjitsu".into());
     searched.push("/usr/lib/rocjitsu".into());
     for d in &searched {
-        let p = d.join(PRELOAD_NAME);
+        let p = d.join(name);
         if p.is_file() {
             return std::fs::canonicalize(&p).map_err(|e| format!("{}: {e}", p.display()));
         }
     }
     Err(format!(
-        "{PRELOAD_NAME} not found (searched {}): build it with `cargo build --release -p rocjitsu-preload` (or `make build`), or set ROCJITSU_PRELOAD",
+        "{name} not found (searched {}): build it with `{build}` (or `make build`), or set {var}",
         searched
             .iter()
             .map(|d| d.display().to_string())

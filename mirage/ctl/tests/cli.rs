@@ -159,22 +159,48 @@ fn emulators_lists_every_backend() {
         r["detail"].as_str().unwrap().contains("librocjitsu.so"),
         "{r}"
     );
+    // cargo builds librocjitsu_hooks.so there too (the DBT backends).
     for k in ["rocjitsu-dbt", "hotswap"] {
         let s = state(k);
-        assert_eq!(s["state"], "unavailable", "{s}");
-        assert!(s["reason"].as_str().unwrap().contains("[dbt]"), "{s}");
+        assert_eq!(s["state"], "available", "{s}");
+        assert!(
+            s["detail"]
+                .as_str()
+                .unwrap()
+                .contains("librocjitsu_hooks.so"),
+            "{s}"
+        );
     }
     let text = e.ok(&["emulators"]);
     assert!(
         text.lines()
-            .any(|l| l.starts_with("rocjitsu-dbt") && l.contains("not available")),
+            .any(|l| l.starts_with("rocjitsu-dbt") && l.contains(" available ")),
         "{text}"
     );
-    let err = e.fails(&["run", "--backend", "rocjitsu-dbt", "--", "true"]);
-    assert!(
-        err.contains("backend rocjitsu-dbt is not available here: needs rocjitsu's DBT guest mode"),
-        "{err}"
-    );
+    // Without the hooks library: unavailable, saying what to build.
+    let o = Command::new(env!("CARGO_BIN_EXE_mirage"))
+        .args(["emulators", "--json"])
+        .env("MIRAGE_HOME", e.home())
+        .env("ROCJITSU_HOOKS", "/nonexistent/librocjitsu_hooks.so")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for k in ["rocjitsu-dbt", "hotswap"] {
+        let s = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["kind"] == k)
+            .unwrap()["availability"]
+            .clone();
+        assert_eq!(s["state"], "unavailable", "{s}");
+        assert!(
+            s["reason"].as_str().unwrap().contains(
+                "ROCJITSU_HOOKS names /nonexistent/librocjitsu_hooks.so, which does not exist"
+            ),
+            "{s}"
+        );
+    }
     let err = e.fails(&["run", "--backend", "qemu", "--", "true"]);
     assert!(
         err.contains(
@@ -197,7 +223,7 @@ fn stores_through_the_cli() {
     };
     assert_eq!(
         names(e.json(&["profile", "list"])),
-        ["mi210", "mi300x", "mi355x"]
+        ["mi210", "mi300x", "mi355x", "mi355x-dbt", "mi300x-hotswap"]
     );
     assert_eq!(
         names(e.json(&["agent", "list"])),
@@ -343,6 +369,49 @@ fn bad_input_is_named() {
         err.contains("backend.options.threads: invalid type: string \"many\""),
         "{err}"
     );
+
+    // The DBT backends check their options and agents by field.
+    for (name, body, want) in [
+        (
+            "dbt1",
+            r#"{"name": "dbt1", "backend": {"kind": "rocjitsu-dbt", "options": {"execution_backend": "gpu"}}, "topology": "mi355x"}"#,
+            "backend.options.execution_backend: unknown variant `gpu`, expected `hardware` or `simulator`",
+        ),
+        (
+            "dbt2",
+            r#"{"name": "dbt2", "backend": {"kind": "rocjitsu-dbt", "options": {"host_agent": "MI210"}}, "topology": "mi355x"}"#,
+            "backend.options.host_agent: agent MI210 is a gfx90a, but the DBT translator runs gfx950 code on a gfx942 host",
+        ),
+        (
+            "dbt3",
+            r#"{"name": "dbt3", "backend": {"kind": "rocjitsu-dbt"}, "topology": "mi300x"}"#,
+            "topology.agent: the rocjitsu-dbt backend shows a gfx950 guest, but agent MI300X is a gfx942",
+        ),
+        (
+            "dbt4",
+            r#"{"name": "dbt4", "backend": {"kind": "rocjitsu-dbt"}, "topology": "mi355x-x8"}"#,
+            "topology.gpus_per_node: DBT guest mode shows one guest GPU per node, got 8",
+        ),
+        (
+            "hs1",
+            r#"{"name": "hs1", "backend": {"kind": "hotswap", "options": {"translate": true}}, "topology": "mi300x"}"#,
+            "backend.options.translate: unknown field `translate`",
+        ),
+        (
+            "hs2",
+            r#"{"name": "hs2", "backend": {"kind": "hotswap"}, "topology": "mi355x"}"#,
+            "topology.agent: the hotswap backend translates gfx950 code objects for a gfx942 host, but agent MI355X is a gfx950",
+        ),
+        (
+            "hs3",
+            r#"{"name": "hs3", "backend": {"kind": "hotswap", "options": {"mode": "shared"}}, "topology": "mi300x"}"#,
+            "backend.options.mode: 'shared' is neither",
+        ),
+    ] {
+        std::fs::write(dir.join(format!("{name}.json")), body).unwrap();
+        let err = e.fails(&["run", "--profile", name, "--", "true"]);
+        assert!(err.contains(want), "{name}: {err}");
+    }
 
     // Out-of-range overrides name the flag.
     let err = e.fails(&[

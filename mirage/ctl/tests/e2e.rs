@@ -781,3 +781,164 @@ fn exec_it_through_a_pty() {
     assert!(e.tagged("t1").is_empty());
     e.no_sessions_left();
 }
+
+/// The DBT programs, built once in the ROCm 7.2.4 sysroot (HIP knows
+/// gfx950 there): vector_add for gfx950 only, module_load for gfx942 (no
+/// kernels of its own) and the module's kernels as a gfx950-only
+/// `hipcc --genco` code object (an offload bundle, as hip_tests.py builds it).
+struct DbtPrograms {
+    vector_add_gfx950: PathBuf,
+    module_load: PathBuf,
+    kernels_gfx950: PathBuf,
+}
+
+fn dbt_programs() -> &'static DbtPrograms {
+    static P: OnceLock<Result<DbtPrograms, String>> = OnceLock::new();
+    let r = P.get_or_init(|| {
+        let bin = Path::new(env!("CARGO_BIN_EXE_mirage"));
+        for lib in ["librocjitsu.so", "librocjitsu_hooks.so"] {
+            if !bin.with_file_name(lib).is_file() {
+                return Err(format!("{} is missing: run `cargo build --release --workspace` first (make test-mirage does)", bin.with_file_name(lib).display()));
+            }
+        }
+        let out = repo().join("build/mirage-dbt");
+        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+        let p = DbtPrograms {
+            vector_add_gfx950: out.join("vector_add_gfx950"),
+            module_load: out.join("module_load_gfx942"),
+            kernels_gfx950: out.join("kernels_gfx950.genco.co"),
+        };
+        let jobs: [(&Path, &str, &[&str]); 3] = [
+            (&p.vector_add_gfx950, "tests/hip/vector_add.hip", &["--offload-arch=gfx950", "-Itests/hip"]),
+            (&p.module_load, "tests/hip/module_load.hip", &["--offload-arch=gfx942", "-Itests/hip"]),
+            (&p.kernels_gfx950, "tests/hip/module/kernels.hip", &["--offload-arch=gfx950", "--genco"]),
+        ];
+        for (exe, src, flags) in jobs {
+            let fresh = |s: &Path, o: &Path| {
+                let m = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+                matches!((m(s), m(o)), (Some(a), Some(b)) if b >= a)
+            };
+            if fresh(&repo().join(src), exe) {
+                continue;
+            }
+            let st = Command::new("bash")
+                .arg(repo().join("scripts/sysroot.sh"))
+                .args(["--rocm", "7", "run", "--", "hipcc", "-O2"])
+                .args(flags)
+                .arg(src)
+                .arg("-o")
+                .arg(exe)
+                .current_dir(repo())
+                .status()
+                .map_err(|e| format!("scripts/sysroot.sh: {e}"))?;
+            if !st.success() {
+                return Err(format!("building {src} with the ROCm 7.2.4 sysroot's hipcc failed ({st}); `scripts/sysroot.sh --rocm 7` builds the sysroot"));
+            }
+        }
+        Ok(p)
+    });
+    match r {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// `mirage run --profile mi355x-dbt`: rocminfo shows one GPU, the gfx950
+/// guest; a gfx950-only HIP program passes (translated, run on the
+/// emulated gfx942); `session show` says guest mode is local-launch only.
+#[test]
+fn dbt_guest_profile_shows_gfx950_and_runs_it() {
+    let p = dbt_programs();
+    let e = Env::new("dbt");
+    let o = e.mirage(
+        &["run", "--profile", "mi355x-dbt", "--", "rocminfo"],
+        Duration::from_secs(180),
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{o:?}");
+    let gpus = out
+        .lines()
+        .filter(|l| l.trim() == "Device Type:             GPU")
+        .count();
+    assert_eq!(gpus, 1, "rocminfo shows {gpus} GPUs:\n{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("Name:") && l.trim_end().ends_with(" gfx950")),
+        "{out}"
+    );
+    assert!(out.contains("amdgcn-amd-amdhsa--gfx950"), "{out}");
+    assert!(!out.contains("gfx942"), "the host GPU shows:\n{out}");
+    let o = e.mirage(
+        &[
+            "run",
+            "--profile",
+            "mi355x-dbt",
+            "--",
+            p.vector_add_gfx950.to_str().unwrap(),
+        ],
+        Duration::from_secs(180),
+    );
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("PASS vector_add"),
+        "{o:?}"
+    );
+    // A session: the node says how guest mode runs.
+    let id = e.ok(&["session", "start", "--profile", "mi355x-dbt"]);
+    let id = id.trim();
+    let v = e.json(&["session", "show", id]);
+    let text = v.to_string();
+    assert!(text.contains("guest mode is local-launch only"), "{text}");
+    assert!(text.contains("\"isa\":\"gfx950\""), "{text}");
+    e.ok(&["session", "stop", id]);
+    e.no_sessions_left();
+}
+
+/// `hotswap`: a gfx942 HIP program hipModuleLoad's a gfx950-only code
+/// object; under the hotswap profile (daemon mode and local mode) it is
+/// translated at load and passes; on the plain rocjitsu backend HIP refuses
+/// it.
+#[test]
+fn hotswap_loads_a_gfx950_module_on_gfx942() {
+    let p = dbt_programs();
+    let e = Env::new("hotswap");
+    let argv = [
+        p.module_load.to_str().unwrap(),
+        p.kernels_gfx950.to_str().unwrap(),
+    ];
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "--profile"];
+        a.extend(extra);
+        a.push("--");
+        a.extend(argv);
+        e.mirage(&a, Duration::from_secs(180))
+    };
+    let o = run(&["mi300x-hotswap"]);
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("PASS module_load"),
+        "{o:?}"
+    );
+    // Local mode: a profile with the rocjitsu backend's `mode` passed through.
+    let dir = e.root.join("home/profiles");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sysroot = rocjitsu_cache().join("sysroot-sid-rocm7");
+    std::fs::write(
+        dir.join("hs-local.json"),
+        serde_json::json!({"name": "hs-local", "backend": {"kind": "hotswap", "options": {"mode": "local"}},
+            "topology": "mi300x", "sysroot": sysroot})
+        .to_string(),
+    )
+    .unwrap();
+    let o = run(&["hs-local"]);
+    assert!(
+        o.status.success() && String::from_utf8_lossy(&o.stdout).contains("PASS module_load"),
+        "{o:?}"
+    );
+    // Without hotswap: HIP's own refusal.
+    let o = run(&["mi300x-hotswap", "--backend", "rocjitsu"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !o.status.success() && out.contains("hipModuleLoad(&module, argv[1]) returned 200"),
+        "{o:?}"
+    );
+    e.no_sessions_left();
+}

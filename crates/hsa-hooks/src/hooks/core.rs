@@ -352,6 +352,12 @@ hook!(
         options: *const c_char,
         loaded_code_object: *mut LoadedCodeObject,
     ) {
+        if crate::state().config.mode == crate::config::Mode::Hotswap {
+            // SAFETY: the caller's arguments (the API's contract).
+            return unsafe {
+                crate::code::load_hotswap(executable, agent, reader, options, loaded_code_object)
+            };
+        }
         match crate::pair() {
             Some(p) if agent == p.guest => {
                 // SAFETY: the caller's arguments (the API's contract).
@@ -382,6 +388,17 @@ hook!(
         s
     }
 );
+
+/// The entries hotswap mode hooks: code-object readers and loading only.
+pub fn hotswap_table() -> Vec<(usize, Fp)> {
+    vec![
+        hsa_code_object_reader_create_from_file::entry(),
+        hsa_code_object_reader_create_from_memory::entry(),
+        hsa_code_object_reader_destroy::entry(),
+        hsa_executable_load_agent_code_object::entry(),
+        hsa_executable_destroy::entry(),
+    ]
+}
 
 /// The entries installed in the core table.
 pub fn table() -> Vec<(usize, Fp)> {

@@ -29,6 +29,10 @@ use std::path::{Path, PathBuf};
 
 pub struct Rocjitsu;
 
+/// The `backend.options` keys of the rocjitsu backend (the hotswap
+/// backend passes these through).
+pub const OPTION_KEYS: &[&str] = &["threads", "watchdog_s", "log", "mode"];
+
 /// `backend.options` of a rocjitsu profile.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,18 +68,36 @@ enum Mode {
     /// Every process emulates its own GPUs (rocjitsu local mode).
     Local,
     /// The node's daemon, serving in this process (the supervisor).
-    Daemon {
-        socket: PathBuf,
-        daemon: std::sync::Arc<rocjitsu_kmd::daemon::Daemon>,
-        server: std::sync::Mutex<Option<std::thread::JoinHandle<Result<(), String>>>>,
-    },
+    Daemon(HostedDaemon),
+}
+
+/// A rocjitsu daemon served by a thread of this process (the session
+/// supervisor) until [`HostedDaemon::stop`].
+pub struct HostedDaemon {
+    pub socket: PathBuf,
+    daemon: std::sync::Arc<rocjitsu_kmd::daemon::Daemon>,
+    server: std::sync::Mutex<Option<std::thread::JoinHandle<Result<(), String>>>>,
+}
+
+impl HostedDaemon {
+    /// Stops the daemon and waits for its thread.
+    pub fn stop(&self) {
+        (self.daemon.stopper())();
+        if let Some(t) = self.server.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            match t.join() {
+                Ok(Err(e)) => tracing::warn!("the node's daemon: {e}"),
+                Err(_) => tracing::warn!("the node's daemon thread panicked"),
+                Ok(Ok(())) => {}
+            }
+        }
+    }
 }
 
 impl Mode {
     fn name(&self) -> &'static str {
         match self {
             Mode::Local => "local",
-            Mode::Daemon { .. } => "daemon",
+            Mode::Daemon(_) => "daemon",
         }
     }
 }
@@ -95,7 +117,8 @@ struct Node {
 /// rocjitsu launcher writes it).
 const LSMOD: &str = "#!/bin/sh\n# rocjitsu: the emulated GPU's kernel module, as lsmod shows it\necho 'Module                  Size  Used by'\necho 'amdgpu              16384000  0'\n";
 
-fn write_shim(runtime_dir: &Path) -> std::io::Result<PathBuf> {
+/// Writes the `lsmod` shim under `runtime_dir`; returns its directory.
+pub fn write_shim(runtime_dir: &Path) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let bin = runtime_dir.join("bin");
     std::fs::create_dir_all(&bin)?;
@@ -191,7 +214,12 @@ impl Backend for Rocjitsu {
         let mode = if options.mode.as_deref() == Some("local") {
             Mode::Local
         } else {
-            start_daemon(&cfg, &runtime_dir, &options)?
+            Mode::Daemon(start_daemon(
+                &cfg,
+                &runtime_dir,
+                options.threads,
+                options.watchdog_s,
+            )?)
         };
         tracing::info!(
             "node {}: {} x {} ({}), config {}",
@@ -214,17 +242,22 @@ impl Backend for Rocjitsu {
     }
 }
 
-/// Starts the node's daemon in this process (the session supervisor).
-fn start_daemon(cfg: &GpuConfig, runtime_dir: &Path, o: &Options) -> Result<Mode, BackendError> {
+/// Starts a daemon serving `cfg` in this process (the session supervisor),
+/// on `<runtime_dir>/daemon.sock`.
+pub fn start_daemon(
+    cfg: &GpuConfig,
+    runtime_dir: &Path,
+    threads: Option<u32>,
+    watchdog_s: Option<u64>,
+) -> Result<HostedDaemon, BackendError> {
     use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
     let socket = runtime_dir.join("daemon.sock");
     let daemon = Daemon::bind(DaemonOptions {
         driver: rocjitsu_kmd::DriverOptions {
             config: cfg.clone(),
             runtime_dir: runtime_dir.to_path_buf(),
-            threads: o.threads.unwrap_or(0) as usize,
-            watchdog: o
-                .watchdog_s
+            threads: threads.unwrap_or(0) as usize,
+            watchdog: watchdog_s
                 .filter(|&s| s > 0)
                 .map(std::time::Duration::from_secs),
         },
@@ -238,7 +271,7 @@ fn start_daemon(cfg: &GpuConfig, runtime_dir: &Path, o: &Options) -> Result<Mode
         .name("rocjitsu-daemon".into())
         .spawn(move || d.run())
         .map_err(|e| BackendError::Node(format!("cannot start the daemon's thread: {e}")))?;
-    Ok(Mode::Daemon {
+    Ok(HostedDaemon {
         socket,
         daemon,
         server: std::sync::Mutex::new(Some(server)),
@@ -264,7 +297,7 @@ impl NodeEmulator for Node {
                     env.push(("ROCJITSU_WATCHDOG".into(), w.to_string()));
                 }
             }
-            Mode::Daemon { socket, .. } => {
+            Mode::Daemon(HostedDaemon { socket, .. }) => {
                 env.push((
                     "ROCJITSU_DAEMON_SOCKET".to_string(),
                     socket.display().to_string(),
@@ -284,15 +317,8 @@ impl NodeEmulator for Node {
     }
 
     fn shutdown(&self) {
-        if let Mode::Daemon { daemon, server, .. } = &self.mode {
-            (daemon.stopper())();
-            if let Some(t) = server.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                match t.join() {
-                    Ok(Err(e)) => tracing::warn!("the node's daemon: {e}"),
-                    Err(_) => tracing::warn!("the node's daemon thread panicked"),
-                    Ok(Ok(())) => {}
-                }
-            }
+        if let Mode::Daemon(d) = &self.mode {
+            d.stop();
         }
     }
 
@@ -300,7 +326,7 @@ impl NodeEmulator for Node {
         // Written into the session's state at boot: what stays true (the
         // daemon's own accounting: `rocjitsu daemon-status --socket S`).
         let socket = match &self.mode {
-            Mode::Daemon { socket, .. } => serde_json::json!(socket),
+            Mode::Daemon(d) => serde_json::json!(d.socket),
             Mode::Local => serde_json::Value::Null,
         };
         serde_json::json!({
