@@ -15,12 +15,9 @@ use rocjitsu_rpc::wire::{self, Device, Header, Hello, Ioctl, Opcode, Welcome};
 use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 
-fn iowr(nr: u64, size: u64) -> u64 {
-    (3 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
-}
-fn ior(nr: u64, size: u64) -> u64 {
-    (2 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
-}
+mod common;
+#[allow(unused_imports)]
+use common::*;
 
 struct Running {
     dir: PathBuf,

@@ -5,29 +5,9 @@
 use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, SimulatedDriver, gpu_id_of};
 
-/// `_IOWR('K', nr, size)` and friends.
-fn iowr(nr: u64, size: u64) -> u64 {
-    (3 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
-}
-fn iow(nr: u64, size: u64) -> u64 {
-    (1 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
-}
-fn ior(nr: u64, size: u64) -> u64 {
-    (2 << 30) | (size << 16) | (u64::from(b'K') << 8) | nr
-}
-
-fn put32(b: &mut [u8], o: usize, v: u32) {
-    b[o..o + 4].copy_from_slice(&v.to_le_bytes());
-}
-fn put64(b: &mut [u8], o: usize, v: u64) {
-    b[o..o + 8].copy_from_slice(&v.to_le_bytes());
-}
-fn get32(b: &[u8], o: usize) -> u32 {
-    u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
-}
-fn get64(b: &[u8], o: usize) -> u64 {
-    u64::from_le_bytes(b[o..o + 8].try_into().unwrap())
-}
+mod common;
+#[allow(unused_imports)]
+use common::*;
 
 fn driver() -> (SimulatedDriver, u32) {
     let config = GpuConfig::builtin(GfxTarget::Gfx942);
