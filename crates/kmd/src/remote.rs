@@ -282,24 +282,24 @@ impl RemoteDriver {
     /// touched (present or swapped, per /proc/self/pagemap), since the rest
     /// read as zeros, which the fresh memfd already holds.
     ///
-    /// The range may share pages with memory other threads are writing
-    /// (a small buffer in the malloc heap shares its page with the heap's
-    /// own bookkeeping): a write that lands between the copy and the remap
-    /// would be lost. A [`WriteFence`] holds such writers (and first
-    /// touches) off until the new mapping is in place; they then go on,
-    /// on the shared pages. Between raising the fence and dropping it this
-    /// thread must not write to the range itself, so it allocates nothing.
+    /// Known gap: the range may share pages with memory other threads
+    /// write (a small malloc'd buffer shares its page with the heap's
+    /// bookkeeping); a write landing between the copy and the remap is
+    /// lost. A userfaultfd write fence closed the window but made HIP
+    /// programs hang intermittently, so it is not used; a range registered
+    /// again is not moved a second time (see `shared_backing`).
     fn adopt_userptr(&self, va: u64, size: u64, fd: RawFd) -> Result<(), Errno> {
         const PAGE: u64 = 4096;
         let size = size.next_multiple_of(PAGE);
         let pages = (size / PAGE) as usize;
         let t0 = std::time::Instant::now();
         let mut copied = 0usize;
-        // Everything that allocates happens before the fence goes up.
+        // Everything that allocates happens first.
         let pagemap = std::fs::File::open("/proc/self/pagemap").ok();
         let mut entries = vec![0u8; pages * 8];
-        let fence = WriteFence::raise(va, size, self.fds);
-        let touched = pagemap.is_some_and(|f| {
+        // Only system calls from here to the remap, so the window in which
+        // another thread's write could be lost stays short.
+        let touched = pagemap.as_ref().is_some_and(|f| {
             use std::os::unix::fs::FileExt;
             f.read_exact_at(&mut entries, (va / PAGE) * 8).is_ok()
         });
@@ -336,16 +336,19 @@ impl RemoteDriver {
         // the same contents; the range is the caller's, page-aligned (the
         // driver checked), and keeps read/write access.
         let p = unsafe {
-            libc::mmap(
-                va as *mut libc::c_void,
-                size as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                fd,
-                0,
+            // Every argument as a full register (a variadic call leaves
+            // the upper half of a 32-bit one undefined).
+            libc::syscall(
+                libc::SYS_mmap,
+                va as libc::c_long,
+                size as libc::c_long,
+                libc::c_long::from(libc::PROT_READ | libc::PROT_WRITE),
+                libc::c_long::from(libc::MAP_SHARED | libc::MAP_FIXED),
+                libc::c_long::from(fd),
+                0 as libc::c_long,
             )
         };
-        drop(fence);
+        drop(pagemap);
         if p as u64 != va {
             return Err(Errno::ENOMEM);
         }
@@ -354,83 +357,6 @@ impl RemoteDriver {
             t0.elapsed().as_secs_f64() * 1e3
         );
         Ok(())
-    }
-}
-
-/// A userfaultfd on a range of private anonymous memory that makes every
-/// write to it, and every first touch of a page, wait (in the kernel)
-/// until the fence is dropped: closing the userfaultfd wakes the waiters,
-/// whose faults are then retried against whatever the range maps by then.
-/// Raising it can fail (no userfaultfd, a range that is not anonymous
-/// memory): the range is then unguarded, as it was before fences existed,
-/// which is only a risk for ranges other threads write at the time.
-struct WriteFence {
-    fd: Option<RawFd>,
-    fds: Fds,
-}
-
-impl WriteFence {
-    const UFFDIO_API: u64 = 0xc018_aa3f;
-    const UFFDIO_REGISTER: u64 = 0xc020_aa00;
-    const UFFDIO_WRITEPROTECT: u64 = 0xc018_aa06;
-    const UFFD_API: u64 = 0xaa;
-    const MODE_MISSING: u64 = 1;
-    const MODE_WP: u64 = 2;
-    const UFFD_USER_MODE_ONLY: libc::c_long = 1;
-
-    fn raise(va: u64, len: u64, fds: Fds) -> WriteFence {
-        let fd = Self::try_raise(va, len, fds);
-        if fd.is_none() {
-            tracing::debug!(
-                "userptr {va:#x}+{len:#x}: no userfaultfd fence; writes by other threads while its pages move could be lost"
-            );
-        }
-        WriteFence { fd, fds }
-    }
-
-    fn try_raise(va: u64, len: u64, fds: Fds) -> Option<RawFd> {
-        // Faults from the kernel too (a read(2) into the range) wait when
-        // we may ask for that; otherwise user faults only (the kernel's
-        // then fail with EFAULT during the brief window).
-        let flags = libc::c_long::from(libc::O_CLOEXEC);
-        // SAFETY: userfaultfd takes flags only.
-        let mut fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags) };
-        if fd < 0 {
-            // SAFETY: as above.
-            fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags | Self::UFFD_USER_MODE_ONLY) };
-        }
-        if fd < 0 {
-            return None;
-        }
-        let fd = (fds.relocate)(fd as RawFd);
-        let fence = WriteFence { fd: Some(fd), fds };
-        let mut api = [Self::UFFD_API, 0, 0];
-        let mut reg = [va, len, Self::MODE_MISSING | Self::MODE_WP, 0];
-        let mut wp = [va, len, 1];
-        // SAFETY: the three ioctls take pointers to structures of these
-        // sizes (uffdio_api, uffdio_register, uffdio_writeprotect).
-        let ok = unsafe {
-            libc::ioctl(fd, Self::UFFDIO_API as _, api.as_mut_ptr()) == 0
-                && libc::ioctl(fd, Self::UFFDIO_REGISTER as _, reg.as_mut_ptr()) == 0
-                && libc::ioctl(fd, Self::UFFDIO_WRITEPROTECT as _, wp.as_mut_ptr()) == 0
-        };
-        if !ok {
-            return None; // `fence` drops: closes the descriptor
-        }
-        let fd = fence.fd;
-        std::mem::forget(fence);
-        fd
-    }
-}
-
-impl Drop for WriteFence {
-    fn drop(&mut self) {
-        if let Some(fd) = self.fd.take() {
-            (self.fds.release)(fd);
-            // SAFETY: our own descriptor; a raw close, bypassing an
-            // interposed one (and allocating nothing).
-            unsafe { libc::syscall(libc::SYS_close, fd) };
-        }
     }
 }
 
