@@ -67,3 +67,16 @@ fn find(name: &str, var: &str, build: &str) -> Result<PathBuf, String> {
             .join(", ")
     ))
 }
+
+/// Whether a backend that needs both `librocjitsu.so` and
+/// `librocjitsu_hooks.so` can run here; `how` says in which mode (shown in
+/// `mirage emulators`).
+pub fn rocjitsu_with_hooks(how: &str) -> crate::backend::Availability {
+    use crate::backend::Availability;
+    match (rocjitsu_preload(), rocjitsu_hooks()) {
+        (Ok(p), Ok(h)) => Availability::Available {
+            detail: format!("{} and {} ({how})", p.display(), h.display()),
+        },
+        (Err(reason), _) | (_, Err(reason)) => Availability::Unavailable { reason },
+    }
+}

@@ -89,19 +89,7 @@ impl Backend for Hotswap {
         "rocjitsu's emulated GPUs, loading gfx950 code objects by translating them for the gfx942 host at load time (no guest identity)"
     }
     fn availability(&self) -> Availability {
-        match (
-            mirage_core::discovery::rocjitsu_preload(),
-            mirage_core::discovery::rocjitsu_hooks(),
-        ) {
-            (Ok(p), Ok(h)) => Availability::Available {
-                detail: format!(
-                    "{} and {} (hotswap mode; daemon or local)",
-                    p.display(),
-                    h.display()
-                ),
-            },
-            (Err(reason), _) | (_, Err(reason)) => Availability::Unavailable { reason },
-        }
+        mirage_core::discovery::rocjitsu_with_hooks("hotswap mode; daemon or local")
     }
     fn check(&self, r: &Resolved) -> Result<(), BackendError> {
         let (_, rest) = split(&r.profile.backend.options)?;

@@ -162,19 +162,7 @@ impl Backend for RocjitsuDbt {
         "rocjitsu's DBT guest mode: a gfx950 guest shown, kernels translated and run on a gfx942 host (local launch only)"
     }
     fn availability(&self) -> Availability {
-        match (
-            mirage_core::discovery::rocjitsu_preload(),
-            mirage_core::discovery::rocjitsu_hooks(),
-        ) {
-            (Ok(p), Ok(h)) => Availability::Available {
-                detail: format!(
-                    "{} and {} (guest mode, local launch only)",
-                    p.display(),
-                    h.display()
-                ),
-            },
-            (Err(reason), _) | (_, Err(reason)) => Availability::Unavailable { reason },
-        }
+        mirage_core::discovery::rocjitsu_with_hooks("guest mode, local launch only")
     }
     fn check(&self, r: &Resolved) -> Result<(), BackendError> {
         let o = options(&r.profile.backend.options)?;
