@@ -282,81 +282,262 @@ impl RemoteDriver {
     /// touched (present or swapped, per /proc/self/pagemap), since the rest
     /// read as zeros, which the fresh memfd already holds.
     ///
-    /// Known gap: the range may share pages with memory other threads
-    /// write (a small malloc'd buffer shares its page with the heap's
-    /// bookkeeping); a write landing between the copy and the remap is
-    /// lost. A userfaultfd write fence closed the window but made HIP
-    /// programs hang intermittently, so it is not used; a range registered
-    /// again is not moved a second time (see `shared_backing`).
+    /// The range may share pages with memory other threads are writing (a
+    /// small malloc'd buffer shares its page with the heap's bookkeeping):
+    /// a write landing between the copy and the remap would be lost. A
+    /// [`WriteFence`] holds such writes (and first touches) in the kernel
+    /// until the new mapping is in place; they then go on, on the shared
+    /// pages. A thread held there may hold any lock of the process (the
+    /// malloc arena's, the preload's descriptor table) and may own any
+    /// heap page in the range, so while the fence is up this thread makes
+    /// raw system calls only, writes nothing but its stack and a private
+    /// mapping of its own, and takes no lock.
     fn adopt_userptr(&self, va: u64, size: u64, fd: RawFd) -> Result<(), Errno> {
         const PAGE: u64 = 4096;
         let size = size.next_multiple_of(PAGE);
         let pages = (size / PAGE) as usize;
         let t0 = std::time::Instant::now();
-        let mut copied = 0usize;
-        // Everything that allocates happens first.
-        let pagemap = std::fs::File::open("/proc/self/pagemap").ok();
-        let mut entries = vec![0u8; pages * 8];
-        // Only system calls from here to the remap, so the window in which
-        // another thread's write could be lost stays short.
-        let touched = pagemap.as_ref().is_some_and(|f| {
-            use std::os::unix::fs::FileExt;
-            f.read_exact_at(&mut entries, (va / PAGE) * 8).is_ok()
-        });
-        let is_touched = |i: usize| {
-            !touched || u64::from_le_bytes(entries[i * 8..i * 8 + 8].try_into().unwrap()) >> 62 != 0
-        };
-        let mut i = 0;
-        while i < pages {
-            if !is_touched(i) {
-                i += 1;
-                continue;
-            }
-            let run = (i..pages).take_while(|&j| is_touched(j)).count();
-            let (off, len) = (i as u64 * PAGE, run as u64 * PAGE);
-            // SAFETY: pwrite reads `len` bytes at `va + off`, inside the
-            // range the caller registered with the GPU (mapped in this
-            // process; if not, pwrite fails with EFAULT and nothing is
-            // touched).
-            let n = unsafe {
-                libc::pwrite(
-                    fd,
-                    (va + off) as *const libc::c_void,
-                    len as usize,
-                    off as libc::off_t,
-                )
-            };
-            if n != len as isize {
-                return Err(Errno::EFAULT);
-            }
-            copied += run;
-            i += run;
+        // The page-map entries go to a mapping of their own: a heap buffer
+        // could sit in one of the fenced pages, and reading into it would
+        // then wait on the fence forever.
+        let entries = Scratch::new(pages * 8).ok_or(Errno::ENOMEM)?;
+        let pagemap = raw::open(c"/proc/self/pagemap");
+        let fence = WriteFence::raise(va, size, self.fds);
+        let guarded = fence.fd.is_some();
+        let copied = copy_touched(va, pages, fd, pagemap, &entries);
+        let p = copied.and_then(|n| raw::map_shared_fixed(va, size, fd).map(|()| n));
+        drop(fence);
+        if let Some(pm) = pagemap {
+            raw::close(pm);
         }
-        // SAFETY: replaces the registered range with a shared mapping of
-        // the same contents; the range is the caller's, page-aligned (the
-        // driver checked), and keeps read/write access.
-        let p = unsafe {
-            // Every argument as a full register (a variadic call leaves
-            // the upper half of a 32-bit one undefined).
-            libc::syscall(
-                libc::SYS_mmap,
-                va as libc::c_long,
-                size as libc::c_long,
-                libc::c_long::from(libc::PROT_READ | libc::PROT_WRITE),
-                libc::c_long::from(libc::MAP_SHARED | libc::MAP_FIXED),
-                libc::c_long::from(fd),
-                0 as libc::c_long,
-            )
-        };
-        drop(pagemap);
-        if p as u64 != va {
-            return Err(Errno::ENOMEM);
+        drop(entries);
+        let copied = p?;
+        if !guarded {
+            tracing::debug!(
+                "userptr {va:#x}+{size:#x}: moved without a write fence (no userfaultfd, or not private anonymous memory)"
+            );
         }
         tracing::debug!(
             "userptr {va:#x}+{size:#x}: {copied} of {pages} pages copied into the daemon's memory in {:.3} ms",
             t0.elapsed().as_secs_f64() * 1e3
         );
         Ok(())
+    }
+}
+
+/// Copies the touched pages of `[va, va + pages * 4096)` into `fd` at the
+/// same offsets (every page if the page map cannot be read); returns how
+/// many were copied. System calls only: it runs under a [`WriteFence`].
+fn copy_touched(
+    va: u64,
+    pages: usize,
+    fd: RawFd,
+    pagemap: Option<RawFd>,
+    entries: &Scratch,
+) -> Result<usize, Errno> {
+    const PAGE: u64 = 4096;
+    let touched =
+        pagemap.is_some_and(|pm| raw::pread_exact(pm, entries.ptr, pages * 8, (va / PAGE) * 8));
+    let is_touched = |i: usize| !touched || entries.u64_at(i) >> 62 != 0;
+    let (mut i, mut copied) = (0, 0);
+    while i < pages {
+        if !is_touched(i) {
+            i += 1;
+            continue;
+        }
+        let run = (i..pages).take_while(|&j| is_touched(j)).count();
+        let (off, len) = (i as u64 * PAGE, run as u64 * PAGE);
+        if !raw::pwrite_exact(fd, va + off, len as usize, off) {
+            return Err(Errno::EFAULT);
+        }
+        copied += run;
+        i += run;
+    }
+    Ok(copied)
+}
+
+/// A private anonymous mapping of its own, for data that must not live in
+/// the heap.
+struct Scratch {
+    ptr: *mut u8,
+    len: usize,
+}
+
+impl Scratch {
+    fn new(len: usize) -> Option<Scratch> {
+        let len = len.max(1).next_multiple_of(4096);
+        let p = raw::mmap(0, len, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1)?;
+        Some(Scratch {
+            ptr: p as *mut u8,
+            len,
+        })
+    }
+
+    fn u64_at(&self, i: usize) -> u64 {
+        assert!(i * 8 + 8 <= self.len);
+        // SAFETY: inside the mapping (checked), which lives as long as self.
+        unsafe { (self.ptr.add(i * 8) as *const u64).read_unaligned() }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        raw::munmap(self.ptr as u64, self.len);
+    }
+}
+
+/// System calls made directly, never through the preload's interposed
+/// wrappers (which take locks) and with every argument a full register (a
+/// variadic call leaves the upper half of a 32-bit one undefined).
+mod raw {
+    use std::os::fd::RawFd;
+    type L = libc::c_long;
+
+    pub fn open(path: &std::ffi::CStr) -> Option<RawFd> {
+        // SAFETY: a NUL-terminated path; flags only.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat,
+                L::from(libc::AT_FDCWD),
+                path.as_ptr() as L,
+                L::from(libc::O_RDONLY | libc::O_CLOEXEC),
+                0 as L,
+            )
+        };
+        (fd >= 0).then_some(fd as RawFd)
+    }
+
+    pub fn close(fd: RawFd) {
+        // SAFETY: closing a descriptor the caller owns.
+        unsafe { libc::syscall(libc::SYS_close, L::from(fd)) };
+    }
+
+    /// Reads exactly `len` bytes at `off` of `fd` into `buf`.
+    pub fn pread_exact(fd: RawFd, buf: *mut u8, len: usize, off: u64) -> bool {
+        // SAFETY: the caller's buffer holds `len` bytes.
+        let n =
+            unsafe { libc::syscall(libc::SYS_pread64, L::from(fd), buf as L, len as L, off as L) };
+        n == len as L
+    }
+
+    /// Writes the `len` bytes at address `src` to `fd` at `off`; an
+    /// unmapped source fails with EFAULT, touching nothing.
+    pub fn pwrite_exact(fd: RawFd, src: u64, len: usize, off: u64) -> bool {
+        // SAFETY: the kernel reads the source and checks it is mapped.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_pwrite64,
+                L::from(fd),
+                src as L,
+                len as L,
+                off as L,
+            )
+        };
+        n == len as L
+    }
+
+    pub fn mmap(addr: u64, len: usize, flags: libc::c_int, fd: RawFd) -> Option<u64> {
+        // SAFETY: a new mapping; with MAP_FIXED the caller owns the range.
+        let p = unsafe {
+            libc::syscall(
+                libc::SYS_mmap,
+                addr as L,
+                len as L,
+                L::from(libc::PROT_READ | libc::PROT_WRITE),
+                L::from(flags),
+                L::from(fd),
+                0 as L,
+            )
+        };
+        (!(-4095..0).contains(&p)).then_some(p as u64)
+    }
+
+    /// Replaces `[va, va + len)` with a shared read/write mapping of `fd`
+    /// from offset 0.
+    pub fn map_shared_fixed(va: u64, len: u64, fd: RawFd) -> Result<(), crate::Errno> {
+        match mmap(va, len as usize, libc::MAP_SHARED | libc::MAP_FIXED, fd) {
+            Some(p) if p == va => Ok(()),
+            _ => Err(crate::Errno::ENOMEM),
+        }
+    }
+
+    pub fn munmap(addr: u64, len: usize) {
+        // SAFETY: unmapping a mapping the caller owns.
+        unsafe { libc::syscall(libc::SYS_munmap, addr as L, len as L) };
+    }
+
+    /// An ioctl whose argument is a pointer.
+    pub fn ioctl(fd: RawFd, request: u64, arg: *mut u64) -> bool {
+        // SAFETY: the caller passes the structure the request expects.
+        unsafe { libc::syscall(libc::SYS_ioctl, L::from(fd), request as L, arg as L) == 0 }
+    }
+}
+
+/// A userfaultfd on a range of private anonymous memory that makes every
+/// write to it, and every first touch of a page, wait in the kernel until
+/// the fence is dropped: closing the userfaultfd wakes the waiters, whose
+/// faults are then retried against whatever the range maps by then.
+/// Raising it can fail (no userfaultfd, a range that is not private
+/// anonymous memory, such as one already shared): the range is then
+/// unguarded.
+struct WriteFence {
+    fd: Option<RawFd>,
+    fds: Fds,
+}
+
+impl WriteFence {
+    const UFFDIO_API: u64 = 0xc018_aa3f;
+    const UFFDIO_REGISTER: u64 = 0xc020_aa00;
+    const UFFDIO_WRITEPROTECT: u64 = 0xc018_aa06;
+    const UFFD_API: u64 = 0xaa;
+    const MODE_MISSING: u64 = 1;
+    const MODE_WP: u64 = 2;
+    const UFFD_USER_MODE_ONLY: libc::c_long = 1;
+
+    fn raise(va: u64, len: u64, fds: Fds) -> WriteFence {
+        // Faults from the kernel too (another thread's read(2) into the
+        // range) wait when we may ask for that; otherwise user faults only
+        // (the kernel's then fail with EFAULT during the brief window).
+        let flags = libc::c_long::from(libc::O_CLOEXEC);
+        // SAFETY: userfaultfd takes flags only.
+        let mut fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags) };
+        if fd < 0 {
+            // SAFETY: as above.
+            fd = unsafe { libc::syscall(libc::SYS_userfaultfd, flags | Self::UFFD_USER_MODE_ONLY) };
+        }
+        if fd < 0 {
+            return WriteFence { fd: None, fds };
+        }
+        // Moved out of the application's reach before the fence goes up
+        // (relocating takes the preload's locks).
+        let fd = (fds.relocate)(fd as RawFd);
+        let mut api = [Self::UFFD_API, 0, 0];
+        let mut reg = [va, len, Self::MODE_MISSING | Self::MODE_WP, 0];
+        let mut wp = [va, len, 1];
+        // uffdio_api, uffdio_register and uffdio_writeprotect, in order;
+        // the fence is up once the last succeeds.
+        let up = raw::ioctl(fd, Self::UFFDIO_API, api.as_mut_ptr())
+            && raw::ioctl(fd, Self::UFFDIO_REGISTER, reg.as_mut_ptr())
+            && raw::ioctl(fd, Self::UFFDIO_WRITEPROTECT, wp.as_mut_ptr());
+        let fence = WriteFence { fd: Some(fd), fds };
+        if up {
+            fence
+        } else {
+            drop(fence);
+            WriteFence { fd: None, fds }
+        }
+    }
+}
+
+impl Drop for WriteFence {
+    fn drop(&mut self) {
+        if let Some(fd) = self.fd.take() {
+            // Closing first drops the fence and wakes every waiter; only
+            // then the preload's bookkeeping (which takes a lock a waiter
+            // may hold).
+            raw::close(fd);
+            (self.fds.release)(fd);
+        }
     }
 }
 

@@ -493,3 +493,127 @@ fn a_userptr_range_registered_again_keeps_its_shared_memory() {
     }
     healthy(&d.socket);
 }
+
+/// Registers `[va, va + size)` as userptr memory with the GPU and frees
+/// it again (the pages stay the daemon's shared memory).
+fn register_and_free(r: &RemoteDriver, gpu_id: u32, va: u64, size: u64) {
+    let mut a = [0u8; 40];
+    a[0..8].copy_from_slice(&0x7f40_0000_0000u64.to_le_bytes());
+    a[8..16].copy_from_slice(&size.to_le_bytes());
+    a[24..32].copy_from_slice(&va.to_le_bytes());
+    a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
+    // USERPTR | WRITABLE | NO_SUBSTITUTE
+    a[36..40].copy_from_slice(&(4u32 | 1 << 31 | 1 << 28).to_le_bytes());
+    r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
+    let mut f = [0u8; 8];
+    f.copy_from_slice(&a[16..24]);
+    r.ioctl(DeviceFile::Kfd, iowr(0x17, 8), &mut f).unwrap();
+}
+
+/// A userptr range shares its page with memory another thread keeps
+/// writing (as a small malloc'd buffer shares its page with the heap's
+/// bookkeeping): while the client moves the page into the daemon's memfd,
+/// none of that thread's writes may be lost. Each round moves a fresh
+/// page (a page moved once is not moved again).
+#[test]
+fn adopting_userptr_pages_loses_no_concurrent_write() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    const ROUNDS: usize = 300;
+    let d = start("userptr-race");
+    let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+    let len = ROUNDS * 8192;
+    // SAFETY: a fresh private anonymous mapping, two pages per round;
+    // it stays mapped until both threads are done.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    } as u64;
+    assert_ne!(base as *mut libc::c_void, libc::MAP_FAILED);
+    // The writer's slot sits in the round's registered page, past the part
+    // the GPU would use; the writer checks each write reads back.
+    let slot = AtomicU64::new(0);
+    let stop = AtomicBool::new(false);
+    let (lost, writes) = (AtomicU64::new(0), AtomicU64::new(0));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = 1u64;
+            while !stop.load(Ordering::Relaxed) {
+                let at = slot.load(Ordering::Acquire);
+                if at == 0 {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                // SAFETY: inside `base`'s mapping (remapped in place).
+                let v = unsafe { &*(at as *const AtomicU64) };
+                v.store(i, Ordering::SeqCst);
+                // A later read of an older value means the write went to
+                // a page that was then replaced.
+                if (0..4).any(|_| v.load(Ordering::SeqCst) != i) {
+                    lost.fetch_add(1, Ordering::Relaxed);
+                }
+                writes.fetch_add(1, Ordering::Relaxed);
+                i += 1;
+            }
+        });
+        for round in 0..ROUNDS as u64 {
+            let page = base + round * 8192;
+            slot.store(page + 2048, Ordering::Release);
+            while writes.load(Ordering::Relaxed) < round * 8 {
+                std::hint::spin_loop();
+            }
+            register_and_free(&r, gpu_id, page, 4096);
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    let lost = lost.load(Ordering::Relaxed);
+    assert!(writes.load(Ordering::Relaxed) > 0, "the writer never ran");
+    assert_eq!(lost, 0, "{lost} writes were lost while pages moved");
+    // SAFETY: our mapping, no writer left.
+    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+}
+
+/// Registering the page of a small heap buffer while other threads
+/// allocate and free (their writes to the heap's bookkeeping wait on the
+/// fence): it completes, and the heap stays intact.
+#[test]
+fn adopting_a_heap_page_while_others_allocate_completes() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let d = start("userptr-heap");
+    let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
+    let stop = AtomicBool::new(false);
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for t in 0..3u8 {
+            let stop = &stop;
+            s.spawn(move || {
+                let mut n = 0usize;
+                while !stop.load(Ordering::Relaxed) {
+                    let v: Vec<u8> = vec![t ^ n as u8; 16 + n % 200];
+                    assert!(v.iter().all(|&b| b == t ^ n as u8), "heap corrupted");
+                    n += 1;
+                }
+            });
+        }
+        let r = &r;
+        s.spawn(move || {
+            for _ in 0..100 {
+                let buf: Box<[u8; 96]> = Box::new([7; 96]);
+                let page = (buf.as_ptr() as u64) & !4095;
+                register_and_free(r, gpu_id, page, 4096);
+                assert!(buf.iter().all(|&b| b == 7), "the buffer changed");
+            }
+            done_tx.send(()).unwrap();
+        });
+        let finished = done_rx.recv_timeout(std::time::Duration::from_secs(60));
+        stop.store(true, Ordering::Relaxed);
+        assert!(finished.is_ok(), "registering heap pages hung");
+    });
+}
