@@ -589,22 +589,26 @@ pub fn privatize_userptr_mappings() -> usize {
         if !line.contains("/memfd:rocjitsu-userptr-") {
             continue;
         }
-        let Some((start, end)) = line
-            .split_whitespace()
-            .next()
-            .and_then(|r| r.split_once('-'))
-            .and_then(|(a, b)| {
-                Some((
-                    u64::from_str_radix(a, 16).ok()?,
-                    u64::from_str_radix(b, 16).ok()?,
-                ))
-            })
-        else {
+        let mut f = line.split_whitespace();
+        let Some((range, pgoff)) = f.next().zip(f.nth(1)) else {
+            continue;
+        };
+        let Some((start, end, pgoff)) = range.split_once('-').and_then(|(a, b)| {
+            Some((
+                u64::from_str_radix(a, 16).ok()?,
+                u64::from_str_radix(b, 16).ok()?,
+                u64::from_str_radix(pgoff, 16).ok()?,
+            ))
+        }) else {
             continue;
         };
         let len = (end - start) as usize;
+        // Only the parts that hold data: the rest reads as zeros, which a
+        // fresh private mapping already holds (a runtime's pool of
+        // hundreds of megabytes is mostly untouched).
+        let extents = data_extents(range, start, end, pgoff).unwrap_or_else(|| vec![(0, len)]);
         // SAFETY: a fresh private mapping, filled with the shared range's
-        // contents and then moved over it (mremap replaces what was at the
+        // data and then moved over it (mremap replaces what was at the
         // destination in one step).
         unsafe {
             let tmp = libc::mmap(
@@ -618,7 +622,13 @@ pub fn privatize_userptr_mappings() -> usize {
             if tmp == libc::MAP_FAILED {
                 continue;
             }
-            std::ptr::copy_nonoverlapping(start as *const u8, tmp.cast::<u8>(), len);
+            for &(off, n) in &extents {
+                std::ptr::copy_nonoverlapping(
+                    (start as usize + off) as *const u8,
+                    tmp.cast::<u8>().add(off),
+                    n,
+                );
+            }
             let moved = libc::mremap(
                 tmp,
                 len,
@@ -634,6 +644,56 @@ pub fn privatize_userptr_mappings() -> usize {
         }
     }
     n
+}
+
+/// The parts of the shared mapping `[start, end)` of a memfd (from file
+/// offset `pgoff`) that hold data, as (offset in the mapping, length):
+/// the memfd's data extents (SEEK_DATA/SEEK_HOLE, which also finds pages
+/// swapped out) when /proc/self/map_files opens it, else the pages
+/// mincore finds in memory; None when neither can tell.
+fn data_extents(range: &str, start: u64, end: u64, pgoff: u64) -> Option<Vec<(usize, usize)>> {
+    use std::os::fd::AsRawFd;
+    let stop = pgoff + (end - start);
+    if let Ok(file) = std::fs::File::open(format!("/proc/self/map_files/{range}")) {
+        let fd = file.as_raw_fd();
+        let mut out = Vec::new();
+        let mut pos = pgoff;
+        while pos < stop {
+            // SAFETY: lseek on our own descriptor.
+            let d = unsafe { libc::lseek(fd, pos as libc::off_t, libc::SEEK_DATA) };
+            if d < 0 {
+                if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENXIO) {
+                    break; // no data past `pos`
+                }
+                return None;
+            }
+            let d = d as u64;
+            if d >= stop {
+                break;
+            }
+            // SAFETY: as above.
+            let h = unsafe { libc::lseek(fd, d as libc::off_t, libc::SEEK_HOLE) };
+            let h = if h < 0 { stop } else { (h as u64).min(stop) };
+            out.push(((d - pgoff) as usize, (h - d) as usize));
+            pos = h;
+        }
+        return Some(out);
+    }
+    const PAGE: usize = 4096;
+    let len = (end - start) as usize;
+    let mut resident = vec![0u8; len / PAGE];
+    // SAFETY: the mapping is ours; one byte per page.
+    if unsafe { libc::mincore(start as *mut libc::c_void, len, resident.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, _) in resident.iter().enumerate().filter(|(_, b)| *b & 1 != 0) {
+        match out.last_mut() {
+            Some((off, n)) if *off + *n == i * PAGE => *n += PAGE,
+            _ => out.push((i * PAGE, PAGE)),
+        }
+    }
+    Some(out)
 }
 
 impl RemoteDriver {
@@ -836,5 +896,48 @@ impl Drop for RemoteDriver {
         // Connections close with their transports; the daemon releases the
         // process when the last one goes.
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_extents;
+
+    /// Without /proc/self/map_files (a range name that does not open),
+    /// the data extents of a shared memfd mapping are the pages in memory.
+    #[test]
+    fn data_extents_fall_back_to_the_pages_in_memory() {
+        const PAGE: usize = 4096;
+        // SAFETY: a fresh memfd of 8 pages, mapped shared; pages 1, 2 and
+        // 6 written.
+        let (p, start) = unsafe {
+            let fd = libc::memfd_create(c"extents-test".as_ptr(), libc::MFD_CLOEXEC);
+            assert!(fd >= 0);
+            assert_eq!(libc::ftruncate(fd, (8 * PAGE) as libc::off_t), 0);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                8 * PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            libc::close(fd);
+            for i in [1, 2, 6] {
+                p.cast::<u8>().add(i * PAGE).write_volatile(1);
+            }
+            (p, p as u64)
+        };
+        let end = start + 8 * PAGE as u64;
+        let got = data_extents("not-a-range", start, end, 0).unwrap();
+        assert_eq!(got, vec![(PAGE, 2 * PAGE), (6 * PAGE, PAGE)]);
+        // With map_files (root here), the memfd's own extents agree.
+        let range = format!("{start:x}-{end:x}");
+        if let Some(via_file) = data_extents(&range, start, end, 0) {
+            assert_eq!(via_file, got);
+        }
+        // SAFETY: our mapping.
+        unsafe { libc::munmap(p, 8 * PAGE) };
     }
 }

@@ -285,47 +285,69 @@ fn a_client_that_goes_away_leaves_nothing_behind() {
 /// privatisation it would: the page is a shared mapping of the memfd).
 #[test]
 fn a_forked_child_gets_private_copies_of_userptr_pages() {
+    const PAGES: usize = 64;
     let d = start("userptr-fork");
     let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
     let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
-    // SAFETY: a fresh private anonymous page.
+    // SAFETY: a fresh private anonymous mapping.
     let page = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
-            4096,
+            PAGES * 4096,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
             -1,
             0,
         )
     } as *mut u32;
-    // SAFETY: our page.
-    unsafe { page.write_volatile(7) };
+    // Two pages hold data (the first and the 41st); the rest were never
+    // touched.
+    let far = page.wrapping_add(40 * 1024);
+    // SAFETY: our mapping.
+    unsafe {
+        page.write_volatile(7);
+        far.write_volatile(5);
+    }
     let mut a = [0u8; 40];
     a[0..8].copy_from_slice(&0x7f10_0000_0000u64.to_le_bytes());
-    a[8..16].copy_from_slice(&4096u64.to_le_bytes());
+    a[8..16].copy_from_slice(&((PAGES * 4096) as u64).to_le_bytes());
     a[24..32].copy_from_slice(&(page as u64).to_le_bytes());
     a[32..36].copy_from_slice(&gpu_id.to_le_bytes());
     a[36..40].copy_from_slice(&(4u32 | 1 << 31).to_le_bytes());
     r.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut a).unwrap();
     assert_eq!(read(page), 7, "adoption kept the contents");
+    assert_eq!(read(far), 5, "adoption kept the contents");
     fn read(p: *mut u32) -> u32 {
-        // SAFETY: the test's page, mapped throughout.
+        // SAFETY: the test's mapping, mapped throughout.
         unsafe { p.read_volatile() }
     }
-    let child = |privatize: bool, value: u32| {
+    fn resident(p: *mut u32) -> usize {
+        let mut v = [0u8; PAGES];
+        // SAFETY: the test's mapping, PAGES pages, one byte each.
+        let rc = unsafe { libc::mincore(p.cast(), PAGES * 4096, v.as_mut_ptr()) };
+        assert_eq!(rc, 0);
+        v.iter().filter(|&&b| b & 1 != 0).count()
+    }
+    let child = |privatize: bool, expect: u32, value: u32| {
         // SAFETY: the child only calls async-signal-tolerant code (it is a
         // test: privatising reads /proc and maps memory) and _exits.
         match unsafe { libc::fork() } {
-            // SAFETY: in the child: the test's page is mapped; _exit ends it.
+            // SAFETY: in the child: the test's mapping is mapped; _exit
+            // ends it.
             0 => unsafe {
-                let n = if privatize {
-                    rocjitsu_kmd::remote::privatize_userptr_mappings()
+                let code = if !privatize {
+                    0
+                } else if rocjitsu_kmd::remote::privatize_userptr_mappings() == 0 {
+                    3
+                } else if page.read_volatile() != expect || far.read_volatile() != 5 {
+                    4 // the parent's data did not come along
+                } else if resident(page) != 2 {
+                    5 // untouched pages were copied too
                 } else {
-                    1
+                    0
                 };
                 page.write_volatile(value);
-                libc::_exit(if n >= 1 { 0 } else { 3 });
+                libc::_exit(code);
             },
             pid => {
                 let mut st = 0;
@@ -333,23 +355,23 @@ fn a_forked_child_gets_private_copies_of_userptr_pages() {
                 unsafe { libc::waitpid(pid, &mut st, 0) };
                 assert!(
                     libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0,
-                    "child status {st}"
+                    "child status {st:#x}"
                 );
             }
         }
     };
     // The hazard is real: a child that does not privatise writes the
     // parent's page.
-    child(false, 8);
+    child(false, 7, 8);
     assert_eq!(read(page), 8, "the page is shared with the memfd");
-    child(true, 9);
+    child(true, 8, 9);
     assert_eq!(
         read(page),
         8,
         "the privatised child wrote the parent's page"
     );
-    // SAFETY: our page.
-    unsafe { libc::munmap(page.cast(), 4096) };
+    // SAFETY: our mapping.
+    unsafe { libc::munmap(page.cast(), PAGES * 4096) };
 }
 
 /// The memfd a client receives for its VRAM cannot be shrunk (or grown)
