@@ -3,7 +3,8 @@
 #   - the round trip of a small ioctl from a client to a daemon (cargo bench
 #     --bench rpc: median, p90, p99);
 #   - the HIP test set's wall time in daemon mode (a daemon per program) and
-#     in attach mode (one daemon for all) over local mode, alternating runs;
+#     in attach mode (one daemon for all) over local mode, alternating runs,
+#     over the programs that apply to all three modes;
 #   - the [kmd] table (hipMemcpy bandwidth, launch latency, ...) in daemon
 #     mode.
 #
@@ -27,12 +28,23 @@ cargo bench -q -p rocjitsu-kmd --bench rpc 2>/dev/null | grep BENCH
 
 echo "== HIP test set wall time, $TARGET, $RUNS alternating runs per mode"
 python3 scripts/hip_tests.py build --target "$TARGET" >/dev/null
+# The same programs in every mode: those that apply to local mode too (a
+# program such as ipc runs only where processes share one GPU).
+common=()
+while read -r name _; do
+  src="tests/hip/$name.hip"
+  if [[ -f "$src" ]] && grep -q '// hip-test modes:' "$src" && ! grep -q '// hip-test modes:.*local' "$src"; then
+    continue
+  fi
+  common+=("$name")
+done < <(python3 scripts/hip_tests.py list --target "$TARGET")
+only=$(IFS=,; echo "${common[*]}")
 declare -A total
 for mode in local daemon attach; do total[$mode]=""; done
 for ((i = 1; i <= RUNS; i++)); do
   for mode in local daemon attach; do
     t0=$(date +%s%N)
-    python3 scripts/hip_tests.py run --no-build --target "$TARGET" --mode "$mode" >/dev/null ||
+    python3 scripts/hip_tests.py run --no-build --target "$TARGET" --mode "$mode" -k "$only" >/dev/null ||
       echo "bench-daemon: the $mode run had failures" >&2
     total[$mode]+="$(( ($(date +%s%N) - t0) / 1000000 )) "
   done
