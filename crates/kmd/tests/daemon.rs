@@ -644,3 +644,63 @@ fn adopting_a_heap_page_while_others_allocate_completes() {
         stop.store(true, Ordering::Relaxed);
     });
 }
+
+/// A peer of another uid is refused with EPERM even when it can reach the
+/// socket (normally the socket directory's mode 0700 keeps it out), and
+/// the daemon goes on serving its own uid.
+#[test]
+fn a_peer_of_another_uid_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    assert_eq!(
+        uid, 0,
+        "this test runs a client as another uid (setuid), which needs root; run it as root, as CI does"
+    );
+    let d = start("other-uid");
+    // Let anybody reach the socket, so only the daemon's own check stands.
+    std::fs::set_permissions(&d.dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&d.socket, std::fs::Permissions::from_mode(0o777)).unwrap();
+    // SAFETY: the child switches uid, makes one request and _exits.
+    match unsafe { libc::fork() } {
+        0 => {
+            // SAFETY: dropping privileges in the child.
+            let dropped = unsafe { libc::setgid(65534) == 0 && libc::setuid(65534) == 0 };
+            let code = if !dropped {
+                10
+            } else {
+                match UnixTransport::connect(&d.socket) {
+                    Err(_) => 11, // could not even connect: the test proves nothing
+                    Ok(t) => {
+                        let h = Hello {
+                            version: wire::VERSION,
+                            pid: std::process::id(),
+                            token: [0; 16],
+                        }
+                        .encode();
+                        let _ = t.send(&header(Opcode::Handshake as u16, 1, h.len()), &h, &[]);
+                        match t.recv() {
+                            Ok(Some(m)) if m.header.result == -libc::EPERM => 0,
+                            Ok(Some(m)) if m.header.result == 0 => 12, // accepted
+                            _ => 13,
+                        }
+                    }
+                }
+            };
+            // SAFETY: ends the child without running the parent's exit code.
+            unsafe { libc::_exit(code) }
+        }
+        pid => {
+            let mut st = 0;
+            // SAFETY: waiting for our child.
+            unsafe { libc::waitpid(pid, &mut st, 0) };
+            assert!(libc::WIFEXITED(st), "child status {st:#x}");
+            let code = libc::WEXITSTATUS(st);
+            assert_eq!(
+                code, 0,
+                "the other uid's handshake: 10 no setuid, 11 no connection, 12 accepted, 13 no EPERM reply"
+            );
+        }
+    }
+    healthy(&d.socket);
+}
