@@ -289,17 +289,7 @@ fn a_forked_child_gets_private_copies_of_userptr_pages() {
     let d = start("userptr-fork");
     let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
     let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
-    // SAFETY: a fresh private anonymous mapping.
-    let page = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            PAGES * 4096,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    } as *mut u32;
+    let page = anon(PAGES * 4096) as *mut u32;
     // Two pages hold data (the first and the 41st); the rest were never
     // touched.
     let far = page.wrapping_add(40 * 1024);
@@ -412,17 +402,7 @@ fn a_userptr_range_registered_again_keeps_its_shared_memory() {
     let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
     let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
     let len = 64 << 10;
-    // SAFETY: a fresh private anonymous mapping.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    } as u64;
+    let base = anon(len);
     let backing_of = |va: u64| -> String {
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
         maps.lines()
@@ -545,19 +525,7 @@ fn adopting_userptr_pages_loses_no_concurrent_write() {
     let r = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
     let gpu_id = rocjitsu_kmd::gpu_id_of(r.config(), 0);
     let len = ROUNDS * 8192;
-    // SAFETY: a fresh private anonymous mapping, two pages per round;
-    // it stays mapped until both threads are done.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    } as u64;
-    assert_ne!(base as *mut libc::c_void, libc::MAP_FAILED);
+    let base = anon(len);
     // The writer's slot sits in the round's registered page, past the part
     // the GPU would use; the writer checks each write reads back.
     let slot = AtomicU64::new(0);
@@ -703,4 +671,21 @@ fn a_peer_of_another_uid_is_refused() {
         }
     }
     healthy(&d.socket);
+}
+
+/// A fresh private anonymous mapping of `len` bytes (the test unmaps it).
+fn anon(len: usize) -> u64 {
+    // SAFETY: a new mapping, overlapping nothing.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED, "mmap of {len} bytes");
+    p as u64
 }
