@@ -218,22 +218,8 @@ fn guest_memory_is_host_memory_and_map_rewrites_gpu_ids() {
     let guest = g.guest_gpu_id();
     let host_id = g.host_gpu_id();
     let size = 1usize << 20;
-    // SAFETY: an anonymous PROT_NONE reservation owned by the test.
-    let va = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    } as u64;
-    let mut a = [0u8; 40];
-    put64(&mut a, 0, va);
-    put64(&mut a, 8, size as u64);
-    put32(&mut a, 32, guest);
-    put32(&mut a, 36, 0x8000_0001 | 1 << 29); // VRAM | WRITABLE | PUBLIC
+    let va = reserve(size);
+    let mut a = vram_args(va, size as u64, guest);
     g.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
     let handle = get64(&a, 16);
     let offset = get64(&a, 24);

@@ -234,22 +234,8 @@ fn wait_events_honours_event_ages() {
 /// through the render node) and for the GPU; returns its address, handle
 /// and render-node mmap offset.
 fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> (u64, u64, u64) {
-    // SAFETY: an anonymous PROT_NONE reservation owned by the test.
-    let va = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            size,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    } as u64;
-    let mut a = [0u8; 40];
-    put64(&mut a, 0, va);
-    put64(&mut a, 8, size as u64);
-    put32(&mut a, 32, gpu_id);
-    put32(&mut a, 36, 0x8000_0001 | 1 << 29); // VRAM | WRITABLE | PUBLIC
+    let va = reserve(size);
+    let mut a = vram_args(va, size as u64, gpu_id);
     d.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
     let src = d
         .mmap(
