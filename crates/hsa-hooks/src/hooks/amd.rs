@@ -5,7 +5,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::map::{PoolInfo, PoolMap};
 
-use super::{exec, exec_list, hook, list_ptr, public};
+use super::{exec, exec_list, hook, list_ptr, mapped_copy, public};
 use crate::abi::*;
 
 type PoolCallback = Option<unsafe extern "C" fn(Pool, *mut c_void) -> Status>;
@@ -610,18 +610,19 @@ hook!(
         attributes: *mut SvmAttributePair,
         count: usize,
     ) {
-        if attributes.is_null() {
+        // SAFETY: `attributes` is null or holds `count` pairs (the API's
+        // contract).
+        let list = unsafe {
+            mapped_copy(attributes, count, |p| {
+                if svm_attribute_is_agent(p.attribute) {
+                    p.value = exec(Agent { handle: p.value }).handle;
+                }
+            })
+        };
+        let Some(mut list) = list else {
             // SAFETY: forwards the caller's arguments.
             return unsafe { orig()(ptr, size, attributes, count) };
-        }
-        // SAFETY: `attributes` holds `count` pairs (the API's contract).
-        let mut list: Vec<SvmAttributePair> =
-            unsafe { std::slice::from_raw_parts(attributes, count) }.to_vec();
-        for p in &mut list {
-            if svm_attribute_is_agent(p.attribute) {
-                p.value = exec(Agent { handle: p.value }).handle;
-            }
-        }
+        };
         // SAFETY: forwards a mapped copy of the caller's list.
         unsafe { orig()(ptr, size, list.as_mut_ptr(), count) }
     }
@@ -729,16 +730,13 @@ hook!(
         desc: *const MemoryAccessDesc,
         desc_cnt: usize,
     ) {
-        if desc.is_null() {
+        // SAFETY: `desc` is null or holds `desc_cnt` descriptors (the API's
+        // contract).
+        let Some(list) = (unsafe { mapped_copy(desc, desc_cnt, |d| d.agent = exec(d.agent)) })
+        else {
             // SAFETY: forwards the caller's arguments.
             return unsafe { orig()(va, size, desc, desc_cnt) };
-        }
-        // SAFETY: `desc` holds `desc_cnt` descriptors (the API's contract).
-        let mut list: Vec<MemoryAccessDesc> =
-            unsafe { std::slice::from_raw_parts(desc, desc_cnt) }.to_vec();
-        for d in &mut list {
-            d.agent = exec(d.agent);
-        }
+        };
         // SAFETY: forwards a mapped copy of the caller's descriptors.
         unsafe { orig()(va, size, list.as_ptr(), desc_cnt) }
     }

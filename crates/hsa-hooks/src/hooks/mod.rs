@@ -119,6 +119,25 @@ pub unsafe fn exec_list(
     })
 }
 
+/// A copy of the `n` entries the application passed at `p`, each changed
+/// by `map` (None for a null `p`, which the caller forwards as it is).
+///
+/// # Safety
+/// `p` is null or points to `n` readable entries.
+pub unsafe fn mapped_copy<T: Copy>(
+    p: *const T,
+    n: usize,
+    map: impl FnMut(&mut T),
+) -> Option<Vec<T>> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `n` entries are readable at `p` (caller).
+    let mut list = unsafe { std::slice::from_raw_parts(p, n) }.to_vec();
+    list.iter_mut().for_each(map);
+    Some(list)
+}
+
 /// The pointer to pass on for a mapped list (null stays null).
 pub fn list_ptr(list: &mut Option<Vec<crate::abi::Agent>>) -> *mut crate::abi::Agent {
     list.as_mut()
