@@ -24,6 +24,7 @@ import json
 import os
 import pathlib
 import signal
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,6 +93,9 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        # Its socket directory goes too (a sysroot's /tmp is shared).
+        self.logf.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def finish(p, timeout):

@@ -682,8 +682,11 @@ class Daemons:
             check_daemon_idle(tally, self.launcher, socket, name)
 
     def stop(self):
-        for proc, _ in self.running.values():
+        import shutil
+        for proc, socket in self.running.values():
             stop_daemon(proc)
+            # Its socket directory goes too (a sysroot's /tmp is shared).
+            shutil.rmtree(socket.parent, ignore_errors=True)
 
 
 def daemon_status(launcher, socket):

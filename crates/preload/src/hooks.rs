@@ -484,6 +484,22 @@ unsafe fn do_mmap(
     unsafe { real_mmap(addr, len, prot, flags, fd, off) }
 }
 
+type MadviseFn = unsafe extern "C" fn(*mut c_void, size_t, c_int) -> c_int;
+
+/// madvise: advice the kernel would mishandle on the driver's shared
+/// memory is dropped (see `advice`); the rest passes through.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn madvise(addr: *mut c_void, len: size_t, advice: c_int) -> c_int {
+    if crate::advice::suppressed(addr as u64, len as u64, advice) {
+        return 0;
+    }
+    match real!("madvise": MadviseFn) {
+        // SAFETY: the caller's arguments, to the C library's madvise.
+        Some(f) => unsafe { f(addr, len, advice) },
+        None => fail(Errno(libc::ENOSYS)),
+    }
+}
+
 fn real_mmap() -> Option<MmapFn> {
     real!("mmap": MmapFn)
 }

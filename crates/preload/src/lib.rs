@@ -14,8 +14,10 @@
 //! driver of its backend: the simulator, or for `hardware` the daemon at
 //! `ROCJITSU_DBT_HOST_SOCKET`, else the real `/dev/kfd`); without either
 //! nothing is routed. `ROCJITSU_RUNTIME_DIR`, `ROCJITSU_THREADS`,
-//! `ROCJITSU_WATCHDOG` (seconds), `ROCJITSU_LOG` (a `tracing` filter).
+//! `ROCJITSU_WATCHDOG` (seconds), `ROCJITSU_LOG` (a `tracing` filter),
+//! `ROCJITSU_SHMEM_MADVISE` (see `advice`).
 
+mod advice;
 mod fds;
 mod hooks;
 mod log;

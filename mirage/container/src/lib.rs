@@ -258,7 +258,16 @@ impl Engine {
         let mut tar = Command::new("tar");
         tar.arg("-C")
             .arg(rootfs)
-            .args(["--one-file-system", "-c", "."])
+            // Scratch directories stay, empty: their files belong to
+            // whoever uses the tree now (sockets of a running daemon).
+            .args([
+                "--one-file-system",
+                "--exclude=./tmp/*",
+                "--exclude=./var/tmp/*",
+                "--exclude=./run/*",
+                "-c",
+                ".",
+            ])
             .stdout(Stdio::piped())
             .stdin(Stdio::null());
         let tar_line = shown(&tar);
@@ -284,6 +293,15 @@ impl Engine {
         r?;
         match tar_status {
             Ok(s) if s.success() => Ok(()),
+            // GNU tar's "some files changed as they were read": a tree in
+            // use elsewhere; what was read is in the image.
+            Ok(s) if s.code() == Some(1) => {
+                tracing::warn!(
+                    "{}: files changed while the image was read (the tree is in use); the image holds them as read",
+                    rootfs.display()
+                );
+                Ok(())
+            }
             Ok(s) => Err(ContainerError::Failed {
                 command: tar_line,
                 message: format!("exited with {s}"),
