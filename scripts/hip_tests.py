@@ -412,8 +412,11 @@ def run_with_timeout(cmd, timeout, env=None):
     killed. Returns (returncode or None on timeout, stdout, stderr, seconds)."""
     t0 = time.monotonic()
     # No core files: the fault program aborts on purpose.
+    # A process group, not a session: the scheduler shares the CPU equally
+    # between sessions (autogroup), so a program in a session of its own
+    # would get as much as an attach-mode daemon's kernel threads together.
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            start_new_session=True,
+                            process_group=0,
                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -705,7 +708,7 @@ def start_daemon(launcher, config):
     socket = d / "daemon.sock"
     logf = open(d / "daemon.log", "w")
     proc = subprocess.Popen([str(launcher), "--config", str(config), "--daemon", "--socket", str(socket)],
-                            stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+                            stdout=logf, stderr=subprocess.STDOUT, process_group=0)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -282,10 +282,15 @@ fn spawn_daemon(l: &Launch) -> Result<PathBuf> {
     if pid == 0 {
         // SAFETY: closing the pipe's read end in the child.
         unsafe { libc::close(rd) };
-        // SAFETY: a new session, then a second fork so that the daemon is
-        // not the program's child.
+        // SAFETY: a process group of its own (so the terminal's Ctrl-C
+        // meant for the program does not reach the daemon), then a second
+        // fork so that the daemon is not the program's child. Not a new
+        // session: the scheduler gives each session's group of processes
+        // an equal share of the CPU (autogroup), and a session of its own
+        // would hold the daemon's kernel threads to half the machine
+        // against a program spinning while it waits for the GPU.
         unsafe {
-            libc::setsid();
+            libc::setpgid(0, 0);
             if libc::fork() != 0 {
                 libc::_exit(0);
             }
