@@ -514,6 +514,17 @@ fn noop_run_on_the_host() {
     // The whole session path (supervisor in `mirage run`, ranks, teardown)
     // without an emulator: fast enough for every `cargo test`.
     let e = Env::new("noop");
+    // Rank 2 fails, which ends the other ranks: it waits (up to 20 s) until
+    // they have printed and gone, so that every line is there to check.
+    let done = e.root.join("ranks-done");
+    std::fs::create_dir_all(&done).unwrap();
+    let script = format!(
+        "echo rank $RANK of $WORLD_SIZE; D={}; \
+         if [ $RANK != 2 ]; then touch $D/$RANK; exit 0; fi; \
+         i=0; while [ ! -e $D/0 ] || [ ! -e $D/1 ]; do \
+           i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.1; done; exit 9",
+        done.display()
+    );
     let o = e.mirage(&[
         "run",
         "--backend",
@@ -525,7 +536,7 @@ fn noop_run_on_the_host() {
         "--",
         "sh",
         "-c",
-        "echo rank $RANK of $WORLD_SIZE; exit $((RANK == 2 ? 9 : 0))",
+        &script,
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     for r in 0..3 {
