@@ -8,4 +8,5 @@ import cases_math  # noqa: F401
 import cases_misc  # noqa: F401
 import cases_parallel  # noqa: F401
 import cases_programs  # noqa: F401
+import cases_scan  # noqa: F401
 import cases_triton  # noqa: F401

@@ -258,6 +258,14 @@ fn addrs(c: &Ctx, op: &Op, off: u64) -> [u64; 64] {
     std::array::from_fn(|l| u64::from(v[l].wrapping_add(off as u32)))
 }
 
+/// `base + off` in the 32-bit arithmetic of LDS addresses, as for
+/// [`addrs`]: the `*2*` forms add their scaled offsets to a base that may be
+/// negative (`v = -4 * t` with `offset0:19` addresses `76 - 4t`).
+#[inline(always)]
+fn at(base: u64, off: u64) -> u64 {
+    u64::from((base as u32).wrapping_add(off as u32))
+}
+
 fn data_reg(op: &Op, i: usize) -> u16 {
     match op.src.get(1 + i) {
         Some(Src::V(r)) => *r,
@@ -348,7 +356,7 @@ fn read2<const W: usize, const ST64: bool>(c: &mut Ctx, op: &Op) -> Result<(), F
         }
         for (i, off) in offs.iter().enumerate() {
             for k in 0..W {
-                out[i * W + k][l] = read_u32(c, a[l] + off + 4 * k as u64);
+                out[i * W + k][l] = read_u32(c, at(a[l], off + 4 * k as u64));
             }
         }
     }
@@ -375,7 +383,7 @@ fn write2<const W: usize, const ST64: bool>(c: &mut Ctx, op: &Op) -> Result<(), 
                 let v = c.wave.vreg(d.wrapping_add(k as u16))[l];
                 buf[4 * k..4 * k + 4].copy_from_slice(&v.to_le_bytes());
             }
-            write_bytes(c, a[l] + off, &buf[..4 * W]);
+            write_bytes(c, at(a[l], *off), &buf[..4 * W]);
         }
     }
     Ok(())
@@ -393,10 +401,10 @@ fn wrxchg2<const W: usize, const ST64: bool>(c: &mut Ctx, op: &Op) -> Result<(),
             continue;
         }
         for (i, off) in offs.iter().enumerate() {
-            let at = a[l] + off;
+            let addr = at(a[l], *off);
             let d = data_reg(op, i);
             let mut old = [0u8; 8];
-            read_bytes(c, at, &mut old[..4 * W]);
+            read_bytes(c, addr, &mut old[..4 * W]);
             let mut new = [0u8; 8];
             for k in 0..W {
                 let v = c.wave.vreg(d.wrapping_add(k as u16))[l];
@@ -408,7 +416,7 @@ fn wrxchg2<const W: usize, const ST64: bool>(c: &mut Ctx, op: &Op) -> Result<(),
                     old[4 * k + 3],
                 ]);
             }
-            write_bytes(c, at, &new[..4 * W]);
+            write_bytes(c, addr, &new[..4 * W]);
         }
     }
     for (k, o) in out.iter().take(2 * W).enumerate() {

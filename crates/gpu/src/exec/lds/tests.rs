@@ -248,6 +248,97 @@ fn read2_and_write2_scale_offsets_by_element_size() {
     }
 }
 
+/// Regression (Triton's reverse `tl.cumsum` over a 4 x 512 tile): the
+/// compiler folds a negative base `v = -4 * wave` with positive `offset0`/
+/// `offset1` fields; the `*2*` forms add them in 32-bit arithmetic like
+/// every other DS address, so `-12 + 19 * 4` is byte 64.
+#[test]
+fn read2_write2_and_wrxchg2_wrap_a_negative_base() {
+    for t in [Target::Gfx90a, Target::Gfx942, Target::Gfx950] {
+        let asm = "ds_write2_b32 v1, v10, v11 offset0:19 offset1:23\n\
+                   ds_write2_b64 v2, v[12:13], v[14:15] offset0:40 offset1:60\n\
+                   s_waitcnt lgkmcnt(0)\n\
+                   ds_read2_b32 v[16:17], v1 offset0:19 offset1:23\n\
+                   ds_read2_b64 v[18:21], v2 offset0:40 offset1:60\n\
+                   s_waitcnt lgkmcnt(0)\n\
+                   ds_wrxchg2_rtn_b32 v[26:27], v1, v24, v25 offset0:19 offset1:23\n\
+                   s_waitcnt lgkmcnt(0)";
+        // Lane l: bases -4 * (l % 4) and -16 * (l % 4); data tagged by lane.
+        let m = |l: usize| (l % 4) as i64;
+        let r = lds_case(t, asm, &[0; 1024], |wv| {
+            for l in 0..64 {
+                wv.v[1][l] = (-4 * m(l)) as u32;
+                wv.v[2][l] = (-16 * m(l)) as u32;
+                for k in 0..6 {
+                    wv.v[10 + k][l] = 0x1000 * (k as u32 + 1) + l as u32;
+                }
+                wv.v[24][l] = 0xa000 + l as u32;
+                wv.v[25][l] = 0xb000 + l as u32;
+            }
+        });
+        // Lanes of one residue share addresses: the highest active one wins.
+        let mut last = [0usize; 4];
+        for l in 0..64 {
+            if EXEC >> l & 1 != 0 {
+                last[l % 4] = l;
+            }
+        }
+        let dw = |at: i64| le32(&r.lds, at as usize);
+        for (q, &l) in last.iter().enumerate() {
+            let (b1, b2) = (-4 * q as i64, -16 * q as i64);
+            let l = l as u32;
+            assert_eq!(
+                dw(b1 + 76),
+                0xa000 + l,
+                "{t:?}: wrxchg2 offset0 of base {b1}"
+            );
+            assert_eq!(
+                dw(b1 + 92),
+                0xb000 + l,
+                "{t:?}: wrxchg2 offset1 of base {b1}"
+            );
+            for k in 0..2i64 {
+                assert_eq!(
+                    dw(b2 + 320 + 4 * k),
+                    0x3000 + 0x1000 * k as u32 + l,
+                    "{t:?}: write2_b64"
+                );
+                assert_eq!(
+                    dw(b2 + 480 + 4 * k),
+                    0x5000 + 0x1000 * k as u32 + l,
+                    "{t:?}: write2_b64"
+                );
+            }
+        }
+        for l in 0..64 {
+            if EXEC >> l & 1 == 0 {
+                continue;
+            }
+            let w = last[l % 4] as u32;
+            let got = |v: usize| r.wave.v[v][l];
+            assert_eq!(
+                [got(16), got(17)],
+                [0x1000 + w, 0x2000 + w],
+                "{t:?} lane {l}: read2_b32"
+            );
+            assert_eq!(
+                [got(18), got(19), got(20), got(21)],
+                [0x3000 + w, 0x4000 + w, 0x5000 + w, 0x6000 + w],
+                "{t:?} lane {l}: read2_b64"
+            );
+            // The exchange returns what the slot held before this lane's
+            // exchange: the write2 value for the residue's first active
+            // lane, else the previous active lane's exchanged data.
+            let prev = (0..l).rev().find(|&p| p % 4 == l % 4 && EXEC >> p & 1 != 0);
+            let want = match prev {
+                Some(p) => [0xa000 + p as u32, 0xb000 + p as u32],
+                None => [0x1000 + w, 0x2000 + w],
+            };
+            assert_eq!([got(26), got(27)], want, "{t:?} lane {l}: wrxchg2_rtn_b32");
+        }
+    }
+}
+
 /// The reference 32-bit DS atomic: returns the new value (None: unchanged).
 fn model32(name: &str, old: u32, d0: u32, d1: u32) -> Option<u32> {
     let f = f32::from_bits;
