@@ -9,6 +9,8 @@
 //! Only the GFX9 CDNA targets (gfx90a, gfx942, gfx950) are implemented; the
 //! [`Target`]/[`Family`] split leaves room for the RDNA encodings.
 
+#![forbid(unsafe_code)]
+
 pub mod gfx9;
 pub mod target;
 

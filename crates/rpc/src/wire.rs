@@ -11,6 +11,8 @@
 //! limits, and rejects trailing bytes, so a malformed or hostile message is
 //! an error value, never a panic or an oversized allocation.
 
+#![forbid(unsafe_code)]
+
 use thiserror::Error;
 
 /// The protocol version; a handshake with another one is refused.

@@ -17,6 +17,8 @@
 //!   backend: an MI300X that loads gfx950 code objects), both in the sid
 //!   sysroot with ROCm 7.2.4.
 
+#![forbid(unsafe_code)]
+
 use mirage_core::model::{BackendSpec, NameOr};
 use mirage_core::{Agent, Builtins, GpuLink, Profile, Topology};
 use rocjitsu_gpu::config::{GfxTarget, GpuConfig};

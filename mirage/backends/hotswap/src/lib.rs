@@ -15,6 +15,8 @@
 //! `ROCJITSU_DBT_CONFIG=<node dir>/hotswap.json`, a `dbt_guest` block
 //! naming the guest and host ISAs and the log level.
 
+#![forbid(unsafe_code)]
+
 use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Attach, Availability, Backend, BackendError, NodeEmulator, NodeSetup, Resolved, atomic,

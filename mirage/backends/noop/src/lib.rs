@@ -1,6 +1,8 @@
 //! The `noop` backend: no emulator; executions run as they are (useful to
 //! check a workload's launch, ranks and environment without a GPU model).
 
+#![forbid(unsafe_code)]
+
 use mirage_core::backend::{self, Registration};
 use mirage_core::{Attach, Availability, Backend, BackendError, NodeEmulator, NodeSetup, Resolved};
 

@@ -22,6 +22,8 @@
 //! only: every process builds its own GuestKfd and guest agent (there is no
 //! guest daemon).
 
+#![forbid(unsafe_code)]
+
 use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Agent, Attach, Availability, Backend, BackendError, Catalog, NodeEmulator, NodeSetup, Resolved,

@@ -19,6 +19,8 @@
 //! private GPUs instead (rocjitsu's local mode: `ROCJITSU_CONFIG`,
 //! `threads`, `watchdog_s`). The daemon stops with the session.
 
+#![forbid(unsafe_code)]
+
 use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Attach, Availability, Backend, BackendError, GpuLink, NodeEmulator, NodeSetup, Resolved, atomic,
