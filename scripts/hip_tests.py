@@ -50,9 +50,6 @@ A program states what the runner must do with lines in its leading comment:
   // hip-test expect-stdout: LINE (a whole line of stdout, in any order)
   // hip-test expect-pass-line: no
   // hip-test timeout: SECONDS
-  // hip-test known-bug: TEXT     an open emulator bug (the program hangs or
-                                 fails): listed as KNOWN, not run unless
-                                 --known is given
   // hip-test modes: M, M         the launcher modes the program applies to
                                  (default all; e.g. IPC between processes
                                  needs one GPU they share: daemon, attach)
@@ -121,7 +118,6 @@ KNOWN_KEYS = {
     "expect-stdout",
     "expect-pass-line",
     "timeout",
-    "known-bug",
     "modes",
     "gpus",
     "run",
@@ -480,16 +476,12 @@ class Tally:
     the end of its output on failure)."""
 
     def __init__(self, verbose):
-        self.passed = self.failed = self.na = self.known = 0
+        self.passed = self.failed = self.na = 0
         self.verbose = verbose
 
     def not_applicable(self, name, reason):
         self.na += 1
         log(f"N/A   {name}: {reason}")
-
-    def known_bug(self, name, reason):
-        self.known += 1
-        log(f"KNOWN {name}: not run, open emulator bug: {reason} (--known runs it)")
 
     def fail_early(self, name, reason):
         self.failed += 1
@@ -651,18 +643,13 @@ def cmd_run(args):
         for p in progs:
             if p.one("run", "yes") == "no":
                 continue
-            bug = p.one("known-bug")
-            if bug and not args.known:
-                tally.known_bug(p.name, bug)
-                continue
             run_program(tally, p, args, launcher, config, props, build_failures, daemons)
         if daemons is not None:
             daemons.check_idle(tally)
     finally:
         if daemons is not None:
             daemons.stop()
-    log(f"hip: {tally.passed} passed, {tally.failed} failed, {tally.na} not applicable, "
-        f"{tally.known} known bugs "
+    log(f"hip: {tally.passed} passed, {tally.failed} failed, {tally.na} not applicable "
         f"({args.target}, {how}, {time.monotonic() - t0:.1f} s)")
     return 1 if tally.failed else 0
 
@@ -803,7 +790,6 @@ def main():
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per program (default 120)")
     ap.add_argument("--force", action="store_true", help="rebuild everything")
     ap.add_argument("--no-build", action="store_true", help="run what is already built")
-    ap.add_argument("--known", action="store_true", help="also run the programs marked with an open emulator bug (hip-test known-bug)")
     ap.add_argument("-v", "--verbose", action="store_true", help="show the output of passing programs too")
     args = ap.parse_args()
     return {"build": cmd_build, "run": cmd_run, "list": cmd_list}[args.command](args)
