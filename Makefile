@@ -62,7 +62,10 @@ test-kernels: setup
 # against the VM (crates/gpu exec::dbt_tests), and the differential test:
 # every gfx950 case of tests/kernels translated (`rocjitsu dbt translate`),
 # run on the emulated gfx942 and compared with the native gfx950 run; prints
-# the translation coverage. Fails if a translated kernel's results differ.
+# the translation coverage. Fails if a translated run misses the case's numpy
+# reference or differs from native, a fault case's report differs, the
+# translator panics or errs without a DbtError (kernel, PC, instruction), or
+# more cases fail closed than tests/dbt/fail_closed_max allows.
 .PHONY: test-dbt bench-dbt
 test-dbt: setup
 	$(CARGO) build --release -p rocjitsu-cli

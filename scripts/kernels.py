@@ -292,11 +292,12 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
         except OSError as exc:
             return False, f"cannot run {binary}: {exc}", time.monotonic() - t0, {}
         if launch.expect_fault is not None:
+            fault = {"fault_report": p.stderr.strip()}
             if p.returncode == 2 and re.search(launch.expect_fault, p.stderr, re.I):
-                return True, "", time.monotonic() - t0, {}
+                return True, "", time.monotonic() - t0, fault
             tail = " | ".join((p.stdout + p.stderr).strip().splitlines()[-6:])
             return (False, f"expected a fault matching /{launch.expect_fault}/ (exit 2), got exit {p.returncode}: {tail}",
-                    time.monotonic() - t0, {})
+                    time.monotonic() - t0, fault)
         if p.returncode != 0:
             tail = (p.stdout + p.stderr).strip().splitlines()[-6:]
             again = f" [reproduce: sh {tmp / 'cmd.sh'}]" if keep else ""
@@ -331,51 +332,116 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
 
 DBT_OUT = ROOT / "build" / "dbt"
 MFMA_SPLIT = re.compile(r"^v_mfma_")
+# The most cases `run --dbt` may see fail closed; more is a failure (lower it
+# when a rewrite lands, never raise it to hide a regression).
+DBT_FAIL_CLOSED_MAX = ROOT / "tests" / "dbt" / "fail_closed_max"
+# The one way to fail closed: `rocjitsu dbt translate` exits 1 with a DbtError
+# naming the code object, the kernel, the PC in it and the instruction.
+DBT_ERROR = re.compile(r"^rocjitsu: error: (?P<file>.+?): dbt: (?P<kernel>[^\s`]+)\+0x(?P<pc>[0-9a-f]+): "
+                       r"`(?P<inst>[^`]+)`: (?P<why>.+)$")
 
 
-def dbt_translate(binary: str, hsaco: pathlib.Path) -> tuple[pathlib.Path | None, dict | None, str]:
+def dbt_translate(binary: str, hsaco: pathlib.Path) -> tuple[str, pathlib.Path | None, dict | None, str]:
     """Translates a gfx950 code object for gfx942 with `rocjitsu dbt
-    translate --json`: (output path or None, report, error text)."""
+    translate --json`: (status, output path, report, detail). The status is
+    "OK" (translated), "CLOSED" (a DbtError naming kernel, PC and
+    instruction, and nothing written) or "FAIL" (anything else: a panic, a
+    signal, another error, a missing output or report)."""
     out = DBT_OUT / "gfx950" / hsaco.name
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    p = subprocess.run([binary, "dbt", "translate", "--guest", "gfx950", "--host", "gfx942", str(hsaco), str(tmp),
-                        "--json"], capture_output=True, text=True)
+    tmp.unlink(missing_ok=True)
+    cmd = [binary, "dbt", "translate", "--guest", "gfx950", "--host", "gfx942", str(hsaco), str(tmp), "--json"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        tmp.unlink(missing_ok=True)
+        return "FAIL", None, None, "translator timed out after 300 s"
+    except OSError as exc:
+        return "FAIL", None, None, f"cannot run {binary}: {exc}"
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    tail = " | ".join(lines[-6:]) or "(no output)"
+    written = tmp.exists()
     if p.returncode != 0:
         tmp.unlink(missing_ok=True)
-        return None, None, (p.stderr.strip().splitlines() or ["?"])[-1]
+    if p.returncode < 0:
+        return "FAIL", None, None, f"translator killed by signal {-p.returncode}: {tail}"
+    if p.returncode == 101 or "panicked" in p.stderr:
+        return "FAIL", None, None, f"translator panicked (exit {p.returncode}): {tail}"
+    if p.returncode != 0:
+        m = DBT_ERROR.match(lines[-1]) if lines else None
+        if p.returncode != 1 or m is None or m["file"] != str(hsaco):
+            return "FAIL", None, None, f"translator failed without a DbtError naming kernel, PC and instruction " \
+                                       f"(exit {p.returncode}): {tail}"
+        if written or p.stdout.strip():
+            return "FAIL", None, None, f"translator failed closed but wrote output: {lines[-1]}"
+        return "CLOSED", None, None, lines[-1]
+    try:
+        report = json.loads(p.stdout)
+    except ValueError as exc:
+        tmp.unlink(missing_ok=True)
+        return "FAIL", None, None, f"translator exited 0 without a JSON report ({exc}): {p.stdout[:200]!r}"
+    if not written:
+        return "FAIL", None, None, f"translator exited 0 but wrote no {tmp.name}"
     os.replace(tmp, out)
-    return out, json.loads(p.stdout), ""
+    return "OK", out, report, ""
 
 
 def _dbt_job(name: str, binary: str, threads: int, keep: str | None):
-    """The differential run of one gfx950 case: native on gfx950, translated
-    on gfx942. (status, detail, native wall, translated wall, report)."""
+    """The differential run of one gfx950 case: translated and run on gfx942,
+    it must pass the case's numpy reference like a native run; it is also
+    compared with the native gfx950 run (bit-exact, or within the case's
+    tolerance where an MFMA is split over K). A fault case must fault on
+    both with the same report (cause, kernel, workgroup, wave, PC,
+    instruction). (status, detail, native wall, translated wall, report)."""
     from harness import REGISTRY
     case = next(c for c in REGISTRY if c.name == name)
     try:
         _, _, hsaco, _ = resolve(case, "gfx950")
     except Exception as exc:
         return "FAIL", f"case error: {exc}", 0.0, 0.0, None
-    out, report, err = dbt_translate(binary, hsaco)
-    if out is None:
-        return "CLOSED", err, 0.0, 0.0, None
+    status, out, report, err = dbt_translate(binary, hsaco)
+    if status != "OK":
+        return status, err, 0.0, 0.0, None
     ok_n, det_n, _, st_n = run_case(case, "gfx950", binary, False, threads, keep, want_outputs=True)
     ok_t, det_t, _, st_t = run_case(case, "gfx950", binary, False, threads, None, hsaco_override=out,
                                     gpu="gfx942", want_outputs=True)
-    if case.launch("gfx950").expect_fault is not None:
-        return ("PASS" if ok_n == ok_t else "FAIL"), f"fault case: native {ok_n}, translated {ok_t}", \
-            st_n.get("wall", 0.0), st_t.get("wall", 0.0), report
-    if not ok_t:
-        return "FAIL", f"translated run: {det_t}", st_n.get("wall", 0.0), st_t.get("wall", 0.0), report
-    same = st_n.get("outputs") == st_t.get("outputs")
-    split = any(MFMA_SPLIT.match(k) for k in (report or {}).get("rewritten_by_kind", {}))
     wall = (st_n.get("wall", 0.0), st_t.get("wall", 0.0))
-    if same:
-        return "PASS", "bit-exact" + ("" if ok_n else f" (native also fails its reference: {det_n})"), *wall, report
+    if case.launch("gfx950").expect_fault is not None:
+        if not ok_t:
+            return "FAIL", f"fault case, translated run: {det_t}", *wall, report
+        if not ok_n:
+            return "FAIL", f"fault case, native run: {det_n}", *wall, report
+        rn, rt = st_n.get("fault_report", ""), st_t.get("fault_report", "")
+        if rn != rt:
+            return ("FAIL", f"fault reports differ: native [{' | '.join(rn.splitlines())}], "
+                    f"translated [{' | '.join(rt.splitlines())}]", *wall, report)
+        pc = next((ln.strip() for ln in rn.splitlines() if ln.strip().startswith("PC:")), "no PC")
+        return "PASS", f"same fault as native: {rn.splitlines()[0]} ({pc})", *wall, report
+    if not ok_t:
+        return "FAIL", f"translated run against the reference: {det_t}", *wall, report
+    if st_n.get("outputs") == st_t.get("outputs"):
+        return "PASS", "reference met, bit-exact with the native gfx950 run", *wall, report
+    split = any(MFMA_SPLIT.match(k) for k in (report or {}).get("rewritten_by_kind", {}))
     if split and ok_n:
-        return "PASS", "within the case's tolerance (MFMA split over K: another summation order)", *wall, report
-    return "FAIL", "outputs differ from the native gfx950 run", *wall, report
+        return ("PASS", "reference met, within the case's tolerance of the native run "
+                "(MFMA split over K: another summation order)", *wall, report)
+    native = f" (native run: {det_n})" if not ok_n else ""
+    return "FAIL", f"reference met, but the outputs differ from the native gfx950 run{native}", *wall, report
+
+
+def fail_closed_max() -> tuple[int | None, str]:
+    """The threshold in tests/dbt/fail_closed_max (its first line that is not
+    a comment): (value or None, error)."""
+    rel = DBT_FAIL_CLOSED_MAX.relative_to(ROOT)
+    try:
+        lines = [ln.strip() for ln in DBT_FAIL_CLOSED_MAX.read_text().splitlines()]
+    except OSError as exc:
+        return None, f"cannot read {rel}: {exc}"
+    vals = [ln for ln in lines if ln and not ln.startswith("#")]
+    if not vals or not vals[0].isdigit():
+        return None, f"{rel}: expected a count of cases, got {vals[0] if vals else 'nothing'!r}"
+    return int(vals[0]), ""
 
 
 def coverage(binary: str, objs: list[pathlib.Path]) -> int:
@@ -400,8 +466,10 @@ def coverage(binary: str, objs: list[pathlib.Path]) -> int:
 
 
 def cmd_dbt(args) -> int:
-    """`run --dbt`: every gfx950 case translated and run on gfx942, compared
-    with the native gfx950 run."""
+    """`run --dbt`: every gfx950 case translated and run on gfx942, checked
+    against its numpy reference and compared with the native gfx950 run;
+    fails on any FAIL (a translator panic or crash included) and when more
+    cases fail closed than tests/dbt/fail_closed_max allows."""
     import cases  # noqa: F401
     from harness import REGISTRY
     if not args.no_build:
@@ -428,10 +496,24 @@ def cmd_dbt(args) -> int:
                 perf = f", native {wn:.3f} s, translated {wt:.3f} s = {wt / wn:.2f}x"
             print(f"{status} dbt {c.name}: {detail}{perf}", flush=True)
     objs = sorted({resolve(c, "gfx950")[2] for c in jobs})
-    coverage(binary, objs)
+    if coverage(binary, objs) != 0:
+        counts["FAIL"] += 1
+        print("FAIL dbt coverage: `rocjitsu dbt coverage` failed", flush=True)
     n = len(jobs)
+    limit, err = fail_closed_max()
+    rel = DBT_FAIL_CLOSED_MAX.relative_to(ROOT)
+    if limit is None:
+        counts["FAIL"] += 1
+        print(f"FAIL dbt fail-closed threshold: {err}", flush=True)
+    elif counts["CLOSED"] > limit:
+        counts["FAIL"] += 1
+        print(f"FAIL dbt fail-closed threshold: {counts['CLOSED']} cases failed closed, more than the {limit} "
+              f"allowed by {rel}", flush=True)
+    elif counts["CLOSED"] < limit and not args.k:
+        print(f"dbt: {counts['CLOSED']} cases failed closed, fewer than the {limit} of {rel}: lower it", flush=True)
     print(f"dbt: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['CLOSED']} failed closed "
-          f"(not translated: {100 * counts['CLOSED'] / max(1, n):.0f}% of {n} cases) ({time.monotonic() - t0:.1f} s)")
+          f"(not translated: {100 * counts['CLOSED'] / max(1, n):.0f}% of {n} cases; at most {limit} allowed by {rel}) "
+          f"({time.monotonic() - t0:.1f} s)")
     if wall_n > 0:
         print(f"dbt: emulator time of the translated code on gfx942 over native gfx950: {wall_t:.3f} s / "
               f"{wall_n:.3f} s = {wall_t / wall_n:.2f}x (target <= 1.5x)")
