@@ -1,9 +1,9 @@
 //! Fetch and execute: the decoded-instruction cache of a code range and
 //! the loop that runs a wave.
 
-use super::mem::Vm;
 use super::op::{Ctx, Fault, Op, lower};
 use super::wave::WaveState;
+use crate::mem::Vm;
 use rocjitsu_isa::Target;
 use std::sync::OnceLock;
 

@@ -3,8 +3,8 @@
 //! unpacked, the semantic function chosen by mnemonic) and cached per code
 //! address, so that executing it is one indirect call.
 
-use super::mem::{MemFault, Tlb, Vm};
 use super::wave::{AGPR0, Apertures, Src, Wave, sreg};
+use crate::mem::{MemFault, Tlb, Vm};
 use rocjitsu_isa::gfx9::operand::{Half, Operand, RegFile, Special};
 use rocjitsu_isa::{Inst, Target};
 

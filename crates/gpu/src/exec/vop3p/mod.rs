@@ -289,9 +289,9 @@ mod tests {
     /// operands) has semantics: executing it never reports `Unsupported`.
     #[test]
     fn every_opcode_has_semantics() {
-        use crate::exec::mem::{Tlb, Vm};
         use crate::exec::op::{Ctx, Env, Fault, lower};
         use crate::exec::wave::{VREGS, Wave};
+        use crate::mem::{Tlb, Vm};
         let mut seen = 0;
         for t in Target::ALL {
             for opc in 0..128u32 {
