@@ -14,6 +14,7 @@ pub mod dispatch;
 pub mod engine;
 pub mod lds;
 pub mod loader;
+pub mod lower;
 pub mod op;
 pub mod scalar;
 pub mod smem;

@@ -72,7 +72,8 @@ mod ldst;
 mod tests;
 
 use super::lds;
-use super::op::{Ctx, ExecFn, Fault, Op, src_field, unsupported};
+use super::lower::{src_field, unsupported};
+use super::op::{Ctx, ExecFn, Fault, Op};
 use super::wave::{AGPR0, Src, Wave, sreg};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;
