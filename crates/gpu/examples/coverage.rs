@@ -5,7 +5,8 @@
 //! cargo run -p rocjitsu-gpu --example coverage -- build/corpus/*/*.hsaco
 //! ```
 
-use rocjitsu_gpu::exec::op::{ExecFn, lower, unsupported};
+use rocjitsu_gpu::exec::lower::{lower, unsupported};
+use rocjitsu_gpu::exec::op::ExecFn;
 use std::collections::BTreeMap;
 
 fn main() {

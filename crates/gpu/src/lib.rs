@@ -8,6 +8,7 @@ pub mod config;
 pub mod cp;
 pub mod exec;
 pub mod float;
+pub mod mem;
 pub mod mfma;
 pub mod topology;
 

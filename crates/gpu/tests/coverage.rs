@@ -2,7 +2,8 @@
 //! (`build/corpus`, built by `make corpus`) has semantics in the engine,
 //! apart from the few listed in `NOT_EMULATED` with the reason.
 
-use rocjitsu_gpu::exec::op::{ExecFn, lower, unsupported};
+use rocjitsu_gpu::exec::lower::{lower, unsupported};
+use rocjitsu_gpu::exec::op::ExecFn;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

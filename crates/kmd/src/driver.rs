@@ -15,7 +15,7 @@ use crate::user::UserMemory;
 use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of, user};
 use rocjitsu_gpu::config::GpuConfig;
 use rocjitsu_gpu::cp::{self, CommandProcessor, CpGpu, CpOptions, GpuFault, QueueDesc, QueueKind};
-use rocjitsu_gpu::exec::Vm;
+use rocjitsu_gpu::mem::Vm;
 use std::collections::HashMap;
 use std::os::fd::RawFd;
 use std::path::PathBuf;

@@ -11,7 +11,7 @@
 
 use crate::Errno;
 use crate::abi::kfd;
-use rocjitsu_gpu::exec::{Perms, Vm};
+use rocjitsu_gpu::mem::{Perms, Vm};
 use std::collections::BTreeMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -519,7 +519,7 @@ mod tests {
         // SAFETY: `host` is a fresh 12 KiB mapping made just above.
         unsafe { *((host + 4096) as *mut u32) = 0xdead_beef };
         // ... is what the GPU sees at the VA.
-        let mut tlb = rocjitsu_gpu::exec::Tlb::default();
+        let mut tlb = rocjitsu_gpu::mem::Tlb::default();
         assert_eq!(vm.read_u32(&mut tlb, va + 4096).unwrap(), 0xdead_beef);
         assert!(m.render_map(off + 8192, 8192).is_err());
         m.free(id, &vm).unwrap();

@@ -265,7 +265,7 @@ fn guest_memory_is_host_memory_and_map_rewrites_gpu_ids() {
     // The host GPU sees what the CPU writes.
     // SAFETY: `va` is mapped read-write just above.
     unsafe { *((va + 64) as *mut u32) = 0xfeed_f00d };
-    let mut tlb = rocjitsu_gpu::exec::Tlb::default();
+    let mut tlb = rocjitsu_gpu::mem::Tlb::default();
     assert_eq!(host.vm().read_u32(&mut tlb, va + 64).unwrap(), 0xfeed_f00d);
     // Without the rewrite the host would refuse the guest's id.
     let only_guest = [guest];

@@ -79,7 +79,7 @@ fn memory_lifecycle_and_errors() {
     put32(&mut a, 36, 0x8000_0001 | 1 << 29); // VRAM | WRITABLE | PUBLIC
     // SAFETY: `va` is mapped read-write just above.
     unsafe { *((va + 64) as *mut u32) = 0x1234_5678 };
-    let mut tlb = rocjitsu_gpu::exec::Tlb::default();
+    let mut tlb = rocjitsu_gpu::mem::Tlb::default();
     assert_eq!(d.vm().read_u32(&mut tlb, va + 64).unwrap(), 0x1234_5678);
     assert_eq!(d.allocation_count(), 1);
 

@@ -14,8 +14,8 @@ use super::pool::Pool;
 use super::signal::{self, load_u32, load_u64, store_u64};
 use super::{Cx, Engine, GpuFault, Step};
 use crate::exec::dispatch::{self, DispatchError, Extra, Launch};
-use crate::exec::mem::{Access, Tlb};
 use crate::exec::op::Fault;
+use crate::mem::{Access, Tlb};
 use rocjitsu_code::KernelDescriptor;
 use std::time::Instant;
 

@@ -9,7 +9,7 @@
 //! object unloaded and replaced at the same address is decoded afresh.
 
 use crate::exec::engine::Program;
-use crate::exec::mem::{Tlb, Vm};
+use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

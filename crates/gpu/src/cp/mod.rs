@@ -24,8 +24,8 @@ mod signal;
 #[cfg(test)]
 mod tests;
 
-use crate::exec::mem::{MemFault, Vm};
 use crate::exec::op::Env;
+use crate::mem::{MemFault, Vm};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -301,7 +301,7 @@ impl Cx<'_> {
     fn mem_fault(&self, what: &str, f: &MemFault) -> Step {
         self.fault(GpuFault {
             addr: f.addr,
-            write: f.access != crate::exec::mem::Access::Read,
+            write: f.access != crate::mem::Access::Read,
             hang: false,
             report: format!("{}\n  {what}: {f}", self.queue_name()),
         })

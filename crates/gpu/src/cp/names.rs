@@ -8,7 +8,7 @@
 //! and reading the dynamic symbols through `PT_DYNAMIC`. Every read goes
 //! through the Vm: a malformed image gives no name, never a fault.
 
-use crate::exec::mem::{PAGE, Tlb, Vm};
+use crate::mem::{PAGE, Tlb, Vm};
 
 /// How far back from the descriptor an ELF header is looked for.
 const MAX_BACK: u64 = 64 << 20;

@@ -10,7 +10,7 @@
 
 use super::signal::{load_u32, load_u64, store_u32, store_u64};
 use super::{Cx, Engine, GpuFault, Step};
-use crate::exec::mem::{Access, MemFault, Tlb};
+use crate::mem::{Access, MemFault, Tlb};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 

@@ -3,7 +3,7 @@
 //! handle, and atomic loads and stores of queue words.
 
 use super::Host;
-use crate::exec::mem::{MemFault, Tlb, Vm};
+use crate::mem::{MemFault, Tlb, Vm};
 use std::sync::atomic::{Ordering, fence};
 
 /// `amd_signal_t` field offsets: `kind` is at 0.

@@ -7,10 +7,10 @@
 //! summation order), and bit for bit on integer data.
 
 use super::engine::{self, Program, Stop};
-use super::mem::{Perms, Tlb, Vm};
 use super::op::{Ctx, Env};
 use super::testing::assemble_lines;
 use super::wave::{VREGS, Wave, WaveState};
+use crate::mem::{Perms, Tlb, Vm};
 use rocjitsu_code::dbt::{Options, rewrite_one};
 use rocjitsu_isa::Target;
 

@@ -6,9 +6,9 @@
 //! compute unit.
 
 use super::engine::{self, Program, Stop};
-use super::mem::{Tlb, Vm};
 use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave, WaveState, sreg};
+use crate::mem::{Tlb, Vm};
 use rocjitsu_code::{KernelDescriptor, SgprUse};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -308,7 +308,7 @@ pub fn host_cores() -> usize {
 }
 
 /// The kernarg dwords the descriptor asks to preload into SGPRs.
-fn preloaded_kernargs(vm: &Vm, l: &Launch) -> Result<Vec<u32>, super::mem::MemFault> {
+fn preloaded_kernargs(vm: &Vm, l: &Launch) -> Result<Vec<u32>, crate::mem::MemFault> {
     let d = &l.descriptor;
     let n = d.kernarg_preload_spec_length as u64;
     let bytes = vm.read_vec(

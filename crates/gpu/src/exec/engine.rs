@@ -1,9 +1,10 @@
 //! Fetch and execute: the decoded-instruction cache of a code range and
 //! the loop that runs a wave.
 
-use super::mem::Vm;
-use super::op::{Ctx, Fault, Op, lower};
+use super::lower::lower;
+use super::op::{Ctx, Fault, Op};
 use super::wave::WaveState;
+use crate::mem::Vm;
 use rocjitsu_isa::Target;
 use std::sync::OnceLock;
 

@@ -3,7 +3,7 @@
 //! symbol addresses become base + the symbol's value.
 
 use super::engine::Program;
-use super::mem::{Perms, Vm};
+use crate::mem::{Perms, Vm};
 use rocjitsu_code::CodeObject;
 
 /// `PT_LOAD`.

@@ -1,5 +1,5 @@
-//! The wave execution engine: GPU memory ([`mem`]), wave state
-//! ([`wave`]), instructions lowered to executable [`op::Op`]s, their
+//! The wave execution engine: wave state ([`wave`]) over GPU memory
+//! ([`crate::mem`]), instructions lowered to executable [`op::Op`]s, their
 //! semantics per encoding family, the fetch/execute loop ([`engine`]) and
 //! kernel dispatch ([`dispatch`]).
 //!
@@ -14,7 +14,7 @@ pub mod dispatch;
 pub mod engine;
 pub mod lds;
 pub mod loader;
-pub mod mem;
+pub mod lower;
 pub mod op;
 pub mod scalar;
 pub mod smem;
@@ -29,6 +29,5 @@ mod dbt_tests;
 pub mod testing;
 
 pub use engine::{Program, Stop};
-pub use mem::{MemFault, Perms, Tlb, Vm};
 pub use op::{Ctx, Env, Fault, Op};
 pub use wave::{Lanes, Wave, WaveState};

@@ -17,7 +17,8 @@
 //! (`s_scratch_load_*` / `s_scratch_store_*`, which no compiler emits) have
 //! no semantics yet and fault as unsupported if reached.
 
-use super::op::{Ctx, ExecFn, Fault, Op, sdst_of, src_of, unsupported};
+use super::lower::{sdst_of, src_of, unsupported};
+use super::op::{Ctx, ExecFn, Fault, Op};
 use super::wave::{Src, Width};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;

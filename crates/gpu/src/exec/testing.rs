@@ -10,9 +10,9 @@
 //! ```
 
 use super::engine::{self, Program, Stop};
-use super::mem::{Tlb, Vm};
 use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave};
+use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
 use std::process::Command;
 
@@ -113,7 +113,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::mem::Perms;
+    use crate::mem::Perms;
 
     #[test]
     fn saxpy_like_snippet_runs() {

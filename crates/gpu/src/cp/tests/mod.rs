@@ -8,7 +8,7 @@ mod sdma;
 
 use super::*;
 use crate::exec::loader;
-use crate::exec::mem::{Perms, Tlb};
+use crate::mem::{Perms, Tlb};
 use rocjitsu_code::CodeObject;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicU64;

@@ -18,7 +18,8 @@ mod cross;
 #[cfg(test)]
 mod tests;
 
-use super::op::{Ctx, ExecFn, Fault, Op, unsupported};
+use super::lower::unsupported;
+use super::op::{Ctx, ExecFn, Fault, Op};
 use super::vmem::{AtomicOp, apply32, apply64, ld, st};
 use super::wave::{AGPR0, Src};
 use rocjitsu_isa::Inst;

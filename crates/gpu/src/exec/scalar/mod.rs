@@ -24,7 +24,8 @@ pub(crate) mod tests;
 #[cfg(test)]
 mod tests_control;
 
-use super::op::{Ctx, ExecFn, Op, base_name, sdst_of, src_of, unsupported};
+use super::lower::{base_name, sdst_of, src_of, unsupported};
+use super::op::{Ctx, ExecFn, Op};
 use super::wave::{Src, Width};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;

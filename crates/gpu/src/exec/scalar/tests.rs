@@ -4,10 +4,10 @@
 //! from the ISA manual's pseudo-code.
 
 use crate::exec::engine::{self, Program, Stop};
-use crate::exec::mem::{Tlb, Vm};
 use crate::exec::op::{Ctx, Env, Fault};
 use crate::exec::testing::CODE_BASE;
 use crate::exec::wave::{Wave, WaveState};
+use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
 
 /// Assembles each line on its own (one `llvm-mc-22` run for all of them)

@@ -8,10 +8,10 @@ use super::control::{MODE_GPR_IDX_EN, MODE_VSKIP};
 use super::gpr_idx;
 use super::tests::{Code, assemble_each, values32, values64};
 use crate::exec::engine::{self, Program, Stop};
-use crate::exec::mem::{Tlb, Vm};
 use crate::exec::op::{Ctx, Env, Fault};
 use crate::exec::testing::CODE_BASE;
 use crate::exec::wave::{MODE_DEFAULT, Wave, WaveState};
+use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
 
 const T: Target = Target::Gfx942;

@@ -2,11 +2,11 @@
 //! against a Vm buffer whose contents the test chooses, faults, and the
 //! time counters.
 
-use crate::exec::mem::{Access, Perms, Vm};
 use crate::exec::op::Fault;
 use crate::exec::scalar::tests::{Code, assemble_each, values32, values64};
 use crate::exec::testing::CODE_BASE;
 use crate::exec::wave::Wave;
+use crate::mem::{Access, Perms, Vm};
 use rocjitsu_isa::Target;
 
 const T: Target = Target::Gfx942;

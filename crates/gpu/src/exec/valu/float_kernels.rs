@@ -6,8 +6,8 @@
 
 use crate::exec::dispatch::{Launch, dispatch};
 use crate::exec::loader;
-use crate::exec::mem::{Perms, Vm};
 use crate::exec::op::Env;
+use crate::mem::{Perms, Vm};
 use rocjitsu_code::{CodeObject, ValueKind};
 use rocjitsu_isa::Target;
 use std::process::Command;

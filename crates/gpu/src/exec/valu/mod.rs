@@ -37,9 +37,8 @@ mod float_kernels;
 #[cfg(test)]
 mod test_util;
 
-use super::op::{
-    Ctx, DppCtl, Ext, Mods, NO_VDST, Op, SdwaSel, base_name, src_field, src_of, unsupported,
-};
+use super::lower::{base_name, src_field, src_of, unsupported};
+use super::op::{Ctx, DppCtl, Ext, Mods, NO_VDST, Op, SdwaSel};
 use super::wave::{AGPR0, Lanes, Src, Width, sreg};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;
@@ -87,7 +86,7 @@ fn lower_vop(inst: Inst, f: &vop::VopFields) -> Op {
     let mut op = Op::new(inst, lookup(name).unwrap_or(unsupported));
     match (info.dst, &f.dst) {
         (Dst::V32 | Dst::V64 | Dst::A32, Some(d)) => op.vdst = vreg_index(d),
-        (Dst::S32 | Dst::Vcc, Some(d)) => op.sdst = super::op::sdst_of(d),
+        (Dst::S32 | Dst::Vcc, Some(d)) => op.sdst = super::lower::sdst_of(d),
         (Dst::Vcc, None) => op.sdst = sreg::VCC,
         _ => {}
     }

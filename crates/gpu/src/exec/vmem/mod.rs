@@ -50,7 +50,7 @@
 //! Accesses of private memory beyond `lane_bytes` fault with
 //! [`Fault::Private`]; LDS accesses outside the workgroup's allocation read
 //! 0 and drop writes (see [`super::lds`]); global accesses fault through
-//! the [`Vm`](super::mem::Vm).
+//! the [`Vm`](crate::mem::Vm).
 //!
 //! Cache-policy bits (`glc`/`slc`/`scc`, `sc0`/`sc1`/`nt`) have no
 //! functional effect, except that an atomic returns the pre-op value only
@@ -72,7 +72,8 @@ mod ldst;
 mod tests;
 
 use super::lds;
-use super::op::{Ctx, ExecFn, Fault, Op, src_field, unsupported};
+use super::lower::{src_field, unsupported};
+use super::op::{Ctx, ExecFn, Fault, Op};
 use super::wave::{AGPR0, Src, Wave, sreg};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;

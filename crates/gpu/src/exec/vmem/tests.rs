@@ -1,10 +1,10 @@
 //! Vector memory tests: snippets assembled by llvm-mc-22, results compared
 //! with a plain-Rust model of each access computed from the test's inputs.
 
-use crate::exec::mem::{Perms, Vm};
 use crate::exec::op::Fault;
 use crate::exec::testing::{Run, run};
 use crate::exec::wave::{Apertures, Wave, sreg};
+use crate::mem::{Perms, Vm};
 use rocjitsu_isa::Target;
 
 fn splitmix(s: &mut u64) -> u64 {

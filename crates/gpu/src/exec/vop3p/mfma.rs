@@ -19,7 +19,8 @@
 
 use super::AGPR0;
 use crate::config::GfxTarget;
-use crate::exec::op::{Ctx, Fault, Mods, NO_VDST, Op, src_field};
+use crate::exec::lower::src_field;
+use crate::exec::op::{Ctx, Fault, Mods, NO_VDST, Op};
 use crate::exec::wave::{Lanes, Src, Width, const_bits};
 use crate::mfma::{self, MfmaMods};
 use rocjitsu_isa::gfx9::Body;
@@ -314,7 +315,7 @@ mod tests {
     fn lower_asm(t: Target, asm: &str) -> Op {
         let bytes = assemble(t, asm);
         let inst = rocjitsu_isa::decode(t, &bytes).unwrap();
-        crate::exec::op::lower(inst)
+        crate::exec::lower::lower(inst)
     }
 
     #[test]

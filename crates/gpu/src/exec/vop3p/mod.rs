@@ -21,7 +21,8 @@ mod mix;
 mod pk16;
 mod pk32;
 
-use super::op::{Ctx, ExecFn, Fault, Mods, NO_VDST, Op, src_field, unsupported};
+use super::lower::{src_field, unsupported};
+use super::op::{Ctx, ExecFn, Fault, Mods, NO_VDST, Op};
 use super::wave::{AGPR0, Lanes, Src, Width, const_bits};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;
@@ -289,9 +290,10 @@ mod tests {
     /// operands) has semantics: executing it never reports `Unsupported`.
     #[test]
     fn every_opcode_has_semantics() {
-        use crate::exec::mem::{Tlb, Vm};
-        use crate::exec::op::{Ctx, Env, Fault, lower};
+        use crate::exec::lower::lower;
+        use crate::exec::op::{Ctx, Env, Fault};
         use crate::exec::wave::{VREGS, Wave};
+        use crate::mem::{Tlb, Vm};
         let mut seen = 0;
         for t in Target::ALL {
             for opc in 0..128u32 {
