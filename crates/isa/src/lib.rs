@@ -15,6 +15,7 @@ pub mod gfx9;
 pub mod target;
 
 pub use gfx9::Inst;
+pub use gfx9::opcodes::{Opcode, opcodes};
 pub use target::{Family, Target, UnknownTarget};
 
 /// Why a byte sequence did not decode to an instruction.

@@ -18,6 +18,7 @@ pub mod lower;
 pub mod op;
 pub mod scalar;
 pub mod smem;
+pub mod unsupported;
 pub mod valu;
 pub mod vmem;
 pub mod vop3p;

@@ -10,6 +10,7 @@ pub mod exp;
 pub mod flat;
 pub mod mimg;
 pub mod mubuf;
+pub mod opcodes;
 pub mod operand;
 pub mod smem;
 pub mod sop;
