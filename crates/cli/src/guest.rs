@@ -11,7 +11,7 @@
 
 use crate::launch::Launch;
 use anyhow::{Context, Result, bail};
-use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_config::GpuConfig;
 use rocjitsu_kmd::guest_launch::{EnvChange, GuestLaunch, guest_env};
 use std::path::{Path, PathBuf};
 use std::process::Command;

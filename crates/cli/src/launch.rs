@@ -11,7 +11,7 @@
 //! - `--attach`: the program uses a daemon that is already running.
 
 use anyhow::{Context, Result, bail};
-use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_config::GpuConfig;
 use rocjitsu_kmd::DriverOptions;
 use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
 use std::ffi::{OsStr, OsString};

@@ -4,11 +4,11 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use rocjitsu_code::{Container, KernelArg, ValueKind};
+use rocjitsu_config::{GfxTarget, GpuConfig};
 use rocjitsu_gpu::exec::dispatch::{self, Launch};
 use rocjitsu_gpu::exec::{Env, loader};
 use rocjitsu_gpu::float::{Rounding, f32_to_bf16, f32_to_f16};
 use rocjitsu_gpu::mem::{Perms, Vm};
-use rocjitsu_gpu::{GfxTarget, GpuConfig};
 use rocjitsu_isa::Target;
 use std::path::PathBuf;
 use std::process::ExitCode;

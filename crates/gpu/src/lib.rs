@@ -1,10 +1,9 @@
-//! The virtual GPU: configurations ([`config`]), the machine's shape built
-//! from them ([`topology`]), and the number formats the execution engine
-//! computes with ([`float`]), and the matrix instructions' semantics
-//! ([`mfma`]), and the command processor that serves the runtime's queues
-//! ([`cp`]).
+//! The virtual GPU: the machine's shape built from a configuration
+//! (`rocjitsu_config`; [`topology`]), the number formats the execution
+//! engine computes with ([`float`]), the matrix instructions' semantics
+//! ([`mfma`]), the wave execution engine ([`exec`]) and the command processor
+//! that serves the runtime's queues ([`cp`]).
 
-pub mod config;
 pub mod cp;
 pub mod exec;
 pub mod float;
@@ -12,5 +11,4 @@ pub mod mem;
 pub mod mfma;
 pub mod topology;
 
-pub use config::{ConfigError, GfxTarget, GpuConfig, GpuSpec};
 pub use topology::Topology;

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::config::{GpuConfig, GpuSpec};
+use rocjitsu_config::{GpuConfig, GpuSpec};
 
 /// Global index of a GPU (its KFD GPU node order).
 pub type GpuId = u32;
@@ -237,7 +237,7 @@ impl Topology {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::tests::shipped;
+    use rocjitsu_config::testing::shipped;
 
     #[test]
     fn counts_match_config() {

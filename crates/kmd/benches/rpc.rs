@@ -5,7 +5,7 @@
 //!
 //!   cargo bench -p rocjitsu-kmd --bench rpc [-- ITERATIONS]
 
-use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GfxTarget, GpuConfig};
 use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
 use rocjitsu_kmd::remote::{Fds, RemoteDriver};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, SimulatedDriver};

@@ -40,7 +40,7 @@ pub unsafe extern "C" fn rocjitsu_daemon_start(
     let (config, socket) = unsafe { (CStr::from_ptr(config), CStr::from_ptr(socket)) };
     let start = || -> Result<RocjitsuDaemon, String> {
         let path = std::path::Path::new(config.to_str().map_err(|e| e.to_string())?);
-        let cfg = rocjitsu_gpu::config::GpuConfig::load(path).map_err(|e| e.to_string())?;
+        let cfg = rocjitsu_config::GpuConfig::load(path).map_err(|e| e.to_string())?;
         let daemon = Arc::new(Daemon::bind(DaemonOptions {
             driver: DriverOptions {
                 config: cfg,

@@ -13,7 +13,7 @@ use crate::memory::{AllocRequest, Memory, VramPool};
 use crate::sysfs::SysfsTree;
 use crate::user::UserMemory;
 use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of, user};
-use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_config::GpuConfig;
 use rocjitsu_gpu::cp::{self, CommandProcessor, CpGpu, CpOptions, GpuFault, QueueDesc, QueueKind};
 use rocjitsu_gpu::mem::Vm;
 use std::collections::HashMap;
@@ -747,8 +747,8 @@ impl SimulatedDriver {
     }
 }
 
-fn isa_target(t: rocjitsu_gpu::config::GfxTarget) -> rocjitsu_isa::Target {
-    use rocjitsu_gpu::config::GfxTarget as G;
+fn isa_target(t: rocjitsu_config::GfxTarget) -> rocjitsu_isa::Target {
+    use rocjitsu_config::GfxTarget as G;
     match t {
         G::Gfx90a => rocjitsu_isa::Target::Gfx90a,
         G::Gfx942 => rocjitsu_isa::Target::Gfx942,

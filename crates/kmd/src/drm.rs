@@ -5,7 +5,7 @@
 use crate::Errno;
 use crate::abi::{Args, drm, put_u32, put_u64};
 use crate::user::UserMemory;
-use rocjitsu_gpu::config::GpuSpec;
+use rocjitsu_config::GpuSpec;
 
 /// `GB_ADDR_CONFIG` with a 256-byte pipe interleave, which the image
 /// address library requires on GFX9.
@@ -137,7 +137,7 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+    use rocjitsu_config::{GfxTarget, GpuConfig};
 
     #[test]
     fn version_and_dev_info() {

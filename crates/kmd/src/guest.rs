@@ -29,7 +29,7 @@ use crate::abi::{self, Args, kfd};
 use crate::sysfs::SysfsTree;
 use crate::user::{self, UserMemory};
 use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of};
-use rocjitsu_gpu::config::{DbtGuest, GpuConfig, GpuSpec};
+use rocjitsu_config::{DbtGuest, GpuConfig, GpuSpec};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -195,7 +195,7 @@ impl GuestKfd {
         guest.pci.location_id = 0xfe00;
         let one = GpuConfig {
             schema: None,
-            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![guest.clone()],
             dbt_guest: None,
         };

@@ -9,7 +9,7 @@
 //! configuration; `LD_PRELOAD`, `ROCJITSU_CONFIG` and the runtime directory
 //! are set as for any local launch.)
 
-use rocjitsu_gpu::config::{DbtBackend, GpuConfig};
+use rocjitsu_config::{DbtBackend, GpuConfig};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

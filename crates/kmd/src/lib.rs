@@ -35,7 +35,7 @@ pub use guest::GuestKfd;
 pub use passthrough::{KfdPassthrough, RealGpu, read_topology};
 pub use remote::RemoteDriver;
 
-use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_config::GpuConfig;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 

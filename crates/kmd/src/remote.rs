@@ -23,7 +23,7 @@
 use crate::abi::{self, kfd};
 use crate::sysfs::SysfsTree;
 use crate::{DeviceFile, Driver, Errno, MapSource};
-use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_config::GpuConfig;
 use rocjitsu_rpc::unix::UnixTransport;
 use rocjitsu_rpc::wire::{self, Header, Hello, Ioctl, Mmap, Opcode, Welcome};
 use rocjitsu_rpc::{Message, Transport};

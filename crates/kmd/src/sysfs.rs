@@ -14,7 +14,7 @@
 //! place), so concurrent processes share it and never see half a tree.
 
 use crate::gpu_id_of;
-use rocjitsu_gpu::config::{GpuConfig, GpuSpec};
+use rocjitsu_config::{GpuConfig, GpuSpec};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -91,7 +91,7 @@ impl SysfsTree {
         // real GPUs'), then renumbered.
         let cfg = GpuConfig {
             schema: None,
-            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![extra.clone(); nodes],
             dbt_guest: None,
         };
@@ -183,7 +183,7 @@ impl SysfsTree {
         }
         let named = GpuConfig {
             schema: None,
-            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![extra.clone()],
             dbt_guest: None,
         };
@@ -675,7 +675,7 @@ fn caches(g: &GpuSpec, gpu_index: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocjitsu_gpu::config::GfxTarget;
+    use rocjitsu_config::GfxTarget;
 
     #[test]
     fn tree_has_the_files_the_thunk_reads() {

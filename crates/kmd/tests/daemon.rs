@@ -5,7 +5,7 @@
 //! the daemon goes on serving a well-behaved client; a client that goes
 //! away leaves nothing behind in the daemon's accounting.
 
-use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GfxTarget, GpuConfig};
 use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
 use rocjitsu_kmd::remote::{Fds, RemoteDriver};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno};

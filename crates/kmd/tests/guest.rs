@@ -4,7 +4,7 @@
 //! handle with the guest's gpu_id rewritten in map requests, start-up
 //! plumbing is answered for the guest, and guest execution is refused.
 
-use rocjitsu_gpu::config::{
+use rocjitsu_config::{
     DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
 };
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, GuestKfd, SimulatedDriver};

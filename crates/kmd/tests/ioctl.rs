@@ -2,7 +2,7 @@
 //! structures laid out as `linux/kfd_ioctl.h` defines them and errno values
 //! as the amdgpu KFD returns them.
 
-use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GfxTarget, GpuConfig};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, SimulatedDriver, gpu_id_of};
 
 mod common;

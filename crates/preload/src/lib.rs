@@ -134,7 +134,7 @@ fn create() -> Option<Arc<dyn Driver>> {
         };
     }
     let path = config_path?;
-    let config = match rocjitsu_gpu::config::GpuConfig::load(&path) {
+    let config = match rocjitsu_config::GpuConfig::load(&path) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("rocjitsu: {e}; no GPU is emulated");
@@ -168,7 +168,7 @@ fn fds_hooks() -> Fds {
 }
 
 fn driver_options(
-    config: rocjitsu_gpu::config::GpuConfig,
+    config: rocjitsu_config::GpuConfig,
     runtime_dir: std::path::PathBuf,
 ) -> DriverOptions {
     DriverOptions {
@@ -185,12 +185,12 @@ fn driver_options(
 /// (the simulator in this process; for `hardware`, the daemon at
 /// `ROCJITSU_DBT_HOST_SOCKET`, else the machine's real `/dev/kfd`).
 fn guest_driver(
-    config: rocjitsu_gpu::config::GpuConfig,
-    guest: &rocjitsu_gpu::config::DbtGuest,
+    config: rocjitsu_config::GpuConfig,
+    guest: &rocjitsu_config::DbtGuest,
     runtime_dir: std::path::PathBuf,
     fds: Fds,
 ) -> Option<Arc<dyn Driver>> {
-    use rocjitsu_gpu::config::DbtBackend;
+    use rocjitsu_config::DbtBackend;
     let result = match guest.execution_backend {
         DbtBackend::Simulator => {
             SimulatedDriver::new(driver_options(config.clone(), runtime_dir.clone())).and_then(

@@ -21,7 +21,7 @@
 
 use mirage_core::model::{BackendSpec, NameOr};
 use mirage_core::{Agent, Builtins, GpuLink, Profile, Topology};
-use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GfxTarget, GpuConfig};
 use std::path::PathBuf;
 
 /// rocjitsu's download and sysroot cache.

@@ -294,7 +294,7 @@ impl Catalog {
 mod tests {
     use super::*;
     use crate::model::{BackendSpec, GpuLink};
-    use rocjitsu_gpu::config::{GfxTarget, GpuConfig};
+    use rocjitsu_config::{GfxTarget, GpuConfig};
 
     fn catalog(tag: &str) -> Catalog {
         let home =

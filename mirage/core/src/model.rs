@@ -8,7 +8,7 @@
 //! JSON path of the offending value. Semantic checks (`validate`) return the
 //! path and the message of the first problem.
 
-use rocjitsu_gpu::config::{GpuConfig, GpuSpec};
+use rocjitsu_config::{GpuConfig, GpuSpec};
 use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -41,7 +41,7 @@ impl Agent {
         crate::check_name(&self.name).map_err(|m| ("name".to_string(), m))?;
         let cfg = GpuConfig {
             schema: None,
-            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![self.gpu.clone()],
             dbt_guest: None,
         };
@@ -517,7 +517,7 @@ mod tests {
         Agent {
             name: "MI300X".into(),
             description: String::new(),
-            gpu: GpuConfig::builtin(rocjitsu_gpu::config::GfxTarget::Gfx942).gpus[0].clone(),
+            gpu: GpuConfig::builtin(rocjitsu_config::GfxTarget::Gfx942).gpus[0].clone(),
         }
     }
 

@@ -50,7 +50,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use crate::config::GfxTarget;
+use rocjitsu_config::GfxTarget;
 
 pub use table::{ALL, lookup, lookup_for};
 

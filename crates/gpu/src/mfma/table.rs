@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::Elem::{self, *};
 use super::{GFX90A, GFX942, GFX950, MfmaInfo};
-use crate::config::GfxTarget;
+use rocjitsu_config::GfxTarget;
 
 const BC: u8 = 1; // CBSZ/ABID broadcast
 const LP: u8 = 2; // BLGP lane pattern

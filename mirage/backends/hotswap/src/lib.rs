@@ -21,7 +21,7 @@ use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Attach, Availability, Backend, BackendError, NodeEmulator, NodeSetup, Resolved, atomic,
 };
-use rocjitsu_gpu::config::{
+use rocjitsu_config::{
     DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
 };
 use serde::Deserialize;
@@ -113,7 +113,7 @@ impl Backend for Hotswap {
         let log = o.dbt_log_level.unwrap_or_default();
         let block = GpuConfig {
             schema: None,
-            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![],
             dbt_guest: Some(DbtGuest {
                 enabled: true,

@@ -29,7 +29,7 @@ use mirage_core::{
     Agent, Attach, Availability, Backend, BackendError, Catalog, NodeEmulator, NodeSetup, Resolved,
     atomic,
 };
-use rocjitsu_gpu::config::{
+use rocjitsu_config::{
     DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
 };
 use rocjitsu_kmd::guest_launch::{EnvChange, GuestLaunch, guest_env};
@@ -207,7 +207,7 @@ impl Backend for RocjitsuDbt {
         };
         let guest_cfg = GpuConfig {
             schema: None,
-            version: rocjitsu_gpu::config::CONFIG_VERSION,
+            version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![],
             dbt_guest: Some(block),
         };

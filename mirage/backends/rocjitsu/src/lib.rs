@@ -25,7 +25,7 @@ use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Attach, Availability, Backend, BackendError, GpuLink, NodeEmulator, NodeSetup, Resolved, atomic,
 };
-use rocjitsu_gpu::config::GpuConfig;
+use rocjitsu_config::GpuConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -166,7 +166,7 @@ pub fn node_config(setup: &NodeSetup) -> Result<GpuConfig, BackendError> {
     }
     let cfg = GpuConfig {
         schema: None,
-        version: rocjitsu_gpu::config::CONFIG_VERSION,
+        version: rocjitsu_config::CONFIG_VERSION,
         gpus,
         dbt_guest: None,
     };
@@ -349,7 +349,7 @@ inventory::submit! { Registration(&Rocjitsu) }
 mod tests {
     use super::*;
     use mirage_core::Agent;
-    use rocjitsu_gpu::config::GfxTarget;
+    use rocjitsu_config::GfxTarget;
 
     fn agent() -> Agent {
         Agent {

@@ -18,11 +18,11 @@
 //! it does not look at EXEC (compilers issue it with EXEC all ones).
 
 use super::AGPR0;
-use crate::config::GfxTarget;
 use crate::exec::lower::src_field;
 use crate::exec::op::{Ctx, Fault, Mods, NO_VDST, Op};
 use crate::exec::wave::{Lanes, Src, Width, const_bits};
 use crate::mfma::{self, MfmaMods};
+use rocjitsu_config::GfxTarget;
 use rocjitsu_isa::gfx9::Body;
 use rocjitsu_isa::gfx9::vop3p::{Kind, Tail, Vop3p};
 use rocjitsu_isa::{Inst, Target};

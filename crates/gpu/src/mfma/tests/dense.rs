@@ -2,8 +2,8 @@
 //! BLGP, F64 negation.
 
 use super::*;
-use crate::config::GfxTarget;
 use crate::mfma::{ALL, MfmaError, MfmaMods, execute, lookup, lookup_for};
+use rocjitsu_config::GfxTarget;
 
 /// Generates A, B, C for `info`, runs it, and compares with an f64
 /// reference. `exact`: small integers, so every result must be exact.

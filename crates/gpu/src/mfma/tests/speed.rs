@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use super::*;
-use crate::config::GfxTarget;
 use crate::mfma::{MfmaMods, execute, lookup_for};
+use rocjitsu_config::GfxTarget;
 
 /// This thread's CPU time in seconds (Linux schedstat), so that the
 /// figures mean something on a shared machine; wall time elsewhere.

@@ -2,8 +2,8 @@
 //! generates from LLVM 22's disassembler (mnemonics, targets and register
 //! counts per operand).
 
-use crate::config::GfxTarget;
 use crate::mfma::{ALL, GFX90A, GFX942, GFX950, lookup, lookup_for};
+use rocjitsu_config::GfxTarget;
 
 /// (name, target bits, dst registers, source register counts) of the MFMA
 /// and SMFMAC rows of the generated table.

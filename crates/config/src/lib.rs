@@ -7,6 +7,11 @@
 //! rejected, and every error names the file and the JSON path of the
 //! offending value (`gpus[0].soc.xcds: expected a positive integer, got 0`).
 
+#![forbid(unsafe_code)]
+
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+
 use std::fmt;
 use std::path::Path;
 
@@ -1078,29 +1083,10 @@ impl GpuSpec {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
+    use super::testing::{configs_dir, shipped};
     use super::*;
     use serde_json::Value;
-
-    fn configs_dir() -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
-    }
-
-    /// The shipped configurations, loaded and validated, with their file names.
-    pub(crate) fn shipped() -> Vec<(String, GpuConfig)> {
-        let mut out = Vec::new();
-        let mut names: Vec<_> = std::fs::read_dir(configs_dir())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .filter(|n| n.ends_with("_kmd.json"))
-            .collect();
-        names.sort();
-        for n in names {
-            let cfg = GpuConfig::load(configs_dir().join(&n)).unwrap_or_else(|e| panic!("{e}"));
-            out.push((n, cfg));
-        }
-        out
-    }
 
     fn mi300x_text() -> String {
         std::fs::read_to_string(configs_dir().join("gfx942_cdna3_kmd.json")).unwrap()
