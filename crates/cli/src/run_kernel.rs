@@ -4,7 +4,7 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use rocjitsu_code::{Container, KernelArg, ValueKind};
-use rocjitsu_config::{GfxTarget, GpuConfig};
+use rocjitsu_config::GpuConfig;
 use rocjitsu_gpu::exec::dispatch::{self, Launch};
 use rocjitsu_gpu::exec::{Env, loader};
 use rocjitsu_gpu::float::{Rounding, f32_to_bf16, f32_to_f16};
@@ -183,7 +183,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X) or gfx950 (MI355X)"
                 )
             })?;
-            Some(GpuConfig::builtin(gfx_of(t)))
+            Some(GpuConfig::builtin(t))
         }
         (None, None) => None,
     };
@@ -209,7 +209,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     };
     let target = co.target();
-    let config = config.unwrap_or_else(|| GpuConfig::builtin(gfx_of(target)));
+    let config = config.unwrap_or_else(|| GpuConfig::builtin(target));
     let max_lds = config.gpus.first().map_or(65536, |g| g.cu.lds_bytes);
 
     if a.list {
@@ -507,12 +507,4 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn gfx_of(t: Target) -> GfxTarget {
-    match t {
-        Target::Gfx90a => GfxTarget::Gfx90a,
-        Target::Gfx942 => GfxTarget::Gfx942,
-        Target::Gfx950 => GfxTarget::Gfx950,
-    }
 }

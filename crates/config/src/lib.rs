@@ -9,8 +9,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod target;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+
+pub use target::{Family, Target, UnknownTarget};
 
 use std::fmt;
 use std::path::Path;
@@ -74,7 +77,7 @@ pub struct GpuConfig {
     pub dbt_guest: Option<DbtGuest>,
 }
 
-/// An ISA a DBT guest or host may name. Wider than [`GfxTarget`] (the
+/// An ISA a DBT guest or host may name. Wider than [`Target`] (the
 /// targets the emulator implements): gfx1250's steppings are named here so
 /// that the revision rules can be checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -97,11 +100,11 @@ impl DbtIsa {
     }
 
     /// The emulator's target of this ISA, if it implements it.
-    pub fn gfx_target(self) -> Option<GfxTarget> {
+    pub fn gfx_target(self) -> Option<Target> {
         match self {
-            DbtIsa::Gfx90a => Some(GfxTarget::Gfx90a),
-            DbtIsa::Gfx942 => Some(GfxTarget::Gfx942),
-            DbtIsa::Gfx950 => Some(GfxTarget::Gfx950),
+            DbtIsa::Gfx90a => Some(Target::Gfx90a),
+            DbtIsa::Gfx942 => Some(Target::Gfx942),
+            DbtIsa::Gfx950 => Some(Target::Gfx950),
             DbtIsa::Gfx1250 => None,
         }
     }
@@ -197,7 +200,7 @@ pub struct DbtGuest {
 impl DbtGuest {
     /// The emulator target of the guest (its identity comes from the
     /// shipped configuration of that target).
-    pub fn guest_target(&self) -> Option<GfxTarget> {
+    pub fn guest_target(&self) -> Option<Target> {
         self.guest_isa.gfx_target()
     }
 
@@ -307,50 +310,6 @@ impl DbtGuest {
     }
 }
 
-/// The gfx targets the emulator implements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GfxTarget {
-    Gfx90a,
-    Gfx942,
-    Gfx950,
-}
-
-impl GfxTarget {
-    /// The LLVM processor name, e.g. `gfx942`.
-    pub fn name(self) -> &'static str {
-        match self {
-            GfxTarget::Gfx90a => "gfx90a",
-            GfxTarget::Gfx942 => "gfx942",
-            GfxTarget::Gfx950 => "gfx950",
-        }
-    }
-
-    /// The KFD `gfx_target_version` (major * 10000 + minor * 100 + stepping).
-    pub fn gfx_target_version(self) -> u32 {
-        match self {
-            GfxTarget::Gfx90a => 90010,
-            GfxTarget::Gfx942 => 90402,
-            GfxTarget::Gfx950 => 90500,
-        }
-    }
-
-    /// The architecture family name.
-    pub fn family(self) -> &'static str {
-        match self {
-            GfxTarget::Gfx90a => "CDNA2",
-            GfxTarget::Gfx942 => "CDNA3",
-            GfxTarget::Gfx950 => "CDNA4",
-        }
-    }
-}
-
-impl fmt::Display for GfxTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// One GPU (one KFD node).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -358,7 +317,7 @@ pub struct GpuSpec {
     /// Marketing name, e.g. `AMD Instinct MI300X`.
     pub marketing_name: String,
     /// LLVM processor name.
-    pub gfx_target: GfxTarget,
+    pub gfx_target: Target,
     /// KFD `gfx_target_version`; must agree with `gfx_target`.
     pub gfx_target_version: u32,
     /// Architecture family (`CDNA2`, `CDNA3`, `CDNA4`); must agree with `gfx_target`.
@@ -589,17 +548,17 @@ pub struct Kfd {
 impl GpuConfig {
     /// The configuration shipped in `configs/` for a target: MI210
     /// (gfx90a), MI300X (gfx942) or MI355X (gfx950).
-    pub fn builtin(target: GfxTarget) -> GpuConfig {
+    pub fn builtin(target: Target) -> GpuConfig {
         let (name, text) = match target {
-            GfxTarget::Gfx90a => (
+            Target::Gfx90a => (
                 "configs/gfx90a_cdna2_kmd.json",
                 include_str!("../../../configs/gfx90a_cdna2_kmd.json"),
             ),
-            GfxTarget::Gfx942 => (
+            Target::Gfx942 => (
                 "configs/gfx942_cdna3_kmd.json",
                 include_str!("../../../configs/gfx942_cdna3_kmd.json"),
             ),
-            GfxTarget::Gfx950 => (
+            Target::Gfx950 => (
                 "configs/gfx950_cdna4_kmd.json",
                 include_str!("../../../configs/gfx950_cdna4_kmd.json"),
             ),
@@ -797,10 +756,15 @@ impl GpuSpec {
                 ),
             );
         }
-        if self.family != t.family() {
+        if self.family != t.architecture() {
             return fail(
                 format!("{p}.family"),
-                format!("{} is family {}, got {:?}", t, t.family(), self.family),
+                format!(
+                    "{} is family {}, got {:?}",
+                    t,
+                    t.architecture(),
+                    self.family
+                ),
             );
         }
         if self.marketing_name.trim().is_empty() {
@@ -1125,7 +1089,7 @@ mod tests {
         let want = [
             (
                 "AMD Instinct MI210",
-                GfxTarget::Gfx90a,
+                Target::Gfx90a,
                 90010,
                 104,
                 64u64 << 30,
@@ -1133,7 +1097,7 @@ mod tests {
             ),
             (
                 "AMD Instinct MI300X",
-                GfxTarget::Gfx942,
+                Target::Gfx942,
                 90402,
                 304,
                 192 << 30,
@@ -1141,7 +1105,7 @@ mod tests {
             ),
             (
                 "AMD Instinct MI355X",
-                GfxTarget::Gfx950,
+                Target::Gfx950,
                 90500,
                 256,
                 288 << 30,
@@ -1654,12 +1618,12 @@ mod tests {
             let cfg = GpuConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
             let d = cfg.guest().unwrap();
             assert_eq!((d.guest_isa, d.host_isa), (DbtIsa::Gfx950, DbtIsa::Gfx942));
-            assert_eq!(d.guest_target(), Some(GfxTarget::Gfx950));
+            assert_eq!(d.guest_target(), Some(Target::Gfx950));
             match d.execution_backend {
                 // The host GPUs come from the referenced MI300X file.
                 DbtBackend::Simulator => {
                     assert_eq!(cfg.gpus.len(), 1);
-                    assert_eq!(cfg.gpus[0].gfx_target, GfxTarget::Gfx942);
+                    assert_eq!(cfg.gpus[0].gfx_target, Target::Gfx942);
                     let resolved = d.simulator_config.as_deref().unwrap();
                     assert!(
                         Path::new(resolved).is_absolute()

@@ -12,11 +12,12 @@
 #![forbid(unsafe_code)]
 
 pub mod gfx9;
-pub mod target;
 
 pub use gfx9::Inst;
 pub use gfx9::opcodes::{Opcode, opcodes};
-pub use target::{Family, Target, UnknownTarget};
+// The targets live with the GPU configuration (`rocjitsu_config`), the one
+// target type of every crate; the decoders are chosen by their `Family`.
+pub use rocjitsu_config::{Family, Target, UnknownTarget};
 
 /// Why a byte sequence did not decode to an instruction.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -5,7 +5,7 @@
 //!
 //!   cargo bench -p rocjitsu-kmd --bench rpc [-- ITERATIONS]
 
-use rocjitsu_config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GpuConfig, Target};
 use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
 use rocjitsu_kmd::remote::{Fds, RemoteDriver};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, SimulatedDriver};
@@ -13,7 +13,7 @@ use std::time::Instant;
 
 fn options(dir: &std::path::Path) -> DriverOptions {
     DriverOptions {
-        config: GpuConfig::builtin(GfxTarget::Gfx942),
+        config: GpuConfig::builtin(Target::Gfx942),
         runtime_dir: dir.to_path_buf(),
         threads: 1,
         watchdog: None,

@@ -252,7 +252,7 @@ impl Device {
                 .gpus
                 .iter()
                 .map(|g| CpGpu {
-                    target: isa_target(g.gfx_target),
+                    target: g.gfx_target,
                     max_lds: g.cu.lds_bytes,
                 })
                 .collect();
@@ -744,15 +744,6 @@ impl SimulatedDriver {
     /// The GPU index a queue runs on (tests).
     pub fn queue_gpu(&self, queue_id: u32) -> Option<usize> {
         self.proc().queues.get(&queue_id).map(|q| q.gpu)
-    }
-}
-
-fn isa_target(t: rocjitsu_config::GfxTarget) -> rocjitsu_isa::Target {
-    use rocjitsu_config::GfxTarget as G;
-    match t {
-        G::Gfx90a => rocjitsu_isa::Target::Gfx90a,
-        G::Gfx942 => rocjitsu_isa::Target::Gfx942,
-        G::Gfx950 => rocjitsu_isa::Target::Gfx950,
     }
 }
 

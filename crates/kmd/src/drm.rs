@@ -137,11 +137,11 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocjitsu_config::{GfxTarget, GpuConfig};
+    use rocjitsu_config::{GpuConfig, Target};
 
     #[test]
     fn version_and_dev_info() {
-        let cfg = GpuConfig::builtin(GfxTarget::Gfx90a);
+        let cfg = GpuConfig::builtin(Target::Gfx90a);
         let g = &cfg.gpus[0];
         let mut name = [0u8; 16];
         let mut a = Args::new(&[0; 64], 64);

@@ -675,12 +675,12 @@ fn caches(g: &GpuSpec, gpu_index: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocjitsu_config::GfxTarget;
+    use rocjitsu_config::Target;
 
     #[test]
     fn tree_has_the_files_the_thunk_reads() {
         let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-test-{}", std::process::id()));
-        let cfg = GpuConfig::builtin(GfxTarget::Gfx90a);
+        let cfg = GpuConfig::builtin(Target::Gfx90a);
         let t = SysfsTree::create(&cfg, &dir).unwrap();
         let read = |p: &str| std::fs::read_to_string(t.redirect(p).unwrap()).unwrap();
         assert_eq!(

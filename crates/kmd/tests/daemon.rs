@@ -5,7 +5,7 @@
 //! the daemon goes on serving a well-behaved client; a client that goes
 //! away leaves nothing behind in the daemon's accounting.
 
-use rocjitsu_config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GpuConfig, Target};
 use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
 use rocjitsu_kmd::remote::{Fds, RemoteDriver};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno};
@@ -40,7 +40,7 @@ fn start(name: &str) -> Running {
     let dir = std::env::temp_dir().join(format!("rocjitsu-daemon-{name}-{}", std::process::id()));
     let daemon = Daemon::bind(DaemonOptions {
         driver: DriverOptions {
-            config: GpuConfig::builtin(GfxTarget::Gfx942),
+            config: GpuConfig::builtin(Target::Gfx942),
             runtime_dir: dir.clone(),
             threads: 1,
             watchdog: None,

@@ -4,9 +4,7 @@
 //! handle with the guest's gpu_id rewritten in map requests, start-up
 //! plumbing is answered for the guest, and guest execution is refused.
 
-use rocjitsu_config::{
-    DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
-};
+use rocjitsu_config::{DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GpuConfig, Target};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, GuestKfd, SimulatedDriver};
 use std::sync::Arc;
 
@@ -31,7 +29,7 @@ fn guest_block() -> DbtGuest {
 }
 
 fn stack(tag: &str) -> (GuestKfd, Arc<SimulatedDriver>, std::path::PathBuf) {
-    let config = GpuConfig::builtin(GfxTarget::Gfx942);
+    let config = GpuConfig::builtin(Target::Gfx942);
     let dir =
         std::env::temp_dir().join(format!("rocjitsu-guest-test-{tag}-{}", std::process::id()));
     let host = Arc::new(
@@ -66,7 +64,7 @@ fn topology_is_host_plus_guest() {
     assert_eq!(prop(&host, "gfx_target_version"), 90402);
     assert_eq!(prop(&guest, "gfx_target_version"), 90500);
     // The MI355X identity of configs/gfx950_cdna4_kmd.json.
-    let mi355 = GpuConfig::builtin(GfxTarget::Gfx950);
+    let mi355 = GpuConfig::builtin(Target::Gfx950);
     assert_eq!(
         prop(&guest, "device_id"),
         u64::from(mi355.gpus[0].pci.device_id)
@@ -337,7 +335,7 @@ fn guest_execution_is_refused_and_logged() {
 
 #[test]
 fn host_gpu_must_be_the_host_isa() {
-    let config = GpuConfig::builtin(GfxTarget::Gfx90a);
+    let config = GpuConfig::builtin(Target::Gfx90a);
     let dir = std::env::temp_dir().join(format!("rocjitsu-guest-test-isa-{}", std::process::id()));
     let host = Arc::new(
         SimulatedDriver::new(DriverOptions {

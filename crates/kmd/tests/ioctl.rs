@@ -2,7 +2,7 @@
 //! structures laid out as `linux/kfd_ioctl.h` defines them and errno values
 //! as the amdgpu KFD returns them.
 
-use rocjitsu_config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GpuConfig, Target};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, SimulatedDriver, gpu_id_of};
 
 mod common;
@@ -10,7 +10,7 @@ mod common;
 use common::*;
 
 fn driver() -> (SimulatedDriver, u32) {
-    let config = GpuConfig::builtin(GfxTarget::Gfx942);
+    let config = GpuConfig::builtin(Target::Gfx942);
     let gpu_id = gpu_id_of(&config, 0);
     let dir = std::env::temp_dir().join(format!("rocjitsu-kmd-test-{}", std::process::id()));
     let d = SimulatedDriver::new(DriverOptions {

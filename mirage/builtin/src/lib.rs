@@ -21,7 +21,7 @@
 
 use mirage_core::model::{BackendSpec, NameOr};
 use mirage_core::{Agent, Builtins, GpuLink, Profile, Topology};
-use rocjitsu_config::{GfxTarget, GpuConfig};
+use rocjitsu_config::{GpuConfig, Target};
 use std::path::PathBuf;
 
 /// rocjitsu's download and sysroot cache.
@@ -42,7 +42,7 @@ pub fn sid_sysroot(major: u32) -> PathBuf {
 
 struct Part {
     agent: &'static str,
-    target: GfxTarget,
+    target: Target,
     description: &'static str,
     multi: (u32, GpuLink),
     sysroot: Option<u32>,
@@ -52,7 +52,7 @@ struct Part {
 const PARTS: &[Part] = &[
     Part {
         agent: "MI210",
-        target: GfxTarget::Gfx90a,
+        target: Target::Gfx90a,
         description: "AMD Instinct MI210: gfx90a (CDNA2), 104 CUs, 64 GiB HBM2e",
         multi: (4, GpuLink::Pcie),
         sysroot: None,
@@ -60,7 +60,7 @@ const PARTS: &[Part] = &[
     },
     Part {
         agent: "MI300X",
-        target: GfxTarget::Gfx942,
+        target: Target::Gfx942,
         description: "AMD Instinct MI300X: gfx942 (CDNA3), 304 CUs in 8 XCDs, 192 GiB HBM3",
         multi: (8, GpuLink::Xgmi),
         sysroot: Some(6),
@@ -68,7 +68,7 @@ const PARTS: &[Part] = &[
     },
     Part {
         agent: "MI355X",
-        target: GfxTarget::Gfx950,
+        target: Target::Gfx950,
         description: "AMD Instinct MI355X: gfx950 (CDNA4), 256 CUs in 8 XCDs, 288 GiB HBM3E",
         multi: (8, GpuLink::Xgmi),
         sysroot: Some(7),

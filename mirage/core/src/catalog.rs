@@ -294,7 +294,7 @@ impl Catalog {
 mod tests {
     use super::*;
     use crate::model::{BackendSpec, GpuLink};
-    use rocjitsu_config::{GfxTarget, GpuConfig};
+    use rocjitsu_config::{GpuConfig, Target};
 
     fn catalog(tag: &str) -> Catalog {
         let home =
@@ -303,7 +303,7 @@ mod tests {
         let agent = Agent {
             name: "MI300X".into(),
             description: String::new(),
-            gpu: GpuConfig::builtin(GfxTarget::Gfx942).gpus[0].clone(),
+            gpu: GpuConfig::builtin(Target::Gfx942).gpus[0].clone(),
         };
         let topo = Topology {
             name: "mi300x".into(),

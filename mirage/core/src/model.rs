@@ -517,7 +517,7 @@ mod tests {
         Agent {
             name: "MI300X".into(),
             description: String::new(),
-            gpu: GpuConfig::builtin(rocjitsu_config::GfxTarget::Gfx942).gpus[0].clone(),
+            gpu: GpuConfig::builtin(rocjitsu_config::Target::Gfx942).gpus[0].clone(),
         }
     }
 

@@ -50,7 +50,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use rocjitsu_config::GfxTarget;
+use rocjitsu_isa::Target;
 
 pub use table::{ALL, lookup, lookup_for};
 
@@ -117,11 +117,11 @@ pub const GFX942: u8 = 2;
 pub const GFX950: u8 = 4;
 
 /// The bit of [`MfmaInfo::targets`] for a target.
-pub const fn target_bit(t: GfxTarget) -> u8 {
+pub const fn target_bit(t: Target) -> u8 {
     match t {
-        GfxTarget::Gfx90a => GFX90A,
-        GfxTarget::Gfx942 => GFX942,
-        GfxTarget::Gfx950 => GFX950,
+        Target::Gfx90a => GFX90A,
+        Target::Gfx942 => GFX942,
+        Target::Gfx950 => GFX950,
     }
 }
 
@@ -171,7 +171,7 @@ pub struct MfmaInfo {
 
 impl MfmaInfo {
     /// Whether the instruction exists under this name on `t`.
-    pub const fn on(&self, t: GfxTarget) -> bool {
+    pub const fn on(&self, t: Target) -> bool {
         self.targets & target_bit(t) != 0
     }
 

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::Elem::{self, *};
 use super::{GFX90A, GFX942, GFX950, MfmaInfo};
-use rocjitsu_config::GfxTarget;
+use rocjitsu_isa::Target;
 
 const BC: u8 = 1; // CBSZ/ABID broadcast
 const LP: u8 = 2; // BLGP lane pattern
@@ -215,7 +215,7 @@ pub fn lookup(mnemonic: &str) -> Option<&'static MfmaInfo> {
 
 /// The instruction by mnemonic as `target` has it (None where the target
 /// lacks it).
-pub fn lookup_for(target: GfxTarget, mnemonic: &str) -> Option<&'static MfmaInfo> {
+pub fn lookup_for(target: Target, mnemonic: &str) -> Option<&'static MfmaInfo> {
     let m = mnemonic.strip_suffix("_e64").unwrap_or(mnemonic);
     index()
         .get(m)?

@@ -21,9 +21,7 @@ use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Attach, Availability, Backend, BackendError, NodeEmulator, NodeSetup, Resolved, atomic,
 };
-use rocjitsu_config::{
-    DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
-};
+use rocjitsu_config::{DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GpuConfig, Target};
 use serde::Deserialize;
 use std::path::PathBuf;
 
@@ -63,7 +61,7 @@ fn split(map: &Map) -> Result<(Options, Map), BackendError> {
 }
 
 fn check_host(agent: &mirage_core::Agent) -> Result<(), BackendError> {
-    if agent.gpu.gfx_target != GfxTarget::Gfx942 {
+    if agent.gpu.gfx_target != Target::Gfx942 {
         return Err(BackendError::Field {
             path: "topology.agent".into(),
             message: format!(

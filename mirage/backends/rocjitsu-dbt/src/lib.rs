@@ -29,9 +29,7 @@ use mirage_core::{
     Agent, Attach, Availability, Backend, BackendError, Catalog, NodeEmulator, NodeSetup, Resolved,
     atomic,
 };
-use rocjitsu_config::{
-    DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GfxTarget, GpuConfig,
-};
+use rocjitsu_config::{DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GpuConfig, Target};
 use rocjitsu_kmd::guest_launch::{EnvChange, GuestLaunch, guest_env};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -40,8 +38,8 @@ pub struct RocjitsuDbt;
 
 /// The guest ISA this backend shows, and the host ISA it translates to
 /// (what rocjitsu's translator implements).
-const GUEST: GfxTarget = GfxTarget::Gfx950;
-const HOST: GfxTarget = GfxTarget::Gfx942;
+const GUEST: Target = Target::Gfx950;
+const HOST: Target = Target::Gfx942;
 
 /// `backend.options` of a rocjitsu-dbt profile.
 #[derive(Debug, Default, Deserialize)]

@@ -349,13 +349,13 @@ inventory::submit! { Registration(&Rocjitsu) }
 mod tests {
     use super::*;
     use mirage_core::Agent;
-    use rocjitsu_config::GfxTarget;
+    use rocjitsu_config::Target;
 
     fn agent() -> Agent {
         Agent {
             name: "MI300X".into(),
             description: String::new(),
-            gpu: GpuConfig::builtin(GfxTarget::Gfx942).gpus[0].clone(),
+            gpu: GpuConfig::builtin(Target::Gfx942).gpus[0].clone(),
         }
     }
 

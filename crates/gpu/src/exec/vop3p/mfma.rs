@@ -22,7 +22,6 @@ use crate::exec::lower::src_field;
 use crate::exec::op::{Ctx, Fault, Mods, NO_VDST, Op};
 use crate::exec::wave::{Lanes, Src, Width, const_bits};
 use crate::mfma::{self, MfmaMods};
-use rocjitsu_config::GfxTarget;
 use rocjitsu_isa::gfx9::Body;
 use rocjitsu_isa::gfx9::vop3p::{Kind, Tail, Vop3p};
 use rocjitsu_isa::{Inst, Target};
@@ -102,18 +101,9 @@ pub fn lower(inst: Inst, v: &Vop3p) -> Op {
     op
 }
 
-/// The `crate::config` name of an ISA target.
-fn gfx(t: Target) -> GfxTarget {
-    match t {
-        Target::Gfx90a => GfxTarget::Gfx90a,
-        Target::Gfx942 => GfxTarget::Gfx942,
-        Target::Gfx950 => GfxTarget::Gfx950,
-    }
-}
-
 /// The index in [`mfma::ALL`] of the instruction `name` on `t`.
 fn info_index(t: Target, name: &str) -> Option<usize> {
-    let info = mfma::lookup_for(gfx(t), name)?;
+    let info = mfma::lookup_for(t, name)?;
     mfma::ALL.iter().position(|x| std::ptr::eq(x, info))
 }
 

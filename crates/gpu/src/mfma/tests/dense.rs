@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::mfma::{ALL, MfmaError, MfmaMods, execute, lookup, lookup_for};
-use rocjitsu_config::GfxTarget;
+use rocjitsu_isa::Target;
 
 /// Generates A, B, C for `info`, runs it, and compares with an f64
 /// reference. `exact`: small integers, so every result must be exact.
@@ -290,10 +290,10 @@ fn xf32_truncates() {
 
 #[test]
 fn fp8_formats_follow_the_target() {
-    let g4 = lookup_for(GfxTarget::Gfx942, "v_mfma_f32_16x16x32_fp8_fp8").unwrap();
-    let g5 = lookup_for(GfxTarget::Gfx950, "v_mfma_f32_16x16x32_fp8_fp8").unwrap();
+    let g4 = lookup_for(Target::Gfx942, "v_mfma_f32_16x16x32_fp8_fp8").unwrap();
+    let g5 = lookup_for(Target::Gfx950, "v_mfma_f32_16x16x32_fp8_fp8").unwrap();
     assert_eq!((g4.a, g5.a), (Elem::Fp8Fnuz, Elem::Fp8));
-    assert!(lookup_for(GfxTarget::Gfx90a, "v_mfma_f32_16x16x32_fp8_fp8").is_none());
+    assert!(lookup_for(Target::Gfx90a, "v_mfma_f32_16x16x32_fp8_fp8").is_none());
     // 0x48 is 2^(9-8)*1 = 2 in E4M3FNUZ, 2^(9-7) = 4 in E4M3FN.
     for (info, want) in [(g4, 2.0f32), (g5, 4.0)] {
         let mut a = vec![[0u32; 64]; 2];

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::*;
 use crate::mfma::{MfmaMods, execute, lookup_for};
-use rocjitsu_config::GfxTarget;
+use rocjitsu_isa::Target;
 
 /// This thread's CPU time in seconds (Linux schedstat), so that the
 /// figures mean something on a shared machine; wall time elsewhere.
@@ -18,7 +18,7 @@ fn cpu_seconds(wall: Instant) -> f64 {
         .map_or_else(|| wall.elapsed().as_secs_f64(), |ns| ns as f64 * 1e-9)
 }
 
-fn time_issues(target: GfxTarget, name: &str, issues: usize) -> f64 {
+fn time_issues(target: Target, name: &str, issues: usize) -> f64 {
     let info = lookup_for(target, name).unwrap();
     let mut rng = Rng::new(11);
     // Finite fp8 bytes in every register.
@@ -53,15 +53,11 @@ fn time_issues(target: GfxTarget, name: &str, issues: usize) -> f64 {
 fn fp8_gemm_1024_cubed() {
     let share = if cfg!(debug_assertions) { 512 } else { 1 };
     let t942 = time_issues(
-        GfxTarget::Gfx942,
+        Target::Gfx942,
         "v_mfma_f32_16x16x32_fp8_fp8",
         131072 / share,
     );
-    let t950 = time_issues(
-        GfxTarget::Gfx950,
-        "v_mfma_f32_16x16x128_f8f6f4",
-        32768 / share,
-    );
+    let t950 = time_issues(Target::Gfx950, "v_mfma_f32_16x16x128_f8f6f4", 32768 / share);
     eprintln!(
         "1024^3 fp8 GEMM (1/{share}): 16x16x32 fp8 {t942:.3} s, 16x16x128 f8f6f4 {t950:.3} s"
     );
@@ -76,11 +72,11 @@ fn fp8_gemm_1024_cubed() {
 fn other_families() {
     let share = if cfg!(debug_assertions) { 64 } else { 1 };
     for (t, name) in [
-        (GfxTarget::Gfx942, "v_mfma_f32_32x32x8_f16"),
-        (GfxTarget::Gfx942, "v_mfma_f32_32x32x2_f32"),
-        (GfxTarget::Gfx942, "v_mfma_f64_16x16x4_f64"),
-        (GfxTarget::Gfx942, "v_mfma_i32_32x32x16_i8"),
-        (GfxTarget::Gfx90a, "v_mfma_f32_4x4x4f16"),
+        (Target::Gfx942, "v_mfma_f32_32x32x8_f16"),
+        (Target::Gfx942, "v_mfma_f32_32x32x2_f32"),
+        (Target::Gfx942, "v_mfma_f64_16x16x4_f64"),
+        (Target::Gfx942, "v_mfma_i32_32x32x16_i8"),
+        (Target::Gfx90a, "v_mfma_f32_4x4x4f16"),
     ] {
         let issues = 8192 / share;
         let s = time_issues(t, name, issues);

@@ -3,7 +3,7 @@
 //! counts per operand).
 
 use crate::mfma::{ALL, GFX90A, GFX942, GFX950, lookup, lookup_for};
-use rocjitsu_config::GfxTarget;
+use rocjitsu_isa::Target;
 
 /// (name, target bits, dst registers, source register counts) of the MFMA
 /// and SMFMAC rows of the generated table.
@@ -39,10 +39,10 @@ fn llvm_rows() -> Vec<(String, u8, usize, Vec<usize>)> {
         .collect()
 }
 
-const TARGETS: [(u8, GfxTarget); 3] = [
-    (GFX90A, GfxTarget::Gfx90a),
-    (GFX942, GfxTarget::Gfx942),
-    (GFX950, GfxTarget::Gfx950),
+const TARGETS: [(u8, Target); 3] = [
+    (GFX90A, Target::Gfx90a),
+    (GFX942, Target::Gfx942),
+    (GFX950, Target::Gfx950),
 ];
 
 #[test]

@@ -1,13 +1,18 @@
-//! GPU targets and the features that make their encodings differ.
+//! The GPU targets the emulator implements, and the features that make their
+//! encodings and their KFD identities differ: the one target type of every
+//! crate (`rocjitsu_isa` re-exports it for its decoders).
 
 use std::fmt;
 use std::str::FromStr;
 
-/// An AMDGPU processor whose machine code this crate reads and writes.
+/// An AMDGPU processor the emulator implements: whose machine code
+/// `rocjitsu_isa` reads and writes and whose GPUs a configuration describes
+/// (`gfx_target`, spelt as LLVM names it: `"gfx942"`).
 ///
 /// Only the GFX9 CDNA family is implemented today; RDNA targets (gfx11, gfx12)
 /// get their own [`Family`] and decoder module.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Target {
     /// CDNA2 (MI200 series, MI210).
     Gfx90a,
@@ -57,6 +62,24 @@ impl Target {
     /// The encoding family.
     pub fn family(self) -> Family {
         Family::Gfx9
+    }
+
+    /// The KFD `gfx_target_version` (major * 10000 + minor * 100 + stepping).
+    pub fn gfx_target_version(self) -> u32 {
+        match self {
+            Target::Gfx90a => 90010,
+            Target::Gfx942 => 90402,
+            Target::Gfx950 => 90500,
+        }
+    }
+
+    /// The architecture's name, as a configuration's `family` gives it.
+    pub fn architecture(self) -> &'static str {
+        match self {
+            Target::Gfx90a => "CDNA2",
+            Target::Gfx942 => "CDNA3",
+            Target::Gfx950 => "CDNA4",
+        }
     }
 
     /// gfx940 and later: `sc0`/`sc1`/`nt` cache bits replace `glc`/`slc`, and
