@@ -127,7 +127,7 @@ test-dbt-hooks: setup
 test-dbt-guest: setup
 	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
 	$(CARGO_TEST) --release -p rocjitsu-kmd --test guest
-	$(CARGO_TEST) --release -p rocjitsu-gpu --lib config::
+	$(CARGO_TEST) --release -p rocjitsu-config --lib
 	$(CARGO_TEST) --release -p rocjitsu-cli guest
 	@rc=0; \
 	bash scripts/dbt_guest_test.sh || rc=1; \
