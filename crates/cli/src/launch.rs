@@ -63,20 +63,13 @@ fn preload_library() -> Result<PathBuf> {
     Ok(lib)
 }
 
-/// A directory holding an `lsmod` that reports the amdgpu module.
-fn lsmod_shim(dir: &Path) -> Result<PathBuf> {
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).with_context(|| format!("cannot create {}", bin.display()))?;
-    let lsmod = bin.join("lsmod");
-    let text = "#!/bin/sh\n# rocjitsu: the emulated GPU's kernel module, as lsmod shows it\necho 'Module                  Size  Used by'\necho 'amdgpu              16384000  0'\n";
-    if std::fs::read_to_string(&lsmod).ok().as_deref() != Some(text) {
-        let tmp = bin.join(format!(".lsmod-{}", std::process::id()));
-        std::fs::write(&tmp, text)?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
-        std::fs::rename(&tmp, &lsmod)?;
-    }
-    Ok(bin)
+/// The runtime directory, checked (or created 0700), and in it a `bin/`
+/// holding an `lsmod` that reports the amdgpu module.
+fn lsmod_shim() -> Result<(PathBuf, PathBuf)> {
+    let dir = rocjitsu_kmd::private_runtime_dir().map_err(anyhow::Error::msg)?;
+    let bin = rocjitsu_kmd::write_lsmod_shim(&dir)
+        .with_context(|| format!("cannot write the lsmod shim under {}", dir.path().display()))?;
+    Ok((dir.path().to_path_buf(), bin))
 }
 
 /// The loaded configuration and its canonical path.
@@ -130,8 +123,7 @@ pub fn run(l: Launch) -> Result<ExitCode> {
         _ => {}
     }
     let lib = preload_library()?;
-    let dir = rocjitsu_kmd::runtime_dir();
-    let bin = lsmod_shim(&dir)?;
+    let (dir, bin) = lsmod_shim()?;
     let mut preload = lib.into_os_string();
     if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|s| !s.is_empty()) {
         preload.push(":");

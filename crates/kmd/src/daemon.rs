@@ -640,8 +640,10 @@ fn serve_ioctl(
 
 /// Asks the daemon at `socket` for its [`Status`] (JSON).
 pub fn query_status(socket: &Path) -> Result<String, String> {
-    let t = UnixTransport::connect(socket)
-        .map_err(|e| format!("no daemon answers at {}: {e}", socket.display()))?;
+    let t = UnixTransport::connect_own(socket).map_err(|e| match e.kind() {
+        std::io::ErrorKind::PermissionDenied if e.get_ref().is_some() => e.to_string(),
+        _ => format!("no daemon answers at {}: {e}", socket.display()),
+    })?;
     let h = Header {
         opcode: Opcode::Status as u16,
         reserved: 0,

@@ -114,8 +114,36 @@ pub trait Driver: Send + Sync {
     }
 }
 
+pub use rocjitsu_rpc::dir::PrivateDir;
+
+/// [`runtime_dir`], created (mode 0700) or checked: it must be a real
+/// directory of the caller's that nobody else can write to
+/// ([`PrivateDir::ensure`]); the error names the path and the fix.
+pub fn private_runtime_dir() -> std::io::Result<PrivateDir> {
+    PrivateDir::ensure(&runtime_dir(), "ROCJITSU_RUNTIME_DIR")
+}
+
+/// The `lsmod` bookworm's rocminfo runs to ask whether the amdgpu module is
+/// loaded: one that says it is.
+pub const LSMOD_SHIM: &str = "#!/bin/sh\n# rocjitsu: the emulated GPU's kernel module, as lsmod shows it\necho 'Module                  Size  Used by'\necho 'amdgpu              16384000  0'\n";
+
+/// Writes `bin/lsmod` ([`LSMOD_SHIM`]) in the runtime directory `dir`
+/// (checked by [`PrivateDir::ensure`]) unless it is there already, and
+/// returns `bin`, which goes first on the program's PATH: `bin` must pass
+/// the same checks, and the script is replaced atomically, never written
+/// through a link.
+pub fn write_lsmod_shim(dir: &PrivateDir) -> std::io::Result<PathBuf> {
+    let bin = dir.subdir("bin", 0o700)?;
+    if bin.read("lsmod").ok().as_deref() != Some(LSMOD_SHIM.as_bytes()) {
+        bin.replace_file("lsmod", LSMOD_SHIM.as_bytes(), 0o755)?;
+    }
+    Ok(bin.path().to_path_buf())
+}
+
 /// Where per-user runtime files go (the sysfs tree, the launcher's lsmod
-/// shim): `$ROCJITSU_RUNTIME_DIR`, else `/tmp/rocjitsu-<uid>`.
+/// shim): `$ROCJITSU_RUNTIME_DIR`, else `/tmp/rocjitsu-<uid>`. Whoever
+/// writes there goes through [`private_runtime_dir`] (or
+/// [`PrivateDir::ensure`] for another directory).
 pub fn runtime_dir() -> PathBuf {
     std::env::var_os("ROCJITSU_RUNTIME_DIR")
         .map(PathBuf::from)

@@ -142,12 +142,14 @@ impl RemoteDriver {
         token: [u8; 16],
         fds: Fds,
     ) -> Result<(Conn, Welcome), String> {
-        let t = UnixTransport::connect(socket)
-            .map_err(|e| {
-                format!(
+        let t = UnixTransport::connect_own(socket)
+            .map_err(|e| match e.kind() {
+                // A daemon of another user: connect_own's words say so.
+                std::io::ErrorKind::PermissionDenied if e.get_ref().is_some() => e.to_string(),
+                _ => format!(
                     "no rocjitsu daemon answers at {}: {e} (start one with `rocjitsu --config CONFIG --daemon`, or run the app with --daemon)",
                     socket.display()
-                )
+                ),
             })?
             .relocate(fds.relocate);
         let t = Conn { t: Some(t), fds };

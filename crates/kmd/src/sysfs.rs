@@ -11,7 +11,10 @@
 //! The tree is written once per distinct content into
 //! `$ROCJITSU_RUNTIME_DIR` (default `/tmp/rocjitsu-<uid>`) under a name that
 //! is a hash of the content, atomically (a temporary directory renamed into
-//! place), so concurrent processes share it and never see half a tree.
+//! place), so concurrent processes share it and never see half a tree. The
+//! runtime directory must be the caller's alone ([`rocjitsu_rpc::dir`]): a
+//! directory of another user, one others can write to, or a symbolic link
+//! is refused with the path and the fix.
 
 use crate::gpu_id_of;
 use rocjitsu_config::{GpuConfig, GpuSpec};
@@ -198,18 +201,25 @@ impl SysfsTree {
                 h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
             }
         }
-        let root = runtime_dir.join(format!("sysfs-{h:016x}"));
-        if root.join(".complete").exists() {
+        // The runtime directory is checked to be the caller's alone and
+        // everything directly in it is reached through its descriptor
+        // without following links; inside the temporary directory, which
+        // this process just created there, nobody else can write.
+        let dir = rocjitsu_rpc::dir::PrivateDir::ensure(runtime_dir, "ROCJITSU_RUNTIME_DIR")?;
+        let name = format!("sysfs-{h:016x}");
+        let root = runtime_dir.join(&name);
+        if dir.exists(&name) && dir.existing_subdir(&name)?.exists(".complete") {
             return Ok(SysfsTree { root });
         }
-        std::fs::create_dir_all(runtime_dir)?;
-        let tmp = runtime_dir.join(format!(
+        let tmp_name = format!(
             ".sysfs-{h:016x}-{}-{}",
             std::process::id(),
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.subsec_nanos())
-        ));
+        );
+        dir.create_dir_new(&tmp_name, 0o755)?;
+        let tmp = runtime_dir.join(&tmp_name);
         for (rel, entry) in &files {
             let p = tmp.join(rel);
             if let Some(parent) = p.parent() {
@@ -222,7 +232,7 @@ impl SysfsTree {
             }
         }
         std::fs::write(tmp.join(".complete"), "")?;
-        if std::fs::rename(&tmp, &root).is_err() {
+        if dir.rename(&tmp_name, &name).is_err() {
             // Another process won the race; its tree has the same content.
             let _ = std::fs::remove_dir_all(&tmp);
         }

@@ -6,8 +6,10 @@
 //! [`Transport`] moves them with file descriptors attached, and [`unix`] is
 //! the Unix-socket implementation (SCM_RIGHTS for descriptors). The message
 //! format is independent of the transport, so another one (named pipes,
-//! RDMA) can carry the same messages.
+//! RDMA) can carry the same messages. [`dir`] is the checked private
+//! runtime directory every rocjitsu and mirage component writes into.
 
+pub mod dir;
 pub mod unix;
 pub mod wire;
 

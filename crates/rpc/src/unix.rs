@@ -38,6 +38,29 @@ impl UnixTransport {
         Ok(UnixTransport::from_stream(stream))
     }
 
+    /// Connects to a server that must run as the caller's effective uid
+    /// (SO_PEERCRED): a socket another user listens on (a daemon they
+    /// started at a path the caller expected to be its own) is refused
+    /// before a byte is sent.
+    pub fn connect_own(path: &Path) -> io::Result<UnixTransport> {
+        let t = UnixTransport::connect(path)?;
+        let peer = t.peer()?;
+        // SAFETY: geteuid has no preconditions.
+        let me = unsafe { libc::geteuid() };
+        if peer.uid != me {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "the server at {} runs as uid {} (pid {}), not as you (uid {me}); it is refused: use a daemon you started yourself",
+                    path.display(),
+                    peer.uid,
+                    peer.pid
+                ),
+            ));
+        }
+        Ok(t)
+    }
+
     pub fn from_stream(stream: UnixStream) -> UnixTransport {
         UnixTransport {
             stream: std::mem::ManuallyDrop::new(stream),
@@ -245,19 +268,32 @@ pub struct UnixServer {
 }
 
 impl UnixServer {
-    /// Listens at `path`: creates its directory (mode 0700) if needed and
-    /// replaces a stale socket file (one nobody listens on); a socket that
-    /// answers is left alone (AddrInUse).
+    /// Listens at `path`: creates its directory (mode 0700) if it does not
+    /// exist (an existing directory keeps its mode: it may be `/tmp`; the
+    /// daemon checks its clients' uid) and replaces a stale socket (one
+    /// nobody listens on); a socket that answers is left alone (AddrInUse),
+    /// and anything else at `path` (a file, a symbolic link) is refused.
     pub fn bind(path: &Path) -> io::Result<UnixServer> {
-        if let Some(dir) = path.parent() {
-            use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+            && std::fs::symlink_metadata(dir).is_err()
+        {
+            use std::os::unix::fs::DirBuilderExt;
             std::fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
                 .create(dir)?;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
         }
-        if path.exists() {
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            if !m.file_type().is_socket() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} exists and is not a socket; remove it or choose another socket path",
+                        path.display()
+                    ),
+                ));
+            }
             if UnixStream::connect(path).is_ok() {
                 return Err(io::Error::new(
                     io::ErrorKind::AddrInUse,

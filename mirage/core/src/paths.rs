@@ -5,8 +5,11 @@
 //! - Runtime state (sessions): `$MIRAGE_RUNTIME_DIR`, else
 //!   `$XDG_RUNTIME_DIR/mirage`, else `/tmp/mirage-<uid>`. Sessions live in
 //!   `sessions/<id>/` below it; they end with their supervisor, so nothing
-//!   there needs to survive a reboot.
+//!   there needs to survive a reboot. It is created with mode 0700, and an
+//!   existing one must be a real directory of the caller's that nobody else
+//!   can write to (`check_runtime`).
 
+use rocjitsu_rpc::dir::PrivateDir;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone)]
@@ -54,15 +57,34 @@ impl Paths {
         self.runtime.join("sessions")
     }
 
-    /// Creates the sessions directory (mode 0700: control sockets live there).
+    /// Creates the runtime directory and its sessions directory (mode 0700:
+    /// control sockets live there), or checks them when they exist: each
+    /// must be a real directory of the caller's that nobody else can write
+    /// to ([`rocjitsu_rpc::dir::PrivateDir`]).
     pub fn ensure_sessions(&self) -> crate::Result<PathBuf> {
-        use std::os::unix::fs::DirBuilderExt;
-        let dir = self.sessions();
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)
-            .map_err(|e| crate::Error::io(&dir, e))?;
-        Ok(dir)
+        let runtime = PrivateDir::ensure(&self.runtime, "MIRAGE_RUNTIME_DIR")
+            .map_err(|e| crate::Error::Other(e.to_string()))?;
+        let sessions = runtime
+            .subdir("sessions", 0o700)
+            .map_err(|e| crate::Error::Other(e.to_string()))?;
+        Ok(sessions.path().to_path_buf())
+    }
+
+    /// Checks the runtime directory and its sessions directory, where they
+    /// exist, as [`Paths::ensure_sessions`] does (creating nothing): state
+    /// read from a directory another user could write would name their
+    /// processes and sockets.
+    pub fn check_runtime(&self) -> crate::Result<()> {
+        if std::fs::symlink_metadata(&self.runtime).is_err() {
+            return Ok(());
+        }
+        let runtime = PrivateDir::ensure(&self.runtime, "MIRAGE_RUNTIME_DIR")
+            .map_err(|e| crate::Error::Other(e.to_string()))?;
+        if runtime.exists("sessions") {
+            runtime
+                .existing_subdir("sessions")
+                .map_err(|e| crate::Error::Other(e.to_string()))?;
+        }
+        Ok(())
     }
 }

@@ -173,6 +173,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         paths,
         catalog,
     };
+    if matches!(
+        cli.command,
+        Command::Run { .. } | Command::Session(_) | Command::Exec(_) | Command::Cleanup { .. }
+    ) {
+        // Sessions are read (and their processes signalled) from there:
+        // a runtime directory another user could write is refused first.
+        ctx.paths.check_runtime()?;
+    }
     match cli.command {
         Command::Run {
             profile,

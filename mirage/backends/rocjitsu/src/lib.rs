@@ -115,19 +115,13 @@ struct Node {
     options: Options,
 }
 
-/// The `lsmod` bookworm's rocminfo asks about the amdgpu module (as the
-/// rocjitsu launcher writes it).
-const LSMOD: &str = "#!/bin/sh\n# rocjitsu: the emulated GPU's kernel module, as lsmod shows it\necho 'Module                  Size  Used by'\necho 'amdgpu              16384000  0'\n";
-
-/// Writes the `lsmod` shim under `runtime_dir`; returns its directory.
+/// Creates (mode 0700) or checks the node's runtime directory (it must be
+/// a real directory of ours nobody else can write to) and writes the
+/// `lsmod` shim (as the rocjitsu launcher does) in it; returns the shim's
+/// directory.
 pub fn write_shim(runtime_dir: &Path) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = runtime_dir.join("bin");
-    std::fs::create_dir_all(&bin)?;
-    let lsmod = bin.join("lsmod");
-    std::fs::write(&lsmod, LSMOD)?;
-    std::fs::set_permissions(&lsmod, std::fs::Permissions::from_mode(0o755))?;
-    Ok(bin)
+    let dir = rocjitsu_kmd::PrivateDir::ensure(runtime_dir, "MIRAGE_RUNTIME_DIR")?;
+    rocjitsu_kmd::write_lsmod_shim(&dir)
 }
 
 fn mix(h: u64, v: u64) -> u64 {
