@@ -140,7 +140,8 @@ test-dbt-guest: setup
 # Daemon mode: the HIP programs with a daemon per program (--daemon) and on
 # one shared daemon (--attach), on gfx90a (bookworm's ROCm) and gfx942 (sid's
 # ROCm 6.4.3); then scripts/daemon_tests.py: 2 and 8 concurrent clients, a
-# client killed mid-kernel, a daemon killed under a client.
+# client killed mid-kernel, a daemon killed under a client, a client past
+# its connection and memory limits beside one that still runs.
 .PHONY: test-daemon bench-daemon
 test-daemon: setup
 	$(CARGO) build --release --workspace

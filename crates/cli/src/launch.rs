@@ -36,6 +36,8 @@ pub struct Launch {
     pub log: Option<String>,
     /// Guest mode without the HSA tools library (a diagnostic).
     pub no_dbt_hooks: bool,
+    /// What one client process of a daemon this launcher starts may hold.
+    pub limits: rocjitsu_kmd::daemon::ClientLimits,
     pub app: Vec<OsString>,
 }
 
@@ -216,6 +218,7 @@ fn serve_foreground(l: &Launch) -> Result<ExitCode> {
         driver: driver_options(l, cfg),
         socket,
         owner: None,
+        limits: l.limits.clone(),
     })
     .map_err(anyhow::Error::msg)?;
     stop_on_signals(daemon.stopper());
@@ -327,6 +330,7 @@ fn run_daemon_child(l: &Launch, cfg: GpuConfig, socket: PathBuf, owner: u32, rea
         driver: driver_options(l, cfg),
         socket,
         owner: Some(owner),
+        limits: l.limits.clone(),
     }) {
         Ok(d) => d,
         Err(e) => {

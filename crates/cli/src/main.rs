@@ -23,6 +23,7 @@ use std::process::ExitCode;
     after_help = "Run a ROCm program on an emulated GPU:\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json --watchdog 60 -- ./my_hip_app arg1\n\n\
 Share one emulated GPU between processes (daemon mode):\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon -- torchrun ...   (a daemon for this program and its children)\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon                   (a daemon alone, in the foreground)\n  rocjitsu --attach -- ./my_hip_app                                          (a program on that daemon)\n  rocjitsu daemon-status                                                     (what the daemon holds)\n\n\
 DBT guest mode (a gfx950 shown to the program, its kernels translated and run on a gfx942):\n  rocjitsu --config configs/guest_gfx950_on_gfx942.json -- ./app                       (host: the emulated MI300X in the process)\n  rocjitsu --config configs/guest_gfx950_on_gfx942_hardware.json --socket S -- ./app   (host: the daemon at S serving gfx942)\n\n\
+A daemon serves every client process (pid) within limits: at most --client-connections connections (default 64; more are refused, EMFILE), at most --client-memory percent of each GPU's VRAM and of the GTT (default 100; past it, ENOMEM); the others go on being served.\n\n\
 The daemon's socket: --socket, else $ROCJITSU_RUNTIME_DIR/daemon.sock, else $XDG_RUNTIME_DIR/rocjitsu/daemon.sock, else /tmp/rocjitsu-<uid>/daemon.sock."
 )]
 struct Cli {
@@ -49,6 +50,12 @@ struct Cli {
     /// The daemon's socket (see below for the default); with a DBT guest configuration of the hardware backend, the daemon that serves the host GPU.
     #[arg(long, value_name = "PATH")]
     socket: Option<std::path::PathBuf>,
+    /// With --daemon: connections (each a daemon thread) one client process may have open at once; one more is refused with EMFILE.
+    #[arg(long, value_name = "N", default_value_t = rocjitsu_kmd::daemon::DEFAULT_CLIENT_CONNECTIONS, requires = "daemon")]
+    client_connections: usize,
+    /// With --daemon: the percentage (1-100) of each GPU's VRAM, and of the 16 GiB GTT, that one client process may hold; an allocation past it is refused with ENOMEM.
+    #[arg(long, value_name = "PERCENT", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100), requires = "daemon")]
+    client_memory: u32,
     /// DBT guest mode without the HSA tools library (librocjitsu_hooks.so): a diagnostic in which the program sees the host and the guest GPU as two agents and no kernel is translated.
     #[arg(long)]
     no_dbt_hooks: bool,
@@ -82,6 +89,7 @@ fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode>
         watchdog: None,
         log: None,
         no_dbt_hooks: false,
+        limits: Default::default(),
         app: vec![],
     };
     let s = launch::attach_socket(&l);
@@ -127,6 +135,10 @@ fn main() -> ExitCode {
             watchdog: cli.watchdog,
             log: cli.log,
             no_dbt_hooks: cli.no_dbt_hooks,
+            limits: rocjitsu_kmd::daemon::ClientLimits {
+                connections: cli.client_connections,
+                memory_percent: cli.client_memory,
+            },
             app: cli.app,
         }),
     };

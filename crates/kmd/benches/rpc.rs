@@ -50,6 +50,7 @@ fn main() {
         driver: options(&dir),
         socket: dir.join("daemon.sock"),
         owner: None,
+        limits: Default::default(),
     })
     .expect("the daemon starts");
     let socket = daemon.socket().to_path_buf();

@@ -20,6 +20,15 @@
 //! an error reply and the daemon goes on serving. A client that dies
 //! (SIGKILL included) is noticed through a pidfd and everything it owned is
 //! released without disturbing the others.
+//!
+//! Nor may one client starve the others ([`ClientLimits`]): a process (the
+//! pid SO_PEERCRED reports) has at most `connections` connections open, so
+//! at most that many daemon threads (one more is answered EMFILE and
+//! closed before a thread is started for it), and holds at most
+//! `memory_percent` of each GPU's VRAM and of the GTT size (an allocation
+//! past that is ENOMEM, even when the device has room); every offset and
+//! length a client sends is checked arithmetic (EINVAL, never a wrap or a
+//! panic).
 
 use crate::driver::{Caller, Device, DriverOptions, SimulatedDriver};
 use crate::{DeviceFile, Driver, Errno, abi, user};
@@ -53,6 +62,67 @@ pub struct DaemonOptions {
     /// Stop once this process has exited and no client is left (the app
     /// of `rocjitsu --daemon -- APP`).
     pub owner: Option<u32>,
+    /// What one client process may hold.
+    pub limits: ClientLimits,
+}
+
+/// [`ClientLimits::connections`] unless told otherwise: twice the pool a
+/// client keeps ([`crate::remote`]), so a well-behaved one never meets it.
+pub const DEFAULT_CLIENT_CONNECTIONS: usize = 64;
+
+/// What one client process (one pid) of a daemon may hold at once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientLimits {
+    /// Connections open, each served by a thread of the daemon's.
+    pub connections: usize,
+    /// Percentage (1 to 100) of each GPU's VRAM, and of the GTT size the
+    /// render node reports (16 GiB), the process's buffers may take.
+    pub memory_percent: u32,
+}
+
+impl Default for ClientLimits {
+    fn default() -> ClientLimits {
+        ClientLimits {
+            connections: DEFAULT_CLIENT_CONNECTIONS,
+            memory_percent: 100,
+        }
+    }
+}
+
+impl ClientLimits {
+    /// Checks the values (what the launcher's flags were given).
+    pub fn check(&self) -> Result<(), String> {
+        if self.connections == 0 {
+            return Err(
+                "a client must be allowed at least 1 connection (--client-connections)".into(),
+            );
+        }
+        if !(1..=100).contains(&self.memory_percent) {
+            return Err(format!(
+                "--client-memory is a percentage from 1 to 100, not {}",
+                self.memory_percent
+            ));
+        }
+        Ok(())
+    }
+
+    /// `percent` of `bytes`, rounded down to a page.
+    fn share(&self, bytes: u64) -> u64 {
+        let b = u128::from(bytes) * u128::from(self.memory_percent.min(100)) / 100;
+        (b as u64) & !4095
+    }
+
+    /// A fresh quota for one process on `config`'s GPUs.
+    fn quota(&self, config: &rocjitsu_config::GpuConfig) -> crate::memory::Quota {
+        crate::memory::Quota::new(
+            config
+                .gpus
+                .iter()
+                .map(|g| self.share(g.memory.size_bytes))
+                .collect(),
+            self.share(crate::drm::GTT_BYTES),
+        )
+    }
 }
 
 /// What the daemon holds right now (its own accounting).
@@ -64,13 +134,21 @@ pub struct Status {
     pub queues: usize,
     /// VRAM in use per GPU, bytes.
     pub vram_used: Vec<u64>,
+    /// Connections refused since the daemon started because their
+    /// process had [`ClientLimits::connections`] open already.
+    pub refused_connections: usize,
 }
 
 impl Status {
     pub fn to_json(&self) -> String {
         format!(
-            "{{\"clients\": {}, \"connections\": {}, \"allocations\": {}, \"queues\": {}, \"vram_used\": {:?}}}",
-            self.clients, self.connections, self.allocations, self.queues, self.vram_used
+            "{{\"clients\": {}, \"connections\": {}, \"allocations\": {}, \"queues\": {}, \"vram_used\": {:?}, \"refused_connections\": {}}}",
+            self.clients,
+            self.connections,
+            self.allocations,
+            self.queues,
+            self.vram_used,
+            self.refused_connections
         )
     }
 }
@@ -106,12 +184,23 @@ impl Client {
     }
 }
 
+/// What the daemon counts per client process (pid): its open connections
+/// and the quota every driver of the process shares.
+#[derive(Default)]
+struct Peer {
+    conns: usize,
+    quota: Weak<crate::memory::Quota>,
+}
+
 struct State {
     device: Arc<Device>,
     config_json: String,
     uid: u32,
+    limits: ClientLimits,
     clients: Mutex<HashMap<[u8; 16], Arc<Client>>>,
+    peers: Mutex<HashMap<u32, Peer>>,
     connections: AtomicUsize,
+    refused: AtomicUsize,
     stop: AtomicBool,
     /// Wakes the event loop: a client came or went, or a stop.
     wake: OwnedFd,
@@ -134,6 +223,39 @@ impl State {
         self.clients.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn peers(&self) -> std::sync::MutexGuard<'_, HashMap<u32, Peer>> {
+        self.peers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A connection slot of process `pid`'s, or None when it has
+    /// [`ClientLimits::connections`] open already.
+    fn admit(self: &Arc<Self>, pid: u32) -> Option<Slot> {
+        let mut peers = self.peers();
+        // Processes with nothing left here are forgotten.
+        peers.retain(|_, p| p.conns > 0 || p.quota.strong_count() > 0);
+        let p = peers.entry(pid).or_default();
+        if p.conns >= self.limits.connections {
+            return None;
+        }
+        p.conns += 1;
+        Some(Slot {
+            state: self.clone(),
+            pid,
+        })
+    }
+
+    /// The quota of process `pid`, shared by all its drivers.
+    fn quota(&self, pid: u32) -> Arc<crate::memory::Quota> {
+        let mut peers = self.peers();
+        let p = peers.entry(pid).or_default();
+        if let Some(q) = p.quota.upgrade() {
+            return q;
+        }
+        let q = Arc::new(self.limits.quota(self.device.config()));
+        p.quota = Arc::downgrade(&q);
+        q
+    }
+
     fn remove(&self, token: &[u8; 16], why: &str) {
         let c = self.lock().remove(token);
         if let Some(c) = c {
@@ -153,6 +275,22 @@ impl State {
             vram_used: (0..self.device.config().gpus.len())
                 .map(|g| self.device.vram_used(g))
                 .collect(),
+            refused_connections: self.refused.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// One of a process's connection slots, given back when its connection
+/// thread ends.
+struct Slot {
+    state: Arc<State>,
+    pid: u32,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(p) = self.state.peers().get_mut(&self.pid) {
+            p.conns = p.conns.saturating_sub(1);
         }
     }
 }
@@ -214,6 +352,7 @@ fn reply(t: &UnixTransport, req: &Header, result: i32, payload: &[u8], fds: &[Bo
 impl Daemon {
     /// Sets up the GPUs and listens at `opts.socket`.
     pub fn bind(opts: DaemonOptions) -> Result<Daemon, String> {
+        opts.limits.check()?;
         let config_json = serde_json::to_string(&opts.driver.config)
             .map_err(|e| format!("cannot serialise the GPU configuration: {e}"))?;
         let device = Device::new(opts.driver)?;
@@ -241,8 +380,11 @@ impl Daemon {
                 config_json,
                 // SAFETY: getuid has no preconditions.
                 uid: unsafe { libc::getuid() },
+                limits: opts.limits,
                 clients: Mutex::new(HashMap::new()),
+                peers: Mutex::new(HashMap::new()),
                 connections: AtomicUsize::new(0),
+                refused: AtomicUsize::new(0),
                 stop: AtomicBool::new(false),
                 wake,
             }),
@@ -348,13 +490,51 @@ impl Daemon {
                 return;
             }
         };
+        let peer = match t.peer() {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!("a connection without peer credentials ({e}) is refused");
+                return;
+            }
+        };
+        // The process's connection slot is taken here, before a thread is
+        // started: a process past its limit costs the daemon no thread.
+        let Some(slot) = self.state.admit(peer.pid) else {
+            self.refuse_connection(&t, peer.pid);
+            return;
+        };
         let state = self.state.clone();
         let spawned = std::thread::Builder::new()
             .name("rj-daemon-conn".into())
-            .spawn(move || serve_connection(&state, &t));
+            .spawn(move || serve_connection(&state, &t, peer, slot));
         if let Err(e) = spawned {
             tracing::warn!("cannot start a connection thread: {e}");
         }
+    }
+
+    /// Answers a connection of a process that has all the connections it
+    /// may have: EMFILE with the reason (the reply to the handshake the
+    /// client sends first), and the connection is closed.
+    fn refuse_connection(&self, t: &UnixTransport, pid: u32) {
+        let n = self.state.refused.fetch_add(1, Ordering::Relaxed);
+        let why = format!(
+            "process {pid} has {} connections open to this daemon, the most one client may have; close some, or start the daemon with a higher --client-connections",
+            self.state.limits.connections
+        );
+        // Once per process and burst is enough in the log.
+        if n % 1000 == 0 {
+            tracing::warn!("{why} (connection refused)");
+        }
+        let h = Header {
+            opcode: Opcode::Handshake as u16,
+            reserved: 0,
+            request_id: 0,
+            payload_len: 0,
+            result: 0,
+        };
+        // A fresh connection's buffer has room for these few hundred
+        // bytes: the send does not wait on the client.
+        reply(t, &h, -libc::EMFILE, why.as_bytes(), &[]);
     }
 }
 
@@ -367,16 +547,14 @@ impl Drop for ConnGuard<'_> {
     }
 }
 
-fn serve_connection(state: &Arc<State>, t: &Arc<UnixTransport>) {
+fn serve_connection(
+    state: &Arc<State>,
+    t: &Arc<UnixTransport>,
+    peer: rocjitsu_rpc::unix::Peer,
+    _slot: Slot,
+) {
     state.connections.fetch_add(1, Ordering::Relaxed);
     let _guard = ConnGuard(state);
-    let peer = match t.peer() {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!("a connection without peer credentials ({e}) is refused");
-            return;
-        }
-    };
     let first = match t.recv() {
         Ok(Some(m)) => m,
         Ok(None) => return,
@@ -470,7 +648,11 @@ fn handshake(state: &State, t: &UnixTransport, pid: u32, m: &Message) -> Option<
             token,
             pid,
             pidfd: pidfd(pid),
-            driver: SimulatedDriver::open(&state.device, Caller::Remote),
+            driver: {
+                let d = SimulatedDriver::open(&state.device, Caller::Remote);
+                d.set_quota(state.quota(pid));
+                d
+            },
             conns: Mutex::new(Vec::new()),
             live: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
@@ -651,13 +833,24 @@ pub fn query_status(socket: &Path) -> Result<String, String> {
         payload_len: 0,
         result: 0,
     };
-    t.send(&h, b"", &[]).map_err(|e| e.to_string())?;
-    let m = t
-        .recv()
-        .map_err(|e| e.to_string())?
-        .ok_or("the daemon closed the connection")?;
+    // A daemon refusing the connection may have answered and closed it
+    // before the request went out: its answer is read even then.
+    let sent = t.send(&h, b"", &[]);
+    let m = match t.recv() {
+        Ok(Some(m)) => m,
+        r => {
+            sent.map_err(|e| e.to_string())?;
+            r.map_err(|e| e.to_string())?;
+            return Err("the daemon closed the connection".into());
+        }
+    };
     if m.header.result != 0 {
-        return Err(format!("the daemon refused: errno {}", -m.header.result));
+        let why = String::from_utf8_lossy(&m.payload);
+        return Err(format!(
+            "the daemon refused: errno {}{}{why}",
+            -m.header.result,
+            if why.is_empty() { "" } else { ": " }
+        ));
     }
     String::from_utf8(m.payload).map_err(|e| e.to_string())
 }

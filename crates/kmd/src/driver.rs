@@ -312,6 +312,12 @@ impl SimulatedDriver {
         &self.device
     }
 
+    /// Holds the process to `quota` (a daemon's client): an allocation
+    /// that would take it past its share of VRAM or GTT fails with ENOMEM.
+    pub(crate) fn set_quota(&self, quota: Arc<crate::memory::Quota>) {
+        self.mem().set_quota(quota);
+    }
+
     /// Fault reports kept for a remote caller since the last call.
     pub fn take_reports(&self) -> Vec<String> {
         self.host
@@ -700,6 +706,8 @@ impl SimulatedDriver {
         let slots = spec.queues.doorbells_per_process;
         let mut p = self.proc();
         let qid = p.next_queue;
+        // Queue ids are never reused: once they run out, ENOSPC.
+        let next_queue = qid.checked_add(1).ok_or(Errno::ENOSPC)?;
         let slot = (0..slots)
             .find(|s| !p.doorbells.contains_key(&(gpu, *s)))
             .ok_or(Errno::ENOSPC)?;
@@ -723,7 +731,7 @@ impl SimulatedDriver {
                 tracing::warn!("CREATE_QUEUE: {e}");
                 Errno::EINVAL
             })?;
-        p.next_queue += 1;
+        p.next_queue = next_queue;
         p.doorbells.insert((gpu, slot), qid);
         p.queues.insert(qid, Queue { cp_id, gpu });
         a.set_u32(52, qid);

@@ -16,6 +16,11 @@ const VERSION: (u32, u32, u32) = (3, 57, 0);
 
 /// Copies `s` to a user buffer of `len` bytes at `ptr` and returns the full
 /// length, as `drm_copy_field` does.
+/// The GTT size the render node reports (`AMDGPU_INFO_VRAM_GTT`): what a
+/// daemon's client may hold in GTT buffers at most
+/// ([`crate::daemon::ClientLimits`]).
+pub const GTT_BYTES: u64 = 16 << 30;
+
 fn copy_field(mem: &dyn UserMemory, ptr: u64, len: u64, s: &str) -> Result<u64, Errno> {
     let n = (s.len() as u64).min(len) as usize;
     if n > 0 && ptr != 0 {
@@ -74,6 +79,9 @@ fn info(spec: &GpuSpec, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno
             let reg = a.u32(16);
             let count = a.u32(20).clamp(1, 64);
             let mut v = Vec::new();
+            // The register range is the client's: one past the end of
+            // the 32-bit register space is EINVAL.
+            reg.checked_add(count - 1).ok_or(Errno::EINVAL)?;
             for i in 0..count {
                 let val = if reg + i == drm::GB_ADDR_CONFIG_REG {
                     GB_ADDR_CONFIG
@@ -89,7 +97,7 @@ fn info(spec: &GpuSpec, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno
             let mut v = vec![0u8; 24];
             put_u64(&mut v, 0, spec.memory.size_bytes);
             put_u64(&mut v, 8, spec.memory.size_bytes);
-            put_u64(&mut v, 16, 16 << 30);
+            put_u64(&mut v, 16, GTT_BYTES);
             v
         }
         _ => return Err(Errno::EINVAL),
@@ -170,6 +178,19 @@ mod tests {
         a.set_u32(20, 1);
         ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
         assert_eq!(u32::from_le_bytes(reg), GB_ADDR_CONFIG);
+
+        // A register range that runs past the 32-bit register space.
+        let mut regs = [0u8; 8];
+        let mut a = Args::new(&[0; 32], 32);
+        a.set_u64(0, regs.as_mut_ptr() as u64);
+        a.set_u32(8, 8);
+        a.set_u32(12, drm::INFO_READ_MMR_REG);
+        a.set_u32(16, u32::MAX);
+        a.set_u32(20, 2);
+        assert_eq!(
+            ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local),
+            Err(Errno::EINVAL)
+        );
 
         let mut a = Args::new(&[0; 32], 32);
         a.set_u32(12, drm::INFO_DEV_INFO);

@@ -144,8 +144,11 @@ impl Events {
                 .ok_or(Errno::ENOSPC)?
         } else {
             // Other events take ids above the signal-slot range.
-            let id = kfd::SIGNAL_EVENT_LIMIT + s.next_other;
-            s.next_other += 1;
+            // Ids are never reused: once they run out, ENOSPC.
+            let id = kfd::SIGNAL_EVENT_LIMIT
+                .checked_add(s.next_other)
+                .ok_or(Errno::ENOSPC)?;
+            s.next_other = s.next_other.checked_add(1).ok_or(Errno::ENOSPC)?;
             id
         };
         s.events.insert(

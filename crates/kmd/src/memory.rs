@@ -31,6 +31,19 @@ pub struct Allocation {
     /// Start of the buffer in the render node's mmap offset space.
     pub offset: u64,
     pub mapped: bool,
+    /// What the allocation was charged to (given back when it goes).
+    charge: Charge,
+}
+
+/// What an allocation counts against: VRAM (the device's pool and the
+/// client's [`Quota`]), GTT (the client's quota: GTT buffers and the
+/// userptr memfds a daemon creates), or nothing (doorbells, MMIO, a
+/// process's own userptr pages, IPC imports: counted by the exporter).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Charge {
+    None,
+    Vram,
+    Gtt,
 }
 
 impl Allocation {
@@ -76,18 +89,91 @@ impl VramPool {
         let (Some(used), Some(&size)) = (self.used.get(gpu), self.size.get(gpu)) else {
             return Err(Errno::EINVAL);
         };
-        used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
-            u.checked_add(bytes).filter(|&n| n <= size)
-        })
-        .map(|_| ())
-        .map_err(|_| Errno::ENOMEM)
+        take_within(used, size, bytes)
     }
 
     fn give(&self, gpu: usize, bytes: u64) {
         if let Some(u) = self.used.get(gpu) {
-            let _ = u.fetch_update(Ordering::AcqRel, Ordering::Acquire, |x| {
-                Some(x.saturating_sub(bytes))
-            });
+            give_back(u, bytes);
+        }
+    }
+}
+
+/// Adds `bytes` to `used` unless the sum would pass `limit` (or overflow):
+/// ENOMEM then, and `used` is unchanged.
+fn take_within(used: &AtomicU64, limit: u64, bytes: u64) -> Result<(), Errno> {
+    used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
+        u.checked_add(bytes).filter(|&n| n <= limit)
+    })
+    .map(|_| ())
+    .map_err(|_| Errno::ENOMEM)
+}
+
+fn give_back(used: &AtomicU64, bytes: u64) {
+    let _ = used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |x| {
+        Some(x.saturating_sub(bytes))
+    });
+}
+
+/// What one client process of a daemon may hold, and holds: VRAM per GPU
+/// and GTT (GTT buffers and the userptr memfds the daemon creates for it).
+/// Shared by every driver of the process (see [`crate::daemon`]); an
+/// allocation that would take the process past a limit fails with ENOMEM,
+/// whatever the device has left.
+pub struct Quota {
+    vram_limit: Vec<u64>,
+    vram: Vec<AtomicU64>,
+    gtt_limit: u64,
+    gtt: AtomicU64,
+}
+
+impl Quota {
+    pub fn new(vram_limit: Vec<u64>, gtt_limit: u64) -> Quota {
+        Quota {
+            vram: vram_limit.iter().map(|_| AtomicU64::new(0)).collect(),
+            vram_limit,
+            gtt_limit,
+            gtt: AtomicU64::new(0),
+        }
+    }
+
+    /// VRAM the process holds on GPU `gpu` (bytes).
+    pub fn vram_used(&self, gpu: usize) -> u64 {
+        self.vram.get(gpu).map_or(0, |u| u.load(Ordering::Relaxed))
+    }
+
+    /// VRAM the process may still take on GPU `gpu`.
+    fn vram_left(&self, gpu: usize) -> u64 {
+        self.vram_limit
+            .get(gpu)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(self.vram_used(gpu))
+    }
+
+    fn take(&self, charge: Charge, gpu: usize, bytes: u64) -> Result<(), Errno> {
+        match charge {
+            Charge::None => Ok(()),
+            Charge::Vram => {
+                let (Some(used), Some(&limit)) = (self.vram.get(gpu), self.vram_limit.get(gpu))
+                else {
+                    return Err(Errno::EINVAL);
+                };
+                take_within(used, limit, bytes)
+            }
+            Charge::Gtt => take_within(&self.gtt, self.gtt_limit, bytes),
+        }
+    }
+
+    fn give(&self, charge: Charge, gpu: usize, bytes: u64) {
+        match charge {
+            Charge::None => {}
+            Charge::Vram => {
+                if let Some(u) = self.vram.get(gpu) {
+                    give_back(u, bytes);
+                }
+            }
+            Charge::Gtt => give_back(&self.gtt, bytes),
         }
     }
 }
@@ -160,6 +246,8 @@ pub struct Memory {
     next_id: u32,
     next_offset: u64,
     vram: std::sync::Arc<VramPool>,
+    /// The process's limits (daemon clients; None: the device's alone).
+    quota: Option<std::sync::Arc<Quota>>,
     /// Userptr buffers are memfds (the process is elsewhere).
     userptr_memfd: bool,
     doorbells: Vec<Option<OwnedFd>>,
@@ -199,8 +287,9 @@ pub fn check_userptr_backing(fd: RawFd, offset: u64, size: u64) -> Result<(), Er
     if unsafe { libc::fstat(fd, &mut st) } != 0 {
         return Err(Errno::EINVAL);
     }
-    let end = offset
-        .checked_add(size.next_multiple_of(PAGE))
+    let end = size
+        .checked_next_multiple_of(PAGE)
+        .and_then(|s| offset.checked_add(s))
         .ok_or(Errno::EINVAL)?;
     if st.st_mode & libc::S_IFMT != libc::S_IFREG || (st.st_size as u64) < end {
         return Err(Errno::EINVAL);
@@ -221,6 +310,7 @@ impl Memory {
             next_id: 1,
             next_offset: 1 << 32,
             vram,
+            quota: None,
             userptr_memfd,
             doorbells: (0..n).map(|_| None).collect(),
             doorbell_bytes,
@@ -228,16 +318,71 @@ impl Memory {
         }
     }
 
+    /// Limits what this process may hold beyond what the device has
+    /// ([`Quota`]; a daemon's client).
+    pub fn set_quota(&mut self, quota: std::sync::Arc<Quota>) {
+        self.quota = Some(quota);
+    }
+
+    /// VRAM this process can still allocate on GPU `gpu`: what the device
+    /// has left, within the process's quota.
     pub fn available(&self, gpu: usize) -> u64 {
-        self.vram.available(gpu)
+        let device = self.vram.available(gpu);
+        match &self.quota {
+            Some(q) => device.min(q.vram_left(gpu)),
+            None => device,
+        }
+    }
+
+    /// Charges `bytes` of `charge` to the device's pool and the quota.
+    fn take(&self, charge: Charge, gpu: usize, bytes: u64) -> Result<(), Errno> {
+        if let Some(q) = &self.quota {
+            q.take(charge, gpu, bytes)?;
+        }
+        if charge == Charge::Vram
+            && let Err(e) = self.vram.take(gpu, bytes)
+        {
+            if let Some(q) = &self.quota {
+                q.give(charge, gpu, bytes);
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn give(&self, charge: Charge, gpu: usize, bytes: u64) {
+        if charge == Charge::Vram {
+            self.vram.give(gpu, bytes);
+        }
+        if let Some(q) = &self.quota {
+            q.give(charge, gpu, bytes);
+        }
+    }
+
+    /// The next render-node mmap offset after a buffer of `size` bytes at
+    /// the current one (a guard page between buffers); ENOMEM once the
+    /// offset space (which mmap takes as a signed 64-bit offset) is spent.
+    fn offset_after(&self, size: u64) -> Result<u64, Errno> {
+        self.next_offset
+            .checked_add(size)
+            .and_then(|n| n.checked_add(PAGE))
+            .filter(|&n| n <= i64::MAX as u64)
+            .ok_or(Errno::ENOMEM)
     }
 
     /// `ALLOC_MEMORY_OF_GPU`: returns (allocation id, mmap offset).
+    ///
+    /// Every size and address is the client's: the page-rounded size and
+    /// `va + size` must not overflow (EINVAL), and a buffer goes beyond
+    /// neither the device's VRAM nor the process's [`Quota`] (ENOMEM).
     pub fn alloc(&mut self, r: &AllocRequest) -> Result<(u32, u64), Errno> {
         if r.size == 0 || r.va % PAGE != 0 {
             return Err(Errno::EINVAL);
         }
-        let size = r.size.next_multiple_of(PAGE);
+        let size = r.size.checked_next_multiple_of(PAGE).ok_or(Errno::EINVAL)?;
+        if r.va.checked_add(size).is_none() || size > i64::MAX as u64 {
+            return Err(Errno::EINVAL);
+        }
         let kinds = r.flags
             & (kfd::ALLOC_VRAM
                 | kfd::ALLOC_GTT
@@ -248,52 +393,71 @@ impl Memory {
             return Err(Errno::EINVAL);
         }
         let id = self.next_id;
-        let (memfd, host, owns, offset) = match kinds {
+        let next_id = id.checked_add(1).ok_or(Errno::ENOMEM)?;
+        let (memfd, host, owns, offset, charge) = match kinds {
             kfd::ALLOC_VRAM | kfd::ALLOC_GTT => {
-                if kinds == kfd::ALLOC_VRAM {
-                    self.vram.take(r.gpu, size)?;
-                }
+                let charge = if kinds == kfd::ALLOC_VRAM {
+                    Charge::Vram
+                } else {
+                    Charge::Gtt
+                };
+                let next_offset = self.offset_after(size)?;
+                self.take(charge, r.gpu, size)?;
                 let backing = memfd(&format!("rocjitsu-bo-{id}"), size)
                     .and_then(|fd| Ok((map_shared(fd.as_raw_fd(), size)?, fd)));
                 let (host, fd) = match backing {
                     Ok(b) => b,
                     Err(e) => {
-                        if kinds == kfd::ALLOC_VRAM {
-                            self.vram.give(r.gpu, size);
-                        }
+                        self.give(charge, r.gpu, size);
                         return Err(e);
                     }
                 };
                 let offset = self.next_offset;
-                self.next_offset += size + PAGE;
-                (Some(std::sync::Arc::new(fd)), host, true, offset)
+                self.next_offset = next_offset;
+                (Some(std::sync::Arc::new(fd)), host, true, offset, charge)
             }
             kfd::ALLOC_USERPTR if self.userptr_memfd => {
                 if r.mmap_offset % PAGE != 0 || r.mmap_offset == 0 {
                     return Err(Errno::EINVAL);
                 }
-                let (fd, host) = match &r.backing {
+                let (fd, host, charge) = match &r.backing {
+                    // Memory the client already has (a range registered
+                    // before, charged then).
                     Some((fd, off)) => {
                         check_userptr_backing(fd.as_raw_fd(), *off, size)?;
                         let fd = fd.try_clone().map_err(|_| Errno::ENOMEM)?;
                         let host = map_shared_at(fd.as_raw_fd(), size, *off)?;
-                        (fd, host)
+                        (fd, host, Charge::None)
                     }
                     None => {
-                        let fd = memfd(&format!("rocjitsu-userptr-{id}"), size)?;
-                        let host = map_shared(fd.as_raw_fd(), size)?;
-                        (fd, host)
+                        self.take(Charge::Gtt, r.gpu, size)?;
+                        let backing = memfd(&format!("rocjitsu-userptr-{id}"), size)
+                            .and_then(|fd| Ok((map_shared(fd.as_raw_fd(), size)?, fd)));
+                        match backing {
+                            Ok((host, fd)) => (fd, host, Charge::Gtt),
+                            Err(e) => {
+                                self.give(Charge::Gtt, r.gpu, size);
+                                return Err(e);
+                            }
+                        }
                     }
                 };
-                (Some(std::sync::Arc::new(fd)), host, true, r.mmap_offset)
+                (
+                    Some(std::sync::Arc::new(fd)),
+                    host,
+                    true,
+                    r.mmap_offset,
+                    charge,
+                )
             }
-            kfd::ALLOC_USERPTR => (None, r.mmap_offset, false, r.mmap_offset),
+            kfd::ALLOC_USERPTR => (None, r.mmap_offset, false, r.mmap_offset, Charge::None),
             kfd::ALLOC_DOORBELL => (
                 None,
                 0,
                 false,
                 (kfd::MMAP_TYPE_DOORBELL << kfd::MMAP_TYPE_SHIFT)
                     | (u64::from(r.gpu_id) << kfd::MMAP_GPU_ID_SHIFT),
+                Charge::None,
             ),
             _ => (
                 None,
@@ -301,12 +465,13 @@ impl Memory {
                 false,
                 (kfd::MMAP_TYPE_MMIO << kfd::MMAP_TYPE_SHIFT)
                     | (u64::from(r.gpu_id) << kfd::MMAP_GPU_ID_SHIFT),
+                Charge::None,
             ),
         };
         if kinds & (kfd::ALLOC_VRAM | kfd::ALLOC_GTT) != 0 {
             self.by_offset.insert(offset, id);
         }
-        self.next_id += 1;
+        self.next_id = next_id;
         self.allocs.insert(
             id,
             Allocation {
@@ -319,6 +484,7 @@ impl Memory {
                 owns_mapping: owns,
                 offset,
                 mapped: false,
+                charge,
             },
         );
         Ok((id, offset))
@@ -343,12 +509,17 @@ impl Memory {
         if va % PAGE != 0 || size == 0 {
             return Err(Errno::EINVAL);
         }
-        let size = size.next_multiple_of(PAGE);
-        let host = map_shared(fd.as_raw_fd(), size)?;
+        let size = size.checked_next_multiple_of(PAGE).ok_or(Errno::EINVAL)?;
+        if va.checked_add(size).is_none() {
+            return Err(Errno::EINVAL);
+        }
         let id = self.next_id;
-        self.next_id += 1;
+        let next_id = id.checked_add(1).ok_or(Errno::ENOMEM)?;
+        let next_offset = self.offset_after(size)?;
+        let host = map_shared(fd.as_raw_fd(), size)?;
+        self.next_id = next_id;
         let offset = self.next_offset;
-        self.next_offset += size + PAGE;
+        self.next_offset = next_offset;
         self.by_offset.insert(offset, id);
         self.allocs.insert(
             id,
@@ -363,6 +534,7 @@ impl Memory {
                 owns_mapping: true,
                 offset,
                 mapped: false,
+                charge: Charge::None,
             },
         );
         Ok((id, offset))
@@ -374,9 +546,7 @@ impl Memory {
         if a.mapped {
             vm.unmap(a.va);
         }
-        if a.flags & kfd::ALLOC_VRAM != 0 {
-            self.vram.give(a.gpu, a.size);
-        }
+        self.give(a.charge, a.gpu, a.size);
         if a.flags & (kfd::ALLOC_VRAM | kfd::ALLOC_GTT) != 0 {
             self.by_offset.remove(&a.offset);
         }
@@ -415,7 +585,9 @@ impl Memory {
         Ok(())
     }
 
-    /// What an mmap of the render node at `offset` maps.
+    /// What an mmap of the render node at `offset` maps: `len` bytes
+    /// from there must lie inside one buffer (EINVAL otherwise, an
+    /// `offset + len` that overflows included).
     pub fn render_map(&self, offset: u64, len: u64) -> Result<(RawFd, u64), Errno> {
         let (&start, &id) = self
             .by_offset
@@ -424,7 +596,7 @@ impl Memory {
             .ok_or(Errno::EINVAL)?;
         let a = self.allocs.get(&id).ok_or(Errno::EINVAL)?;
         let within = offset - start;
-        if within + len > a.size {
+        if within.checked_add(len).is_none_or(|end| end > a.size) {
             return Err(Errno::EINVAL);
         }
         let fd = a.memfd.as_ref().ok_or(Errno::EINVAL)?;
@@ -461,7 +633,7 @@ impl Memory {
     pub fn host_of(&self, va: u64) -> Option<u64> {
         self.allocs
             .values()
-            .find(|a| a.host != 0 && va >= a.va && va < a.va + a.size)
+            .find(|a| a.host != 0 && va.checked_sub(a.va).is_some_and(|d| d < a.size))
             .map(|a| a.host + (va - a.va))
     }
 
@@ -472,12 +644,11 @@ impl Memory {
 
 impl Drop for Memory {
     /// A process that goes away (or exits without freeing) gives its VRAM
-    /// back to the device; the buffers' mappings go with the allocations.
+    /// back to the device (and what it was charged to its quota); the
+    /// buffers' mappings go with the allocations.
     fn drop(&mut self) {
         for a in self.allocs.values() {
-            if a.flags & kfd::ALLOC_VRAM != 0 {
-                self.vram.give(a.gpu, a.size);
-            }
+            self.give(a.charge, a.gpu, a.size);
         }
     }
 }
@@ -551,5 +722,127 @@ mod tests {
             Some(Errno::EINVAL)
         );
         assert_eq!(m.count(), 0);
+    }
+
+    #[test]
+    fn client_offsets_and_lengths_that_overflow_are_einval_not_a_wrap() {
+        let vm = Vm::new();
+        let mut m = Memory::new(
+            std::sync::Arc::new(VramPool::new(vec![1 << 20])),
+            vec![8192],
+            true,
+        );
+        let top = u64::MAX & !(PAGE - 1);
+        // A size whose rounding to a page overflows.
+        for size in [u64::MAX, u64::MAX - 100, top + 1] {
+            for kind in [kfd::ALLOC_VRAM, kfd::ALLOC_GTT] {
+                assert_eq!(
+                    m.alloc(&req(kind, size, 0x1000)).err(),
+                    Some(Errno::EINVAL),
+                    "size {size:#x}"
+                );
+            }
+        }
+        // A buffer whose end (va + size) passes the top of the address space.
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_VRAM, 8192, top)).err(),
+            Some(Errno::EINVAL)
+        );
+        let mut userptr = req(kfd::ALLOC_USERPTR, 2 * PAGE, top);
+        userptr.mmap_offset = top;
+        assert_eq!(m.alloc(&userptr).err(), Some(Errno::EINVAL));
+        assert_eq!(m.count(), 0);
+        assert_eq!(m.available(0), 1 << 20, "nothing was taken");
+
+        // An mmap whose offset + length overflows past a real buffer.
+        let (id, off) = m.alloc(&req(kfd::ALLOC_VRAM, 2 * PAGE, 0x10_0000)).unwrap();
+        assert!(m.render_map(off, 2 * PAGE).is_ok());
+        assert_eq!(m.render_map(off, u64::MAX).err(), Some(Errno::EINVAL));
+        assert_eq!(
+            m.render_map(off + PAGE, u64::MAX - PAGE + 1).err(),
+            Some(Errno::EINVAL)
+        );
+        // An IPC import of a size that overflows, or at the top.
+        let fd = m.get(id).unwrap().shared_memfd().unwrap();
+        assert_eq!(
+            m.import(0, 0x20_0000, u64::MAX, kfd::ALLOC_VRAM, fd.clone())
+                .err(),
+            Some(Errno::EINVAL)
+        );
+        assert_eq!(
+            m.import(0, top, 2 * PAGE, kfd::ALLOC_VRAM, fd).err(),
+            Some(Errno::EINVAL)
+        );
+        // Render-node offsets that would wrap: ENOMEM, and nothing taken.
+        let used = m.available(0);
+        m.next_offset = u64::MAX - PAGE;
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_VRAM, PAGE, 0x40_0000)).err(),
+            Some(Errno::ENOMEM)
+        );
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_GTT, PAGE, 0x40_0000)).err(),
+            Some(Errno::ENOMEM)
+        );
+        assert_eq!(m.available(0), used);
+        assert_eq!(m.count(), 1);
+        // Allocation ids that would wrap onto a live one: ENOMEM.
+        m.next_offset = 1 << 32;
+        m.next_id = u32::MAX;
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_DOORBELL, PAGE, 0)).err(),
+            Some(Errno::ENOMEM)
+        );
+        assert!(m.get(id).is_some());
+        m.free(id, &vm).unwrap();
+        assert_eq!(m.available(0), 1 << 20);
+    }
+
+    #[test]
+    fn a_quota_holds_a_process_to_its_share_whatever_the_device_has() {
+        let vm = Vm::new();
+        let pool = std::sync::Arc::new(VramPool::new(vec![1 << 20]));
+        let quota = std::sync::Arc::new(Quota::new(vec![256 << 10], 128 << 10));
+        let mut m = Memory::new(pool.clone(), vec![8192], true);
+        m.set_quota(quota.clone());
+        let (v, _) = m
+            .alloc(&req(kfd::ALLOC_VRAM, 256 << 10, 0x10_0000))
+            .unwrap();
+        assert_eq!(m.available(0), 0, "the quota is spent, not the device");
+        assert_eq!(pool.available(0), 768 << 10);
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_VRAM, PAGE, 0x80_0000)).err(),
+            Some(Errno::ENOMEM)
+        );
+        // GTT and the userptr memfds the daemon makes count against the
+        // GTT share.
+        let (g, _) = m.alloc(&req(kfd::ALLOC_GTT, 64 << 10, 0x90_0000)).unwrap();
+        let mut userptr = req(kfd::ALLOC_USERPTR, 64 << 10, 0xa0_0000);
+        userptr.mmap_offset = 0xa0_0000;
+        m.alloc(&userptr).unwrap();
+        assert_eq!(quota.gtt.load(Ordering::Relaxed), 128 << 10);
+        assert_eq!(
+            m.alloc(&req(kfd::ALLOC_GTT, PAGE, 0xb0_0000)).err(),
+            Some(Errno::ENOMEM)
+        );
+        // Another process on the device has its own share.
+        let mut other = Memory::new(pool.clone(), vec![8192], true);
+        other.set_quota(std::sync::Arc::new(Quota::new(vec![256 << 10], 128 << 10)));
+        other
+            .alloc(&req(kfd::ALLOC_VRAM, 256 << 10, 0x10_0000))
+            .unwrap();
+        assert_eq!(pool.available(0), 512 << 10);
+        // Freeing gives the share back; so does the process going away.
+        m.free(v, &vm).unwrap();
+        m.free(g, &vm).unwrap();
+        assert_eq!(quota.vram_used(0), 0);
+        assert_eq!(quota.gtt.load(Ordering::Relaxed), 64 << 10);
+        m.alloc(&req(kfd::ALLOC_VRAM, 256 << 10, 0x10_0000))
+            .unwrap();
+        drop(m);
+        assert_eq!(quota.vram_used(0), 0);
+        assert_eq!(quota.gtt.load(Ordering::Relaxed), 0);
+        drop(other);
+        assert_eq!(pool.available(0), 1 << 20);
     }
 }

@@ -166,11 +166,21 @@ impl RemoteDriver {
             payload_len: hello.len() as u32,
             result: 0,
         };
-        t.send(&h, &hello, &[]).map_err(proto_err)?;
-        let m = t
-            .recv()
-            .map_err(proto_err)?
-            .ok_or_else(|| format!("the daemon at {} closed the connection", socket.display()))?;
+        // A daemon refusing the connection (this process has all the
+        // connections it may have) may have answered and closed it before
+        // the handshake went out: its answer is read even then.
+        let sent = t.send(&h, &hello, &[]);
+        let m = match t.recv() {
+            Ok(Some(m)) => m,
+            r => {
+                sent.map_err(proto_err)?;
+                r.map_err(proto_err)?;
+                return Err(format!(
+                    "the daemon at {} closed the connection",
+                    socket.display()
+                ));
+            }
+        };
         if m.header.result != 0 {
             return Err(format!(
                 "the daemon at {} refused the connection: {}",

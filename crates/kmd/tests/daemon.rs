@@ -37,6 +37,10 @@ impl Drop for Running {
 }
 
 fn start(name: &str) -> Running {
+    start_with(name, Default::default())
+}
+
+fn start_with(name: &str, limits: rocjitsu_kmd::daemon::ClientLimits) -> Running {
     let dir = std::env::temp_dir().join(format!("rocjitsu-daemon-{name}-{}", std::process::id()));
     let daemon = Daemon::bind(DaemonOptions {
         driver: DriverOptions {
@@ -47,6 +51,7 @@ fn start(name: &str) -> Running {
         },
         socket: dir.join("daemon.sock"),
         owner: None,
+        limits,
     })
     .unwrap();
     let socket = daemon.socket().to_path_buf();
@@ -103,7 +108,7 @@ fn status(socket: &Path) -> String {
 
 /// A well-behaved client: GET_VERSION answers 1.17.
 fn healthy(socket: &Path) {
-    let r = RemoteDriver::connect(socket, &std::env::temp_dir(), Fds::PLAIN).unwrap();
+    let r = RemoteDriver::connect(socket, socket.parent().unwrap(), Fds::PLAIN).unwrap();
     let mut v = [0u8; 8];
     r.ioctl(DeviceFile::Kfd, ior(1, 8), &mut v).unwrap();
     assert_eq!(u32::from_le_bytes(v[0..4].try_into().unwrap()), 1);
@@ -688,4 +693,56 @@ fn anon(len: usize) -> u64 {
     };
     assert_ne!(p, libc::MAP_FAILED, "mmap of {len} bytes");
     p as u64
+}
+
+#[test]
+fn a_process_past_its_connection_limit_is_refused_and_the_daemon_goes_on() {
+    let limits = rocjitsu_kmd::daemon::ClientLimits {
+        connections: 8,
+        ..Default::default()
+    };
+    let d = start_with("conn-limit", limits);
+    let mut held: Vec<UnixTransport> = (0..8).map(|_| hello(&d.socket).0).collect();
+    // The ninth connection of this process: EMFILE with the reason, before
+    // the daemon reads anything or starts a thread for it.
+    for _ in 0..20 {
+        let t = UnixTransport::connect(&d.socket).unwrap();
+        let h = Hello {
+            version: wire::VERSION,
+            pid: std::process::id(),
+            token: [0; 16],
+        }
+        .encode();
+        let _ = t.send(&header(Opcode::Handshake as u16, 0, h.len()), &h, &[]);
+        let m = t.recv().unwrap().unwrap();
+        assert_eq!(m.header.result, -libc::EMFILE);
+        let why = String::from_utf8_lossy(&m.payload);
+        assert!(
+            why.contains("8 connections open") && why.contains("--client-connections"),
+            "{why}"
+        );
+        assert!(t.recv().map_or(true, |m| m.is_none()), "then it is closed");
+    }
+    // A connection given back is a slot free again (a status query, from
+    // this same process, gets it once the daemon has seen the close).
+    held.pop();
+    let t0 = std::time::Instant::now();
+    let mut refused = 20;
+    let st = loop {
+        match rocjitsu_kmd::daemon::query_status(&d.socket) {
+            Ok(st) => break st,
+            Err(e) => {
+                assert!(e.contains("errno 24"), "{e}");
+                assert!(t0.elapsed().as_secs() < 10, "the slot never came back: {e}");
+                refused += 1;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(
+        st.contains(&format!("\"refused_connections\": {refused}")),
+        "{st}"
+    );
+    assert!(st.contains("\"connections\": 8"), "{st}");
+    drop(held);
 }

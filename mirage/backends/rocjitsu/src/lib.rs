@@ -259,6 +259,7 @@ pub fn start_daemon(
         },
         socket: socket.clone(),
         owner: None,
+        limits: Default::default(),
     })
     .map_err(|e| BackendError::Node(format!("the node's rocjitsu daemon: {e}")))?;
     let daemon = std::sync::Arc::new(daemon);
