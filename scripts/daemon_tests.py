@@ -15,6 +15,19 @@ build/hip/<target>/). Scenarios:
                               daemon-status`), and the other clients finish
   daemon-dies                 the daemon killed under a client in a kernel:
                               the client ends with an error instead of hanging
+  connection-cap              on a daemon started with --client-connections
+                              64: one process (scripts/daemon_hog.py) opens
+                              1000 connections; exactly 64 are served, the
+                              other 936 are refused with EMFILE and a reason
+                              naming --client-connections, and meanwhile
+                              vector_add runs on the daemon and passes
+  memory-cap                  on a daemon started with --client-memory 50:
+                              one process allocates VRAM in 1 GiB chunks
+                              until it is refused: ENOMEM at half the
+                              config's VRAM, not the whole; an allocation
+                              whose size overflows and an mmap whose
+                              offset + length overflows are EINVAL; and
+                              vector_add, holding its own share, passes
 After every scenario the daemon must hold nothing. Prints one line per
 scenario and `daemon: N passed, M failed`; exit status 1 on a failure.
 """
@@ -43,13 +56,13 @@ def log(msg):
 
 
 class Daemon:
-    def __init__(self, launcher, config):
+    def __init__(self, launcher, config, *flags):
         self.launcher = launcher
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="rocjitsu-daemon-test-"))
         self.socket = self.dir / "daemon.sock"
         self.logf = open(self.dir / "daemon.log", "w")
         self.proc = subprocess.Popen(
-            [str(launcher), "--config", str(config), "--daemon", "--socket", str(self.socket)],
+            [str(launcher), "--config", str(config), "--daemon", "--socket", str(self.socket), *flags],
             stdout=self.logf, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30
         while self.status() is None:
@@ -163,6 +176,96 @@ def daemon_dies(launcher, config, build):
         d.stop()
 
 
+# The limits the connection-cap and memory-cap scenarios start their daemon with.
+CLIENT_CONNECTIONS = 64
+CLIENT_MEMORY_PERCENT = 50
+HOG_CONNECTIONS = 1000
+GIB = 1 << 30
+
+
+class Hog:
+    """scripts/daemon_hog.py against the daemon: what it got, and it holds
+    that until released."""
+
+    def __init__(self, d, *args):
+        self.p = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "daemon_hog.py"), *args,
+                                   "--socket", str(d.socket)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        line = self.p.stdout.readline()
+        try:
+            self.got = json.loads(line)
+        except ValueError:
+            self.got = {"error": f"no report ({line!r}): {self.p.stderr.read()[-400:]}"}
+
+    def release(self):
+        self.p.stdin.close()
+        try:
+            self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def second_client(d, build, why):
+    """vector_add on the daemon beside a greedy client: [] when it passes."""
+    rc, out, err = finish(d.client(build / "vector_add"), 300)
+    if rc != 0 or "PASS vector_add" not in out:
+        return [f"vector_add beside a client {why}: exit {rc}: {(out + err).strip()[-400:]}"]
+    return []
+
+
+def connection_cap(d, build):
+    hog = Hog(d, "connections", "--count", str(HOG_CONNECTIONS))
+    try:
+        got = hog.got
+        if "error" in got:
+            return [f"the greedy client: {got['error']}"]
+        problems = []
+        if got["accepted"] != CLIENT_CONNECTIONS or got["refused"] != HOG_CONNECTIONS - CLIENT_CONNECTIONS:
+            problems.append(f"of {HOG_CONNECTIONS} connections of one process {got['accepted']} were served and "
+                            f"{got['refused']} refused ({got['others']} neither), expected {CLIENT_CONNECTIONS} "
+                            f"and {HOG_CONNECTIONS - CLIENT_CONNECTIONS}")
+        if not got["refusal"].startswith("errno 24:") or "--client-connections" not in got["refusal"]:
+            problems.append(f"the refusal is not EMFILE naming --client-connections: {got['refusal']!r}")
+        st = d.status()
+        if not st or st["refused_connections"] < HOG_CONNECTIONS - CLIENT_CONNECTIONS:
+            problems.append(f"the daemon's accounting does not show the refusals: {st}")
+        problems += second_client(d, build, f"holding {got['accepted']} connections")
+        if d.proc.poll() is not None:
+            problems.append(f"the daemon died: {d.log_text()[-800:]}")
+        return problems
+    finally:
+        hog.release()
+
+
+def memory_cap(d, build, vram):
+    share = vram * CLIENT_MEMORY_PERCENT // 100
+    hog = Hog(d, "memory", "--chunk", str(GIB))
+    try:
+        got = hog.got
+        if "error" in got:
+            return [f"the greedy client: {got['error']}"]
+        problems = []
+        if got["errno"] != 12 or not share - GIB < got["allocated"] <= share:
+            problems.append(f"one process allocated {got['allocated'] / GIB:.0f} GiB of {vram / GIB:.0f} GiB of VRAM "
+                            f"before errno {got['errno']}; expected ENOMEM (12) once past its share "
+                            f"({CLIENT_MEMORY_PERCENT}%, {share / GIB:.0f} GiB)")
+        if got["overflowing_size_errno"] != 22:
+            problems.append(f"an allocation of 2^64-1 bytes got errno {got['overflowing_size_errno']}, expected EINVAL (22)")
+        if got["overflowing_mmap_errno"] != 22:
+            problems.append(f"an mmap of 2^64-1 bytes got errno {got['overflowing_mmap_errno']}, expected EINVAL (22)")
+        st = d.status()
+        if not st or st["vram_used"][0] < got["allocated"]:
+            problems.append(f"the daemon's accounting does not show the greedy client's VRAM: {st}")
+        problems += second_client(d, build, f"holding {got['allocated'] / GIB:.0f} GiB of VRAM")
+        if d.proc.poll() is not None:
+            problems.append(f"the daemon died: {d.log_text()[-800:]}")
+        return problems
+    finally:
+        hog.release()
+
+
 def report(name, secs, problems, note=""):
     """Prints a scenario's line (and its problems); True when it passed."""
     if problems:
@@ -186,7 +289,7 @@ def main():
     config = ROOT / (args.config or CONFIGS[args.target])
     build = ROOT / "build" / "hip" / args.target
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "hip_tests.py"), "build", "--target", args.target,
-                        "-k", "many_launches,long_kernel"], capture_output=True, text=True)
+                        "-k", "many_launches,long_kernel,vector_add"], capture_output=True, text=True)
     if r.returncode != 0:
         log(r.stdout + r.stderr)
         log("daemon: error: cannot build the HIP programs")
@@ -196,13 +299,18 @@ def main():
         ("concurrent-8", lambda d: concurrent(d, build, 8, 100)),
         ("sigkill-mid-kernel", lambda d: sigkill_mid_kernel(d, build)),
     ]
+    vram = json.loads(config.read_text())["gpus"][0]["memory"]["size_bytes"]
+    limited = [
+        ("connection-cap", lambda d: connection_cap(d, build)),
+        ("memory-cap", lambda d: memory_cap(d, build, vram)),
+    ]
     pats = [p for p in (args.k or "").split(",") if p]
     want = lambda name: not pats or any(p in name for p in pats)
     passed = failed = 0
     t_all = time.monotonic()
-    d = Daemon(launcher, config)
-    log(f"daemon: {args.target} on {config.relative_to(ROOT)}, daemon pid {d.proc.pid}")
-    try:
+
+    def run_on(d, scenarios):
+        nonlocal passed, failed
         for name, run in scenarios:
             if not want(name):
                 continue
@@ -213,8 +321,22 @@ def main():
                 problems.append(f"afterwards the daemon still holds {st}")
             ok = report(name, time.monotonic() - t0, problems, f"daemon afterwards: {json.dumps(st)}")
             passed, failed = passed + ok, failed + (not ok)
-    finally:
-        d.stop()
+
+    if any(want(name) for name, _ in scenarios):
+        d = Daemon(launcher, config)
+        log(f"daemon: {args.target} on {config.relative_to(ROOT)}, daemon pid {d.proc.pid}")
+        try:
+            run_on(d, scenarios)
+        finally:
+            d.stop()
+    if any(want(name) for name, _ in limited):
+        flags = ["--client-connections", str(CLIENT_CONNECTIONS), "--client-memory", str(CLIENT_MEMORY_PERCENT)]
+        d = Daemon(launcher, config, *flags)
+        log(f"daemon: {' '.join(flags)}, daemon pid {d.proc.pid}")
+        try:
+            run_on(d, limited)
+        finally:
+            d.stop()
     if want("daemon-dies"):
         t0 = time.monotonic()
         problems = daemon_dies(launcher, config, build)
