@@ -99,3 +99,149 @@ fn launcher_errors_name_the_fix() {
     let out = run(&["--help"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("--watchdog"));
 }
+
+/// A fresh directory of this test's own under the system's temporary
+/// directory (never the real runtime directory, /tmp/rocjitsu-<uid>).
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-launch-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mode_of(p: &Path) -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(p).unwrap().mode() & 0o7777
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Runs `rocjitsu --config <gfx90a> -- true` with the runtime directory
+/// `ROCJITSU_RUNTIME_DIR=dir`.
+fn run_in_runtime_dir(dir: &Path) -> Output {
+    Command::new(rocjitsu())
+        .args(["--config", "configs/gfx90a_cdna2_kmd.json", "--", "true"])
+        .env("ROCJITSU_RUNTIME_DIR", dir)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_runtime_directory_someone_else_could_write_is_refused_naming_it_and_the_fix() {
+    let base = scratch("hostile");
+    // Another user's directory (nobody, 65534): the test runs as root.
+    let foreign = base.join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    set_mode(&foreign, 0o700);
+    std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).unwrap_or_else(|e| {
+        panic!(
+            "chown {} to 65534 (the test needs root): {e}",
+            foreign.display()
+        )
+    });
+    // One of ours that everybody may write to.
+    let open = base.join("open");
+    std::fs::create_dir(&open).unwrap();
+    set_mode(&open, 0o777);
+    // A symbolic link to a directory of ours.
+    let target = base.join("target");
+    std::fs::create_dir(&target).unwrap();
+    set_mode(&target, 0o700);
+    let link = base.join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (dir, why) in [
+        (&foreign, "owned by uid 65534"),
+        (&open, "mode 0777"),
+        (&link, "symbolic link"),
+    ] {
+        let out = run_in_runtime_dir(dir);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: {err}", dir.display());
+        for want in [
+            format!("{} is not a safe runtime directory", dir.display()),
+            why.to_string(),
+            "set ROCJITSU_RUNTIME_DIR to a directory you own".to_string(),
+        ] {
+            assert!(err.contains(&want), "missing `{want}` in: {err}");
+        }
+        // Nothing was written there (nor, through the link, in its target).
+        let written: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
+        assert!(written.is_empty(), "{}: {written:?}", dir.display());
+    }
+    assert_eq!(
+        mode_of(&open),
+        0o777,
+        "the refused directory is left as it was"
+    );
+    // A directory that does not exist yet is created, private.
+    let fresh = base.join("fresh/rt");
+    let out = run_in_runtime_dir(&fresh);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(mode_of(&fresh), 0o700);
+    assert!(fresh.join("bin/lsmod").is_file());
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_daemon_socket_in_a_shared_directory_leaves_its_mode_alone() {
+    let base = scratch("socket");
+    let shared = base.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    set_mode(&shared, 0o1777);
+    assert_eq!(mode_of(&shared), 0o1777);
+    let socket = shared.join("h.sock");
+    let runtime = base.join("rt");
+    let mut daemon = Command::new(rocjitsu())
+        .args([
+            "--config",
+            "configs/gfx90a_cdna2_kmd.json",
+            "--daemon",
+            "--socket",
+        ])
+        .arg(&socket)
+        .env("ROCJITSU_RUNTIME_DIR", &runtime)
+        .current_dir(repo())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let listening = loop {
+        let status = Command::new(rocjitsu())
+            .args(["daemon-status", "--socket"])
+            .arg(&socket)
+            .output()
+            .unwrap();
+        if status.status.success() {
+            break true;
+        }
+        if daemon.try_wait().unwrap().is_some() || t0.elapsed().as_secs() > 30 {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mode = mode_of(&shared);
+    // SAFETY: signalling the daemon this test started.
+    unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
+    let out = daemon.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        listening,
+        "the daemon did not listen on {}: {err}",
+        socket.display()
+    );
+    assert_eq!(
+        mode,
+        0o1777,
+        "the daemon changed the mode of {} from 1777 to {mode:04o}",
+        shared.display()
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}
