@@ -9,7 +9,7 @@ this one process, and takes more than a client may.
   daemon_hog.py memory --socket S --chunk BYTES
       allocates VRAM on GPU 0 in chunks until the daemon says no; then
       asks for an allocation whose size overflows when rounded to a page
-      and an mmap whose offset + length overflows
+      and an mmap a page into a buffer whose offset + length is 2^64
 
 Prints one JSON line saying what it got, then holds everything (the
 connections, the memory) until stdin closes or a line arrives on it, so
@@ -182,7 +182,8 @@ def memory(args):
         chunks += 1
         va += args.chunk + (1 << 21)
     overflow_size, _ = alloc(2**64 - 1, va)
-    c.send(MMAP, device(1, 0, minor) + struct.pack("<QQ", first_offset or 0, 2**64 - 1))
+    # A page into the first buffer, a length that reaches exactly 2^64 from there.
+    c.send(MMAP, device(1, 0, minor) + struct.pack("<QQ", (first_offset or 0) + 4096, 2**64 - 4096))
     mm = c.recv()
     for fd in (mm[2] if mm else []):
         os.close(fd)

@@ -254,7 +254,8 @@ def memory_cap(d, build, vram):
         if got["overflowing_size_errno"] != 22:
             problems.append(f"an allocation of 2^64-1 bytes got errno {got['overflowing_size_errno']}, expected EINVAL (22)")
         if got["overflowing_mmap_errno"] != 22:
-            problems.append(f"an mmap of 2^64-1 bytes got errno {got['overflowing_mmap_errno']}, expected EINVAL (22)")
+            problems.append(f"an mmap whose offset + length is 2^64 got errno {got['overflowing_mmap_errno']}, "
+                            "expected EINVAL (22)")
         st = d.status()
         if not st or st["vram_used"][0] < got["allocated"]:
             problems.append(f"the daemon's accounting does not show the greedy client's VRAM: {st}")
