@@ -732,7 +732,7 @@ mod tests {
             vec![8192],
             true,
         );
-        let top = u64::MAX & !(PAGE - 1);
+        let top = !(PAGE - 1);
         // A size whose rounding to a page overflows.
         for size in [u64::MAX, u64::MAX - 100, top + 1] {
             for kind in [kfd::ALLOC_VRAM, kfd::ALLOC_GTT] {
