@@ -1,12 +1,189 @@
 //! The user-kernel interface: ioctl request encoding, the KFD and amdgpu DRM
-//! request numbers this driver answers, and byte-level access to argument
-//! structures (`linux/kfd_ioctl.h`, `libdrm/amdgpu_drm.h`, `drm/drm.h`).
+//! request numbers this driver answers, and the layouts of their argument
+//! structures (`linux/kfd_ioctl.h`, `drm/amdgpu_drm.h`, `drm/drm.h`).
 //!
-//! Arguments are handled as byte buffers with explicit offsets rather than
+//! Arguments are handled as byte buffers with named fields rather than
 //! `repr(C)` structs: one request number can arrive with more than one
 //! structure size (ROCr 6.4's `CREATE_QUEUE` is 96 bytes, 5.2's 88), and the
 //! kernel zero-extends a short structure and copies back only the caller's
-//! size. [`Args`] does the same.
+//! size. [`Args`] does the same. Every field (a [`Field`]: offset and type)
+//! is declared once, in the layout modules below (`kfd::create_queue`,
+//! `drm::info`, ...); `tests/abi_headers.rs` compiles a C program against
+//! the system's headers and checks each one, and each structure's size.
+
+use std::marker::PhantomData;
+
+/// A field of a C structure: its byte offset, and its type, whose size is
+/// the field's.
+#[derive(Debug)]
+pub struct Field<T> {
+    pub off: usize,
+    _t: PhantomData<T>,
+}
+
+impl<T> Clone for Field<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Field<T> {}
+
+impl<T: Value> Field<T> {
+    pub const fn at(off: usize) -> Field<T> {
+        Field {
+            off,
+            _t: PhantomData,
+        }
+    }
+
+    /// The bytes the field covers.
+    pub const fn range(self) -> std::ops::Range<usize> {
+        self.off..self.off + T::SIZE
+    }
+}
+
+/// A field's type: a little-endian integer or a byte array.
+pub trait Value: Sized {
+    const SIZE: usize;
+    fn zero() -> Self;
+    /// From exactly `SIZE` bytes.
+    fn from_le(b: &[u8]) -> Self;
+    /// Into exactly `SIZE` bytes.
+    fn to_le(&self, b: &mut [u8]);
+}
+
+macro_rules! int_value {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            const SIZE: usize = size_of::<$t>();
+            fn zero() -> Self {
+                0
+            }
+            fn from_le(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.try_into().expect("SIZE bytes"))
+            }
+            fn to_le(&self, b: &mut [u8]) {
+                b.copy_from_slice(&self.to_le_bytes())
+            }
+        }
+    )*};
+}
+int_value!(u32, u64);
+
+impl<const N: usize> Value for [u8; N] {
+    const SIZE: usize = N;
+    fn zero() -> Self {
+        [0; N]
+    }
+    fn from_le(b: &[u8]) -> Self {
+        b.try_into().expect("SIZE bytes")
+    }
+    fn to_le(&self, b: &mut [u8]) {
+        b.copy_from_slice(self)
+    }
+}
+
+/// Field `f` of `buf` (zero where `buf` is too short for it).
+pub fn get<T: Value>(buf: &[u8], f: Field<T>) -> T {
+    buf.get(f.range()).map_or_else(T::zero, T::from_le)
+}
+
+/// Writes field `f` of `buf` (nothing where `buf` is too short for it).
+pub fn put<T: Value>(buf: &mut [u8], f: Field<T>, v: T) {
+    if let Some(s) = buf.get_mut(f.range()) {
+        v.to_le(s);
+    }
+}
+
+/// Which header declares a structure.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// `linux/kfd_ioctl.h`.
+    Kfd,
+    /// `drm/amdgpu_drm.h` (and the `drm/drm.h` it includes).
+    Drm,
+    /// Only the ROCm (DKMS) driver's and its thunk's copy of
+    /// `kfd_ioctl.h` (the IPC ioctls), not the upstream one.
+    RocmKfd,
+}
+
+/// One structure's layout as declared here, for the header check.
+#[derive(Debug)]
+pub struct Layout {
+    pub header: Header,
+    /// The module declaring it (`kfd::create_queue`).
+    pub module: &'static str,
+    /// The C structure, without `struct`.
+    pub c: &'static str,
+    /// `sizeof`, where this driver relies on it.
+    pub size: Option<usize>,
+    /// The KFD minor version since which it is that size.
+    pub size_since: Option<u32>,
+    pub fields: &'static [FieldInfo],
+}
+
+#[derive(Debug)]
+pub struct FieldInfo {
+    /// The constant's name (`GPU_ID`).
+    pub name: &'static str,
+    /// The C member designator, where it is not `name` in lower case.
+    pub c: Option<&'static str>,
+    pub off: usize,
+    pub size: usize,
+    /// The KFD minor version that added the field (none: older than 1.11).
+    pub since: Option<u32>,
+}
+
+impl FieldInfo {
+    pub fn c_name(&self) -> String {
+        self.c
+            .map_or_else(|| self.name.to_lowercase(), str::to_string)
+    }
+}
+
+/// Declares layout modules (`SIZE` and one [`Field`] constant per member)
+/// and a `LAYOUTS` table of them for the header check: `Header module =
+/// "c_struct" (size N (since minor)?)? { members }`, a member
+/// `NAME ("c.designator")?: type = offset (, since minor)?;` where `minor`
+/// is the KFD version that added it.
+macro_rules! layouts {
+    ($($(#[$doc:meta])* $header:ident $m:ident = $c:literal $(size $size:literal $(since $ssince:literal)?)? {
+        $($(#[$fdoc:meta])* $name:ident $(($cname:literal))?: $ty:ty = $off:expr $(, since $since:literal)?;)*
+    })*) => {
+        $(
+            $(#[$doc])*
+            pub mod $m {
+                #[allow(unused_imports)]
+                use crate::abi::Field;
+                $(pub const SIZE: usize = $size;)?
+                $($(#[$fdoc])* pub const $name: Field<$ty> = Field::at($off);)*
+            }
+        )*
+        /// The layouts declared in this module.
+        pub const LAYOUTS: &[crate::abi::Layout] = &[$(crate::abi::Layout {
+            header: crate::abi::Header::$header,
+            module: concat!(module_path!(), "::", stringify!($m)),
+            c: $c,
+            size: layouts!(@opt $($size)?),
+            size_since: layouts!(@opt $($($ssince)?)?),
+            fields: &[$(crate::abi::FieldInfo {
+                name: stringify!($name),
+                c: layouts!(@opt $($cname)?),
+                off: $off,
+                size: size_of::<$ty>(),
+                since: layouts!(@opt $($since)?),
+            }),*],
+        }),*];
+    };
+    (@opt) => { None };
+    (@opt $v:expr) => { Some($v) };
+}
+
+/// Every layout declared here (KFD, then DRM).
+pub fn layouts() -> impl Iterator<Item = &'static Layout> {
+    kfd::LAYOUTS.iter().chain(drm::LAYOUTS)
+}
 
 /// `_IOC_SIZE`: the argument size encoded in a request.
 pub fn ioc_size(request: u64) -> usize {
@@ -159,10 +336,218 @@ pub mod kfd {
     pub const MMAP_GPU_ID_SHIFT: u32 = 46;
     pub const MMAP_GPU_ID_MASK: u64 = 0xffff;
 
-    /// Size of one `struct kfd_event_data`.
-    pub const EVENT_DATA_SIZE: usize = 48;
-    /// Size of one `struct kfd_process_device_apertures`.
-    pub const APERTURES_SIZE: usize = 56;
+    layouts! {
+        /// `GET_VERSION`.
+        Kfd get_version = "kfd_ioctl_get_version_args" size 8 {
+            MAJOR_VERSION: u32 = 0;
+            MINOR_VERSION: u32 = 4;
+        }
+        /// `CREATE_QUEUE` (88 bytes before KFD 1.17).
+        Kfd create_queue = "kfd_ioctl_create_queue_args" size 96 since 17 {
+            RING_BASE_ADDRESS: u64 = 0;
+            WRITE_POINTER_ADDRESS: u64 = 8;
+            READ_POINTER_ADDRESS: u64 = 16;
+            DOORBELL_OFFSET: u64 = 24;
+            RING_SIZE: u32 = 32;
+            GPU_ID: u32 = 36;
+            QUEUE_TYPE: u32 = 40;
+            QUEUE_PERCENTAGE: u32 = 44;
+            QUEUE_PRIORITY: u32 = 48;
+            QUEUE_ID: u32 = 52;
+            SDMA_ENGINE_ID: u32 = 88, since 17;
+        }
+        /// `DESTROY_QUEUE`.
+        Kfd destroy_queue = "kfd_ioctl_destroy_queue_args" size 8 {
+            QUEUE_ID: u32 = 0;
+        }
+        /// `UPDATE_QUEUE`.
+        Kfd update_queue = "kfd_ioctl_update_queue_args" size 24 {
+            RING_BASE_ADDRESS: u64 = 0;
+            QUEUE_ID: u32 = 8;
+            RING_SIZE: u32 = 12;
+            QUEUE_PERCENTAGE: u32 = 16;
+            QUEUE_PRIORITY: u32 = 20;
+        }
+        /// `SET_CU_MASK`.
+        Kfd set_cu_mask = "kfd_ioctl_set_cu_mask_args" size 16 {
+            QUEUE_ID: u32 = 0;
+            NUM_CU_MASK: u32 = 4;
+            CU_MASK_PTR: u64 = 8;
+        }
+        /// `ALLOC_QUEUE_GWS`.
+        Kfd alloc_queue_gws = "kfd_ioctl_alloc_queue_gws_args" size 16 {
+            QUEUE_ID: u32 = 0;
+            NUM_GWS: u32 = 4;
+            FIRST_GWS: u32 = 8;
+        }
+        /// `AVAILABLE_MEMORY`.
+        Kfd available_memory = "kfd_ioctl_get_available_memory_args" size 16 {
+            AVAILABLE: u64 = 0;
+            GPU_ID: u32 = 8;
+        }
+        /// `SET_MEMORY_POLICY`.
+        Kfd set_memory_policy = "kfd_ioctl_set_memory_policy_args" size 32 {
+            ALTERNATE_APERTURE_BASE: u64 = 0;
+            ALTERNATE_APERTURE_SIZE: u64 = 8;
+            GPU_ID: u32 = 16;
+            DEFAULT_POLICY: u32 = 20;
+            ALTERNATE_POLICY: u32 = 24;
+        }
+        /// `GET_CLOCK_COUNTERS`.
+        Kfd get_clock_counters = "kfd_ioctl_get_clock_counters_args" size 40 {
+            GPU_CLOCK_COUNTER: u64 = 0;
+            CPU_CLOCK_COUNTER: u64 = 8;
+            SYSTEM_CLOCK_COUNTER: u64 = 16;
+            SYSTEM_CLOCK_FREQ: u64 = 24;
+            GPU_ID: u32 = 32;
+        }
+        /// One GPU's apertures, as both `GET_PROCESS_APERTURES` ioctls
+        /// return them.
+        Kfd process_device_apertures = "kfd_process_device_apertures" size 56 {
+            LDS_BASE: u64 = 0;
+            LDS_LIMIT: u64 = 8;
+            SCRATCH_BASE: u64 = 16;
+            SCRATCH_LIMIT: u64 = 24;
+            GPUVM_BASE: u64 = 32;
+            GPUVM_LIMIT: u64 = 40;
+            GPU_ID: u32 = 48;
+        }
+        /// `GET_PROCESS_APERTURES`: room for 7 GPUs' apertures in place.
+        Kfd get_process_apertures = "kfd_ioctl_get_process_apertures_args" size 400 {
+            PROCESS_APERTURES: [u8; 7 * 56] = 0;
+            NUM_OF_NODES: u32 = 392;
+        }
+        /// `GET_PROCESS_APERTURES_NEW`: the apertures go to a user array.
+        Kfd get_process_apertures_new = "kfd_ioctl_get_process_apertures_new_args" size 16 {
+            KFD_PROCESS_DEVICE_APERTURES_PTR: u64 = 0;
+            NUM_OF_NODES: u32 = 8;
+        }
+        /// `CREATE_EVENT`.
+        Kfd create_event = "kfd_ioctl_create_event_args" size 32 {
+            EVENT_PAGE_OFFSET: u64 = 0;
+            EVENT_TRIGGER_DATA: u32 = 8;
+            EVENT_TYPE: u32 = 12;
+            AUTO_RESET: u32 = 16;
+            NODE_ID: u32 = 20;
+            EVENT_ID: u32 = 24;
+            EVENT_SLOT_INDEX: u32 = 28;
+        }
+        /// `DESTROY_EVENT`.
+        Kfd destroy_event = "kfd_ioctl_destroy_event_args" size 8 {
+            EVENT_ID: u32 = 0;
+        }
+        /// `SET_EVENT`.
+        Kfd set_event = "kfd_ioctl_set_event_args" size 8 {
+            EVENT_ID: u32 = 0;
+        }
+        /// `RESET_EVENT`.
+        Kfd reset_event = "kfd_ioctl_reset_event_args" size 8 {
+            EVENT_ID: u32 = 0;
+        }
+        /// A memory exception's data, in an event's entry.
+        Kfd memory_exception_data = "kfd_hsa_memory_exception_data" size 32 {
+            NOT_PRESENT("failure.NotPresent"): u32 = 0;
+            READ_ONLY("failure.ReadOnly"): u32 = 4;
+            NO_EXECUTE("failure.NoExecute"): u32 = 8;
+            IMPRECISE("failure.imprecise"): u32 = 12;
+            VA: u64 = 16;
+            GPU_ID: u32 = 24;
+            ERROR_TYPE("ErrorType"): u32 = 28;
+        }
+        /// One entry of the `WAIT_EVENTS` array.
+        Kfd event_data = "kfd_event_data" size 48 {
+            MEMORY_EXCEPTION_DATA: [u8; 32] = 0;
+            /// A signal event's age (KFD 1.14), sharing the union.
+            LAST_EVENT_AGE("signal_event_data.last_event_age"): u64 = 0, since 14;
+            KFD_EVENT_DATA_EXT: u64 = 32;
+            EVENT_ID: u32 = 40;
+        }
+        /// `WAIT_EVENTS`.
+        Kfd wait_events = "kfd_ioctl_wait_events_args" size 24 {
+            EVENTS_PTR: u64 = 0;
+            NUM_EVENTS: u32 = 8;
+            WAIT_FOR_ALL: u32 = 12;
+            TIMEOUT: u32 = 16;
+            WAIT_RESULT: u32 = 20;
+        }
+        /// `SET_SCRATCH_BACKING_VA`.
+        Kfd set_scratch_backing_va = "kfd_ioctl_set_scratch_backing_va_args" size 16 {
+            VA_ADDR: u64 = 0;
+            GPU_ID: u32 = 8;
+        }
+        /// `GET_TILE_CONFIG`.
+        Kfd get_tile_config = "kfd_ioctl_get_tile_config_args" size 40 {
+            TILE_CONFIG_PTR: u64 = 0;
+            MACRO_TILE_CONFIG_PTR: u64 = 8;
+            NUM_TILE_CONFIGS: u32 = 16;
+            NUM_MACRO_TILE_CONFIGS: u32 = 20;
+            GPU_ID: u32 = 24;
+            GB_ADDR_CONFIG: u32 = 28;
+            NUM_BANKS: u32 = 32;
+            NUM_RANKS: u32 = 36;
+        }
+        /// `SET_TRAP_HANDLER`.
+        Kfd set_trap_handler = "kfd_ioctl_set_trap_handler_args" size 24 {
+            TBA_ADDR: u64 = 0;
+            TMA_ADDR: u64 = 8;
+            GPU_ID: u32 = 16;
+        }
+        /// `ACQUIRE_VM`.
+        Kfd acquire_vm = "kfd_ioctl_acquire_vm_args" size 8 {
+            DRM_FD: u32 = 0;
+            GPU_ID: u32 = 4;
+        }
+        /// `ALLOC_MEMORY_OF_GPU`.
+        Kfd alloc_memory_of_gpu = "kfd_ioctl_alloc_memory_of_gpu_args" size 40 {
+            VA_ADDR: u64 = 0;
+            BYTES("size"): u64 = 8;
+            HANDLE: u64 = 16;
+            MMAP_OFFSET: u64 = 24;
+            GPU_ID: u32 = 32;
+            FLAGS: u32 = 36;
+        }
+        /// `FREE_MEMORY_OF_GPU`.
+        Kfd free_memory_of_gpu = "kfd_ioctl_free_memory_of_gpu_args" size 8 {
+            HANDLE: u64 = 0;
+        }
+        /// `MAP_MEMORY_TO_GPU` (and `UNMAP_MEMORY_FROM_GPU`, the same
+        /// layout: the code uses these names for both).
+        Kfd map_memory_to_gpu = "kfd_ioctl_map_memory_to_gpu_args" size 24 {
+            HANDLE: u64 = 0;
+            DEVICE_IDS_ARRAY_PTR: u64 = 8;
+            N_DEVICES: u32 = 16;
+            N_SUCCESS: u32 = 20;
+        }
+        /// `UNMAP_MEMORY_FROM_GPU`: declared to check that it is
+        /// [`map_memory_to_gpu`]'s layout.
+        Kfd unmap_memory_from_gpu = "kfd_ioctl_unmap_memory_from_gpu_args" size 24 {
+            HANDLE: u64 = 0;
+            DEVICE_IDS_ARRAY_PTR: u64 = 8;
+            N_DEVICES: u32 = 16;
+            N_SUCCESS: u32 = 20;
+        }
+        /// `SET_XNACK_MODE` (`xnack_enabled` is signed: -1 asks).
+        Kfd set_xnack_mode = "kfd_ioctl_set_xnack_mode_args" size 4 {
+            XNACK_ENABLED: u32 = 0;
+        }
+        /// `IPC_EXPORT_HANDLE` (ROCm driver; layout from its
+        /// `include/uapi/linux/kfd_ioctl.h` and ROCT-Thunk-Interface's copy).
+        RocmKfd ipc_export_handle = "kfd_ioctl_ipc_export_handle_args" size 32 {
+            HANDLE: u64 = 0;
+            SHARE_HANDLE: [u8; 16] = 8;
+            GPU_ID: u32 = 24;
+            FLAGS: u32 = 28;
+        }
+        /// `IPC_IMPORT_HANDLE` (ROCm driver, as above).
+        RocmKfd ipc_import_handle = "kfd_ioctl_ipc_import_handle_args" size 48 {
+            HANDLE: u64 = 0;
+            VA_ADDR: u64 = 8;
+            MMAP_OFFSET: u64 = 16;
+            SHARE_HANDLE: [u8; 16] = 24;
+            GPU_ID: u32 = 40;
+            FLAGS: u32 = 44;
+        }
+    }
 }
 
 /// DRM core and amdgpu command numbers.
@@ -219,6 +604,71 @@ pub mod drm {
     pub const FAMILY_AI: u32 = 141;
     /// `mmGB_ADDR_CONFIG` on GFX9 (dword offset).
     pub const GB_ADDR_CONFIG_REG: u32 = 0x263e;
+
+    layouts! {
+        /// `VERSION` (`struct drm_version`: three ints, then (length,
+        /// pointer) for name, date and description).
+        Drm version = "drm_version" size 64 {
+            VERSION_MAJOR: u32 = 0;
+            VERSION_MINOR: u32 = 4;
+            VERSION_PATCHLEVEL: u32 = 8;
+            NAME_LEN: u64 = 16;
+            NAME: u64 = 24;
+            DATE_LEN: u64 = 32;
+            DATE: u64 = 40;
+            DESC_LEN: u64 = 48;
+            DESC: u64 = 56;
+        }
+        /// `GET_CAP`.
+        Drm get_cap = "drm_get_cap" size 16 {
+            CAPABILITY: u64 = 0;
+            VALUE: u64 = 8;
+        }
+        /// `AMDGPU_INFO`: the query and where its answer goes.
+        Drm info = "drm_amdgpu_info" {
+            RETURN_POINTER: u64 = 0;
+            RETURN_SIZE: u32 = 8;
+            QUERY: u32 = 12;
+            HW_IP_TYPE("query_hw_ip.type"): u32 = 16;
+            MMR_DWORD_OFFSET("read_mmr_reg.dword_offset"): u32 = 16;
+            MMR_COUNT("read_mmr_reg.count"): u32 = 20;
+        }
+        /// `AMDGPU_INFO_VRAM_GTT`'s answer.
+        Drm info_vram_gtt = "drm_amdgpu_info_vram_gtt" size 24 {
+            VRAM_SIZE: u64 = 0;
+            VRAM_CPU_ACCESSIBLE_SIZE: u64 = 8;
+            GTT_SIZE: u64 = 16;
+        }
+        /// `AMDGPU_INFO_DEV_INFO`'s answer: the fields this driver fills;
+        /// it writes [`DEV_INFO_SIZE`] bytes (newer headers are longer).
+        Drm info_device = "drm_amdgpu_info_device" {
+            DEVICE_ID: u32 = 0;
+            CHIP_REV: u32 = 4;
+            EXTERNAL_REV: u32 = 8;
+            PCI_REV: u32 = 12;
+            FAMILY: u32 = 16;
+            NUM_SHADER_ENGINES: u32 = 20;
+            NUM_SHADER_ARRAYS_PER_ENGINE: u32 = 24;
+            /// kHz.
+            GPU_COUNTER_FREQ: u32 = 28;
+            MAX_ENGINE_CLOCK: u64 = 32;
+            MAX_MEMORY_CLOCK: u64 = 40;
+            CU_ACTIVE_NUMBER: u32 = 48;
+            /// `cu_bitmap[4][4]`: `[se % 4][se / 4]`, u32 each.
+            CU_BITMAP: [u8; 64] = 56;
+            VIRTUAL_ADDRESS_OFFSET: u64 = 144;
+            VIRTUAL_ADDRESS_MAX: u64 = 152;
+            VIRTUAL_ADDRESS_ALIGNMENT: u32 = 160;
+            PTE_FRAGMENT_SIZE: u32 = 164;
+            GART_PAGE_SIZE: u32 = 168;
+            VRAM_TYPE: u32 = 176;
+            VRAM_BIT_WIDTH: u32 = 180;
+            WAVE_FRONT_SIZE: u32 = 240;
+            NUM_SHADER_VISIBLE_VGPRS: u32 = 244;
+            NUM_CU_PER_SH: u32 = 248;
+            NUM_TCC_BLOCKS: u32 = 252;
+        }
+    }
 }
 
 /// An ioctl argument as the kernel sees it: the caller's bytes, extended
@@ -238,32 +688,13 @@ impl Args {
         Args { bytes }
     }
 
-    pub fn u32(&self, off: usize) -> u32 {
-        let mut b = [0u8; 4];
-        if let Some(s) = self.bytes.get(off..off + 4) {
-            b.copy_from_slice(s);
-        }
-        u32::from_le_bytes(b)
+    /// Field `f` (zero past the caller's bytes, as they were extended).
+    pub fn get<T: Value>(&self, f: Field<T>) -> T {
+        get(&self.bytes, f)
     }
 
-    pub fn u64(&self, off: usize) -> u64 {
-        let mut b = [0u8; 8];
-        if let Some(s) = self.bytes.get(off..off + 8) {
-            b.copy_from_slice(s);
-        }
-        u64::from_le_bytes(b)
-    }
-
-    pub fn set_u32(&mut self, off: usize, v: u32) {
-        if let Some(s) = self.bytes.get_mut(off..off + 4) {
-            s.copy_from_slice(&v.to_le_bytes());
-        }
-    }
-
-    pub fn set_u64(&mut self, off: usize, v: u64) {
-        if let Some(s) = self.bytes.get_mut(off..off + 8) {
-            s.copy_from_slice(&v.to_le_bytes());
-        }
+    pub fn set<T: Value>(&mut self, f: Field<T>, v: T) {
+        put(&mut self.bytes, f, v)
     }
 }
 
@@ -277,7 +708,6 @@ pub const MAX_USER_BUFFERS: usize = 1 << 20;
 /// in the argument, as the kernel computes them; a total above
 /// [`MAX_USER_BUFFERS`] is EINVAL.
 pub fn user_buffers(request: u64, arg: &[u8]) -> Result<Vec<(u64, usize)>, crate::Errno> {
-    let a = Args::new(arg, 64);
     let nr = ioc_nr(request);
     let mut v: Vec<(u64, usize)> = Vec::new();
     let mut add = |addr: u64, len: u64| {
@@ -285,29 +715,58 @@ pub fn user_buffers(request: u64, arg: &[u8]) -> Result<Vec<(u64, usize)>, crate
             v.push((addr, len.min(MAX_USER_BUFFERS as u64 + 1) as usize));
         }
     };
+    let n = |f: Field<u32>| u64::from(get(arg, f));
     match ioc_type(request) {
         KFD_TYPE => match nr {
             kfd::GET_PROCESS_APERTURES_NEW => {
-                add(a.u64(0), u64::from(a.u32(8)) * kfd::APERTURES_SIZE as u64)
+                use kfd::get_process_apertures_new as g;
+                let size = kfd::process_device_apertures::SIZE as u64;
+                add(
+                    get(arg, g::KFD_PROCESS_DEVICE_APERTURES_PTR),
+                    n(g::NUM_OF_NODES) * size,
+                )
             }
-            kfd::WAIT_EVENTS => add(a.u64(0), u64::from(a.u32(8)) * kfd::EVENT_DATA_SIZE as u64),
+            kfd::WAIT_EVENTS => {
+                use kfd::wait_events as w;
+                let size = kfd::event_data::SIZE as u64;
+                add(get(arg, w::EVENTS_PTR), n(w::NUM_EVENTS) * size)
+            }
             kfd::MAP_MEMORY_TO_GPU | kfd::UNMAP_MEMORY_FROM_GPU => {
-                add(a.u64(8), u64::from(a.u32(16)) * 4)
+                use kfd::map_memory_to_gpu as m;
+                add(get(arg, m::DEVICE_IDS_ARRAY_PTR), n(m::N_DEVICES) * 4)
             }
             kfd::GET_TILE_CONFIG => {
-                add(a.u64(0), u64::from(a.u32(16).min(32)) * 4);
-                add(a.u64(8), u64::from(a.u32(20).min(16)) * 4);
+                use kfd::get_tile_config as t;
+                add(
+                    get(arg, t::TILE_CONFIG_PTR),
+                    n(t::NUM_TILE_CONFIGS).min(32) * 4,
+                );
+                add(
+                    get(arg, t::MACRO_TILE_CONFIG_PTR),
+                    n(t::NUM_MACRO_TILE_CONFIGS).min(16) * 4,
+                );
             }
-            kfd::SET_CU_MASK => add(a.u64(8), u64::from(a.u32(4)).div_ceil(32) * 4),
+            kfd::SET_CU_MASK => {
+                use kfd::set_cu_mask as c;
+                add(get(arg, c::CU_MASK_PTR), n(c::NUM_CU_MASK).div_ceil(32) * 4)
+            }
             _ => {}
         },
         DRM_TYPE => match nr {
             drm::VERSION => {
-                for off in [16, 32, 48] {
-                    add(a.u64(off + 8), a.u64(off));
+                use drm::version as d;
+                for (len, ptr) in [
+                    (d::NAME_LEN, d::NAME),
+                    (d::DATE_LEN, d::DATE),
+                    (d::DESC_LEN, d::DESC),
+                ] {
+                    add(get(arg, ptr), get(arg, len));
                 }
             }
-            drm::AMDGPU_INFO => add(a.u64(0), u64::from(a.u32(8))),
+            drm::AMDGPU_INFO => add(
+                get(arg, drm::info::RETURN_POINTER),
+                n(drm::info::RETURN_SIZE),
+            ),
             _ => {}
         },
         _ => {}
@@ -316,20 +775,6 @@ pub fn user_buffers(request: u64, arg: &[u8]) -> Result<Vec<(u64, usize)>, crate
         return Err(crate::Errno::EINVAL);
     }
     Ok(v)
-}
-
-/// Little-endian field writes into a plain buffer (structures the driver
-/// builds and copies out through a user pointer).
-pub fn put_u32(buf: &mut [u8], off: usize, v: u32) {
-    if let Some(s) = buf.get_mut(off..off + 4) {
-        s.copy_from_slice(&v.to_le_bytes());
-    }
-}
-
-pub fn put_u64(buf: &mut [u8], off: usize, v: u64) {
-    if let Some(s) = buf.get_mut(off..off + 8) {
-        s.copy_from_slice(&v.to_le_bytes());
-    }
 }
 
 #[cfg(test)]
@@ -354,10 +799,10 @@ mod tests {
     #[test]
     fn short_arguments_are_zero_extended() {
         let mut a = Args::new(&[1, 0, 0, 0], 8);
-        assert_eq!(a.u32(0), 1);
-        assert_eq!(a.u32(4), 0);
-        assert_eq!(a.u64(100), 0);
-        a.set_u64(100, 5);
+        assert_eq!(a.get(Field::<u32>::at(0)), 1);
+        assert_eq!(a.get(Field::<u32>::at(4)), 0);
+        assert_eq!(a.get(Field::<u64>::at(100)), 0);
+        a.set(Field::<u64>::at(100), 5);
         assert_eq!(a.bytes.len(), 8);
     }
 }

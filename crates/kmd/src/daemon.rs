@@ -780,11 +780,11 @@ fn serve_ioctl(
         && !sent_and_used
         && dev == DeviceFile::Kfd
         && abi::ioc_nr(io.request) == abi::kfd::ALLOC_MEMORY_OF_GPU
-        && abi::Args::new(&arg, 40).u32(36) & abi::kfd::ALLOC_USERPTR != 0
+        && abi::get(&arg, abi::kfd::alloc_memory_of_gpu::FLAGS) & abi::kfd::ALLOC_USERPTR != 0
     {
         fd = client
             .driver
-            .allocation_fd(abi::Args::new(&arg, 40).u64(16));
+            .allocation_fd(abi::get(&arg, abi::kfd::alloc_memory_of_gpu::HANDLE));
     }
     let out = Ioctl {
         device: io.device,

@@ -7,7 +7,7 @@
 //! and queues. Local mode has one of each; the daemon one device and a
 //! driver per client.
 
-use crate::abi::{self, Args, kfd, put_u32, put_u64};
+use crate::abi::{self, Args, kfd, put};
 use crate::events::{Events, MemoryException};
 use crate::memory::{AllocRequest, Memory, VramPool};
 use crate::sysfs::SysfsTree;
@@ -365,107 +365,115 @@ impl SimulatedDriver {
         self.proc().queues.len()
     }
 
-    fn apertures(&self, gpu: usize) -> [u8; kfd::APERTURES_SIZE] {
-        let mut a = [0u8; kfd::APERTURES_SIZE];
+    fn apertures(&self, gpu: usize) -> [u8; kfd::process_device_apertures::SIZE] {
+        use kfd::process_device_apertures as p;
+        let mut a = [0u8; p::SIZE];
         // GFX9 64-bit apertures: LDS at 1 << 48, scratch at 2 << 48, GPUVM
         // over the 47-bit user address space.
         let lds = 1u64 << 48;
         let scratch = 2u64 << 48;
-        put_u64(&mut a, 0, lds);
-        put_u64(&mut a, 8, lds | 0xffff_ffff);
-        put_u64(&mut a, 16, scratch);
-        put_u64(&mut a, 24, scratch | 0xffff_ffff);
-        put_u64(&mut a, 32, 0x20_0000);
-        put_u64(&mut a, 40, (1 << 47) - 1);
-        put_u32(&mut a, 48, self.device.gpus[gpu].gpu_id);
+        put(&mut a, p::LDS_BASE, lds);
+        put(&mut a, p::LDS_LIMIT, lds | 0xffff_ffff);
+        put(&mut a, p::SCRATCH_BASE, scratch);
+        put(&mut a, p::SCRATCH_LIMIT, scratch | 0xffff_ffff);
+        put(&mut a, p::GPUVM_BASE, 0x20_0000);
+        put(&mut a, p::GPUVM_LIMIT, (1 << 47) - 1);
+        put(&mut a, p::GPU_ID, self.device.gpus[gpu].gpu_id);
         a
     }
 
     fn kfd_ioctl(&self, nr: u8, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
         match nr {
             kfd::GET_VERSION => {
-                a.set_u32(0, KFD_VERSION.0);
-                a.set_u32(4, KFD_VERSION.1);
+                a.set(kfd::get_version::MAJOR_VERSION, KFD_VERSION.0);
+                a.set(kfd::get_version::MINOR_VERSION, KFD_VERSION.1);
             }
             kfd::GET_PROCESS_APERTURES_NEW => {
-                let ptr = a.u64(0);
-                let cap = a.u32(8) as usize;
+                use kfd::get_process_apertures_new as g;
+                let ptr = a.get(g::KFD_PROCESS_DEVICE_APERTURES_PTR);
+                let cap = a.get(g::NUM_OF_NODES) as usize;
                 if cap == 0 {
-                    a.set_u32(8, self.device.gpus.len() as u32);
+                    a.set(g::NUM_OF_NODES, self.device.gpus.len() as u32);
                     return Ok(0);
                 }
                 let n = cap.min(self.device.gpus.len());
-                let mut out = Vec::with_capacity(n * kfd::APERTURES_SIZE);
+                let mut out = Vec::with_capacity(n * kfd::process_device_apertures::SIZE);
                 for g in 0..n {
                     out.extend_from_slice(&self.apertures(g));
                 }
                 mem.write(ptr, &out)?;
-                a.set_u32(8, n as u32);
+                a.set(g::NUM_OF_NODES, n as u32);
             }
             kfd::GET_PROCESS_APERTURES => {
-                let n = self.device.gpus.len().min(7);
-                for g in 0..n {
-                    let ap = self.apertures(g);
-                    a.bytes[g * kfd::APERTURES_SIZE..(g + 1) * kfd::APERTURES_SIZE]
-                        .copy_from_slice(&ap);
+                use kfd::get_process_apertures as g;
+                let mut all = a.get(g::PROCESS_APERTURES);
+                let entries = all.chunks_exact_mut(kfd::process_device_apertures::SIZE);
+                let n = self.device.gpus.len().min(entries.len());
+                for (g, e) in entries.take(n).enumerate() {
+                    e.copy_from_slice(&self.apertures(g));
                 }
-                a.set_u32(7 * kfd::APERTURES_SIZE, n as u32);
+                a.set(g::PROCESS_APERTURES, all);
+                a.set(g::NUM_OF_NODES, n as u32);
             }
             kfd::ACQUIRE_VM => {
-                self.gpu_index(a.u32(4))?;
+                self.gpu_index(a.get(kfd::acquire_vm::GPU_ID))?;
             }
             kfd::SET_MEMORY_POLICY => {
-                self.gpu_index(a.u32(16))?;
-                if a.u32(20) > 1 || a.u32(24) > 1 {
+                use kfd::set_memory_policy as p;
+                self.gpu_index(a.get(p::GPU_ID))?;
+                if a.get(p::DEFAULT_POLICY) > 1 || a.get(p::ALTERNATE_POLICY) > 1 {
                     return Err(Errno::EINVAL);
                 }
             }
             kfd::GET_CLOCK_COUNTERS => {
+                use kfd::get_clock_counters as c;
                 // An unknown GPU gets a zero GPU counter, not an error.
-                let known = self.gpu_index(a.u32(32)).is_ok();
+                let known = self.gpu_index(a.get(c::GPU_ID)).is_ok();
                 let boot = boottime_ns();
-                a.set_u64(0, if known { boot / 10 } else { 0 });
-                a.set_u64(8, clock_ns(libc::CLOCK_MONOTONIC_RAW));
-                a.set_u64(16, boot);
-                a.set_u64(24, 1_000_000_000);
+                a.set(c::GPU_CLOCK_COUNTER, if known { boot / 10 } else { 0 });
+                a.set(c::CPU_CLOCK_COUNTER, clock_ns(libc::CLOCK_MONOTONIC_RAW));
+                a.set(c::SYSTEM_CLOCK_COUNTER, boot);
+                a.set(c::SYSTEM_CLOCK_FREQ, 1_000_000_000);
             }
             kfd::ALLOC_MEMORY_OF_GPU => {
-                let gpu_id = a.u32(32);
+                use kfd::alloc_memory_of_gpu as m;
+                let gpu_id = a.get(m::GPU_ID);
                 let gpu = self.gpu_index(gpu_id)?;
                 let (id, offset) = self.mem().alloc(&AllocRequest {
                     gpu,
                     gpu_id,
-                    va: a.u64(0),
-                    size: a.u64(8),
-                    mmap_offset: a.u64(24),
-                    flags: a.u32(36),
-                    backing: if a.u32(36) & kfd::ALLOC_USERPTR != 0 {
+                    va: a.get(m::VA_ADDR),
+                    size: a.get(m::BYTES),
+                    mmap_offset: a.get(m::MMAP_OFFSET),
+                    flags: a.get(m::FLAGS),
+                    backing: if a.get(m::FLAGS) & kfd::ALLOC_USERPTR != 0 {
                         mem.take_userptr_backing()
                     } else {
                         None
                     },
                 })?;
-                a.set_u64(16, (u64::from(gpu_id) << 32) | u64::from(id));
-                a.set_u64(24, offset);
+                a.set(m::HANDLE, (u64::from(gpu_id) << 32) | u64::from(id));
+                a.set(m::MMAP_OFFSET, offset);
                 tracing::debug!(
                     "allocation {id}: va 0x{:x}, {} bytes, flags 0x{:08x}, mmap offset 0x{offset:x}",
-                    a.u64(0),
-                    a.u64(8),
-                    a.u32(36)
+                    a.get(m::VA_ADDR),
+                    a.get(m::BYTES),
+                    a.get(m::FLAGS)
                 );
             }
             kfd::FREE_MEMORY_OF_GPU => {
-                let id = a.u64(0) as u32;
+                let id = a.get(kfd::free_memory_of_gpu::HANDLE) as u32;
                 self.mem().free(id, &self.vm)?;
             }
             kfd::MAP_MEMORY_TO_GPU | kfd::UNMAP_MEMORY_FROM_GPU => {
-                let id = a.u64(0) as u32;
-                let n = a.u32(16) as usize;
+                use kfd::map_memory_to_gpu as m;
+                let id = a.get(m::HANDLE) as u32;
+                let n = a.get(m::N_DEVICES) as usize;
                 if n == 0 || n > self.device.gpus.len() * 4 {
                     return Err(Errno::EINVAL);
                 }
                 let mut ids = vec![0u8; n * 4];
-                mem.read(a.u64(8), &mut ids)?;
+                mem.read(a.get(m::DEVICE_IDS_ARRAY_PTR), &mut ids)?;
                 for c in ids.chunks_exact(4) {
                     self.gpu_index(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))?;
                 }
@@ -475,58 +483,63 @@ impl SimulatedDriver {
                 } else {
                     m.unmap(id, &self.vm)?;
                 }
-                a.set_u32(20, n as u32);
+                a.set(m::N_SUCCESS, n as u32);
             }
             kfd::AVAILABLE_MEMORY => {
-                let gpu = self.gpu_index(a.u32(8))?;
-                a.set_u64(0, self.mem().available(gpu));
+                use kfd::available_memory as m;
+                let gpu = self.gpu_index(a.get(m::GPU_ID))?;
+                a.set(m::AVAILABLE, self.mem().available(gpu));
             }
             kfd::CREATE_EVENT => self.create_event(a)?,
-            kfd::DESTROY_EVENT => self.events.destroy(a.u32(0))?,
-            kfd::SET_EVENT => self.events.set(a.u32(0))?,
-            kfd::RESET_EVENT => self.events.reset(a.u32(0))?,
+            kfd::DESTROY_EVENT => self.events.destroy(a.get(kfd::destroy_event::EVENT_ID))?,
+            kfd::SET_EVENT => self.events.set(a.get(kfd::set_event::EVENT_ID))?,
+            kfd::RESET_EVENT => self.events.reset(a.get(kfd::reset_event::EVENT_ID))?,
             kfd::WAIT_EVENTS => {
-                let n = a.u32(8) as usize;
+                use kfd::wait_events as w;
+                let n = a.get(w::NUM_EVENTS) as usize;
                 if n == 0 || n > kfd::SIGNAL_EVENT_LIMIT as usize {
                     return Err(Errno::EINVAL);
                 }
-                let ptr = a.u64(0);
-                let mut list = vec![0u8; n * kfd::EVENT_DATA_SIZE];
+                let ptr = a.get(w::EVENTS_PTR);
+                let mut list = vec![0u8; n * kfd::event_data::SIZE];
                 mem.read(ptr, &mut list)?;
                 if let Some(cp) = self.device.cp.get() {
                     cp.kick();
                 }
-                let r = self.events.wait(&mut list, a.u32(12) != 0, a.u32(16))?;
+                let all = a.get(w::WAIT_FOR_ALL) != 0;
+                let r = self.events.wait(&mut list, all, a.get(w::TIMEOUT))?;
                 mem.write(ptr, &list)?;
-                a.set_u32(20, r);
+                a.set(w::WAIT_RESULT, r);
             }
             kfd::SET_SCRATCH_BACKING_VA => {
-                self.gpu_index(a.u32(8))?;
+                self.gpu_index(a.get(kfd::set_scratch_backing_va::GPU_ID))?;
             }
             kfd::SET_TRAP_HANDLER => {
-                self.gpu_index(a.u32(16))?;
+                self.gpu_index(a.get(kfd::set_trap_handler::GPU_ID))?;
             }
             kfd::GET_TILE_CONFIG => {
-                self.gpu_index(a.u32(24))?;
-                let tiles = a.u32(16).min(32) as usize;
-                let macros = a.u32(20).min(16) as usize;
+                use kfd::get_tile_config as t;
+                self.gpu_index(a.get(t::GPU_ID))?;
+                let tiles = a.get(t::NUM_TILE_CONFIGS).min(32) as usize;
+                let macros = a.get(t::NUM_MACRO_TILE_CONFIGS).min(16) as usize;
                 if tiles > 0 {
-                    mem.write(a.u64(0), &vec![0u8; tiles * 4])?;
+                    mem.write(a.get(t::TILE_CONFIG_PTR), &vec![0u8; tiles * 4])?;
                 }
                 if macros > 0 {
-                    mem.write(a.u64(8), &vec![0u8; macros * 4])?;
+                    mem.write(a.get(t::MACRO_TILE_CONFIG_PTR), &vec![0u8; macros * 4])?;
                 }
-                a.set_u32(16, tiles as u32);
-                a.set_u32(20, macros as u32);
-                a.set_u32(28, drm::GB_ADDR_CONFIG);
-                a.set_u32(32, 0);
-                a.set_u32(36, 0);
+                a.set(t::NUM_TILE_CONFIGS, tiles as u32);
+                a.set(t::NUM_MACRO_TILE_CONFIGS, macros as u32);
+                a.set(t::GB_ADDR_CONFIG, drm::GB_ADDR_CONFIG);
+                a.set(t::NUM_BANKS, 0);
+                a.set(t::NUM_RANKS, 0);
             }
             kfd::SET_XNACK_MODE => {
-                let want = a.u32(0) as i32;
+                use kfd::set_xnack_mode::XNACK_ENABLED;
+                let want = a.get(XNACK_ENABLED) as i32;
                 let mut p = self.proc();
                 if want < 0 {
-                    a.set_u32(0, u32::from(p.xnack));
+                    a.set(XNACK_ENABLED, u32::from(p.xnack));
                 } else {
                     if !p.queues.is_empty() {
                         return Err(Errno::EBUSY);
@@ -536,7 +549,7 @@ impl SimulatedDriver {
             }
             kfd::CREATE_QUEUE => self.create_queue(a)?,
             kfd::DESTROY_QUEUE => {
-                let qid = a.u32(0);
+                let qid = a.get(kfd::destroy_queue::QUEUE_ID);
                 let q = {
                     let mut p = self.proc();
                     let q = p.queues.remove(&qid).ok_or(Errno::EINVAL)?;
@@ -548,40 +561,44 @@ impl SimulatedDriver {
                     .map_err(|_| Errno::EINVAL)?;
             }
             kfd::UPDATE_QUEUE => {
-                if a.u32(16) > 100 || a.u32(20) > 15 {
+                use kfd::update_queue as u;
+                let (percent, priority) = (a.get(u::QUEUE_PERCENTAGE), a.get(u::QUEUE_PRIORITY));
+                if percent > 100 || priority > 15 {
                     return Err(Errno::EINVAL);
                 }
-                let size = a.u32(12);
+                let size = a.get(u::RING_SIZE);
                 if size != 0 && !size.is_power_of_two() {
                     return Err(Errno::EINVAL);
                 }
                 let cp_id = self
                     .proc()
                     .queues
-                    .get(&a.u32(8))
+                    .get(&a.get(u::QUEUE_ID))
                     .map(|q| q.cp_id)
                     .ok_or(Errno::EINVAL)?;
                 // A percentage of 0 makes the queue inactive (KFD's
                 // QUEUE_IS_ACTIVE wants size, percentage and address set).
-                let size = if a.u32(16) == 0 { 0 } else { size };
+                let size = if percent == 0 { 0 } else { size };
                 self.cp()
-                    .update_queue(cp_id, a.u64(0), size.into(), a.u32(20))
+                    .update_queue(cp_id, a.get(u::RING_BASE_ADDRESS), size.into(), priority)
                     .map_err(|_| Errno::EINVAL)?;
             }
             kfd::SET_CU_MASK => {
-                if !self.proc().queues.contains_key(&a.u32(0)) {
+                use kfd::set_cu_mask as c;
+                if !self.proc().queues.contains_key(&a.get(c::QUEUE_ID)) {
                     return Err(Errno::EINVAL);
                 }
-                let n = a.u32(4);
+                let n = a.get(c::NUM_CU_MASK);
                 if n == 0 || n % 32 != 0 {
                     return Err(Errno::EINVAL);
                 }
             }
             kfd::ALLOC_QUEUE_GWS => {
-                if !self.proc().queues.contains_key(&a.u32(0)) {
+                use kfd::alloc_queue_gws as g;
+                if !self.proc().queues.contains_key(&a.get(g::QUEUE_ID)) {
                     return Err(Errno::EINVAL);
                 }
-                a.set_u32(8, 0);
+                a.set(g::FIRST_GWS, 0);
             }
             kfd::RUNTIME_ENABLE => {}
             kfd::IPC_EXPORT_HANDLE => self.ipc_export(a)?,
@@ -594,10 +611,11 @@ impl SimulatedDriver {
     /// `IPC_EXPORT_HANDLE` {handle, share_handle[4] out, gpu_id, flags}:
     /// a share handle any process on the device can import.
     fn ipc_export(&self, a: &mut Args) -> Result<(), Errno> {
-        self.gpu_index(a.u32(24))?;
+        use kfd::ipc_export_handle as x;
+        self.gpu_index(a.get(x::GPU_ID))?;
         let (fd, size, flags) = {
             let m = self.mem();
-            let alloc = m.get(a.u64(0) as u32).ok_or(Errno::EINVAL)?;
+            let alloc = m.get(a.get(x::HANDLE) as u32).ok_or(Errno::EINVAL)?;
             (
                 alloc.shared_memfd().ok_or(Errno::EINVAL)?,
                 alloc.size,
@@ -620,7 +638,7 @@ impl SimulatedDriver {
                 flags,
             },
         );
-        a.bytes[8..24].copy_from_slice(&key);
+        a.set(x::SHARE_HANDLE, key);
         Ok(())
     }
 
@@ -628,24 +646,25 @@ impl SimulatedDriver {
     /// share_handle[4], gpu_id, flags out}: the exported buffer at
     /// `va_addr` in this process, to be mapped through the render node.
     fn ipc_import(&self, a: &mut Args) -> Result<(), Errno> {
-        let gpu_id = a.u32(40);
+        use kfd::ipc_import_handle as x;
+        let gpu_id = a.get(x::GPU_ID);
         let gpu = self.gpu_index(gpu_id)?;
-        let mut key = [0u8; 16];
-        key.copy_from_slice(&a.bytes[24..40]);
+        let key = a.get(x::SHARE_HANDLE);
         let (fd, size, flags) = {
             let ipc = self.device.ipc.lock().unwrap_or_else(|e| e.into_inner());
             let b = ipc.get(&key).ok_or(Errno::EINVAL)?;
             (b.memfd.upgrade().ok_or(Errno::EINVAL)?, b.size, b.flags)
         };
-        let (id, offset) = self.mem().import(gpu, a.u64(8), size, flags, fd)?;
-        a.set_u64(0, (u64::from(gpu_id) << 32) | u64::from(id));
-        a.set_u64(16, offset);
-        a.set_u32(44, flags);
+        let (id, offset) = self.mem().import(gpu, a.get(x::VA_ADDR), size, flags, fd)?;
+        a.set(x::HANDLE, (u64::from(gpu_id) << 32) | u64::from(id));
+        a.set(x::MMAP_OFFSET, offset);
+        a.set(x::FLAGS, flags);
         Ok(())
     }
 
     fn create_event(&self, a: &mut Args) -> Result<(), Errno> {
-        let page = a.u64(0);
+        use kfd::create_event as e;
+        let page = a.get(e::EVENT_PAGE_OFFSET);
         if page != 0 && !self.events.has_page() {
             let id = page as u32;
             let m = self.mem();
@@ -653,39 +672,40 @@ impl SimulatedDriver {
             let host = m.host_of(alloc.va).ok_or(Errno::EINVAL)?;
             self.events.set_page(host, alloc.size)?;
         }
-        let kind = a.u32(12);
+        let kind = a.get(e::EVENT_TYPE);
         if kind > kfd::EVENT_MEMORY {
             return Err(Errno::EINVAL);
         }
-        let c = self.events.create(kind, a.u32(16) != 0)?;
+        let c = self.events.create(kind, a.get(e::AUTO_RESET) != 0)?;
         // A signal event lives in the event page: KFD answers the page's
         // mmap offset, and libhsakmt gives the event a mailbox address
         // (HWData2, which ROCr copies into its signals) only when that
         // offset is nonzero.
-        a.set_u64(
-            0,
+        a.set(
+            e::EVENT_PAGE_OFFSET,
             if kind == kfd::EVENT_SIGNAL {
                 kfd::MMAP_TYPE_EVENTS << kfd::MMAP_TYPE_SHIFT
             } else {
                 0
             },
         );
-        a.set_u32(8, c.trigger_data);
-        a.set_u32(24, c.id);
-        a.set_u32(28, c.slot);
+        a.set(e::EVENT_TRIGGER_DATA, c.trigger_data);
+        a.set(e::EVENT_ID, c.id);
+        a.set(e::EVENT_SLOT_INDEX, c.slot);
         Ok(())
     }
 
     fn create_queue(&self, a: &mut Args) -> Result<(), Errno> {
-        let gpu_id = a.u32(36);
+        use kfd::create_queue as q;
+        let gpu_id = a.get(q::GPU_ID);
         let gpu = self.gpu_index(gpu_id)?;
-        let ring_base = a.u64(0);
-        let wptr = a.u64(8);
-        let rptr = a.u64(16);
-        let ring_size = a.u32(32);
-        let qtype = a.u32(40);
-        let percent = a.u32(44);
-        let priority = a.u32(48);
+        let ring_base = a.get(q::RING_BASE_ADDRESS);
+        let wptr = a.get(q::WRITE_POINTER_ADDRESS);
+        let rptr = a.get(q::READ_POINTER_ADDRESS);
+        let ring_size = a.get(q::RING_SIZE);
+        let qtype = a.get(q::QUEUE_TYPE);
+        let percent = a.get(q::QUEUE_PERCENTAGE);
+        let priority = a.get(q::QUEUE_PRIORITY);
         if percent > 100 || priority > 15 || (ring_size != 0 && !ring_size.is_power_of_two()) {
             return Err(Errno::EINVAL);
         }
@@ -734,9 +754,9 @@ impl SimulatedDriver {
         p.next_queue = next_queue;
         p.doorbells.insert((gpu, slot), qid);
         p.queues.insert(qid, Queue { cp_id, gpu });
-        a.set_u32(52, qid);
-        a.set_u64(
-            24,
+        a.set(q::QUEUE_ID, qid);
+        a.set(
+            q::DOORBELL_OFFSET,
             (kfd::MMAP_TYPE_DOORBELL << kfd::MMAP_TYPE_SHIFT)
                 | (u64::from(gpu_id) << kfd::MMAP_GPU_ID_SHIFT)
                 | u64::from(slot * spec.queues.doorbell_bytes),
@@ -758,8 +778,8 @@ impl SimulatedDriver {
 /// Struct sizes this driver knows per KFD command (the newest layout).
 fn kfd_arg_size(nr: u8) -> usize {
     match nr {
-        kfd::CREATE_QUEUE => 96,
-        kfd::GET_PROCESS_APERTURES => 7 * kfd::APERTURES_SIZE + 8,
+        kfd::CREATE_QUEUE => kfd::create_queue::SIZE,
+        kfd::GET_PROCESS_APERTURES => kfd::get_process_apertures::SIZE,
         _ => 64,
     }
 }

@@ -4,7 +4,7 @@
 //! types, and `WAIT_EVENTS`.
 
 use crate::Errno;
-use crate::abi::{kfd, put_u32, put_u64};
+use crate::abi::{get, kfd, put};
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -228,14 +228,15 @@ impl Events {
 
     /// Signals every memory-exception event with the fault's data.
     pub fn memory_exception(&self, x: &MemoryException) -> usize {
-        let mut data = [0u8; 32];
-        put_u32(&mut data, 0, u32::from(x.not_present));
-        put_u32(&mut data, 4, u32::from(x.read_only));
-        put_u32(&mut data, 8, 0);
-        put_u32(&mut data, 12, u32::from(x.imprecise));
-        put_u64(&mut data, 16, x.va);
-        put_u32(&mut data, 24, x.gpu_id);
-        put_u32(&mut data, 28, x.error_type);
+        use kfd::memory_exception_data as m;
+        let mut data = [0u8; m::SIZE];
+        put(&mut data, m::NOT_PRESENT, u32::from(x.not_present));
+        put(&mut data, m::READ_ONLY, u32::from(x.read_only));
+        put(&mut data, m::NO_EXECUTE, 0);
+        put(&mut data, m::IMPRECISE, u32::from(x.imprecise));
+        put(&mut data, m::VA, x.va);
+        put(&mut data, m::GPU_ID, x.gpu_id);
+        put(&mut data, m::ERROR_TYPE, x.error_type);
         let mut s = self.lock();
         let mut ids = Vec::new();
         for (id, e) in s.events.iter_mut() {
@@ -258,14 +259,10 @@ impl Events {
     /// memory events and the current age of fired signal events whose
     /// caller passed an age.
     pub fn wait(&self, list: &mut [u8], all: bool, timeout_ms: u32) -> Result<u32, Errno> {
-        let n = list.len() / kfd::EVENT_DATA_SIZE;
-        let entry = |i: usize| i * kfd::EVENT_DATA_SIZE;
-        let u64_at = |l: &[u8], o: usize| u64::from_le_bytes(l[o..o + 8].try_into().unwrap());
-        let ids: Vec<u32> = (0..n)
-            .map(|i| {
-                let o = entry(i) + 40;
-                u32::from_le_bytes([list[o], list[o + 1], list[o + 2], list[o + 3]])
-            })
+        use kfd::event_data as d;
+        let ids: Vec<u32> = list
+            .chunks_exact(d::SIZE)
+            .map(|e| get(e, d::EVENT_ID))
             .collect();
         tracing::trace!("wait events {ids:?} all={all} timeout={timeout_ms}");
         let deadline = match timeout_ms {
@@ -284,11 +281,11 @@ impl Events {
         // by it; a signal event whose age moved past the caller's
         // `last_event_age` has fired since the caller last looked.
         let mut events = Vec::with_capacity(ids.len());
-        for (i, &id) in ids.iter().enumerate() {
+        for (entry, &id) in list.chunks_exact(d::SIZE).zip(&ids) {
             let e = s.events.get_mut(&id).expect("checked above");
             let mut activated = e.signaled;
             e.signaled = e.signaled && !e.auto_reset;
-            let last_age = u64_at(list, entry(i));
+            let last_age = get(entry, d::LAST_EVENT_AGE);
             let age_enabled = e.kind == kfd::EVENT_SIGNAL && last_age != 0;
             if age_enabled && e.age != last_age {
                 activated = true;
@@ -334,18 +331,18 @@ impl Events {
         };
         let w = s.waiters.remove(&me).expect("registered above");
         if result == Ok(kfd::WAIT_COMPLETE) {
-            for (i, watch) in w.events.iter().enumerate() {
+            for (entry, watch) in list.chunks_exact_mut(d::SIZE).zip(&w.events) {
                 let Some(e) = s.events.get_mut(&watch.id) else {
                     continue;
                 };
                 if !watch.activated {
                     continue;
                 }
-                let o = entry(i);
                 if e.kind == kfd::EVENT_MEMORY {
-                    list[o..o + 32].copy_from_slice(&e.exception.unwrap_or_default());
+                    let data = e.exception.unwrap_or_default();
+                    put(entry, d::MEMORY_EXCEPTION_DATA, data);
                 } else if watch.age_enabled {
-                    put_u64(list, o, e.age);
+                    put(entry, d::LAST_EVENT_AGE, e.age);
                 }
             }
         }
@@ -363,9 +360,9 @@ mod tests {
     use std::sync::Arc;
 
     fn list(ids: &[u32]) -> Vec<u8> {
-        let mut v = vec![0u8; ids.len() * kfd::EVENT_DATA_SIZE];
-        for (i, id) in ids.iter().enumerate() {
-            put_u32(&mut v, i * kfd::EVENT_DATA_SIZE + 40, *id);
+        let mut v = vec![0u8; ids.len() * kfd::event_data::SIZE];
+        for (e, id) in v.chunks_exact_mut(kfd::event_data::SIZE).zip(ids) {
+            put(e, kfd::event_data::EVENT_ID, *id);
         }
         v
     }
@@ -448,12 +445,10 @@ mod tests {
         assert_eq!(n, 1);
         let mut l = list(&[m.id]);
         assert_eq!(ev.wait(&mut l, false, 0).unwrap(), kfd::WAIT_COMPLETE);
-        assert_eq!(
-            u64::from_le_bytes(l[16..24].try_into().unwrap()),
-            0xdead_0000
-        );
-        assert_eq!(u32::from_le_bytes(l[0..4].try_into().unwrap()), 1);
-        assert_eq!(u32::from_le_bytes(l[24..28].try_into().unwrap()), 7);
+        use kfd::memory_exception_data as m;
+        assert_eq!(get(&l, m::VA), 0xdead_0000);
+        assert_eq!(get(&l, m::NOT_PRESENT), 1);
+        assert_eq!(get(&l, m::GPU_ID), 7);
     }
 
     #[test]

@@ -25,7 +25,7 @@
 //! the guest agent was not redirected to the host agent by the HSA tools
 //! library (`librocjitsu_hooks.so`, loaded through `HSA_TOOLS_LIB`).
 
-use crate::abi::{self, Args, kfd};
+use crate::abi::{self, Args, Field, get, kfd, put};
 use crate::sysfs::SysfsTree;
 use crate::user::{self, UserMemory};
 use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of};
@@ -317,12 +317,17 @@ impl GuestKfd {
         Errno::EINVAL
     }
 
-    /// Forwards a KFD ioctl whose argument names the guest at `off`, with
-    /// the host's gpu_id there; the caller sees its own gpu_id back.
-    fn forward_rewritten(&self, request: u64, arg: &mut [u8], off: usize) -> Result<i32, Errno> {
-        put(arg, off, self.host_gpu_id());
+    /// Forwards a KFD ioctl whose argument names the guest in `gpu_id`,
+    /// with the host's gpu_id there; the caller sees its own gpu_id back.
+    fn forward_rewritten(
+        &self,
+        request: u64,
+        arg: &mut [u8],
+        gpu_id: Field<u32>,
+    ) -> Result<i32, Errno> {
+        put(arg, gpu_id, self.host_gpu_id());
         let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
-        put(arg, off, self.guest_gpu_id);
+        put(arg, gpu_id, self.guest_gpu_id);
         r
     }
 
@@ -332,47 +337,57 @@ impl GuestKfd {
         match nr {
             kfd::GET_PROCESS_APERTURES_NEW => self.apertures_new(request, arg),
             kfd::GET_PROCESS_APERTURES => {
+                use kfd::get_process_apertures as p;
+                use kfd::process_device_apertures as e;
                 let r = self.host.ioctl(DeviceFile::Kfd, request, arg)?;
-                let count_at = 7 * kfd::APERTURES_SIZE;
-                let n = get(arg, count_at) as usize;
-                if n < 7 && self.host_index < n && arg.len() >= count_at + 4 {
-                    let src = self.host_index * kfd::APERTURES_SIZE;
-                    let mut entry = arg[src..src + kfd::APERTURES_SIZE].to_vec();
-                    put(&mut entry, 48, g);
-                    arg[n * kfd::APERTURES_SIZE..(n + 1) * kfd::APERTURES_SIZE]
-                        .copy_from_slice(&entry);
-                    put(arg, count_at, n as u32 + 1);
+                let n = get(arg, p::NUM_OF_NODES) as usize;
+                let max = p::PROCESS_APERTURES.range().len() / e::SIZE;
+                if n < max && self.host_index < n && arg.len() >= p::NUM_OF_NODES.range().end {
+                    let at = |i: usize| p::PROCESS_APERTURES.off + i * e::SIZE;
+                    let src = at(self.host_index);
+                    let mut entry = arg[src..src + e::SIZE].to_vec();
+                    put(&mut entry, e::GPU_ID, g);
+                    arg[at(n)..at(n + 1)].copy_from_slice(&entry);
+                    put(arg, p::NUM_OF_NODES, n as u32 + 1);
                 }
                 Ok(r)
             }
-            // {drm_fd, gpu_id}: the guest's render node is ours.
-            kfd::ACQUIRE_VM if get(arg, 4) == g => Ok(0),
-            // {cache policy fields..., gpu_id @16, default @20, alternate @24}
-            kfd::SET_MEMORY_POLICY if get(arg, 16) == g => {
-                if get(arg, 20) > 1 || get(arg, 24) > 1 {
+            // The guest's render node is ours.
+            kfd::ACQUIRE_VM if get(arg, kfd::acquire_vm::GPU_ID) == g => Ok(0),
+            kfd::SET_MEMORY_POLICY if get(arg, kfd::set_memory_policy::GPU_ID) == g => {
+                use kfd::set_memory_policy as p;
+                if get(arg, p::DEFAULT_POLICY) > 1 || get(arg, p::ALTERNATE_POLICY) > 1 {
                     return Err(Errno::EINVAL);
                 }
                 Ok(0)
             }
             // Scratch and trap handler set-up: start-up plumbing of an agent
             // that never runs a wave.
-            kfd::SET_SCRATCH_BACKING_VA if get(arg, 8) == g => Ok(0),
-            kfd::SET_TRAP_HANDLER if get(arg, 16) == g => Ok(0),
-            kfd::GET_CLOCK_COUNTERS if get(arg, 32) == g => {
-                self.forward_rewritten(request, arg, 32)
+            kfd::SET_SCRATCH_BACKING_VA if get(arg, kfd::set_scratch_backing_va::GPU_ID) == g => {
+                Ok(0)
             }
-            kfd::AVAILABLE_MEMORY if get(arg, 8) == g => self.forward_rewritten(request, arg, 8),
-            kfd::GET_TILE_CONFIG if get(arg, 24) == g => self.forward_rewritten(request, arg, 24),
-            kfd::CREATE_QUEUE if get(arg, 36) == g => {
-                Err(self.refuse("CREATE_QUEUE", format!("queue type {}", get(arg, 40))))
+            kfd::SET_TRAP_HANDLER if get(arg, kfd::set_trap_handler::GPU_ID) == g => Ok(0),
+            kfd::GET_CLOCK_COUNTERS if get(arg, kfd::get_clock_counters::GPU_ID) == g => {
+                self.forward_rewritten(request, arg, kfd::get_clock_counters::GPU_ID)
             }
+            kfd::AVAILABLE_MEMORY if get(arg, kfd::available_memory::GPU_ID) == g => {
+                self.forward_rewritten(request, arg, kfd::available_memory::GPU_ID)
+            }
+            kfd::GET_TILE_CONFIG if get(arg, kfd::get_tile_config::GPU_ID) == g => {
+                self.forward_rewritten(request, arg, kfd::get_tile_config::GPU_ID)
+            }
+            kfd::CREATE_QUEUE if get(arg, kfd::create_queue::GPU_ID) == g => Err(self.refuse(
+                "CREATE_QUEUE",
+                format!("queue type {}", get(arg, kfd::create_queue::QUEUE_TYPE)),
+            )),
             kfd::ALLOC_MEMORY_OF_GPU => self.alloc(request, arg),
             kfd::FREE_MEMORY_OF_GPU => {
-                let h = get64(arg, 0);
+                use kfd::free_memory_of_gpu::HANDLE;
+                let h = get(arg, HANDLE);
                 let host = self.host_handle(h);
-                put64(arg, 0, host);
+                put(arg, HANDLE, host);
                 let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
-                put64(arg, 0, h);
+                put(arg, HANDLE, h);
                 if r.is_ok() {
                     self.handles
                         .lock()
@@ -383,23 +398,25 @@ impl GuestKfd {
             }
             kfd::MAP_MEMORY_TO_GPU | kfd::UNMAP_MEMORY_FROM_GPU => self.map(request, arg),
             kfd::IPC_EXPORT_HANDLE => {
-                let h = get64(arg, 0);
-                put64(arg, 0, self.host_handle(h));
-                let guest = get(arg, 24) == g;
+                use kfd::ipc_export_handle as x;
+                let h = get(arg, x::HANDLE);
+                put(arg, x::HANDLE, self.host_handle(h));
+                let guest = get(arg, x::GPU_ID) == g;
                 if guest {
-                    put(arg, 24, self.host_gpu_id());
+                    put(arg, x::GPU_ID, self.host_gpu_id());
                 }
                 let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
-                put64(arg, 0, h);
+                put(arg, x::HANDLE, h);
                 if guest {
-                    put(arg, 24, g);
+                    put(arg, x::GPU_ID, g);
                 }
                 r
             }
-            kfd::IPC_IMPORT_HANDLE if get(arg, 40) == g => {
-                let r = self.forward_rewritten(request, arg, 40)?;
-                let host = get64(arg, 0);
-                put64(arg, 0, self.synthetic(host));
+            kfd::IPC_IMPORT_HANDLE if get(arg, kfd::ipc_import_handle::GPU_ID) == g => {
+                use kfd::ipc_import_handle as x;
+                let r = self.forward_rewritten(request, arg, x::GPU_ID)?;
+                let host = get(arg, x::HANDLE);
+                put(arg, x::HANDLE, self.synthetic(host));
                 Ok(r)
             }
             _ => self.host.ioctl(DeviceFile::Kfd, request, arg),
@@ -420,33 +437,35 @@ impl GuestKfd {
     /// num_of_nodes}: the host's entries, then the guest's (the selected
     /// host GPU's apertures under the guest's gpu_id).
     fn apertures_new(&self, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
-        let cap = get(arg, 8) as usize;
+        use kfd::get_process_apertures_new::{KFD_PROCESS_DEVICE_APERTURES_PTR, NUM_OF_NODES};
+        use kfd::process_device_apertures as e;
+        let cap = get(arg, NUM_OF_NODES) as usize;
         let hosts = self.host_gpus.len();
         if cap == 0 {
             let r = self.host.ioctl(DeviceFile::Kfd, request, arg)?;
-            put(arg, 8, get(arg, 8) + 1);
+            put(arg, NUM_OF_NODES, get(arg, NUM_OF_NODES) + 1);
             return Ok(r);
         }
         if cap <= hosts {
             return self.host.ioctl(DeviceFile::Kfd, request, arg);
         }
-        put(arg, 8, hosts as u32);
+        put(arg, NUM_OF_NODES, hosts as u32);
         let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
         if r.is_err() {
-            put(arg, 8, cap as u32);
+            put(arg, NUM_OF_NODES, cap as u32);
         }
         let r = r?;
-        let n = get(arg, 8) as usize;
-        let ptr = get64(arg, 0);
-        let size = kfd::APERTURES_SIZE as u64;
-        let mut entry = vec![0u8; kfd::APERTURES_SIZE];
+        let n = get(arg, NUM_OF_NODES) as usize;
+        let ptr = get(arg, KFD_PROCESS_DEVICE_APERTURES_PTR);
+        let size = e::SIZE as u64;
+        let mut entry = vec![0u8; e::SIZE];
         user::Local.read(
             ptr + self.host_index.min(n.saturating_sub(1)) as u64 * size,
             &mut entry,
         )?;
-        put(&mut entry, 48, self.guest_gpu_id);
+        put(&mut entry, e::GPU_ID, self.guest_gpu_id);
         user::Local.write(ptr + n as u64 * size, &entry)?;
-        put(arg, 8, n as u32 + 1);
+        put(arg, NUM_OF_NODES, n as u32 + 1);
         Ok(r)
     }
 
@@ -454,24 +473,25 @@ impl GuestKfd {
     /// in/out, gpu_id, flags}: on the guest, host memory under a synthetic
     /// handle; a doorbell page is refused.
     fn alloc(&self, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
-        if get(arg, 32) != self.guest_gpu_id {
+        use kfd::alloc_memory_of_gpu as m;
+        if get(arg, m::GPU_ID) != self.guest_gpu_id {
             return self.host.ioctl(DeviceFile::Kfd, request, arg);
         }
-        let flags = get(arg, 36);
+        let flags = get(arg, m::FLAGS);
         if flags & kfd::ALLOC_DOORBELL != 0 {
             return Err(self.refuse(
                 "ALLOC_MEMORY_OF_GPU (doorbell)",
                 format!("flags 0x{flags:08x}"),
             ));
         }
-        let r = self.forward_rewritten(request, arg, 32)?;
-        let host = get64(arg, 16);
+        let r = self.forward_rewritten(request, arg, m::GPU_ID)?;
+        let host = get(arg, m::HANDLE);
         let s = self.synthetic(host);
-        put64(arg, 16, s);
+        put(arg, m::HANDLE, s);
         tracing::debug!(
             "DBT guest: allocation of {} bytes at 0x{:x} (flags 0x{flags:08x}) on the guest is host handle 0x{host:x}, shown as 0x{s:x}",
-            get64(arg, 8),
-            get64(arg, 0)
+            get(arg, m::BYTES),
+            get(arg, m::VA_ADDR)
         );
         Ok(r)
     }
@@ -479,19 +499,21 @@ impl GuestKfd {
     /// `MAP/UNMAP_MEMORY_TO_GPU` {handle, device_ids_array_ptr, n_devices,
     /// n_success}: the guest's gpu_id becomes the host's (once).
     fn map(&self, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
-        let h = get64(arg, 0);
-        let ptr = get64(arg, 8);
-        let n = get(arg, 16) as usize;
+        // UNMAP's layout is MAP's.
+        use kfd::map_memory_to_gpu::{DEVICE_IDS_ARRAY_PTR, HANDLE, N_DEVICES, N_SUCCESS};
+        let h = get(arg, HANDLE);
+        let ptr = get(arg, DEVICE_IDS_ARRAY_PTR);
+        let n = get(arg, N_DEVICES) as usize;
         let host_handle = self.host_handle(h);
-        put64(arg, 0, host_handle);
+        put(arg, HANDLE, host_handle);
         if n == 0 || n > 1024 {
             let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
-            put64(arg, 0, h);
+            put(arg, HANDLE, h);
             return r;
         }
         let mut raw = vec![0u8; n * 4];
         if let Err(e) = user::Local.read(ptr, &mut raw) {
-            put64(arg, 0, h);
+            put(arg, HANDLE, h);
             return Err(e);
         }
         let ids: Vec<u32> = raw
@@ -500,7 +522,7 @@ impl GuestKfd {
             .collect();
         if !ids.contains(&self.guest_gpu_id) {
             let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
-            put64(arg, 0, h);
+            put(arg, HANDLE, h);
             return r;
         }
         let host_id = self.host_gpu_id();
@@ -516,15 +538,15 @@ impl GuestKfd {
             "DBT guest: {} of handle 0x{h:x}: device ids rewritten to {rewritten:?}",
             kfd::name(abi::ioc_nr(request))
         );
-        put64(arg, 8, bytes.as_ptr() as u64);
-        put(arg, 16, rewritten.len() as u32);
-        put(arg, 20, 0);
+        put(arg, DEVICE_IDS_ARRAY_PTR, bytes.as_ptr() as u64);
+        put(arg, N_DEVICES, rewritten.len() as u32);
+        put(arg, N_SUCCESS, 0);
         let r = self.host.ioctl(DeviceFile::Kfd, request, arg);
-        put64(arg, 0, h);
-        put64(arg, 8, ptr);
-        put(arg, 16, n as u32);
+        put(arg, HANDLE, h);
+        put(arg, DEVICE_IDS_ARRAY_PTR, ptr);
+        put(arg, N_DEVICES, n as u32);
         if r.is_ok() {
-            put(arg, 20, n as u32);
+            put(arg, N_SUCCESS, n as u32);
         }
         drop(bytes);
         r
@@ -554,27 +576,6 @@ impl GuestKfd {
         }
         r
     }
-}
-
-fn get(b: &[u8], off: usize) -> u32 {
-    b.get(off..off + 4)
-        .map_or(0, |s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
-}
-
-fn get64(b: &[u8], off: usize) -> u64 {
-    let mut v = [0u8; 8];
-    if let Some(s) = b.get(off..off + 8) {
-        v.copy_from_slice(s);
-    }
-    u64::from_le_bytes(v)
-}
-
-fn put(b: &mut [u8], off: usize, v: u32) {
-    abi::put_u32(b, off, v)
-}
-
-fn put64(b: &mut [u8], off: usize, v: u64) {
-    abi::put_u64(b, off, v)
 }
 
 impl Driver for GuestKfd {

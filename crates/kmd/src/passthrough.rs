@@ -186,10 +186,11 @@ impl Driver for KfdPassthrough {
             DeviceFile::Kfd => {
                 if abi::ioc_type(request) == abi::KFD_TYPE
                     && abi::ioc_nr(request) == kfd::ACQUIRE_VM
-                    && arg.len() >= 8
+                    && arg.len() >= abi::kfd::acquire_vm::SIZE
                 {
-                    // {drm_fd, gpu_id}: the real render node of that GPU.
-                    let gpu_id = u32::from_le_bytes([arg[4], arg[5], arg[6], arg[7]]);
+                    use abi::kfd::acquire_vm::{DRM_FD, GPU_ID};
+                    // The real render node of that GPU.
+                    let gpu_id = abi::get(arg, GPU_ID);
                     let minor = self
                         .gpus
                         .iter()
@@ -199,7 +200,7 @@ impl Driver for KfdPassthrough {
                         .minor;
                     let fd = self.render(minor)?;
                     let mut real = arg.to_vec();
-                    real[..4].copy_from_slice(&(fd as u32).to_le_bytes());
+                    abi::put(&mut real, DRM_FD, fd as u32);
                     return Self::raw_ioctl(self.kfd, request, &mut real);
                 }
                 Self::raw_ioctl(self.kfd, request, arg)

@@ -721,19 +721,24 @@ impl RemoteDriver {
         {
             return Err(Errno::ENODEV);
         }
-        let a = abi::Args::new(arg, 24);
-        let (ptr, n) = (a.u64(0), a.u32(8) as usize);
-        let mut list = vec![0u8; n.min(kfd::SIGNAL_EVENT_LIMIT as usize) * kfd::EVENT_DATA_SIZE];
+        use kfd::memory_exception_data as m;
+        use kfd::wait_events as w;
+        let (ptr, n) = (
+            abi::get(arg, w::EVENTS_PTR),
+            abi::get(arg, w::NUM_EVENTS) as usize,
+        );
+        let mut list = vec![0u8; n.min(kfd::SIGNAL_EVENT_LIMIT as usize) * kfd::event_data::SIZE];
         crate::user::read(ptr, &mut list)?;
         let gpu_id = crate::gpu_id_of(&self.config, 0);
-        for e in list.chunks_exact_mut(kfd::EVENT_DATA_SIZE) {
-            e[..32].fill(0);
-            abi::put_u32(e, 12, 1); // imprecise
-            abi::put_u32(e, 24, gpu_id);
-            abi::put_u32(e, 28, 3); // ErrorType: GPU hang
+        for e in list.chunks_exact_mut(kfd::event_data::SIZE) {
+            let mut x = [0u8; m::SIZE];
+            abi::put(&mut x, m::IMPRECISE, 1);
+            abi::put(&mut x, m::GPU_ID, gpu_id);
+            abi::put(&mut x, m::ERROR_TYPE, 3); // GPU hang
+            abi::put(e, kfd::event_data::MEMORY_EXCEPTION_DATA, x);
         }
         crate::user::write(ptr, &list)?;
-        abi::put_u32(arg, 20, kfd::WAIT_COMPLETE);
+        abi::put(arg, w::WAIT_RESULT, kfd::WAIT_COMPLETE);
         Ok(0)
     }
 }
@@ -784,16 +789,20 @@ impl Driver for RemoteDriver {
             crate::user::read(addr, &mut b)?;
             buffers.push((addr, b));
         }
+        use kfd::alloc_memory_of_gpu as alloc;
         let is_userptr_alloc = abi::ioc_type(request) == abi::KFD_TYPE
             && abi::ioc_nr(request) == kfd::ALLOC_MEMORY_OF_GPU
-            && arg.len() >= 40
-            && abi::Args::new(arg, 40).u32(36) & kfd::ALLOC_USERPTR != 0;
+            && arg.len() >= alloc::SIZE
+            && abi::get(arg, alloc::FLAGS) & kfd::ALLOC_USERPTR != 0;
         // A userptr range the process already shares with the daemon (an
         // earlier allocation's memfd, still mapped there): the daemon uses
-        // that memory, and nothing is copied or remapped.
+        // that memory, and nothing is copied or remapped. (A userptr's
+        // address is passed in `mmap_offset`.)
         let backing = if is_userptr_alloc {
-            let a = abi::Args::new(arg, 40);
-            shared_backing(a.u64(24), a.u64(8))
+            shared_backing(
+                abi::get(arg, alloc::MMAP_OFFSET),
+                abi::get(arg, alloc::BYTES),
+            )
         } else {
             None
         };
@@ -843,8 +852,10 @@ impl Driver for RemoteDriver {
             && abi::ioc_nr(request) == kfd::ALLOC_MEMORY_OF_GPU
             && let Some(fd) = m.fds.pop()
         {
-            let a = abi::Args::new(arg, 40);
-            let (va, size) = (a.u64(24), a.u64(8));
+            let (va, size) = (
+                abi::get(arg, alloc::MMAP_OFFSET),
+                abi::get(arg, alloc::BYTES),
+            );
             let fd = (self.fds.relocate)(fd.into_raw_fd());
             let adopted = self.adopt_userptr(va, size, fd);
             // The mapping holds the memfd now.
@@ -855,10 +866,11 @@ impl Driver for RemoteDriver {
             if let Err(e) = adopted {
                 // Undo the allocation rather than leave the GPU with pages
                 // the process does not see.
-                let mut f = [0u8; 8];
-                f.copy_from_slice(&a.u64(16).to_le_bytes());
+                let mut f = [0u8; kfd::free_memory_of_gpu::SIZE];
+                let handle = abi::get(arg, alloc::HANDLE);
+                abi::put(&mut f, kfd::free_memory_of_gpu::HANDLE, handle);
                 let free = (1u64 << 30)
-                    | (8 << 16)
+                    | ((f.len() as u64) << 16)
                     | (u64::from(abi::KFD_TYPE) << 8)
                     | u64::from(kfd::FREE_MEMORY_OF_GPU);
                 let _ = self.ioctl(DeviceFile::Kfd, free, &mut f);
