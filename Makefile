@@ -92,7 +92,7 @@ bench-dbt: setup
 # gfx90a and run, unmodified, under `rocjitsu --config <gfx90a config> --`;
 # HIP_ARGS passes options to scripts/hip_tests.py, e.g. HIP_ARGS="-k atomics".
 HIP_ARGS ?=
-.PHONY: test-hip test-hip-sid sysroot bench-kmd
+.PHONY: test-hip test-hip-sid test-abi-sid sysroot bench-kmd
 test-hip: setup
 	$(CARGO) build --release --workspace
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
@@ -106,7 +106,17 @@ test-hip-sid: setup
 	@rc=0; \
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 $(HIP_ARGS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
+	$(MAKE) test-abi-sid || rc=1; \
 	exit $$rc
+
+# kmd's ioctl argument layouts (crates/kmd/src/abi.rs) against the ROCm 7
+# sysroot's headers (KFD 1.23, amdgpu_drm.h), every field required; the
+# plain cargo test checks them against /usr/include's (KFD 1.11, no DRM).
+test-abi-sid: setup
+	@root=$$(bash scripts/sysroot.sh --rocm 7 build) && \
+	ROCJITSU_KFD_HEADER=$$root/usr/include/linux/kfd_ioctl.h \
+	ROCJITSU_DRM_HEADER=$$root/usr/include/drm/amdgpu_drm.h ROCJITSU_ABI_COMPLETE=1 \
+	$(CARGO) test --release -p rocjitsu-kmd --test abi_headers -- --nocapture
 
 # DBT guest mode's HSA tools library (crates/hsa-hooks) with the real ROCm of
 # the sid sysroots; DBT_HOOKS_ARGS passes options, e.g. DBT_HOOKS_ARGS="--mode mixed".
