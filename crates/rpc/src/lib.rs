@@ -4,12 +4,14 @@
 //! every client process's preload library talks to it: [`wire`] defines the
 //! messages (a fixed 16-byte header, then an opcode-specific payload),
 //! [`Transport`] moves them with file descriptors attached, and [`unix`] is
-//! the Unix-socket implementation (SCM_RIGHTS for descriptors). The message
+//! the Unix-socket implementation (SCM_RIGHTS for descriptors, through
+//! [`scm`], which mirage's control channel uses too). The message
 //! format is independent of the transport, so another one (named pipes,
 //! RDMA) can carry the same messages. [`dir`] is the checked private
 //! runtime directory every rocjitsu and mirage component writes into.
 
 pub mod dir;
+pub mod scm;
 pub mod unix;
 pub mod wire;
 

@@ -5,7 +5,7 @@
 use crate::wire::{HEADER_LEN, Header, MAX_FDS};
 use crate::{Message, Transport};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 
@@ -25,12 +25,7 @@ impl Drop for UnixTransport {
 }
 
 /// The peer of a connection as the kernel identifies it (SO_PEERCRED).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Peer {
-    pub pid: u32,
-    pub uid: u32,
-    pub gid: u32,
-}
+pub use crate::scm::Peer;
 
 impl UnixTransport {
     pub fn connect(path: &Path) -> io::Result<UnixTransport> {
@@ -83,30 +78,7 @@ impl UnixTransport {
 
     /// The connected process's credentials.
     pub fn peer(&self) -> io::Result<Peer> {
-        let mut c = libc::ucred {
-            pid: 0,
-            uid: 0,
-            gid: 0,
-        };
-        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-        // SAFETY: getsockopt writes at most `len` bytes into `c`.
-        let r = unsafe {
-            libc::getsockopt(
-                self.stream.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_PEERCRED,
-                (&mut c as *mut libc::ucred).cast(),
-                &mut len,
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Peer {
-            pid: c.pid as u32,
-            uid: c.uid,
-            gid: c.gid,
-        })
+        crate::scm::peer(self.stream.as_fd())
     }
 
     /// Ends the connection in both directions (a thread blocked reading it
@@ -119,47 +91,11 @@ impl UnixTransport {
         if fds.len() > MAX_FDS {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "too many fds"));
         }
-        let fd = self.stream.as_raw_fd();
         let mut sent = 0;
         while sent < msg.len() {
-            let mut iov = libc::iovec {
-                iov_base: msg[sent..].as_ptr() as *mut libc::c_void,
-                iov_len: msg.len() - sent,
-            };
-            // SAFETY: an all-zero msghdr is valid; we fill in what we use.
-            let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-            mh.msg_iov = &mut iov;
-            mh.msg_iovlen = 1;
-            let mut cbuf = [0u64; 8];
-            if sent == 0 && !fds.is_empty() {
-                let payload = std::mem::size_of_val(fds) as u32;
-                // SAFETY: CMSG_SPACE is a pure size computation.
-                let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
-                mh.msg_control = cbuf.as_mut_ptr().cast();
-                mh.msg_controllen = space;
-                // SAFETY: msg_control points at `cbuf`, large enough for one
-                // header with MAX_FDS descriptors (checked above).
-                unsafe {
-                    let c = libc::CMSG_FIRSTHDR(&mh);
-                    (*c).cmsg_level = libc::SOL_SOCKET;
-                    (*c).cmsg_type = libc::SCM_RIGHTS;
-                    (*c).cmsg_len = libc::CMSG_LEN(payload) as usize;
-                    let data = libc::CMSG_DATA(c) as *mut RawFd;
-                    for (i, f) in fds.iter().enumerate() {
-                        data.add(i).write_unaligned(f.as_raw_fd());
-                    }
-                }
-            }
-            // SAFETY: `mh` describes valid buffers for the call's duration.
-            let n = unsafe { libc::sendmsg(fd, &mh, libc::MSG_NOSIGNAL) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            sent += n as usize;
+            // The descriptors go with the message's first byte.
+            let with = if sent == 0 { fds } else { &[] };
+            sent += crate::scm::send(self.stream.as_fd(), &msg[sent..], with)?;
         }
         Ok(())
     }
@@ -167,57 +103,16 @@ impl UnixTransport {
     /// Reads exactly `buf.len()` bytes, collecting descriptors that arrive
     /// on the way. Ok(false) on a clean EOF before the first byte.
     fn recv_exact(&self, buf: &mut [u8], fds: &mut Vec<OwnedFd>) -> io::Result<bool> {
-        let fd = self.stream.as_raw_fd();
         let mut got = 0;
         while got < buf.len() {
-            let mut iov = libc::iovec {
-                iov_base: buf[got..].as_mut_ptr().cast(),
-                iov_len: buf.len() - got,
-            };
-            let mut cbuf = [0u64; 16];
-            // SAFETY: an all-zero msghdr is valid; we fill in what we use.
-            let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-            mh.msg_iov = &mut iov;
-            mh.msg_iovlen = 1;
-            mh.msg_control = cbuf.as_mut_ptr().cast();
-            mh.msg_controllen = std::mem::size_of_val(&cbuf);
-            // SAFETY: `mh` describes valid buffers for the call's duration.
-            let n = unsafe { libc::recvmsg(fd, &mut mh, libc::MSG_CMSG_CLOEXEC) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(e);
-            }
-            // SAFETY: walking the control buffer the kernel filled in.
-            unsafe {
-                let mut c = libc::CMSG_FIRSTHDR(&mh);
-                while !c.is_null() {
-                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
-                        let data = libc::CMSG_DATA(c) as *const RawFd;
-                        let bytes = (*c).cmsg_len - libc::CMSG_LEN(0) as usize;
-                        for i in 0..bytes / std::mem::size_of::<RawFd>() {
-                            // The kernel installed these descriptors for us.
-                            fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
-                        }
-                    }
-                    c = libc::CMSG_NXTHDR(&mh, c);
-                }
-            }
-            if mh.msg_flags & libc::MSG_CTRUNC != 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "too many file descriptors in one message",
-                ));
-            }
+            let n = crate::scm::recv(self.stream.as_fd(), &mut buf[got..], fds)?.len;
             if n == 0 {
                 if got == 0 {
                     return Ok(false);
                 }
                 return Err(io::ErrorKind::UnexpectedEof.into());
             }
-            got += n as usize;
+            got += n;
         }
         Ok(true)
     }

@@ -7,12 +7,12 @@
 
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 
 /// The largest message (argv and environment included).
 pub const MAX_MESSAGE: usize = 1 << 20;
-const MAX_FDS: usize = 8;
+const MAX_FDS: usize = rocjitsu_rpc::scm::MAX_FDS;
 
 /// A request to a supervisor.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -206,23 +206,7 @@ impl Channel {
     }
 
     fn peer_uid(&self) -> io::Result<u32> {
-        // SAFETY: ucred is plain data.
-        let mut cred: libc::ucred = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
-        // SAFETY: cred and len describe a buffer of the right size.
-        let r = unsafe {
-            libc::getsockopt(
-                self.fd.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_PEERCRED,
-                (&raw mut cred).cast(),
-                &mut len,
-            )
-        };
-        if r != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(cred.uid)
+        Ok(rocjitsu_rpc::scm::peer(self.fd.as_fd())?.uid)
     }
 
     pub fn raw_fd(&self) -> RawFd {
@@ -238,100 +222,26 @@ impl Channel {
                 "message too large",
             ));
         }
-        assert!(fds.len() <= MAX_FDS);
-        let mut iov = libc::iovec {
-            iov_base: data.as_ptr() as *mut libc::c_void,
-            iov_len: data.len(),
-        };
-        let raw: Vec<RawFd> = fds.iter().map(|f| f.as_raw_fd()).collect();
-        // SAFETY: CMSG_SPACE computes a size; no memory is touched.
-        let space =
-            unsafe { libc::CMSG_SPACE((raw.len() * std::mem::size_of::<RawFd>()) as u32) } as usize;
-        let mut cbuf = vec![0u64; space.div_ceil(8).max(1)];
-        // SAFETY: msghdr is plain data; all-zero is valid.
-        let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-        mh.msg_iov = &mut iov;
-        mh.msg_iovlen = 1;
-        if !raw.is_empty() {
-            mh.msg_control = cbuf.as_mut_ptr().cast();
-            mh.msg_controllen = space;
-            // SAFETY: msg_control points at a buffer of CMSG_SPACE(n) bytes,
-            // so the first header and its data fit.
-            unsafe {
-                let c = libc::CMSG_FIRSTHDR(&mh);
-                (*c).cmsg_level = libc::SOL_SOCKET;
-                (*c).cmsg_type = libc::SCM_RIGHTS;
-                (*c).cmsg_len =
-                    libc::CMSG_LEN((raw.len() * std::mem::size_of::<RawFd>()) as u32) as usize;
-                std::ptr::copy_nonoverlapping(
-                    raw.as_ptr(),
-                    libc::CMSG_DATA(c).cast::<RawFd>(),
-                    raw.len(),
-                );
-            }
+        if fds.len() > MAX_FDS {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "too many file descriptors",
+            ));
         }
-        loop {
-            // SAFETY: mh describes valid buffers for the duration of the call.
-            let r = unsafe { libc::sendmsg(self.fd.as_raw_fd(), &mh, libc::MSG_NOSIGNAL) };
-            if r >= 0 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
+        // A packet socket: one send carries the whole message.
+        rocjitsu_rpc::scm::send(self.fd.as_fd(), &data, fds).map(drop)
     }
 
     /// Receives one message and its descriptors; `None` at end of stream.
     pub fn recv<T: serde::de::DeserializeOwned>(&self) -> io::Result<Option<(T, Vec<OwnedFd>)>> {
         let mut data = vec![0u8; MAX_MESSAGE];
-        let mut iov = libc::iovec {
-            iov_base: data.as_mut_ptr().cast(),
-            iov_len: data.len(),
-        };
-        // SAFETY: CMSG_SPACE computes a size.
-        let space =
-            unsafe { libc::CMSG_SPACE((MAX_FDS * std::mem::size_of::<RawFd>()) as u32) } as usize;
-        let mut cbuf = vec![0u64; space.div_ceil(8)];
-        // SAFETY: msghdr is plain data.
-        let mut mh: libc::msghdr = unsafe { std::mem::zeroed() };
-        mh.msg_iov = &mut iov;
-        mh.msg_iovlen = 1;
-        mh.msg_control = cbuf.as_mut_ptr().cast();
-        mh.msg_controllen = space;
-        let n = loop {
-            // SAFETY: mh describes valid buffers for the duration of the call.
-            let r = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut mh, libc::MSG_CMSG_CLOEXEC) };
-            if r >= 0 {
-                break r as usize;
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        };
         let mut fds = vec![];
-        // SAFETY: the kernel filled mh's control buffer; the CMSG macros walk
-        // it within msg_controllen, and each SCM_RIGHTS descriptor is new and
-        // ours to own.
-        unsafe {
-            let mut c = libc::CMSG_FIRSTHDR(&mh);
-            while !c.is_null() {
-                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
-                    let bytes = (*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize;
-                    let p = libc::CMSG_DATA(c).cast::<RawFd>();
-                    for i in 0..bytes / std::mem::size_of::<RawFd>() {
-                        fds.push(OwnedFd::from_raw_fd(p.add(i).read_unaligned()));
-                    }
-                }
-                c = libc::CMSG_NXTHDR(&mh, c);
-            }
-        }
+        let got = rocjitsu_rpc::scm::recv(self.fd.as_fd(), &mut data, &mut fds)?;
+        let n = got.len;
         if n == 0 && fds.is_empty() {
             return Ok(None);
         }
-        if mh.msg_flags & libc::MSG_TRUNC != 0 {
+        if got.truncated {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "message too large",
