@@ -12,14 +12,14 @@
 use crate::launch::Launch;
 use anyhow::{Context, Result, bail};
 use rocjitsu_config::GpuConfig;
-use rocjitsu_kmd::guest_launch::{EnvChange, GuestLaunch, guest_env};
+use rocjitsu_kmd::guest_launch::{GuestLaunch, guest_env};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The hooks library: `$ROCJITSU_HOOKS`, or `librocjitsu_hooks.so` beside
 /// this executable (where cargo puts both).
 fn hooks_library() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("ROCJITSU_HOOKS").filter(|p| !p.is_empty()) {
+    if let Some(p) = std::env::var_os(rocjitsu_config::env::HOOKS).filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         if !p.is_file() {
             bail!("ROCJITSU_HOOKS names {}, which does not exist", p.display());
@@ -54,15 +54,6 @@ pub fn prepare(cmd: &mut Command, l: &Launch, cfg: &GpuConfig, config_path: &Pat
         env: &env,
     })
     .map_err(anyhow::Error::msg)?;
-    for c in changes {
-        match c {
-            EnvChange::Set(k, v) => {
-                cmd.env(k, v);
-            }
-            EnvChange::Unset(k) => {
-                cmd.env_remove(k);
-            }
-        }
-    }
+    rocjitsu_kmd::launch::apply(cmd, changes);
     Ok(())
 }

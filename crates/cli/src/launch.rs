@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 use rocjitsu_config::GpuConfig;
 use rocjitsu_kmd::DriverOptions;
 use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
+use rocjitsu_kmd::launch::{Emulator, Gpus, in_front};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ pub struct Launch {
 /// The preload library: `$ROCJITSU_PRELOAD`, or `librocjitsu.so` beside
 /// this executable (where cargo puts both).
 fn preload_library() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("ROCJITSU_PRELOAD") {
+    if let Some(p) = std::env::var_os(rocjitsu_config::env::PRELOAD) {
         let p = PathBuf::from(p);
         if !p.is_file() {
             bail!(
@@ -126,32 +127,21 @@ pub fn run(l: Launch) -> Result<ExitCode> {
     }
     let lib = preload_library()?;
     let (dir, bin) = lsmod_shim()?;
-    let mut preload = lib.into_os_string();
-    if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|s| !s.is_empty()) {
-        preload.push(":");
-        preload.push(old);
-    }
-    let mut path = bin.into_os_string();
-    if let Some(old) = std::env::var_os("PATH") {
-        path.push(":");
-        path.push(old);
-    }
     let (app, args) = l.app.split_first().expect("checked above");
     let mut cmd = std::process::Command::new(app);
     cmd.args(args)
-        .env("LD_PRELOAD", preload)
-        .env("PATH", path)
-        .env("ROCJITSU_RUNTIME_DIR", &dir);
-    match l.mode {
+        .env("LD_PRELOAD", in_front(&lib, std::env::var_os("LD_PRELOAD")))
+        .env("PATH", in_front(&bin, std::env::var_os("PATH")));
+    let (config, socket);
+    let gpus = match l.mode {
         Mode::Local => {
             let Some(cfg_path) = &l.config else {
                 bail!(
                     "--config CONFIG is required to run a program (e.g. --config configs/gfx90a_cdna2_kmd.json)"
                 );
             };
-            let (cfg, config) = load_config(cfg_path)?;
-            cmd.env("ROCJITSU_CONFIG", &config)
-                .env_remove("ROCJITSU_DAEMON_SOCKET");
+            let cfg;
+            (cfg, config) = load_config(cfg_path)?;
             match cfg.guest() {
                 Some(_) => crate::guest::prepare(&mut cmd, &l, &cfg, &config)?,
                 None if l.no_dbt_hooks => bail!(
@@ -160,32 +150,32 @@ pub fn run(l: Launch) -> Result<ExitCode> {
                 ),
                 None => {}
             }
-            if let Some(t) = l.threads {
-                cmd.env("ROCJITSU_THREADS", t.to_string());
-            }
-            if let Some(w) = l.watchdog {
-                cmd.env("ROCJITSU_WATCHDOG", w.to_string());
+            Gpus::Local {
+                config: &config,
+                threads: l.threads.map(|t| t as u64),
+                watchdog_s: l.watchdog,
             }
         }
         Mode::Daemon => {
-            let socket = spawn_daemon(&l)?;
-            cmd.env("ROCJITSU_DAEMON_SOCKET", socket)
-                .env_remove("ROCJITSU_CONFIG");
+            socket = spawn_daemon(&l)?;
+            Gpus::Daemon { socket: &socket }
         }
         Mode::Attach => {
-            let socket = attach_socket(&l);
+            socket = attach_socket(&l);
             rocjitsu_kmd::daemon::query_status(&socket).map_err(|e| {
                 anyhow::anyhow!(
                     "{e}; start a daemon first (`rocjitsu --config CONFIG --daemon`), or use --daemon to start one for this program"
                 )
             })?;
-            cmd.env("ROCJITSU_DAEMON_SOCKET", socket)
-                .env_remove("ROCJITSU_CONFIG");
+            Gpus::Daemon { socket: &socket }
         }
-    }
-    if let Some(f) = &l.log {
-        cmd.env("ROCJITSU_LOG", f);
-    }
+    };
+    let emulator = Emulator {
+        runtime_dir: &dir,
+        gpus,
+        log: l.log.as_deref(),
+    };
+    rocjitsu_kmd::launch::apply(&mut cmd, emulator.changes());
     let err = cmd.exec();
     eprintln!("rocjitsu: error: cannot run {}: {err}", show(app));
     Ok(ExitCode::from(127))
@@ -196,7 +186,7 @@ pub fn run(l: Launch) -> Result<ExitCode> {
 pub fn attach_socket(l: &Launch) -> PathBuf {
     l.socket
         .clone()
-        .or_else(|| std::env::var_os("ROCJITSU_DAEMON_SOCKET").map(PathBuf::from))
+        .or_else(|| std::env::var_os(rocjitsu_config::env::DAEMON_SOCKET).map(PathBuf::from))
         .unwrap_or_else(rocjitsu_kmd::daemon::default_socket)
 }
 

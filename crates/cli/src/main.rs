@@ -99,7 +99,7 @@ fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode>
 }
 
 fn init_logging() {
-    let filter = std::env::var("ROCJITSU_LOG")
+    let filter = std::env::var(rocjitsu_config::env::LOG)
         .or_else(|_| std::env::var("RUST_LOG"))
         .unwrap_or_else(|_| "warn".into());
     let _ = tracing_subscriber::fmt()

@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod env;
 pub mod target;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

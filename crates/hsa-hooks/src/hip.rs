@@ -28,12 +28,17 @@ const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 fn hotswap() -> Option<&'static (String, String)> {
     static ON: OnceLock<Option<(String, String)>> = OnceLock::new();
     ON.get_or_init(|| {
-        if crate::config::Mode::parse(std::env::var("ROCJITSU_DBT_MODE").ok().as_deref()).ok()?
+        if crate::config::Mode::parse(
+            std::env::var(rocjitsu_config::env::DBT_MODE)
+                .ok()
+                .as_deref(),
+        )
+        .ok()?
             != crate::config::Mode::Hotswap
         {
             return None;
         }
-        let path = std::env::var("ROCJITSU_DBT_CONFIG").ok()?;
+        let path = std::env::var(rocjitsu_config::env::DBT_CONFIG).ok()?;
         let text = std::fs::read_to_string(&path)
             .map_err(|e| eprintln!("rocjitsu hotswap: ROCJITSU_DBT_CONFIG={path}: {e}"))
             .ok()?;

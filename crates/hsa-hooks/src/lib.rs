@@ -199,7 +199,7 @@ fn env(name: &str) -> Option<String> {
 
 /// Reads the configuration; `Ok(None)` means stay inert.
 fn load_config() -> Result<Option<config::Config>, String> {
-    let Some(path) = env("ROCJITSU_DBT_CONFIG").filter(|p| !p.is_empty()) else {
+    let Some(path) = env(rocjitsu_config::env::DBT_CONFIG).filter(|p| !p.is_empty()) else {
         return Ok(None);
     };
     let text = std::fs::read_to_string(&path).map_err(|e| {
@@ -211,16 +211,16 @@ fn load_config() -> Result<Option<config::Config>, String> {
         return Ok(None);
     };
     cfg.selection.guest_node = config::node_override(
-        "ROCJITSU_DBT_GUEST_NODE",
-        env("ROCJITSU_DBT_GUEST_NODE").as_deref(),
+        rocjitsu_config::env::DBT_GUEST_NODE,
+        env(rocjitsu_config::env::DBT_GUEST_NODE).as_deref(),
     )?;
     cfg.selection.host_node = config::node_override(
-        "ROCJITSU_DBT_HOST_NODE",
-        env("ROCJITSU_DBT_HOST_NODE").as_deref(),
+        rocjitsu_config::env::DBT_HOST_NODE,
+        env(rocjitsu_config::env::DBT_HOST_NODE).as_deref(),
     )?;
-    cfg.mode = config::Mode::parse(env("ROCJITSU_DBT_MODE").as_deref())?;
+    cfg.mode = config::Mode::parse(env(rocjitsu_config::env::DBT_MODE).as_deref())?;
     log::set_level(cfg.log_level);
-    if let Some(v) = env("ROCJITSU_DBT_LOG") {
+    if let Some(v) = env(rocjitsu_config::env::DBT_LOG) {
         let spec = log::parse_spec(&v)?;
         if let Some(l) = spec.level {
             log::set_level(l);
@@ -398,7 +398,7 @@ fn on_load(table: *mut HsaApiTable, runtime_version: u64, failed: u64) -> bool {
         av.step_id,
         iv.minor_id
     );
-    if env("ROCJITSU_DBT_SIGNAL_BACKTRACE")
+    if env(rocjitsu_config::env::DBT_SIGNAL_BACKTRACE)
         .is_some_and(|v| v == "1" || v.eq_ignore_ascii_case("true"))
     {
         backtrace::install();

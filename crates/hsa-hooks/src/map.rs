@@ -159,7 +159,7 @@ pub fn select(agents: &[AgentInfo], sel: &Selection) -> Result<Pair, SelectError
             .find(|g| g.node == node)
             .copied()
             .ok_or_else(|| SelectError::NodeNotFound {
-                which: "ROCJITSU_DBT_GUEST_NODE",
+                which: rocjitsu_config::env::DBT_GUEST_NODE,
                 node,
                 gpus: describe(&gpus),
             })?,
@@ -180,7 +180,7 @@ pub fn select(agents: &[AgentInfo], sel: &Selection) -> Result<Pair, SelectError
         .collect();
     let cpus = agents.iter().filter(|a| a.is_cpu).count() as u32;
     let (node, which) = match sel.host_node {
-        Some(node) => (node, "ROCJITSU_DBT_HOST_NODE"),
+        Some(node) => (node, rocjitsu_config::env::DBT_HOST_NODE),
         None => (cpus + sel.host_gpu_id, "dbt_guest.host_gpu_id"),
     };
     let host = hosts

@@ -46,7 +46,7 @@ use std::sync::{Arc, Mutex, Weak};
 /// `$XDG_RUNTIME_DIR/rocjitsu/daemon.sock`, else
 /// `/tmp/rocjitsu-<uid>/daemon.sock`.
 pub fn default_socket() -> PathBuf {
-    if let Some(d) = std::env::var_os("ROCJITSU_RUNTIME_DIR") {
+    if let Some(d) = std::env::var_os(rocjitsu_config::env::RUNTIME_DIR) {
         return PathBuf::from(d).join("daemon.sock");
     }
     if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {

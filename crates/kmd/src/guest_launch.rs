@@ -13,12 +13,7 @@ use rocjitsu_config::{DbtBackend, GpuConfig};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// One change to the program's environment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EnvChange {
-    Set(String, OsString),
-    Unset(String),
-}
+pub use crate::launch::EnvChange;
 
 /// What a guest launch is given.
 pub struct GuestLaunch<'a> {
@@ -53,9 +48,7 @@ pub fn expand_visible_devices(v: &str, host: usize, guest: usize) -> String {
     list.join(",")
 }
 
-fn set(k: &str, v: impl Into<OsString>) -> EnvChange {
-    EnvChange::Set(k.into(), v.into())
-}
+use crate::launch::set;
 
 /// The guest-mode environment changes, or an error naming what is wrong
 /// and how to fix it. Fails when `config` has no enabled `dbt_guest` block.
@@ -74,18 +67,22 @@ pub fn guest_env(l: &GuestLaunch) -> Result<Vec<EnvChange>, String> {
                     "--socket names the host daemon of the hardware backend, but {path} uses execution_backend `simulator` (the host GPU is emulated in the program); drop --socket or use a `hardware` configuration"
                 ));
             }
-            out.push(EnvChange::Unset("ROCJITSU_DBT_HOST_SOCKET".into()));
+            out.push(EnvChange::Unset(
+                rocjitsu_config::env::DBT_HOST_SOCKET.into(),
+            ));
             l.config.gpus.len()
         }
         DbtBackend::Hardware => {
             let socket = l
                 .socket
                 .map(Path::to_path_buf)
-                .or_else(|| nonempty("ROCJITSU_DBT_HOST_SOCKET").map(PathBuf::from));
+                .or_else(|| nonempty(rocjitsu_config::env::DBT_HOST_SOCKET).map(PathBuf::from));
             match socket {
                 None => {
                     // The machine's own KFD, if it has one.
-                    out.push(EnvChange::Unset("ROCJITSU_DBT_HOST_SOCKET".into()));
+                    out.push(EnvChange::Unset(
+                        rocjitsu_config::env::DBT_HOST_SOCKET.into(),
+                    ));
                     let real = crate::read_topology(Path::new("/sys"))
                         .ok()
                         .filter(|_| Path::new("/dev/kfd").exists());
@@ -124,7 +121,7 @@ pub fn guest_env(l: &GuestLaunch) -> Result<Vec<EnvChange>, String> {
                         ));
                     }
                     let socket = std::fs::canonicalize(&socket).unwrap_or(socket);
-                    out.push(set("ROCJITSU_DBT_HOST_SOCKET", socket));
+                    out.push(set(rocjitsu_config::env::DBT_HOST_SOCKET, socket));
                     n
                 }
             }
@@ -142,13 +139,13 @@ pub fn guest_env(l: &GuestLaunch) -> Result<Vec<EnvChange>, String> {
             out.push(set("HSA_TOOLS_DISABLE_REGISTER", "1"));
         }
     }
-    out.push(set("ROCJITSU_DBT_CONFIG", l.config_path));
+    out.push(set(rocjitsu_config::env::DBT_CONFIG, l.config_path));
     // The configuration's level unless the user asks for another.
-    if nonempty("ROCJITSU_DBT_LOG").is_none() {
-        out.push(set("ROCJITSU_DBT_LOG", g.log_level.name()));
+    if nonempty(rocjitsu_config::env::DBT_LOG).is_none() {
+        out.push(set(rocjitsu_config::env::DBT_LOG, g.log_level.name()));
     }
-    if !l.log_given && (l.env)("ROCJITSU_LOG").is_none() {
-        out.push(set("ROCJITSU_LOG", g.log_level.name()));
+    if !l.log_given && (l.env)(rocjitsu_config::env::LOG).is_none() {
+        out.push(set(rocjitsu_config::env::LOG, g.log_level.name()));
     }
     if let Some(v) = (l.env)("ROCR_VISIBLE_DEVICES")
         .and_then(|v| v.into_string().ok())

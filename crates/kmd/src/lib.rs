@@ -24,6 +24,7 @@ mod drm;
 mod events;
 pub mod guest;
 pub mod guest_launch;
+pub mod launch;
 mod memory;
 mod passthrough;
 pub mod remote;
@@ -120,7 +121,7 @@ pub use rocjitsu_rpc::dir::PrivateDir;
 /// directory of the caller's that nobody else can write to
 /// ([`PrivateDir::ensure`]); the error names the path and the fix.
 pub fn private_runtime_dir() -> std::io::Result<PrivateDir> {
-    PrivateDir::ensure(&runtime_dir(), "ROCJITSU_RUNTIME_DIR")
+    PrivateDir::ensure(&runtime_dir(), rocjitsu_config::env::RUNTIME_DIR)
 }
 
 /// The `lsmod` bookworm's rocminfo runs to ask whether the amdgpu module is
@@ -145,7 +146,7 @@ pub fn write_lsmod_shim(dir: &PrivateDir) -> std::io::Result<PathBuf> {
 /// writes there goes through [`private_runtime_dir`] (or
 /// [`PrivateDir::ensure`] for another directory).
 pub fn runtime_dir() -> PathBuf {
-    std::env::var_os("ROCJITSU_RUNTIME_DIR")
+    std::env::var_os(rocjitsu_config::env::RUNTIME_DIR)
         .map(PathBuf::from)
         // SAFETY: getuid has no preconditions.
         .unwrap_or_else(|| format!("/tmp/rocjitsu-{}", unsafe { libc::getuid() }).into())

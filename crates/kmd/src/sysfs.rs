@@ -205,7 +205,8 @@ impl SysfsTree {
         // everything directly in it is reached through its descriptor
         // without following links; inside the temporary directory, which
         // this process just created there, nobody else can write.
-        let dir = rocjitsu_rpc::dir::PrivateDir::ensure(runtime_dir, "ROCJITSU_RUNTIME_DIR")?;
+        let dir =
+            rocjitsu_rpc::dir::PrivateDir::ensure(runtime_dir, rocjitsu_config::env::RUNTIME_DIR)?;
         let name = format!("sysfs-{h:016x}");
         let root = runtime_dir.join(&name);
         if dir.exists(&name) && dir.existing_subdir(&name)?.exists(".complete") {

@@ -41,7 +41,7 @@ fn affected() -> bool {
         2 => true,
         _ => {
             let release = uname_release();
-            let on = match std::env::var("ROCJITSU_SHMEM_MADVISE").as_deref() {
+            let on = match std::env::var(rocjitsu_config::env::SHMEM_MADVISE).as_deref() {
                 Ok("pass") => false,
                 Ok("suppress") => true,
                 _ => release.as_deref().is_some_and(kernel_is_affected),

@@ -117,12 +117,12 @@ extern "C" fn after_fork_in_child() {
 }
 
 fn create() -> Option<Arc<dyn Driver>> {
-    let socket = std::env::var_os("ROCJITSU_DAEMON_SOCKET").filter(|s| !s.is_empty());
-    let config_path = std::env::var_os("ROCJITSU_CONFIG");
+    let socket = std::env::var_os(rocjitsu_config::env::DAEMON_SOCKET).filter(|s| !s.is_empty());
+    let config_path = std::env::var_os(rocjitsu_config::env::CONFIG);
     if socket.is_none() && config_path.is_none() {
         return None;
     }
-    log::init(&std::env::var("ROCJITSU_LOG").unwrap_or_default());
+    log::init(&std::env::var(rocjitsu_config::env::LOG).unwrap_or_default());
     let runtime_dir = rocjitsu_kmd::runtime_dir();
     if let Some(socket) = socket {
         return match RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds_hooks()) {
@@ -174,8 +174,8 @@ fn driver_options(
     DriverOptions {
         config,
         runtime_dir,
-        threads: env_u64("ROCJITSU_THREADS").unwrap_or(0) as usize,
-        watchdog: env_u64("ROCJITSU_WATCHDOG")
+        threads: env_u64(rocjitsu_config::env::THREADS).unwrap_or(0) as usize,
+        watchdog: env_u64(rocjitsu_config::env::WATCHDOG)
             .filter(|&s| s > 0)
             .map(std::time::Duration::from_secs),
     }
@@ -198,7 +198,8 @@ fn guest_driver(
             )
         }
         DbtBackend::Hardware => {
-            match std::env::var_os("ROCJITSU_DBT_HOST_SOCKET").filter(|s| !s.is_empty()) {
+            match std::env::var_os(rocjitsu_config::env::DBT_HOST_SOCKET).filter(|s| !s.is_empty())
+            {
                 Some(socket) => {
                     RemoteDriver::connect(socket.as_ref(), &runtime_dir, fds).and_then(|d| {
                         let c = d.config().clone();

@@ -58,7 +58,10 @@ pub fn send(fd: BorrowedFd<'_>, data: &[u8], fds: &[BorrowedFd<'_>]) -> io::Resu
     if fds.len() > MAX_FDS {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("{} file descriptors in one message (at most {MAX_FDS})", fds.len()),
+            format!(
+                "{} file descriptors in one message (at most {MAX_FDS})",
+                fds.len()
+            ),
         ));
     }
     let mut iov = libc::iovec {

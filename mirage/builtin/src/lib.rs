@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 /// rocjitsu's download and sysroot cache.
 pub fn rocjitsu_cache() -> PathBuf {
-    if let Some(c) = std::env::var_os("ROCJITSU_CACHE").filter(|c| !c.is_empty()) {
+    if let Some(c) = std::env::var_os(rocjitsu_config::env::CACHE).filter(|c| !c.is_empty()) {
         return c.into();
     }
     std::env::var_os("HOME")

@@ -17,7 +17,7 @@ pub const HOOKS_NAME: &str = "librocjitsu_hooks.so";
 pub fn rocjitsu_preload() -> Result<PathBuf, String> {
     find(
         PRELOAD_NAME,
-        "ROCJITSU_PRELOAD",
+        rocjitsu_config::env::PRELOAD,
         "cargo build --release -p rocjitsu-preload",
     )
 }
@@ -26,7 +26,7 @@ pub fn rocjitsu_preload() -> Result<PathBuf, String> {
 pub fn rocjitsu_hooks() -> Result<PathBuf, String> {
     find(
         HOOKS_NAME,
-        "ROCJITSU_HOOKS",
+        rocjitsu_config::env::HOOKS,
         "cargo build --release -p rocjitsu-hsa-hooks",
     )
 }

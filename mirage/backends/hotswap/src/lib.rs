@@ -158,12 +158,12 @@ impl NodeEmulator for Node {
         a.env.extend([
             ("HSA_TOOLS_LIB".into(), self.hooks.display().to_string()),
             ("HSA_TOOLS_DISABLE_REGISTER".into(), "1".into()),
-            ("ROCJITSU_DBT_MODE".into(), "hotswap".into()),
+            (rocjitsu_config::env::DBT_MODE.into(), "hotswap".into()),
             (
-                "ROCJITSU_DBT_CONFIG".into(),
+                rocjitsu_config::env::DBT_CONFIG.into(),
                 self.config.display().to_string(),
             ),
-            ("ROCJITSU_DBT_LOG".into(), self.log.name().into()),
+            (rocjitsu_config::env::DBT_LOG.into(), self.log.name().into()),
         ]);
         // Also preloaded: HIP checks a module's target before the HSA
         // loader sees it, so the library's hipModuleLoad* wrappers must

@@ -31,6 +31,7 @@ use mirage_core::{
 };
 use rocjitsu_config::{DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, GpuConfig, Target};
 use rocjitsu_kmd::guest_launch::{EnvChange, GuestLaunch, guest_env};
+use rocjitsu_kmd::launch::{Emulator, Gpus};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -213,22 +214,16 @@ impl Backend for RocjitsuDbt {
         atomic::write_json(&guest_config, &guest_cfg).map_err(field)?;
         // Loaded back as the launcher loads it (validated, host resolved).
         let loaded = GpuConfig::load(&guest_config).map_err(field)?;
-        let mut env = vec![
-            (
-                "ROCJITSU_RUNTIME_DIR".to_string(),
-                runtime_dir.display().to_string(),
-            ),
-            (
-                "ROCJITSU_CONFIG".to_string(),
-                guest_config.display().to_string(),
-            ),
-        ];
-        if let Some(t) = o.threads {
-            env.push(("ROCJITSU_THREADS".into(), t.to_string()));
+        let mut env = Emulator {
+            runtime_dir: &runtime_dir,
+            gpus: Gpus::Local {
+                config: &guest_config,
+                threads: o.threads.map(u64::from),
+                watchdog_s: o.watchdog_s,
+            },
+            log: None,
         }
-        if let Some(w) = o.watchdog_s {
-            env.push(("ROCJITSU_WATCHDOG".into(), w.to_string()));
-        }
+        .sets();
         // The execution's environment is a clean one: nothing inherited.
         let nothing = |_: &str| None;
         let changes = guest_env(&GuestLaunch {

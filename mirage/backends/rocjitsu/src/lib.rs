@@ -26,6 +26,7 @@ use mirage_core::{
     Attach, Availability, Backend, BackendError, GpuLink, NodeEmulator, NodeSetup, Resolved, atomic,
 };
 use rocjitsu_config::GpuConfig;
+use rocjitsu_kmd::launch::{Emulator, Gpus};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -277,33 +278,20 @@ pub fn start_daemon(
 
 impl NodeEmulator for Node {
     fn attach(&self) -> Attach {
-        let mut env = vec![(
-            "ROCJITSU_RUNTIME_DIR".to_string(),
-            self.runtime_dir.display().to_string(),
-        )];
-        match &self.mode {
-            Mode::Local => {
-                env.push((
-                    "ROCJITSU_CONFIG".to_string(),
-                    self.config.display().to_string(),
-                ));
-                if let Some(t) = self.options.threads {
-                    env.push(("ROCJITSU_THREADS".into(), t.to_string()));
-                }
-                if let Some(w) = self.options.watchdog_s {
-                    env.push(("ROCJITSU_WATCHDOG".into(), w.to_string()));
-                }
-            }
-            Mode::Daemon(HostedDaemon { socket, .. }) => {
-                env.push((
-                    "ROCJITSU_DAEMON_SOCKET".to_string(),
-                    socket.display().to_string(),
-                ));
-            }
+        let gpus = match &self.mode {
+            Mode::Local => Gpus::Local {
+                config: &self.config,
+                threads: self.options.threads.map(u64::from),
+                watchdog_s: self.options.watchdog_s,
+            },
+            Mode::Daemon(HostedDaemon { socket, .. }) => Gpus::Daemon { socket },
+        };
+        let env = Emulator {
+            runtime_dir: &self.runtime_dir,
+            gpus,
+            log: self.options.log.as_deref(),
         }
-        if let Some(l) = &self.options.log {
-            env.push(("ROCJITSU_LOG".into(), l.clone()));
-        }
+        .sets();
         Attach {
             env,
             preload: vec![self.preload.clone()],
