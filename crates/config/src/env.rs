@@ -73,4 +73,15 @@ mod tests {
             assert!(seen.insert(n), "{n} twice");
         }
     }
+
+    #[test]
+    fn the_readme_names_every_variable() {
+        let p = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+        let readme = std::fs::read_to_string(p).unwrap();
+        let missing: Vec<_> = super::ALL
+            .iter()
+            .filter(|n| !readme.contains(&format!("`{n}`")))
+            .collect();
+        assert!(missing.is_empty(), "README.md does not name {missing:?}");
+    }
 }
