@@ -310,6 +310,8 @@ pub mod kfd {
     pub const QUEUE_TYPE_SDMA: u32 = 1;
     pub const QUEUE_TYPE_COMPUTE_AQL: u32 = 2;
     pub const QUEUE_TYPE_SDMA_XGMI: u32 = 3;
+    /// An SDMA queue on the engine `sdma_engine_id` names (KFD 1.17).
+    pub const QUEUE_TYPE_SDMA_BY_ENG_ID: u32 = 4;
 
     pub const ALLOC_VRAM: u32 = 1 << 0;
     pub const ALLOC_GTT: u32 = 1 << 1;
@@ -529,6 +531,19 @@ pub mod kfd {
         /// `SET_XNACK_MODE` (`xnack_enabled` is signed: -1 asks).
         Kfd set_xnack_mode = "kfd_ioctl_set_xnack_mode_args" size 4 {
             XNACK_ENABLED: u32 = 0;
+        }
+        /// `SVM`: an interval, the operation and `nattr` attributes, which
+        /// follow the structure (the request's size field counts them).
+        Kfd svm = "kfd_ioctl_svm_args" size 24 {
+            START_ADDR: u64 = 0;
+            BYTES("size"): u64 = 8;
+            OP: u32 = 16;
+            NATTR: u32 = 20;
+        }
+        /// One attribute of an `SVM` call.
+        Kfd svm_attribute = "kfd_ioctl_svm_attribute" size 8 {
+            TYPE: u32 = 0;
+            VALUE: u32 = 4;
         }
         /// `IPC_EXPORT_HANDLE` (ROCm driver; layout from its
         /// `include/uapi/linux/kfd_ioctl.h` and ROCT-Thunk-Interface's copy).

@@ -10,6 +10,7 @@
 use crate::abi::{self, Args, kfd, put};
 use crate::events::{Events, MemoryException};
 use crate::memory::{AllocRequest, Memory, VramPool};
+use crate::svm::{self, Backing, Svm};
 use crate::sysfs::SysfsTree;
 use crate::user::UserMemory;
 use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of, user};
@@ -19,6 +20,7 @@ use rocjitsu_gpu::mem::Vm;
 use std::collections::HashMap;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -97,6 +99,11 @@ pub struct SimulatedDriver {
     events: Arc<Events>,
     process: Mutex<Process>,
     gpu_process: Arc<cp::Process>,
+    caller: Caller,
+    /// The process's SVM ranges; `svm_live` says whether it has any (the
+    /// preload asks on every munmap).
+    svm: Mutex<Svm>,
+    svm_live: AtomicBool,
 }
 
 /// The GPU's timestamp counter: 100 MHz, derived from CLOCK_BOOTTIME so
@@ -305,6 +312,9 @@ impl SimulatedDriver {
             memory: Mutex::new(memory),
             events,
             process: Mutex::new(Process::default()),
+            caller,
+            svm: Mutex::new(Svm::default()),
+            svm_live: AtomicBool::new(false),
         }
     }
 
@@ -545,6 +555,8 @@ impl SimulatedDriver {
                         return Err(Errno::EBUSY);
                     }
                     p.xnack = want != 0;
+                    drop(p);
+                    self.remap_svm();
                 }
             }
             kfd::CREATE_QUEUE => self.create_queue(a)?,
@@ -601,6 +613,7 @@ impl SimulatedDriver {
                 a.set(g::FIRST_GWS, 0);
             }
             kfd::RUNTIME_ENABLE => {}
+            kfd::SVM => self.svm_ioctl(a, mem)?,
             kfd::IPC_EXPORT_HANDLE => self.ipc_export(a)?,
             kfd::IPC_IMPORT_HANDLE => self.ipc_import(a)?,
             _ => return Err(Errno::EINVAL),
@@ -662,6 +675,95 @@ impl SimulatedDriver {
         Ok(())
     }
 
+    /// `SVM` {start_addr, size, op, nattr, attrs[nattr]}: see [`crate::svm`].
+    fn svm_ioctl(&self, a: &mut Args, mem: &dyn UserMemory) -> Result<(), Errno> {
+        use kfd::svm as s;
+        let (start, end) = svm::interval(a.get(s::START_ADDR), a.get(s::BYTES))?;
+        let n = a.get(s::NATTR);
+        let tail = a.bytes.get(s::SIZE..).unwrap_or(&[]);
+        let mut attrs = svm::decode_attrs(tail, n)?;
+        let gpu = |id| self.device.gpu_index(id).ok();
+        match a.get(s::OP) {
+            svm::OP_SET_ATTR => {
+                let backing = match self.caller {
+                    // KFD wants the interval inside the process's mappings.
+                    Caller::InProcess => {
+                        if !user::is_mapped(start, end - start) {
+                            return Err(Errno::EFAULT);
+                        }
+                        Some(Backing::Host)
+                    }
+                    // A daemon client offers the memfd it moved the pages
+                    // into (or already shares); it checked its mappings.
+                    Caller::Remote => match mem.take_userptr_backing() {
+                        Some((fd, off)) => {
+                            crate::memory::check_userptr_backing(
+                                std::os::fd::AsRawFd::as_raw_fd(&fd),
+                                off,
+                                end - start,
+                            )?;
+                            let m = svm::Mapping::new(fd, off, start, end - start)?;
+                            Some(Backing::Memfd(Arc::new(m)))
+                        }
+                        None => None,
+                    },
+                };
+                // Memory of KFD allocations is not SVM memory.
+                if self.mem().overlaps(start, end) {
+                    return Err(Errno::EADDRINUSE);
+                }
+                let xnack = self.proc().xnack;
+                let mut sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
+                sv.set(start, end, &attrs, backing, &gpu)?;
+                sv.map_into(&self.vm, xnack);
+                self.svm_live.store(!sv.is_empty(), Ordering::Release);
+                tracing::debug!(
+                    "SVM set {start:#x}..{end:#x} {attrs:x?}: {} ranges",
+                    sv.ranges().len()
+                );
+            }
+            svm::OP_GET_ATTR => {
+                let sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
+                sv.get(start, end, &mut attrs, &gpu)?;
+                svm::encode_attrs(&attrs, &mut a.bytes[s::SIZE..]);
+            }
+            _ => return Err(Errno::EINVAL),
+        }
+        Ok(())
+    }
+
+    /// Shows the SVM ranges in the GPU address space again (XNACK changed).
+    fn remap_svm(&self) {
+        let xnack = self.proc().xnack;
+        let mut sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
+        if !sv.is_empty() {
+            sv.map_into(&self.vm, xnack);
+        }
+    }
+
+    /// The process unmapped `[addr, addr + len)` of its memory (local mode;
+    /// the preload calls this before munmap): SVM ranges there end, as
+    /// KFD's MMU notifier ends them, so the GPU faults there instead of
+    /// reaching memory that is gone.
+    pub fn forget_host_range(&self, addr: u64, len: u64) {
+        if self.caller != Caller::InProcess || !self.svm_live.load(Ordering::Acquire) {
+            return;
+        }
+        let start = addr & !(svm::PAGE - 1);
+        let Some(end) = addr
+            .checked_add(len)
+            .and_then(|e| e.checked_next_multiple_of(svm::PAGE))
+        else {
+            return;
+        };
+        let xnack = self.proc().xnack;
+        let mut sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
+        if sv.forget(start, end) {
+            sv.map_into(&self.vm, xnack);
+            self.svm_live.store(!sv.is_empty(), Ordering::Release);
+        }
+    }
+
     fn create_event(&self, a: &mut Args) -> Result<(), Errno> {
         use kfd::create_event as e;
         let page = a.get(e::EVENT_PAGE_OFFSET);
@@ -712,17 +814,26 @@ impl SimulatedDriver {
         if ring_base == 0 || wptr == 0 || rptr == 0 {
             return Err(Errno::EFAULT);
         }
+        let spec = &self.device.opts.config.gpus[gpu];
         let kind = match qtype {
             kfd::QUEUE_TYPE_COMPUTE_AQL => QueueKind::Aql,
             kfd::QUEUE_TYPE_SDMA | kfd::QUEUE_TYPE_SDMA_XGMI => QueueKind::Sdma,
-            _ => {
+            kfd::QUEUE_TYPE_SDMA_BY_ENG_ID => {
+                // The engine must exist: PCIe engines, then XGMI ones.
+                let engines = spec.queues.sdma_engines + spec.queues.sdma_xgmi_engines;
+                if a.get(q::SDMA_ENGINE_ID) >= engines {
+                    return Err(Errno::EINVAL);
+                }
+                QueueKind::Sdma
+            }
+            kfd::QUEUE_TYPE_COMPUTE => {
                 tracing::warn!(
-                    "CREATE_QUEUE: queue type {qtype} (PM4 compute) is not emulated; only AQL and SDMA queues are"
+                    "CREATE_QUEUE: PM4 compute queues (type 0) are not emulated; only AQL and SDMA queues are"
                 );
                 return Err(Errno::EINVAL);
             }
+            _ => return Err(Errno::EINVAL),
         };
-        let spec = &self.device.opts.config.gpus[gpu];
         let slots = spec.queues.doorbells_per_process;
         let mut p = self.proc();
         let qid = p.next_queue;
@@ -780,6 +891,8 @@ fn kfd_arg_size(nr: u8) -> usize {
     match nr {
         kfd::CREATE_QUEUE => kfd::create_queue::SIZE,
         kfd::GET_PROCESS_APERTURES => kfd::get_process_apertures::SIZE,
+        // Its attributes follow; the caller's size counts them.
+        kfd::SVM => kfd::svm::SIZE,
         _ => 64,
     }
 }
@@ -873,6 +986,10 @@ impl Driver for SimulatedDriver {
 
     fn ioctl(&self, dev: DeviceFile, request: u64, arg: &mut [u8]) -> Result<i32, Errno> {
         self.ioctl_from(dev, request, arg, &user::Local)
+    }
+
+    fn host_unmapped(&self, addr: u64, len: u64) {
+        self.forget_host_range(addr, len);
     }
 
     fn mmap(&self, dev: DeviceFile, offset: u64, len: u64) -> Result<MapSource, Errno> {

@@ -28,6 +28,7 @@ pub mod launch;
 mod memory;
 mod passthrough;
 pub mod remote;
+pub mod svm;
 pub mod sysfs;
 pub mod user;
 
@@ -58,6 +59,7 @@ impl Errno {
     pub const EOPNOTSUPP: Errno = Errno(libc::EOPNOTSUPP);
     pub const ETIME: Errno = Errno(libc::ETIME);
     pub const EIO: Errno = Errno(libc::EIO);
+    pub const EADDRINUSE: Errno = Errno(libc::EADDRINUSE);
 }
 
 /// A device file the driver serves.
@@ -110,6 +112,10 @@ pub trait Driver: Send + Sync {
     /// serves it from elsewhere lets go of it (KFD releases the process
     /// then too). Returns whether the driver is done (a later open needs a
     /// new one).
+    /// The process is about to unmap `[addr, addr + len)` of its own
+    /// memory (the preload's munmap): memory the GPU reaches there in
+    /// place must stop being reachable.
+    fn host_unmapped(&self, _addr: u64, _len: u64) {}
     fn release(&self) -> bool {
         false
     }

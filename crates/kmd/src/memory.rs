@@ -192,7 +192,7 @@ impl Drop for Allocation {
 /// A memfd of `size` bytes whose size is sealed: a daemon's client that
 /// receives it (to map VRAM, GTT, a userptr range) cannot shrink it under
 /// the GPU, which would turn the daemon's next access into a SIGBUS.
-fn memfd(name: &str, size: u64) -> Result<OwnedFd, Errno> {
+pub(crate) fn memfd(name: &str, size: u64) -> Result<OwnedFd, Errno> {
     let cname = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
     // SAFETY: plain syscall wrappers on a NUL-terminated name.
     let fd =
@@ -635,6 +635,13 @@ impl Memory {
             .values()
             .find(|a| a.host != 0 && va.checked_sub(a.va).is_some_and(|d| d < a.size))
             .map(|a| a.host + (va - a.va))
+    }
+
+    /// Whether an allocation's GPU addresses overlap `[start, end)`.
+    pub fn overlaps(&self, start: u64, end: u64) -> bool {
+        self.allocs
+            .values()
+            .any(|a| a.va != 0 && a.va < end && start < a.va.saturating_add(a.size))
     }
 
     pub fn count(&self) -> usize {

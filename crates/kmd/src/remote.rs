@@ -289,6 +289,32 @@ impl RemoteDriver {
         }
     }
 
+    /// The memory to offer with an SVM SET_ATTR of `[va, va + size)`: the
+    /// memfd the range already shares with the daemon, or else a new one
+    /// its pages move into (as a userptr allocation's do), so the daemon's
+    /// GPU and the process see the same bytes. None for an interval the
+    /// daemon refuses anyway (unaligned, empty); EFAULT for one the
+    /// process has not mapped, as KFD answers.
+    fn svm_backing(
+        &self,
+        va: u64,
+        size: u64,
+    ) -> Result<Option<(std::os::fd::OwnedFd, u64)>, Errno> {
+        if crate::svm::interval(va, size).is_err() {
+            return Ok(None);
+        }
+        if let Some(b) = shared_backing(va, size) {
+            return Ok(Some(b));
+        }
+        if !crate::user::is_mapped(va, size) {
+            return Err(Errno::EFAULT);
+        }
+        let fd = crate::memory::memfd(&format!("rocjitsu-userptr-svm-{va:x}"), size)?;
+        use std::os::fd::AsRawFd;
+        self.adopt_userptr(va, size, fd.as_raw_fd())?;
+        Ok(Some((fd, 0)))
+    }
+
     /// Maps a userptr allocation's memfd over the process's pages at
     /// `va`, their contents copied first: only the pages the process has
     /// touched (present or swapped, per /proc/self/pagemap), since the rest
@@ -798,11 +824,20 @@ impl Driver for RemoteDriver {
         // earlier allocation's memfd, still mapped there): the daemon uses
         // that memory, and nothing is copied or remapped. (A userptr's
         // address is passed in `mmap_offset`.)
+        let is_svm_set = abi::ioc_type(request) == abi::KFD_TYPE
+            && abi::ioc_nr(request) == kfd::SVM
+            && arg.len() >= kfd::svm::SIZE
+            && abi::get(arg, kfd::svm::OP) == crate::svm::OP_SET_ATTR;
         let backing = if is_userptr_alloc {
             shared_backing(
                 abi::get(arg, alloc::MMAP_OFFSET),
                 abi::get(arg, alloc::BYTES),
             )
+        } else if is_svm_set {
+            self.svm_backing(
+                abi::get(arg, kfd::svm::START_ADDR),
+                abi::get(arg, kfd::svm::BYTES),
+            )?
         } else {
             None
         };
@@ -819,7 +854,7 @@ impl Driver for RemoteDriver {
             Some((fd, _)) => {
                 use std::os::fd::AsFd;
                 let m = self.call_with(Opcode::Ioctl, &req.encode(), &[fd.as_fd()])?;
-                if m.header.result == -libc::EINVAL {
+                if m.header.result == -libc::EINVAL && is_userptr_alloc {
                     // Not acceptable to the daemon: the ordinary way.
                     req.fds = 0;
                     req.fd_offset = 0;

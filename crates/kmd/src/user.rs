@@ -128,6 +128,27 @@ impl UserMemory for Buffers {
     }
 }
 
+/// Whether every page of `[addr, addr + len)` is mapped in this process
+/// (`mincore` fails with ENOMEM on a hole).
+pub fn is_mapped(addr: u64, len: u64) -> bool {
+    const CHUNK: u64 = 1 << 30;
+    let mut vec = vec![0u8; (CHUNK / 4096) as usize];
+    let Some(end) = addr.checked_add(len) else {
+        return false;
+    };
+    let mut at = addr;
+    while at < end {
+        let n = (end - at).min(CHUNK);
+        // SAFETY: mincore only reads the page tables and writes `vec`,
+        // which holds one byte per page of `n` bytes.
+        if unsafe { libc::mincore(at as *mut libc::c_void, n as usize, vec.as_mut_ptr()) } != 0 {
+            return false;
+        }
+        at += n;
+    }
+    true
+}
+
 pub fn read(addr: u64, out: &mut [u8]) -> Result<(), Errno> {
     if out.is_empty() {
         return Ok(());

@@ -500,6 +500,22 @@ pub unsafe extern "C" fn madvise(addr: *mut c_void, len: size_t, advice: c_int) 
     }
 }
 
+type MunmapFn = unsafe extern "C" fn(*mut c_void, size_t) -> c_int;
+
+/// munmap: memory the GPU reaches in place (SVM ranges of local mode)
+/// stops being reachable first, as KFD's MMU notifier ends SVM ranges.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn munmap(addr: *mut c_void, len: size_t) -> c_int {
+    if let Some(d) = crate::existing_driver() {
+        d.host_unmapped(addr as u64, len as u64);
+    }
+    match real!("munmap": MunmapFn) {
+        // SAFETY: the caller's arguments, to the C library's munmap.
+        Some(f) => unsafe { f(addr, len) },
+        None => fail(Errno(libc::ENOSYS)),
+    }
+}
+
 fn real_mmap() -> Option<MmapFn> {
     real!("mmap": MmapFn)
 }

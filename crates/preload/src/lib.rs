@@ -52,6 +52,11 @@ thread_local! {
     static IN_INIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// The driver if there is one already (never creates it).
+fn existing_driver() -> Option<Arc<dyn Driver>> {
+    DRIVER.try_read().ok()?.as_ref().cloned()
+}
+
 /// The driver, created on first use.
 fn driver() -> Option<Arc<dyn Driver>> {
     if let Some(d) = DRIVER.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
