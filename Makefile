@@ -47,6 +47,7 @@ test: setup corpus
 	$(MAKE) test-dbt-hooks DBT_HOOKS_ARGS=--no-hip-set
 	$(MAKE) test-hip
 	$(MAKE) test-hip-sid
+	$(MAKE) test-rocm
 	$(MAKE) test-daemon
 	$(MAKE) test-mirage
 
@@ -108,6 +109,24 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
 	$(MAKE) test-abi-sid || rc=1; \
 	exit $$rc
+
+# AMD's own library test suites (Debian's lib*-tests gtest binaries, ROCm
+# 7.2.4), unmodified, in the ROCm 7 sysroot under the launcher
+# (scripts/rocm_suites.py): the CI tier is each suite's fixed cases plus a
+# seeded sample; the full tier every case on gfx90a and gfx942 (by hand,
+# long). ROCM_SUITES_ARGS passes options, e.g. ROCM_SUITES_ARGS="--seed 7 -v".
+ROCM_SUITES_ARGS ?=
+.PHONY: test-rocm test-rocm-full
+test-rocm: setup
+	$(CARGO) build --release --workspace
+	bash scripts/sysroot.sh --rocm 7 install $$($(PYTHON) scripts/rocm_suites.py packages)
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/rocm_suites.py run --tier ci $(ROCM_SUITES_ARGS)
+
+test-rocm-full: setup
+	$(CARGO) build --release --workspace
+	bash scripts/sysroot.sh --rocm 7 install $$($(PYTHON) scripts/rocm_suites.py packages)
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/rocm_suites.py run --tier full -j 2 --timeout 300 \
+	  --config configs/gfx90a_cdna2_kmd.json,configs/gfx942_cdna3_kmd.json --json build/rocm-suites/full.json $(ROCM_SUITES_ARGS)
 
 # kmd's ioctl argument layouts (crates/kmd/src/abi.rs) against the ROCm 7
 # sysroot's headers (KFD 1.23, amdgpu_drm.h), every field required; the

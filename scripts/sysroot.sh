@@ -10,6 +10,7 @@
 #                                                  package list changed; print its path
 #   scripts/sysroot.sh [--rocm 6|7] path           print its path (no build)
 #   scripts/sysroot.sh [--rocm 6|7] run [--] CMD…  run CMD inside it (built first if needed)
+#   scripts/sysroot.sh [--rocm 6|7] install PKG…   install packages it lacks (test suites)
 #   scripts/sysroot.sh [--rocm 6|7] clean          delete it
 #
 # The sysroot is a directory, $ROCJITSU_CACHE/sysroot-sid-rocm6 or
@@ -189,6 +190,34 @@ run_inside() {
   ' bash "$ROOT" "$REPO" "$cwd" "$@"
 }
 
+# Installs packages the sysroot lacks (AMD's library test suites, which
+# scripts/rocm_suites.py runs), from $EXTRA_SUITE where given; the stamp is
+# not changed, so the base list still decides when the sysroot is rebuilt.
+install_packages() {
+  [[ $EUID -eq 0 ]] || die "installing into the sysroot needs root (chroot)"
+  [[ $# -gt 0 ]] || die "usage: scripts/sysroot.sh [--rocm 6|7] install PKG..."
+  local missing=() p from=()
+  for p in "$@"; do
+    chroot "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && { log "installed already: $*"; return 0; }
+  [[ -n "$EXTRA_SUITE" ]] && from=(-t "$EXTRA_SUITE")
+  log "apt-get install ${missing[*]} (the test suites can be large: rocPRIM's is 1.9 GB)"
+  if ! timed "apt-get install" quietly "$CACHE/sysroot-apt-install.log" in_new_root "$ROOT" \
+    apt-get install -y -qq --no-install-recommends -o Acquire::Check-Valid-Until=false \
+    "${from[@]}" "${missing[@]}"; then
+    log "retrying after apt-get update"
+    in_new_root "$ROOT" apt-get -qq -o Acquire::Check-Valid-Until=false update ||
+      die "apt-get update inside the sysroot"
+    timed "apt-get install" quietly "$CACHE/sysroot-apt-install.log" in_new_root "$ROOT" \
+      apt-get install -y -qq --no-install-recommends -o Acquire::Check-Valid-Until=false \
+      "${from[@]}" "${missing[@]}" ||
+      die "apt-get install ${missing[*]} inside the sysroot; log: $CACHE/sysroot-apt-install.log"
+  fi
+  in_new_root "$ROOT" apt-get clean
+}
+
 # Builds under a lock so that two concurrent callers do not both build.
 locked_build() {
   mkdir -p "$CACHE"
@@ -211,9 +240,16 @@ case "$cmd" in
     locked_build
     run_inside "$@"
     ;;
+  install)
+    locked_build
+    (
+      flock 9
+      install_packages "$@"
+    ) 9>"$CACHE/sysroot.lock"
+    ;;
   clean)
     rm -rf --one-file-system "$ROOT" "$ROOT".tmp.*
     log "removed $ROOT"
     ;;
-  *) die "unknown command '$cmd' ([--rocm 6|7] build | path | run [--] CMD... | clean)" ;;
+  *) die "unknown command '$cmd' ([--rocm 6|7] build | path | run [--] CMD... | install PKG... | clean)" ;;
 esac

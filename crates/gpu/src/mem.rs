@@ -116,8 +116,15 @@ impl Default for Tlb {
     }
 }
 
+/// Resolves a GPU access to an unmapped address the way recoverable page
+/// faults (XNACK) do: by mapping memory there ([`Vm::map_host`]) and
+/// returning true, or false to let the access fault.
+pub trait Pager: Send + Sync {
+    fn fault(&self, vm: &Vm, addr: u64) -> bool;
+}
+
 /// The GPU virtual address space of one process (or of one run-kernel).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Vm {
     regions: RwLock<Vec<Region>>,
     epoch: AtomicU64,
@@ -125,6 +132,17 @@ pub struct Vm {
     next: AtomicU64,
     /// Next region id.
     ids: AtomicU64,
+    pager: std::sync::OnceLock<Box<dyn Pager>>,
+}
+
+impl std::fmt::Debug for Vm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vm")
+            .field("regions", &self.regions)
+            .field("epoch", &self.epoch)
+            .field("pager", &self.pager.get().is_some())
+            .finish()
+    }
 }
 
 /// A mapped range as [`Vm::region`] reports it.
@@ -153,7 +171,27 @@ impl Vm {
             epoch: AtomicU64::new(0),
             next: AtomicU64::new(ALLOC_BASE),
             ids: AtomicU64::new(0),
+            pager: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Installs the pager that unmapped accesses go to (once).
+    pub fn set_pager(&self, pager: Box<dyn Pager>) -> bool {
+        self.pager.set(pager).is_ok()
+    }
+
+    /// The unmapped span around `addr`: from the end of the region below
+    /// it to the start of the region above it (None if `addr` is mapped).
+    pub fn gap(&self, addr: u64) -> Option<(u64, u64)> {
+        let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = r.partition_point(|x| x.start <= addr);
+        let lo = match i.checked_sub(1).and_then(|i| r.get(i)) {
+            Some(x) if addr - x.start < x.len => return None,
+            Some(x) => x.start + x.len,
+            None => 0,
+        };
+        let hi = r.get(i).map_or(u64::MAX, |x| x.start);
+        Some((lo, hi))
     }
 
     /// Allocates a zeroed buffer of `len` bytes and returns its GPU address.
@@ -270,30 +308,43 @@ impl Vm {
         access: Access,
         epoch: u64,
     ) -> Result<(), MemFault> {
-        let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
-        let i = r.partition_point(|x| x.start <= addr);
-        let hit = i
-            .checked_sub(1)
-            .and_then(|i| r.get(i))
-            .filter(|x| end <= x.start + x.len);
-        match hit {
-            Some(x) => {
-                *tlb = Tlb {
-                    start: x.start,
-                    end: x.start + x.len,
-                    host: x.host as usize,
-                    perms: x.perms,
-                    epoch,
-                };
-                Ok(())
+        for attempt in 0..2 {
+            let epoch = if attempt == 0 {
+                epoch
+            } else {
+                self.epoch.load(Ordering::Acquire)
+            };
+            {
+                let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
+                let i = r.partition_point(|x| x.start <= addr);
+                let hit = i
+                    .checked_sub(1)
+                    .and_then(|i| r.get(i))
+                    .filter(|x| end <= x.start + x.len);
+                if let Some(x) = hit {
+                    *tlb = Tlb {
+                        start: x.start,
+                        end: x.start + x.len,
+                        host: x.host as usize,
+                        perms: x.perms,
+                        epoch,
+                    };
+                    return Ok(());
+                }
             }
-            None => Err(MemFault {
-                addr,
-                size,
-                access,
-                why: "is not mapped",
-            }),
+            // A recoverable fault: the pager may map memory there (with
+            // no lock of ours held), then the lookup runs once more.
+            let paged = attempt == 0 && self.pager.get().is_some_and(|p| p.fault(self, addr));
+            if !paged {
+                break;
+            }
         }
+        Err(MemFault {
+            addr,
+            size,
+            access,
+            why: "is not mapped",
+        })
     }
 
     /// Reads `out.len()` bytes at `addr`.

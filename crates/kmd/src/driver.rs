@@ -100,10 +100,75 @@ pub struct SimulatedDriver {
     process: Mutex<Process>,
     gpu_process: Arc<cp::Process>,
     caller: Caller,
-    /// The process's SVM ranges; `svm_live` says whether it has any (the
-    /// preload asks on every munmap).
-    svm: Mutex<Svm>,
-    svm_live: AtomicBool,
+    /// The process's SVM ranges, whether it has any (the preload asks on
+    /// every munmap) and whether XNACK is on.
+    svm: Arc<SvmState>,
+}
+
+struct SvmState {
+    ranges: Mutex<Svm>,
+    live: AtomicBool,
+    xnack: AtomicBool,
+    /// Every GPU of the device (bit = index).
+    all_gpus: u64,
+}
+
+impl SvmState {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Svm> {
+        self.ranges.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Recoverable GPU page faults with XNACK on, in local mode: an access to
+/// process memory that no range covers gets an SVM range over the part of
+/// its mapping around it (at most the 2 MiB block, never over other GPU
+/// mappings), accessible to every GPU, as KFD's fault handler creates one;
+/// read-only process memory is read-only for the GPU too. Memory the
+/// process has not mapped (or mapped PROT_NONE) still faults.
+struct XnackPager(Arc<SvmState>);
+
+impl rocjitsu_gpu::mem::Pager for XnackPager {
+    fn fault(&self, vm: &Vm, addr: u64) -> bool {
+        if !self.0.xnack.load(Ordering::Acquire) {
+            return false;
+        }
+        let Some((gap_lo, gap_hi)) = vm.gap(addr) else {
+            return false;
+        };
+        let Some((lo, hi, writable)) = user::mapping_of(addr) else {
+            return false;
+        };
+        const BLOCK: u64 = 2 << 20;
+        let block = addr & !(BLOCK - 1);
+        let start = lo.max(block).max(gap_lo.next_multiple_of(svm::PAGE));
+        let end = hi.min(block + BLOCK).min(gap_hi & !(svm::PAGE - 1));
+        if start >= end {
+            return false;
+        }
+        let ro = [svm::Attr {
+            kind: svm::ATTR_SET_FLAGS,
+            value: svm::FLAG_GPU_RO,
+        }];
+        let attrs: &[svm::Attr] = if writable { &[] } else { &ro };
+        let mut sv = self.0.lock();
+        if sv
+            .set(
+                start,
+                end,
+                attrs,
+                Some(Backing::Host),
+                self.0.all_gpus,
+                &|_| None,
+            )
+            .is_err()
+        {
+            return false;
+        }
+        sv.map_into(vm);
+        self.0.live.store(true, Ordering::Release);
+        tracing::debug!("XNACK: GPU fault at {addr:#x} mapped {start:#x}..{end:#x}");
+        true
+    }
 }
 
 /// The GPU's timestamp counter: 100 MHz, derived from CLOCK_BOOTTIME so
@@ -298,6 +363,16 @@ impl SimulatedDriver {
             caller == Caller::Remote,
         );
         let vm = Arc::new(Vm::new());
+        let svm = Arc::new(SvmState {
+            ranges: Mutex::new(Svm::default()),
+            live: AtomicBool::new(false),
+            xnack: AtomicBool::new(false),
+            all_gpus: (1u64 << device.gpus.len()) - 1,
+        });
+        // The daemon cannot reach a client's memory: no recoverable faults.
+        if caller == Caller::InProcess {
+            vm.set_pager(Box::new(XnackPager(svm.clone())));
+        }
         let events = Arc::new(Events::default());
         let host = Arc::new(Host {
             events: events.clone(),
@@ -313,8 +388,7 @@ impl SimulatedDriver {
             events,
             process: Mutex::new(Process::default()),
             caller,
-            svm: Mutex::new(Svm::default()),
-            svm_live: AtomicBool::new(false),
+            svm,
         }
     }
 
@@ -555,8 +629,7 @@ impl SimulatedDriver {
                         return Err(Errno::EBUSY);
                     }
                     p.xnack = want != 0;
-                    drop(p);
-                    self.remap_svm();
+                    self.svm.xnack.store(p.xnack, Ordering::Release);
                 }
             }
             kfd::CREATE_QUEUE => self.create_queue(a)?,
@@ -613,7 +686,7 @@ impl SimulatedDriver {
                 a.set(g::FIRST_GWS, 0);
             }
             kfd::RUNTIME_ENABLE => {}
-            kfd::SVM => self.svm_ioctl(a, mem)?,
+            kfd::SVM => return self.svm_ioctl(a, mem),
             kfd::IPC_EXPORT_HANDLE => self.ipc_export(a)?,
             kfd::IPC_IMPORT_HANDLE => self.ipc_import(a)?,
             _ => return Err(Errno::EINVAL),
@@ -676,15 +749,23 @@ impl SimulatedDriver {
     }
 
     /// `SVM` {start_addr, size, op, nattr, attrs[nattr]}: see [`crate::svm`].
-    fn svm_ioctl(&self, a: &mut Args, mem: &dyn UserMemory) -> Result<(), Errno> {
+    fn svm_ioctl(&self, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
         use kfd::svm as s;
         let (start, end) = svm::interval(a.get(s::START_ADDR), a.get(s::BYTES))?;
         let n = a.get(s::NATTR);
         let tail = a.bytes.get(s::SIZE..).unwrap_or(&[]);
         let mut attrs = svm::decode_attrs(tail, n)?;
         let gpu = |id| self.device.gpu_index(id).ok();
+        // With XNACK on a new range starts accessible to every GPU.
+        let new_access = if self.svm.xnack.load(Ordering::Acquire) {
+            self.svm.all_gpus
+        } else {
+            0
+        };
         match a.get(s::OP) {
             svm::OP_SET_ATTR => {
+                // KFD checks the attributes first, then the interval.
+                Svm::check(&attrs, &gpu)?;
                 let backing = match self.caller {
                     // KFD wants the interval inside the process's mappings.
                     Caller::InProcess => {
@@ -712,33 +793,33 @@ impl SimulatedDriver {
                 if self.mem().overlaps(start, end) {
                     return Err(Errno::EADDRINUSE);
                 }
-                let xnack = self.proc().xnack;
-                let mut sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
-                sv.set(start, end, &attrs, backing, &gpu)?;
-                sv.map_into(&self.vm, xnack);
-                self.svm_live.store(!sv.is_empty(), Ordering::Release);
+                let mut sv = self.svm.lock();
+                sv.set(start, end, &attrs, backing, new_access, &gpu)?;
+                sv.map_into(&self.vm);
+                self.svm.live.store(!sv.is_empty(), Ordering::Release);
                 tracing::debug!(
                     "SVM set {start:#x}..{end:#x} {attrs:x?}: {} ranges",
                     sv.ranges().len()
                 );
             }
             svm::OP_GET_ATTR => {
-                let sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
-                sv.get(start, end, &mut attrs, &gpu)?;
+                // The interval first, as for SET_ATTR (local mode: the
+                // process's mappings; a daemon cannot see a client's).
+                if self.caller == Caller::InProcess && !user::is_mapped(start, end - start) {
+                    return Err(Errno::EFAULT);
+                }
+                if self.mem().overlaps(start, end) {
+                    return Err(Errno::EADDRINUSE);
+                }
+                let sv = self.svm.lock();
+                sv.get(start, end, &mut attrs, new_access, &gpu)?;
                 svm::encode_attrs(&attrs, &mut a.bytes[s::SIZE..]);
             }
-            _ => return Err(Errno::EINVAL),
+            // KFD's svm_ioctl answers an unknown operation with a positive
+            // EINVAL: the ioctl returns 22 and sets no errno.
+            _ => return Ok(libc::EINVAL),
         }
-        Ok(())
-    }
-
-    /// Shows the SVM ranges in the GPU address space again (XNACK changed).
-    fn remap_svm(&self) {
-        let xnack = self.proc().xnack;
-        let mut sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
-        if !sv.is_empty() {
-            sv.map_into(&self.vm, xnack);
-        }
+        Ok(0)
     }
 
     /// The process unmapped `[addr, addr + len)` of its memory (local mode;
@@ -746,7 +827,7 @@ impl SimulatedDriver {
     /// KFD's MMU notifier ends them, so the GPU faults there instead of
     /// reaching memory that is gone.
     pub fn forget_host_range(&self, addr: u64, len: u64) {
-        if self.caller != Caller::InProcess || !self.svm_live.load(Ordering::Acquire) {
+        if self.caller != Caller::InProcess || !self.svm.live.load(Ordering::Acquire) {
             return;
         }
         let start = addr & !(svm::PAGE - 1);
@@ -756,11 +837,10 @@ impl SimulatedDriver {
         else {
             return;
         };
-        let xnack = self.proc().xnack;
-        let mut sv = self.svm.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sv = self.svm.lock();
         if sv.forget(start, end) {
-            sv.map_into(&self.vm, xnack);
-            self.svm_live.store(!sv.is_empty(), Ordering::Release);
+            sv.map_into(&self.vm);
+            self.svm.live.store(!sv.is_empty(), Ordering::Release);
         }
     }
 

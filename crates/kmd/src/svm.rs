@@ -9,8 +9,9 @@
 //! which GPUs may access it and how, flags, migration granularity); pages
 //! with the same attributes form one range, split and merged as attributes
 //! change. This module keeps the same bookkeeping and makes every range
-//! that some GPU may access (or every range, with XNACK on) reachable in
-//! the process's GPU address space ([`Svm::map_into`]).
+//! that some GPU may access reachable in the process's GPU address space
+//! ([`Svm::map_into`]); with XNACK on, a new range starts accessible to
+//! every GPU, as in KFD.
 //!
 //! Memory stays where the process has it: the emulated GPU reads and
 //! writes host memory directly, so there is nothing to migrate, and a
@@ -257,14 +258,14 @@ impl Svm {
 
     /// Checks a SET_ATTR attribute list (nothing changes when one is
     /// invalid). `gpu` maps a gpu_id to its index.
-    fn check(attrs: &[Attr], gpu: &dyn Fn(u32) -> Option<usize>) -> Result<(), Errno> {
+    pub fn check(attrs: &[Attr], gpu: &dyn Fn(u32) -> Option<usize>) -> Result<(), Errno> {
         for a in attrs {
             match a.kind {
+                // A preferred location may be "none"; a prefetch target
+                // must be system memory or a GPU.
+                ATTR_PREFERRED_LOC if a.value == LOCATION_UNDEFINED => {}
                 ATTR_PREFERRED_LOC | ATTR_PREFETCH_LOC => {
-                    if a.value != LOCATION_SYSMEM
-                        && a.value != LOCATION_UNDEFINED
-                        && gpu(a.value).is_none()
-                    {
+                    if a.value != LOCATION_SYSMEM && gpu(a.value).is_none() {
                         return Err(Errno::EINVAL);
                     }
                 }
@@ -273,12 +274,8 @@ impl Svm {
                         return Err(Errno::EINVAL);
                     }
                 }
-                ATTR_SET_FLAGS | ATTR_CLR_FLAGS => {
-                    if a.value & !FLAGS_ALL != 0 {
-                        return Err(Errno::EINVAL);
-                    }
-                }
-                ATTR_GRANULARITY => {}
+                // Any flags and any granularity (clamped) are accepted.
+                ATTR_SET_FLAGS | ATTR_CLR_FLAGS | ATTR_GRANULARITY => {}
                 _ => return Err(Errno::EINVAL),
             }
         }
@@ -299,14 +296,17 @@ impl Svm {
     }
 
     /// SET_ATTR over `[start, end)`: pages without a range get one (of
-    /// `backing`, which a daemon client must offer); `backing`, when
-    /// given, becomes the memory of every page of the interval.
+    /// `backing`, which a daemon client must offer), which the GPUs of
+    /// `new_access` may access (every GPU with XNACK on, none with it off,
+    /// as in KFD); `backing`, when given, becomes the memory of every page
+    /// of the interval.
     pub fn set(
         &mut self,
         start: u64,
         end: u64,
         attrs: &[Attr],
         backing: Option<Backing>,
+        new_access: u64,
         gpu: &dyn Fn(u32) -> Option<usize>,
     ) -> Result<(), Errno> {
         Self::check(attrs, gpu)?;
@@ -329,7 +329,10 @@ impl Svm {
                 s,
                 Range {
                     end: e,
-                    attrs: Attrs::default(),
+                    attrs: Attrs {
+                        access: new_access,
+                        ..Attrs::default()
+                    },
                     backing,
                 },
             );
@@ -423,18 +426,22 @@ impl Svm {
 
     /// GET_ATTR over `[start, end)`, answered in place.
     ///
-    /// KFD answers from every range that overlaps the interval: a location
-    /// that differs between them is UNDEFINED; SET_FLAGS gives the flags
-    /// every range has, CLR_FLAGS those none has; the granularity is the
-    /// smallest; an access query (value = gpu_id) answers in `kind`
-    /// whether that GPU may access every range (ACCESS, or ACCESS_IN_PLACE)
-    /// or not (NO_ACCESS). With no range in the interval every location is
-    /// UNDEFINED and no GPU has access.
+    /// KFD answers from the ranges that overlap the interval (pages of it
+    /// in no range do not count): a location that differs between them,
+    /// or is UNDEFINED in one, is UNDEFINED; SET_FLAGS gives the flags
+    /// every range has, CLR_FLAGS the complement of those any range has;
+    /// the granularity is the smallest; an access query (ACCESS, value =
+    /// gpu_id) answers in `kind`: ACCESS if every range gives that GPU
+    /// access, else ACCESS_IN_PLACE if every range gives it in-place
+    /// access, else NO_ACCESS. With no range at all a new range's defaults
+    /// answer (`new_access`: the GPUs a new range may access).
+    /// ACCESS_IN_PLACE and NO_ACCESS are not queries (EINVAL).
     pub fn get(
         &self,
         start: u64,
         end: u64,
         attrs: &mut [Attr],
+        new_access: u64,
         gpu: &dyn Fn(u32) -> Option<usize>,
     ) -> Result<(), Errno> {
         let first = self
@@ -442,57 +449,47 @@ impl Svm {
             .range(..start)
             .next_back()
             .filter(|(_, r)| r.end > start);
-        let hit: Vec<&Range> = first
+        let mut hit: Vec<Attrs> = first
             .into_iter()
             .chain(self.ranges.range(start..end))
-            .map(|(_, r)| r)
+            .map(|(_, r)| r.attrs)
             .collect();
+        if hit.is_empty() {
+            hit.push(Attrs {
+                access: new_access,
+                ..Attrs::default()
+            });
+        }
         let same = |f: &dyn Fn(&Attrs) -> u32| -> u32 {
-            let mut v = hit.iter().map(|r| f(&r.attrs));
-            match v.next() {
-                None => LOCATION_UNDEFINED,
-                Some(x) => {
-                    if v.all(|y| y == x) {
-                        x
-                    } else {
-                        LOCATION_UNDEFINED
-                    }
-                }
+            let x = f(&hit[0]);
+            if hit.iter().all(|t| f(t) == x) {
+                x
+            } else {
+                LOCATION_UNDEFINED
             }
         };
+        let access = hit.iter().fold(u64::MAX, |m, t| m & t.access);
+        let in_place = hit.iter().fold(u64::MAX, |m, t| m & t.in_place);
         for a in attrs.iter_mut() {
             match a.kind {
                 ATTR_PREFERRED_LOC => a.value = same(&|t| t.preferred),
                 ATTR_PREFETCH_LOC => a.value = same(&|t| t.prefetch),
-                ATTR_ACCESS | ATTR_ACCESS_IN_PLACE | ATTR_NO_ACCESS => {
+                ATTR_ACCESS => {
                     let bit = 1u64 << gpu(a.value).ok_or(Errno::EINVAL)?;
-                    a.kind = if hit.is_empty() {
-                        ATTR_NO_ACCESS
-                    } else if hit.iter().all(|r| r.attrs.access & bit != 0) {
+                    a.kind = if access & bit != 0 {
                         ATTR_ACCESS
-                    } else if hit
-                        .iter()
-                        .all(|r| (r.attrs.access | r.attrs.in_place) & bit != 0)
-                    {
+                    } else if in_place & bit != 0 {
                         ATTR_ACCESS_IN_PLACE
                     } else {
                         ATTR_NO_ACCESS
                     };
                 }
-                ATTR_SET_FLAGS => {
-                    a.value = hit
-                        .iter()
-                        .fold(if hit.is_empty() { 0 } else { FLAGS_ALL }, |f, r| {
-                            f & r.attrs.flags
-                        })
-                }
-                ATTR_CLR_FLAGS => {
-                    a.value = !hit.iter().fold(0, |f, r| f | r.attrs.flags) & FLAGS_ALL
-                }
+                ATTR_SET_FLAGS => a.value = hit.iter().fold(u32::MAX, |f, t| f & t.flags),
+                ATTR_CLR_FLAGS => a.value = !hit.iter().fold(0, |f, t| f | t.flags),
                 ATTR_GRANULARITY => {
                     a.value = hit
                         .iter()
-                        .map(|r| u32::from(r.attrs.granularity))
+                        .map(|t| u32::from(t.granularity))
                         .min()
                         .unwrap_or(u32::from(GRANULARITY_DEFAULT))
                 }
@@ -523,19 +520,18 @@ impl Svm {
     }
 
     /// Makes the GPU address space show exactly the ranges some GPU may
-    /// access (every range when `xnack` is on): contiguous runs become
-    /// one Vm region each, so an access that crosses range boundaries
-    /// does not fault.
-    pub fn map_into(&mut self, vm: &Vm, xnack: bool) {
+    /// access (with XNACK on, KFD maps such a range at the GPU's first
+    /// fault; mapping it at once reads the same): contiguous runs become
+    /// one Vm region each, so an access across range boundaries does not
+    /// fault.
+    pub fn map_into(&mut self, vm: &Vm) {
         for s in self.mapped.drain(..) {
             vm.unmap(s);
         }
         let mut run: Option<(u64, u64, u64, Perms)> = None; // (start, end, host, perms)
         let mut runs = Vec::new();
         for (&s, r) in &self.ranges {
-            let reach = xnack
-                || r.attrs.access | r.attrs.in_place != 0
-                || r.attrs.flags & FLAG_GPU_ALWAYS_MAPPED != 0;
+            let reach = r.attrs.access | r.attrs.in_place != 0;
             let Some(host) = r.backing.host(s).filter(|_| reach) else {
                 runs.extend(run.take());
                 continue;
@@ -603,7 +599,7 @@ mod tests {
 
     fn get1(s: &Svm, start: u64, end: u64, kind: u32, value: u32) -> Attr {
         let mut a = [at(kind, value)];
-        s.get(start, end, &mut a, &gpu).unwrap();
+        s.get(start, end, &mut a, 0, &gpu).unwrap();
         a[0]
     }
 
@@ -611,12 +607,12 @@ mod tests {
     fn set_splits_and_get_merges_across_ranges() {
         let mut s = Svm::default();
         let (a, b) = (0x10_0000, 0x20_0000);
-        s.set(a, b, &[at(ATTR_ACCESS, G)], Some(Backing::Host), &gpu)
+        s.set(a, b, &[at(ATTR_ACCESS, G)], Some(Backing::Host), 0, &gpu)
             .unwrap();
         assert_eq!(s.ranges(), [(a, b)]);
         // A prefetch to the GPU over the first half splits the range.
         let mid = a + 0x8_0000;
-        s.set(a, mid, &[at(ATTR_PREFETCH_LOC, G)], None, &gpu)
+        s.set(a, mid, &[at(ATTR_PREFETCH_LOC, G)], None, 0, &gpu)
             .unwrap();
         assert_eq!(s.ranges(), [(a, mid), (mid, b)]);
         assert_eq!(get1(&s, a, mid, ATTR_PREFETCH_LOC, 0).value, G);
@@ -630,14 +626,14 @@ mod tests {
             LOCATION_UNDEFINED
         );
         // Setting the second half the same joins them again.
-        s.set(mid, b, &[at(ATTR_PREFETCH_LOC, G)], None, &gpu)
+        s.set(mid, b, &[at(ATTR_PREFETCH_LOC, G)], None, 0, &gpu)
             .unwrap();
         assert_eq!(s.ranges(), [(a, b)]);
         assert_eq!(get1(&s, a, b, ATTR_PREFETCH_LOC, 0).value, G);
         // Access: GPU 0 everywhere, GPU 1 nowhere.
         assert_eq!(get1(&s, a, b, ATTR_ACCESS, G).kind, ATTR_ACCESS);
         assert_eq!(get1(&s, a, b, ATTR_ACCESS, G2).kind, ATTR_NO_ACCESS);
-        s.set(a, mid, &[at(ATTR_ACCESS_IN_PLACE, G2)], None, &gpu)
+        s.set(a, mid, &[at(ATTR_ACCESS_IN_PLACE, G2)], None, 0, &gpu)
             .unwrap();
         assert_eq!(get1(&s, a, mid, ATTR_ACCESS, G2).kind, ATTR_ACCESS_IN_PLACE);
         assert_eq!(get1(&s, a, b, ATTR_ACCESS, G2).kind, ATTR_NO_ACCESS);
@@ -647,12 +643,13 @@ mod tests {
     fn flags_and_granularity_answer_over_every_range() {
         let mut s = Svm::default();
         let (a, m, b) = (0x10_0000, 0x11_0000, 0x12_0000);
-        s.set(a, b, &[], Some(Backing::Host), &gpu).unwrap();
+        s.set(a, b, &[], Some(Backing::Host), 0, &gpu).unwrap();
         s.set(
             a,
             m,
             &[at(ATTR_SET_FLAGS, FLAG_GPU_RO), at(ATTR_GRANULARITY, 4)],
             None,
+            0,
             &gpu,
         )
         .unwrap();
@@ -661,17 +658,43 @@ mod tests {
             b,
             &[at(ATTR_CLR_FLAGS, FLAG_COHERENT), at(ATTR_GRANULARITY, 99)],
             None,
+            0,
             &gpu,
         )
         .unwrap();
-        // Flags all ranges have; flags no range has.
+        // Flags all ranges have; the complement of those any range has.
         assert_eq!(get1(&s, a, b, ATTR_SET_FLAGS, 0).value, FLAG_HOST_ACCESS);
         assert_eq!(
             get1(&s, a, b, ATTR_CLR_FLAGS, 0).value,
-            FLAGS_ALL & !(FLAG_HOST_ACCESS | FLAG_COHERENT | FLAG_GPU_RO)
+            !(FLAG_HOST_ACCESS | FLAG_COHERENT | FLAG_GPU_RO)
         );
         assert_eq!(get1(&s, a, b, ATTR_GRANULARITY, 0).value, 4);
         assert_eq!(get1(&s, m, b, ATTR_GRANULARITY, 0).value, GRANULARITY_MAX);
+        // Where there is no range, a new range's defaults answer.
+        let far = 0x100_0000;
+        assert_eq!(
+            get1(&s, far, far + PAGE, ATTR_SET_FLAGS, 0).value,
+            FLAG_HOST_ACCESS | FLAG_COHERENT
+        );
+        assert_eq!(
+            get1(&s, far, far + PAGE, ATTR_CLR_FLAGS, 0).value,
+            !(FLAG_HOST_ACCESS | FLAG_COHERENT)
+        );
+        assert_eq!(get1(&s, far, far + PAGE, ATTR_GRANULARITY, 0).value, 9);
+        assert_eq!(
+            get1(&s, far, far + PAGE, ATTR_PREFERRED_LOC, 0).value,
+            LOCATION_UNDEFINED
+        );
+        assert_eq!(
+            get1(&s, far, far + PAGE, ATTR_ACCESS, G).kind,
+            ATTR_NO_ACCESS
+        );
+        let mut q = [at(ATTR_ACCESS, G)];
+        s.get(far, far + PAGE, &mut q, 1, &gpu).unwrap();
+        assert_eq!(q[0].kind, ATTR_ACCESS, "XNACK on: every GPU by default");
+        // ACCESS_IN_PLACE and NO_ACCESS are not queries.
+        let mut q = [at(ATTR_NO_ACCESS, G)];
+        assert_eq!(s.get(a, b, &mut q, 0, &gpu), Err(Errno::EINVAL));
     }
 
     #[test]
@@ -680,16 +703,25 @@ mod tests {
         let (a, b) = (0x10_0000, 0x20_0000);
         for bad in [
             at(ATTR_ACCESS, 0x9999),
+            at(ATTR_ACCESS, 0),
             at(ATTR_PREFERRED_LOC, 0x9999),
-            at(ATTR_SET_FLAGS, 0x100),
+            // A prefetch needs a place: system memory or a GPU.
+            at(ATTR_PREFETCH_LOC, LOCATION_UNDEFINED),
             at(8, 0),
         ] {
-            let r = s.set(a, b, &[at(ATTR_ACCESS, G), bad], Some(Backing::Host), &gpu);
+            let r = s.set(
+                a,
+                b,
+                &[at(ATTR_ACCESS, G), bad],
+                Some(Backing::Host),
+                0,
+                &gpu,
+            );
             assert_eq!(r, Err(Errno::EINVAL), "{bad:?}");
             assert!(s.is_empty());
         }
         // Without memory to back them (a daemon client that offered none).
-        assert_eq!(s.set(a, b, &[], None, &gpu), Err(Errno::EFAULT));
+        assert_eq!(s.set(a, b, &[], None, 0, &gpu), Err(Errno::EFAULT));
         assert_eq!(interval(a + 1, PAGE), Err(Errno::EINVAL));
         assert_eq!(interval(a, 0), Err(Errno::EINVAL));
         assert_eq!(interval(0, PAGE), Err(Errno::EINVAL));
@@ -703,13 +735,13 @@ mod tests {
         let mut buf = vec![0u64; 3 * PAGE as usize / 8 + 512];
         let base = (buf.as_mut_ptr() as u64).next_multiple_of(PAGE);
         let (a, m, b) = (base, base + PAGE, base + 3 * PAGE);
-        s.set(a, b, &[], Some(Backing::Host), &gpu).unwrap();
-        s.map_into(&vm, false);
+        s.set(a, b, &[], Some(Backing::Host), 0, &gpu).unwrap();
+        s.map_into(&vm);
         assert!(vm.region(a).is_none(), "no GPU has access yet");
-        s.set(a, m, &[at(ATTR_ACCESS, G)], None, &gpu).unwrap();
-        s.set(m, b, &[at(ATTR_ACCESS_IN_PLACE, G2)], None, &gpu)
+        s.set(a, m, &[at(ATTR_ACCESS, G)], None, 0, &gpu).unwrap();
+        s.set(m, b, &[at(ATTR_ACCESS_IN_PLACE, G2)], None, 0, &gpu)
             .unwrap();
-        s.map_into(&vm, false);
+        s.map_into(&vm);
         // Two ranges, one region: an access across the boundary works.
         let r = vm.region(a).unwrap();
         assert_eq!((r.start, r.len), (a, b - a));
@@ -719,26 +751,30 @@ mod tests {
         let host = unsafe { std::ptr::read_unaligned((m - 2) as *const u32) };
         assert_eq!(host, 0xdead_beef);
         // Read-only for the GPU.
-        s.set(m, b, &[at(ATTR_SET_FLAGS, FLAG_GPU_RO)], None, &gpu)
+        s.set(m, b, &[at(ATTR_SET_FLAGS, FLAG_GPU_RO)], None, 0, &gpu)
             .unwrap();
-        s.map_into(&vm, false);
+        s.map_into(&vm);
         assert!(vm.write_u32(&mut tlb, m + 8, 1).is_err());
         assert!(vm.read_u32(&mut tlb, m + 8).is_ok());
         // The process unmaps the middle page: the GPU faults there.
         assert!(s.forget(m, m + PAGE));
-        s.map_into(&vm, false);
+        s.map_into(&vm);
         assert!(vm.read_u32(&mut tlb, m + 8).is_err());
         assert!(vm.read_u32(&mut tlb, a).is_ok());
         assert!(vm.read_u32(&mut tlb, m + PAGE).is_ok());
         assert!(!s.forget(m, m + PAGE), "nothing left there");
-        // With XNACK on, every range is reachable.
-        s.set(a, m, &[at(ATTR_NO_ACCESS, G)], None, &gpu).unwrap();
-        s.map_into(&vm, false);
+        // No GPU may access it any more: unmapped.
+        s.set(a, m, &[at(ATTR_NO_ACCESS, G)], None, 0, &gpu)
+            .unwrap();
+        s.map_into(&vm);
         assert!(vm.read_u32(&mut tlb, a).is_err());
-        s.map_into(&vm, true);
+        // With XNACK on a new range starts accessible to every GPU.
+        s.forget(a, b);
+        s.set(a, m, &[], Some(Backing::Host), 0b11, &gpu).unwrap();
+        s.map_into(&vm);
         assert!(vm.read_u32(&mut tlb, a).is_ok());
         s.forget(a, b);
-        s.map_into(&vm, false);
+        s.map_into(&vm);
         drop(buf);
     }
 

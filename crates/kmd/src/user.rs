@@ -149,6 +149,28 @@ pub fn is_mapped(addr: u64, len: u64) -> bool {
     true
 }
 
+/// The mapping of this process that holds `addr` (from /proc/self/maps):
+/// its start, end and whether it is writable; None when `addr` is not
+/// mapped or its mapping is not readable.
+pub fn mapping_of(addr: u64) -> Option<(u64, u64, bool)> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let (range, perms) = (f.next()?, f.next()?);
+        let (a, b) = range.split_once('-')?;
+        let (lo, hi) = (
+            u64::from_str_radix(a, 16).ok()?,
+            u64::from_str_radix(b, 16).ok()?,
+        );
+        if (lo..hi).contains(&addr) {
+            return perms
+                .starts_with('r')
+                .then(|| (lo, hi, perms.as_bytes().get(1) == Some(&b'w')));
+        }
+    }
+    None
+}
+
 pub fn read(addr: u64, out: &mut [u8]) -> Result<(), Errno> {
     if out.is_empty() {
         return Ok(());

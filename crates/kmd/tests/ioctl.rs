@@ -423,7 +423,18 @@ fn svm_ranges_through_the_ioctl() {
     // mapped, memory of a KFD allocation.
     assert_eq!(svm(&d, p + 1, 4096, OP_SET_ATTR, &[]), Err(Errno::EINVAL));
     assert_eq!(svm(&d, p, 0, OP_SET_ATTR, &[]), Err(Errno::EINVAL));
-    assert_eq!(svm(&d, p, 4096, 7, &[]), Err(Errno::EINVAL));
+    // An unknown operation: KFD returns a positive 22 (no errno).
+    let mut op = [0u8; 24];
+    put64(&mut op, 0, p);
+    put64(&mut op, 8, 4096);
+    put32(&mut op, 16, 7);
+    assert_eq!(d.ioctl(KFD, iowr(0x20, 24), &mut op), Ok(22));
+    // Attributes are checked before the interval: a bad GPU in an
+    // unmapped interval is EINVAL, not EFAULT.
+    assert_eq!(
+        svm(&d, 0x1000, 4096, OP_SET_ATTR, &[(ATTR_ACCESS, gpu_id ^ 1)]),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(
         svm(&d, p, 4096, OP_SET_ATTR, &[(ATTR_ACCESS, gpu_id ^ 1)]),
         Err(Errno::EINVAL)
@@ -451,10 +462,66 @@ fn svm_ranges_through_the_ioctl() {
     assert!(d.vm().read_u32(&mut tlb, p + 4096).is_err());
     assert_eq!(d.vm().read_u32(&mut tlb, p + 8).unwrap(), 7);
     assert!(d.vm().read_u32(&mut tlb, p + 2 * 4096).is_ok());
-    let got = svm(&d, p + 4096, 4096, OP_GET_ATTR, &[(ATTR_ACCESS, gpu_id)]).unwrap();
-    assert_eq!(got, [(ATTR_NO_ACCESS, gpu_id)]);
+    // Asking about memory that is gone is EFAULT, as in KFD.
+    assert_eq!(
+        svm(&d, p + 4096, 4096, OP_GET_ATTR, &[(ATTR_ACCESS, gpu_id)]),
+        Err(Errno::EFAULT)
+    );
     d.host_unmapped(p, size as u64);
     // SAFETY: the rest of the test's mapping.
     unsafe { libc::munmap(p as *mut libc::c_void, size) };
     assert!(d.vm().read_u32(&mut tlb, p + 8).is_err());
+}
+
+/// With XNACK on (SET_XNACK_MODE 1, as ROCr does under HSA_XNACK=1) the GPU
+/// reaches any readable memory of the process, as recoverable page faults
+/// let it on the hardware: plain anonymous memory never registered, at its
+/// own address; read-only memory stays read-only; unmapped memory faults.
+/// With XNACK off the same access faults.
+#[test]
+fn xnack_on_resolves_gpu_faults_on_process_memory() {
+    let (d, _) = driver();
+    let page = 4096usize;
+    let map = |prot| {
+        // SAFETY: a fresh private mapping owned by the test.
+        unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                4 * page,
+                prot,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            ) as u64
+        }
+    };
+    let rw = map(libc::PROT_READ | libc::PROT_WRITE);
+    let ro = map(libc::PROT_READ);
+    let none = map(libc::PROT_NONE);
+    // SAFETY: writing the test's own mapping.
+    unsafe { *((rw + 100) as *mut u32) = 41 };
+    let mut tlb = rocjitsu_gpu::mem::Tlb::default();
+    assert!(d.vm().read_u32(&mut tlb, rw + 100).is_err(), "XNACK off");
+    let mut x = [0u8; 4];
+    put32(&mut x, 0, 1);
+    d.ioctl(KFD, iowr(0x21, 4), &mut x).unwrap();
+    put32(&mut x, 0, u32::MAX); // -1 asks
+    d.ioctl(KFD, iowr(0x21, 4), &mut x).unwrap();
+    assert_eq!(get32(&x, 0), 1);
+    assert_eq!(d.vm().read_u32(&mut tlb, rw + 100).unwrap(), 41);
+    d.vm().write_u32(&mut tlb, rw + 3 * page as u64, 7).unwrap();
+    // SAFETY: reading the test's own mapping.
+    assert_eq!(unsafe { *((rw + 3 * page as u64) as *const u32) }, 7);
+    assert_eq!(d.vm().read_u32(&mut tlb, ro + 8).unwrap(), 0);
+    assert!(d.vm().write_u32(&mut tlb, ro + 8, 1).is_err(), "read-only");
+    assert!(d.vm().read_u32(&mut tlb, none).is_err(), "PROT_NONE");
+    // The process unmaps it: the GPU faults there again.
+    d.host_unmapped(rw, 4 * page as u64);
+    // SAFETY: the test's own mappings.
+    unsafe {
+        libc::munmap(rw as *mut libc::c_void, 4 * page);
+        libc::munmap(ro as *mut libc::c_void, 4 * page);
+        libc::munmap(none as *mut libc::c_void, 4 * page);
+    }
+    assert!(d.vm().read_u32(&mut tlb, rw + 100).is_err());
 }

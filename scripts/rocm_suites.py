@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""AMD's own library test suites (the gtest binaries Debian packages as
+lib*-tests), unmodified, on the emulated GPUs.
+
+  scripts/rocm_suites.py list [--suite S,...] [--tier ci|full] [--seed N]
+  scripts/rocm_suites.py run  [--suite S,...] [--tier ci|full] [--seed N]
+                              [--config FILE,...] [--filter GLOB,...] [--shard K/N]
+                              [--timeout S] [-j N] [--rocjitsu PATH] [--json FILE] [-v]
+  scripts/rocm_suites.py packages [--suite S,...]
+
+Runs inside the ROCm 7.2.4 sysroot, where the packages are installed by
+`scripts/sysroot.sh --rocm 7 install PKG...` (`make test-rocm` does both):
+
+  scripts/sysroot.sh --rocm 7 install $(scripts/rocm_suites.py packages)
+  scripts/sysroot.sh --rocm 7 run -- python3 scripts/rocm_suites.py run --tier ci
+
+Each suite's binaries (`/usr/libexec/rocm/<package>/test_*`) list their
+cases (`--gtest_list_tests`); every selected case then runs in a process
+of its own, `rocjitsu --config FILE -- BINARY --gtest_filter=CASE`, with a
+timeout, so that a hang or a crash costs one case. A case is
+
+  passed     exit 0 and gtest's `[  PASSED  ] 1 test`
+  failed     anything else (the last lines of its output are printed)
+  timed out  still running after --timeout seconds (killed)
+  skipped    the suite skipped it itself (GTEST_SKIP), with its reason
+  not run    not selected: outside the tier, the filter or the shard, or
+             disabled by the suite's authors (DISABLED_, which gtest skips too)
+
+and every case of every suite is one of these: the summary counts them all
+and names the failed and timed-out ones. The exit status is 1 when a case
+failed or timed out (2 for a usage or setup error, e.g. a suite that is
+not installed).
+
+Tiers: `full` runs every case. `ci` runs each suite's fixed list of cases
+(globs in SUITES, chosen to cover its API without the cases that take
+minutes on an emulator) plus a random sample of the others, seeded by
+--seed (default: today's date as YYYYMMDD, printed) so that CI sees more
+of the suite over time and any run can be repeated exactly.
+
+--config takes one or more GPU configurations (default
+configs/gfx942_cdna3_kmd.json; the libraries carry gfx90a and gfx942
+kernels, no gfx950 ones). -j runs cases in parallel processes, each
+emulator with an equal share of the host threads. --json writes every
+case's result (for the README table).
+"""
+
+import argparse
+import concurrent.futures as cf
+import datetime
+import fnmatch
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TESTS_ROOT = Path("/usr/libexec/rocm")
+
+# Per suite: the Debian package (ROCm 7.2.4, from experimental), the CI
+# tier's fixed cases (globs over "Binary:Suite.case") and how many others
+# the CI tier samples.
+SUITES = {
+    "hiprand": {
+        "package": "libhiprand1-tests",
+        "ci": [
+            "test_hiprand_linkage:*",
+            # XORWOW, MRG32K3A, Philox, Sobol32: generate, uniform, normal.
+            "test_hiprand_api:hiprand_32/hiprand_api_32.hiprand_generate_test/[0125]",
+            "test_hiprand_api:hiprand_32/hiprand_api_32.hiprand_generate_uniform_test/[0125]",
+            "test_hiprand_api:hiprand_32/hiprand_api_32.hiprand_generate_normal_test/[0125]",
+            "test_hiprand_kernel:*xorwow*",
+            "test_hiprand_cpp_wrapper:*philox*",
+        ],
+        "sample": 4,
+    },
+    "rocfft": {
+        "package": "librocfft0-tests",
+        "binaries": ["rocfft-test"],
+        "ci": [],
+        "sample": 4,
+    },
+    "hipfft": {
+        "package": "libhipfft0-tests",
+        "binaries": ["hipfft-test"],
+        "ci": [],
+        "sample": 4,
+    },
+    "rocsolver": {
+        "package": "librocsolver0-tests",
+        "binaries": ["rocsolver-test"],
+        "ci": [],
+        "sample": 4,
+    },
+    "rccl": {
+        "package": "librccl1-tests",
+        "binaries": ["rccl-UnitTests"],
+        "ci": [],
+        "sample": 4,
+    },
+}
+
+DEFAULT_CONFIG = "configs/gfx942_cdna3_kmd.json"
+
+
+def die(msg, code=2):
+    print(f"rocm_suites: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def suite_dir(suite):
+    return TESTS_ROOT / SUITES[suite]["package"]
+
+
+def binaries(suite):
+    d = suite_dir(suite)
+    pats = SUITES[suite].get("binaries", ["test_*"])
+    out = []
+    for b in sorted(d.iterdir()) if d.is_dir() else []:
+        if b.is_file() and os.access(b, os.X_OK) and any(fnmatch.fnmatchcase(b.name, p) for p in pats):
+            out.append(b)
+    return out
+
+
+def list_cases(suite, launcher, config):
+    """Every case of the suite as "binary:Suite.case", in gtest's order.
+    Listed under the launcher: some suites ask for a device before listing."""
+    d = suite_dir(suite)
+    if not d.is_dir():
+        die(
+            f"suite {suite}: {d} is missing; install it with "
+            f"`scripts/sysroot.sh --rocm 7 install {SUITES[suite]['package']}` "
+            f"and run this inside that sysroot (`scripts/sysroot.sh --rocm 7 run -- ...`)"
+        )
+    cases = []
+    for b in binaries(suite):
+        p = subprocess.run(
+            [launcher, "--config", config, "--", str(b), "--gtest_list_tests"],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=600,
+        )
+        if p.returncode != 0:
+            die(f"suite {suite}: {b} --gtest_list_tests exited {p.returncode}: {p.stderr.strip()[-300:]}")
+        group = None
+        for line in p.stdout.splitlines():
+            if not line.strip() or line.startswith("Running main()"):
+                continue
+            name = line.split("#")[0].rstrip()
+            if not line.startswith(" "):
+                # A suite line ends with "."; other lines are the program's
+                # own chatter (versions, seeds).
+                group = name.strip() if name.strip().endswith(".") else None
+            elif group:
+                cases.append(f"{b.name}:{group}{name.strip()}")
+    return cases
+
+
+def select(suite, cases, tier, seed, filters, shard):
+    """(selected, {case: why not run})."""
+    why = {}
+    chosen = []
+    # Cases the suite's authors disabled (gtest runs them only when asked).
+    for c in cases:
+        if "DISABLED_" in c.split(":", 1)[1]:
+            why[c] = "disabled in the suite (DISABLED_)"
+    cases = [c for c in cases if c not in why]
+    if tier == "full":
+        chosen = list(cases)
+    else:
+        fixed = SUITES[suite]["ci"]
+        chosen = [c for c in cases if any(fnmatch.fnmatchcase(c, g) for g in fixed)]
+        rest = [c for c in cases if c not in set(chosen)]
+        rng = random.Random(f"{suite}:{seed}")
+        sample = rng.sample(rest, min(SUITES[suite]["sample"], len(rest)))
+        picked = set(chosen) | set(sample)
+        chosen = [c for c in cases if c in picked]
+        for c in cases:
+            if c not in picked:
+                why[c] = f"not in the CI tier (seed {seed})"
+    if filters:
+        keep = [c for c in chosen if any(fnmatch.fnmatchcase(c, f) for f in filters)]
+        for c in chosen:
+            if c not in keep:
+                why[c] = "outside --filter"
+        chosen = keep
+    if shard:
+        k, n = shard
+        keep = [c for i, c in enumerate(chosen) if i % n == k - 1]
+        for c in chosen:
+            if c not in keep:
+                why[c] = f"in another shard than {k}/{n}"
+        chosen = keep
+    return chosen, why
+
+
+def run_case(suite, case, config, launcher, timeout, threads):
+    binary, name = case.split(":", 1)
+    cmd = [
+        launcher,
+        "--config",
+        config,
+        "--threads",
+        str(threads),
+        "--",
+        str(suite_dir(suite) / binary),
+        f"--gtest_filter={name}",
+        "--gtest_color=no",
+    ]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"")
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        return "timed out", time.monotonic() - t0, out[-2000:]
+    secs = time.monotonic() - t0
+    out = p.stdout + p.stderr
+    if "[  SKIPPED ]" in p.stdout and p.returncode == 0:
+        m = re.search(r"Skipped\s*\n?(.*)", p.stdout)
+        return "skipped", secs, (m.group(1).strip() if m else "skipped by the suite")
+    if p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout:
+        return "passed", secs, ""
+    if p.returncode == 0 and "[  PASSED  ] 0 tests" in p.stdout:
+        return "failed", secs, "gtest ran no test for this name\n" + out[-1500:]
+    return "failed", secs, f"exit {p.returncode}\n" + out[-2000:]
+
+
+def parse_shard(s):
+    try:
+        k, n = (int(x) for x in s.split("/"))
+        assert 1 <= k <= n
+        return k, n
+    except Exception:
+        die(f"--shard takes K/N with 1 <= K <= N, not '{s}'")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["list", "run", "packages"])
+    ap.add_argument("--suite", default=",".join(SUITES), help="suites, comma-separated (default: all)")
+    ap.add_argument("--tier", choices=["ci", "full"], default="ci")
+    ap.add_argument("--seed", default=datetime.date.today().strftime("%Y%m%d"))
+    ap.add_argument("--config", default=DEFAULT_CONFIG, help="GPU configs, comma-separated")
+    ap.add_argument("--filter", default="", help="globs over BINARY:Suite.case, comma-separated")
+    ap.add_argument("--shard", default=None, help="K/N: every N-th selected case from the K-th")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per case")
+    ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--rocjitsu", default=str(REPO / "target/release/rocjitsu"))
+    ap.add_argument("--json", default=None)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+
+    suites = [s for s in a.suite.split(",") if s]
+    for s in suites:
+        if s not in SUITES:
+            die(f"unknown suite '{s}' (known: {', '.join(SUITES)})")
+    if a.command == "packages":
+        print(" ".join(SUITES[s]["package"] for s in suites))
+        return 0
+    shard = parse_shard(a.shard) if a.shard else None
+    filters = [f for f in a.filter.split(",") if f]
+    configs = [c for c in a.config.split(",") if c]
+    for c in configs:
+        if not (REPO / c).is_file() and not Path(c).is_file():
+            die(f"--config {c}: no such file")
+    if a.command != "packages" and not os.access(a.rocjitsu, os.X_OK):
+        die(f"no launcher at {a.rocjitsu}: build it with `cargo build --release -p rocjitsu-cli`")
+    if a.tier == "ci":
+        print(f"rocm_suites: CI tier, sample seed {a.seed} (repeat with --seed {a.seed})")
+
+    threads = max(1, (os.cpu_count() or 1) // max(1, a.jobs))
+    results = []
+    bad = 0
+    for suite in suites:
+        cases = list_cases(suite, a.rocjitsu, configs[0])
+        chosen, not_run = select(suite, cases, a.tier, a.seed, filters, shard)
+        if a.command == "list":
+            print(f"{suite} ({SUITES[suite]['package']}): {len(cases)} cases, {len(chosen)} selected")
+            for c in cases:
+                print(f"  {'run ' if c in set(chosen) else '-   '} {c}" + (f"  ({not_run[c]})" if c in not_run else ""))
+            continue
+        for config in configs:
+            gpu = Path(config).stem
+            t0 = time.monotonic()
+            counts = {k: 0 for k in ["passed", "failed", "timed out", "skipped", "not run"]}
+            counts["not run"] = len(not_run)
+            named = {"failed": [], "timed out": []}
+            print(f"== {suite} on {gpu}: {len(chosen)} of {len(cases)} cases, -j {a.jobs}, timeout {a.timeout:.0f} s", flush=True)
+            with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+                futs = {
+                    ex.submit(run_case, suite, c, config, a.rocjitsu, a.timeout, threads): c for c in chosen
+                }
+                for f in cf.as_completed(futs):
+                    c = futs[f]
+                    status, secs, detail = f.result()
+                    counts[status] += 1
+                    if status in named:
+                        named[status].append(c)
+                    tag = {"passed": "PASS", "failed": "FAIL", "timed out": "TIME", "skipped": "SKIP"}[status]
+                    print(f"{tag}  {c} ({secs:.1f} s)", flush=True)
+                    if status in ("failed", "timed out") or (a.verbose and detail):
+                        for line in detail.strip().splitlines()[-12:]:
+                            print(f"      | {line}")
+                    elif status == "skipped":
+                        print(f"      | {detail}")
+                    results.append(
+                        {"suite": suite, "gpu": gpu, "case": c, "status": status, "seconds": round(secs, 2)}
+                    )
+            for c, why in not_run.items():
+                results.append({"suite": suite, "gpu": gpu, "case": c, "status": "not run", "why": why})
+            wall = time.monotonic() - t0
+            bad += counts["failed"] + counts["timed out"]
+            print(
+                f"{suite} on {gpu}: {counts['passed']} passed, {counts['failed']} failed, "
+                f"{counts['timed out']} timed out, {counts['skipped']} skipped, "
+                f"{counts['not run']} not run ({len(cases)} cases, {wall:.0f} s)"
+            )
+            for k in ("failed", "timed out"):
+                if named[k]:
+                    print(f"  {k}: " + ", ".join(sorted(named[k])))
+    if a.json and a.command == "run":
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(results, indent=1) + "\n")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
