@@ -124,7 +124,7 @@ test-rocm: setup
 
 test-rocm-full: setup
 	$(CARGO) build --release --workspace
-	bash scripts/sysroot.sh --rocm 7 install $$($(PYTHON) scripts/rocm_suites.py packages)
+	bash scripts/sysroot.sh --rocm 7 install $$($(PYTHON) scripts/rocm_suites.py packages --tier full)
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/rocm_suites.py run --tier full -j 2 --timeout 300 \
 	  --config configs/gfx90a_cdna2_kmd.json,configs/gfx942_cdna3_kmd.json --json build/rocm-suites/full.json $(ROCM_SUITES_ARGS)
 
