@@ -10,7 +10,6 @@
 #![forbid(unsafe_code)]
 
 pub mod env;
-pub mod ip;
 pub mod target;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -1022,14 +1022,7 @@ impl SimulatedDriver {
         let r = match dev {
             DeviceFile::Kfd => self.kfd_ioctl(nr, &mut a, mem),
             DeviceFile::Render { gpu, .. } => {
-                let vram_used = self.device.vram_used(gpu);
-                drm::ioctl(
-                    &self.device.opts.config.gpus[gpu],
-                    vram_used,
-                    nr,
-                    &mut a,
-                    mem,
-                )
+                drm::ioctl(&self.device.opts.config.gpus[gpu], nr, &mut a, mem)
             }
         };
         match &r {
