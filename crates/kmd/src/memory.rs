@@ -218,7 +218,7 @@ fn map_shared(fd: RawFd, size: u64) -> Result<u64, Errno> {
     map_shared_at(fd, size, 0)
 }
 
-fn map_shared_at(fd: RawFd, size: u64, offset: u64) -> Result<u64, Errno> {
+pub(crate) fn map_shared_at(fd: RawFd, size: u64, offset: u64) -> Result<u64, Errno> {
     // SAFETY: a fresh shared mapping of our own memfd at an address the
     // kernel chooses; it replaces nothing.
     let p = unsafe {

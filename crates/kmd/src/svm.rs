@@ -128,21 +128,8 @@ impl Mapping {
         if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
             return Err(Errno::EINVAL);
         }
-        // SAFETY: a fresh shared mapping of a descriptor we own; the
-        // caller checked that the file holds `offset + len` bytes.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len as usize,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd.as_raw_fd(),
-                offset as libc::off_t,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(Errno::ENOMEM);
-        }
+        // The caller checked that the file holds `offset + len` bytes.
+        let p = crate::memory::map_shared_at(fd.as_raw_fd(), len, offset)? as *mut libc::c_void;
         Ok(Mapping {
             _fd: fd,
             host: p.cast(),
