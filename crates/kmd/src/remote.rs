@@ -339,16 +339,18 @@ impl RemoteDriver {
         // could sit in one of the fenced pages, and reading into it would
         // then wait on the fence forever.
         let entries = Scratch::new(pages * 8).ok_or(Errno::ENOMEM)?;
+        let resident = Scratch::new(pages).ok_or(Errno::ENOMEM)?;
         let pagemap = raw::open(c"/proc/self/pagemap");
         let fence = WriteFence::raise(va, size, self.fds);
         let guarded = fence.fd.is_some();
-        let copied = copy_touched(va, pages, fd, pagemap, &entries);
+        let copied = copy_touched(va, pages, fd, pagemap, &entries, &resident);
         let p = copied.and_then(|n| raw::map_shared_fixed(va, size, fd).map(|()| n));
         drop(fence);
         if let Some(pm) = pagemap {
             raw::close(pm);
         }
         drop(entries);
+        drop(resident);
         let copied = p?;
         if !guarded {
             tracing::debug!(
@@ -365,18 +367,28 @@ impl RemoteDriver {
 
 /// Copies the touched pages of `[va, va + pages * 4096)` into `fd` at the
 /// same offsets (every page if the page map cannot be read); returns how
-/// many were copied. System calls only: it runs under a [`WriteFence`].
+/// many were copied. A page is touched when the page map has it present or
+/// swapped, or when mincore has it resident: a range that is already a
+/// shared mapping of a memfd (an earlier userptr's, where the daemon's
+/// memfd could not be reopened through /proc/self/map_files, as in a
+/// container without CAP_SYS_ADMIN) holds pages this process has not
+/// faulted in, which the page map shows as absent. System calls only: it
+/// runs under a [`WriteFence`].
 fn copy_touched(
     va: u64,
     pages: usize,
     fd: RawFd,
     pagemap: Option<RawFd>,
     entries: &Scratch,
+    resident: &Scratch,
 ) -> Result<usize, Errno> {
     const PAGE: u64 = 4096;
     let touched =
         pagemap.is_some_and(|pm| raw::pread_exact(pm, entries.ptr, pages * 8, (va / PAGE) * 8));
-    let is_touched = |i: usize| !touched || entries.u64_at(i) >> 62 != 0;
+    let in_core = raw::mincore(va, pages * PAGE as usize, resident.ptr);
+    let is_touched = |i: usize| {
+        !touched || entries.u64_at(i) >> 62 != 0 || (in_core && resident.byte_at(i) & 1 != 0)
+    };
     let (mut i, mut copied) = (0, 0);
     while i < pages {
         if !is_touched(i) {
@@ -418,6 +430,14 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    fn byte_at(&self, i: usize) -> u8 {
+        assert!(i < self.len);
+        // SAFETY: inside the mapping (checked), which lives as long as self.
+        unsafe { self.ptr.add(i).read() }
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         raw::munmap(self.ptr as u64, self.len);
@@ -448,6 +468,12 @@ mod raw {
     pub fn close(fd: RawFd) {
         // SAFETY: closing a descriptor the caller owns.
         unsafe { libc::syscall(libc::SYS_close, L::from(fd)) };
+    }
+
+    /// mincore(2) of `[addr, addr + len)` into `vec` (one byte per page).
+    pub fn mincore(addr: u64, len: usize, vec: *mut u8) -> bool {
+        // SAFETY: the caller's `vec` holds one byte per page of `len`.
+        unsafe { libc::syscall(libc::SYS_mincore, addr as L, len as L, vec as L) == 0 }
     }
 
     /// Reads exactly `len` bytes at `off` of `fd` into `buf`.
