@@ -986,7 +986,82 @@ impl Drop for RemoteDriver {
 
 #[cfg(test)]
 mod tests {
-    use super::data_extents;
+    use super::{Scratch, copy_touched, data_extents, raw};
+    use std::os::fd::AsRawFd;
+
+    /// A range that is already a shared memfd mapping whose pages this
+    /// process never faulted in (written through the descriptor, as an
+    /// earlier userptr move writes them): the page map shows them absent,
+    /// yet they hold the process's bytes and are copied.
+    #[test]
+    fn copy_touched_keeps_a_memfd_mapping_s_pages() {
+        const PAGE: usize = 4096;
+        let pages = 6;
+        let old = crate::memory::memfd("copy-touched-old", (pages * PAGE) as u64).unwrap();
+        for i in [0, 3, 5] {
+            let b = [i as u8 + 1; PAGE];
+            // SAFETY: writing our buffer to our memfd.
+            let n = unsafe {
+                libc::pwrite(
+                    old.as_raw_fd(),
+                    b.as_ptr().cast(),
+                    PAGE,
+                    (i * PAGE) as libc::off_t,
+                )
+            };
+            assert_eq!(n, PAGE as isize);
+        }
+        // SAFETY: a fresh shared mapping of our memfd, not touched here.
+        let va = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                pages * PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                old.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(va, libc::MAP_FAILED);
+        let new = crate::memory::memfd("copy-touched-new", (pages * PAGE) as u64).unwrap();
+        let entries = Scratch::new(pages * 8).unwrap();
+        let resident = Scratch::new(pages).unwrap();
+        let pagemap = raw::open(c"/proc/self/pagemap");
+        let copied = copy_touched(
+            va as u64,
+            pages,
+            new.as_raw_fd(),
+            pagemap,
+            &entries,
+            &resident,
+        )
+        .unwrap();
+        if let Some(pm) = pagemap {
+            raw::close(pm);
+            assert_eq!(copied, 3, "the three pages the memfd holds");
+        }
+        for i in 0..pages {
+            let mut b = [0u8; PAGE];
+            // SAFETY: reading our memfd into our buffer.
+            let n = unsafe {
+                libc::pread(
+                    new.as_raw_fd(),
+                    b.as_mut_ptr().cast(),
+                    PAGE,
+                    (i * PAGE) as libc::off_t,
+                )
+            };
+            assert_eq!(n, PAGE as isize);
+            let want = if [0, 3, 5].contains(&i) {
+                i as u8 + 1
+            } else {
+                0
+            };
+            assert!(b.iter().all(|&x| x == want), "page {i}");
+        }
+        // SAFETY: our mapping.
+        unsafe { libc::munmap(va, pages * PAGE) };
+    }
 
     /// Without /proc/self/map_files (a range name that does not open),
     /// the data extents of a shared memfd mapping are the pages in memory.
