@@ -10,6 +10,7 @@
 //! completion signal. Packets run in order, so the barrier bit (wait for the
 //! earlier packets) always holds.
 
+use super::kernels::CodeIn;
 use super::pool::Pool;
 use super::signal::{self, load_u32, load_u64, store_u64};
 use super::{Cx, Engine, GpuFault, Step};
@@ -390,11 +391,16 @@ impl Aql {
         let pool = self
             .pool
             .get_or_insert_with(|| Pool::new(super::thread_name(id)));
+        let code = CodeIn {
+            cache: cx.kernels(),
+            target: gpu.spec.target,
+        };
         let extra = Extra {
             grid_items: Some(items),
             cancel: Some(&cx.ctl.stop),
             dispatch_id: index,
             workers: Some(pool),
+            code: Some(&code),
         };
         match dispatch::dispatch_with(vm, &gpu.env, &prog, &launch, &extra) {
             Ok(_) => Ok(()),

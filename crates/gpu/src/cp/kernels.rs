@@ -8,6 +8,7 @@
 //! code bytes at the entry still match what was decoded, so that a code
 //! object unloaded and replaced at the same address is decoded afresh.
 
+use crate::exec::dispatch::CodeAt;
 use crate::exec::engine::Program;
 use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
@@ -106,5 +107,17 @@ impl Cache {
             },
         );
         Ok(prog)
+    }
+}
+
+/// The cache as the code a dispatch's waves may call into, for one target.
+pub struct CodeIn<'a> {
+    pub cache: &'a Cache,
+    pub target: Target,
+}
+
+impl CodeAt for CodeIn<'_> {
+    fn program_at(&self, vm: &Vm, tlb: &mut Tlb, pc: u64) -> Result<Arc<Program>, String> {
+        self.cache.program(vm, tlb, self.target, pc)
     }
 }

@@ -10,8 +10,8 @@ use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave, WaveState, sreg};
 use crate::mem::{Tlb, Vm};
 use rocjitsu_code::{KernelDescriptor, SgprUse};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What to launch and how.
@@ -92,6 +92,15 @@ pub trait Workers: Sync {
     fn run(&self, n: usize, job: &(dyn Fn() + Sync));
 }
 
+/// Executable code elsewhere in the GPU's address space: a kernel may call
+/// (`s_swappc_b64`) a function of another loaded code object through a
+/// pointer (rocFFT's load/store callbacks, a library's device function
+/// pointers), as the hardware fetches from any address.
+pub trait CodeAt: Sync {
+    /// The program holding the code at `pc`, or why there is none.
+    fn program_at(&self, vm: &Vm, tlb: &mut Tlb, pc: u64) -> Result<Arc<Program>, String>;
+}
+
 /// What a command processor supplies beyond a [`Launch`].
 #[derive(Clone, Copy, Default)]
 pub struct Extra<'a> {
@@ -108,6 +117,9 @@ pub struct Extra<'a> {
     pub dispatch_id: u64,
     /// Threads to run the workgroups on (else the dispatch starts its own).
     pub workers: Option<&'a dyn Workers>,
+    /// Where a wave whose PC leaves the kernel's program finds the code
+    /// (else that is a fault).
+    pub code: Option<&'a dyn CodeAt>,
 }
 
 impl Extra<'_> {
@@ -346,6 +358,9 @@ fn run_group(
         init_wave(w, l, x, (group, shape), i as u32, preload);
     }
     let mut total = 0;
+    // Waves running code of another program than the kernel's (after a
+    // call into another code object): wave index -> that program.
+    let mut elsewhere: Vec<(usize, Arc<Program>)> = Vec::new();
     loop {
         let mut live = 0;
         let mut at_barrier = 0;
@@ -356,6 +371,8 @@ fn run_group(
                 continue;
             }
             let before = w.insts;
+            let cur = elsewhere.iter().position(|(j, _)| *j == i);
+            let p: &Program = cur.map_or(prog, |k| &elsewhere[k].1);
             let mut ctx = Ctx {
                 wave: w,
                 lds,
@@ -364,9 +381,9 @@ fn run_group(
                 env,
             };
             let r = if i == 0 && group == [0, 0, 0] && ctx.wave.insts < l.trace {
-                trace_step(&mut ctx, prog, l.trace)
+                trace_step(&mut ctx, p, l.trace)
             } else {
-                engine::run(&mut ctx, prog, QUANTUM)
+                engine::run(&mut ctx, p, QUANTUM)
             };
             total += w.insts - before;
             match r {
@@ -376,16 +393,38 @@ fn run_group(
                     at_barrier += 1;
                 }
                 Ok(Stop::Quantum) => live += 1,
+                Err((Fault::OutsideCode(pc), _)) if prog.contains(pc) => {
+                    // Back in the kernel's own code.
+                    if let Some(k) = cur {
+                        elsewhere.swap_remove(k);
+                    }
+                    live += 1;
+                }
                 Err((fault, pc)) => {
-                    return Err(DispatchError::Fault {
-                        kernel: l.kernel.clone(),
-                        group,
-                        wave: i as u32,
-                        pc,
-                        entry: l.entry,
-                        inst: prog.disassemble(pc),
-                        fault,
-                    });
+                    let other = match (&fault, x.code) {
+                        (Fault::OutsideCode(_), Some(code)) => Some(code.program_at(vm, tlb, pc)),
+                        _ => None,
+                    };
+                    match other {
+                        Some(Ok(np)) if np.contains(pc) => {
+                            match cur {
+                                Some(k) => elsewhere[k].1 = np,
+                                None => elsewhere.push((i, np)),
+                            }
+                            live += 1;
+                        }
+                        _ => {
+                            return Err(DispatchError::Fault {
+                                kernel: l.kernel.clone(),
+                                group,
+                                wave: i as u32,
+                                pc,
+                                entry: l.entry,
+                                inst: p.disassemble(pc),
+                                fault,
+                            });
+                        }
+                    }
                 }
             }
         }

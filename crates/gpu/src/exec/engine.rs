@@ -45,6 +45,11 @@ impl Program {
         &self.bytes
     }
 
+    /// Whether `pc` is inside this program's code.
+    pub fn contains(&self, pc: u64) -> bool {
+        pc.wrapping_sub(self.base) < self.bytes.len() as u64
+    }
+
     /// The lowered instruction at `pc`.
     #[inline]
     pub fn fetch(&self, pc: u64) -> Result<&Op, Fault> {
@@ -53,9 +58,7 @@ impl Program {
             .is_multiple_of(4)
             .then(|| self.ops.get((off / 4) as usize))
             .flatten()
-            .ok_or_else(|| {
-                Fault::Illegal(format!("the PC 0x{pc:x} is outside the kernel's code"))
-            })?;
+            .ok_or(Fault::OutsideCode(pc))?;
         slot.get_or_init(|| self.decode(off as usize))
             .as_ref()
             .map_err(Clone::clone)

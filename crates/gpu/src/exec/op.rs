@@ -61,6 +61,11 @@ pub enum Fault {
     /// The bytes at PC do not decode to an instruction of the target.
     #[error("illegal instruction: {0}")]
     Illegal(String),
+    /// The PC left the program's code (a branch or return to an address
+    /// no executable code is mapped at, or, inside [`super::engine::run`],
+    /// a call into another code object, which the dispatch follows).
+    #[error("the PC 0x{0:x} is outside the kernel's code")]
+    OutsideCode(u64),
     /// A valid instruction the emulator cannot execute.
     #[error("instruction `{0}` is not supported by the emulator")]
     Unsupported(&'static str),

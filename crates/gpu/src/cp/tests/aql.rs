@@ -464,3 +464,89 @@ fn kernel_names_come_from_the_loaded_code_object() {
     let plain = buffer(&vm, 1024);
     assert_eq!(crate::cp::names::kernel_name(&vm, plain + 64), None);
 }
+
+/// A kernel calling through a pointer it gets as an argument (LLVM IR:
+/// OpenCL C has no function pointers): `out[i] = f(i) + 1`.
+const CALLER: &str = r#"
+target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare i32 @llvm.amdgcn.workgroup.id.x()
+define amdgpu_kernel void @call_ptr(ptr addrspace(1) %out, ptr %f) {
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
+  %g = call i32 @llvm.amdgcn.workgroup.id.x()
+  %g64 = shl i32 %g, 6
+  %i = add i32 %g64, %t
+  %r = call i32 %f(i32 %i)
+  %r1 = add i32 %r, 1
+  %idx = zext i32 %i to i64
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %idx
+  store i32 %r1, ptr addrspace(1) %p
+  ret void
+}
+"#;
+
+/// The callee, in a code object of its own.
+const CALLEE: &str = r#"
+typedef unsigned int uint;
+__attribute__((visibility("default"), noinline)) uint callee(uint x) {
+    return x * 7 + 3 + (x & 1 ? 100 : 0);
+}
+__kernel void unused(void) {}
+"#;
+
+/// Loads `co`; returns its load base and the code object.
+fn load(vm: &Vm, co: Vec<u8>) -> (u64, CodeObject) {
+    let co = CodeObject::parse("k.hsaco", co).unwrap();
+    let loaded = loader::load(vm, &co).unwrap();
+    (loaded.base, co)
+}
+
+/// Runs `call_ptr` over 256 work-items calling `f`; returns the signal
+/// and the output buffer.
+fn run_call_ptr(vm: &Vm, cp: &TestCp, f: u64) -> (u64, u64) {
+    let (base, co) = load(vm, compile("ll", CALLER));
+    let k = base + co.kernel("call_ptr").unwrap().descriptor_address;
+    let q = AqlQueue::new(vm, cp, 16);
+    let out = buffer(vm, 256);
+    let sig = signal(vm, 1, None);
+    let mut pkt = dispatch_packet(k, [64, 1, 1], [256, 1, 1], kernarg(vm, &[out, f]), sig);
+    // Private memory for the call's stack, as the runtime gives a kernel
+    // with a dynamic stack.
+    pkt[24..28].copy_from_slice(&1024u32.to_le_bytes());
+    q.submit(vm, pkt);
+    cp.kick();
+    (sig, out)
+}
+
+#[test]
+fn a_kernel_calls_a_function_of_another_code_object() {
+    let (vm, host, cp) = setup(None);
+    let (base, co) = load(&vm, compile("cl", CALLEE));
+    let f = co.functions().iter().find(|f| f.name == "callee").unwrap();
+    let (sig, out) = run_call_ptr(&vm, &cp, base + f.address);
+    assert!(wait_until(10.0, || rd64(&vm, sig + 8) == 0), "done");
+    assert!(host.faults().is_empty(), "{:?}", host.faults());
+    for (i, &w) in words(&vm, out, 256).iter().enumerate() {
+        let x = i as u32;
+        assert_eq!(
+            w,
+            x * 7 + 3 + if x & 1 == 1 { 100 } else { 0 } + 1,
+            "work-item {i}"
+        );
+    }
+}
+
+#[test]
+fn a_call_to_unmapped_memory_faults_naming_the_pc() {
+    let (vm, host, cp) = setup(None);
+    let bad = 0x7_0000_0000u64;
+    let (sig, out) = run_call_ptr(&vm, &cp, bad);
+    assert!(wait_until(10.0, || !host.faults().is_empty()), "faulted");
+    let report = &host.faults()[0].1.report;
+    assert!(
+        report.contains(&format!("the PC 0x{bad:x} is outside the kernel's code")),
+        "{report}"
+    );
+    assert_eq!(rd64(&vm, sig + 8), 1, "signal not completed");
+    assert_eq!(words(&vm, out, 1)[0], SENTINEL);
+}

@@ -172,24 +172,34 @@ __kernel void spin(volatile __global uint* flag) {
 /// The kernels' code object (compiled once per test run).
 fn code_object() -> &'static [u8] {
     static CO: OnceLock<Vec<u8>> = OnceLock::new();
-    CO.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("rocjitsu-cp-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (src, out) = (dir.join("k.cl"), dir.join("k.hsaco"));
-        std::fs::write(&src, KERNELS).unwrap();
-        let st = std::process::Command::new("clang-22")
-            .args(["-x", "cl", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a"])
-            .args(["-nogpulib", "-O2", "-mcode-object-version=5", "-w"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&out)
-            .status()
-            .expect("clang-22 runs");
-        assert!(st.success(), "clang-22 compiles the test kernels");
-        let bytes = std::fs::read(&out).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
-        bytes
-    })
+    CO.get_or_init(|| compile("cl", KERNELS))
+}
+
+/// `src` (OpenCL C for `ext` "cl", LLVM IR for "ll") compiled by clang-22
+/// for gfx90a into a code object.
+pub fn compile(ext: &str, src: &str) -> Vec<u8> {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "rocjitsu-cp-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (file, out) = (dir.join(format!("k.{ext}")), dir.join("k.hsaco"));
+    std::fs::write(&file, src).unwrap();
+    let lang = if ext == "cl" { "cl" } else { "ir" };
+    let st = std::process::Command::new("clang-22")
+        .args(["-x", lang, "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a"])
+        .args(["-nogpulib", "-O2", "-mcode-object-version=5", "-w"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("clang-22 runs");
+    assert!(st.success(), "clang-22 compiles the test kernels");
+    let bytes = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    bytes
 }
 
 /// Loads the test kernels into `vm`; returns kernel name -> kernel object

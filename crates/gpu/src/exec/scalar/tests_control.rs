@@ -181,7 +181,7 @@ fn setpc_outside_the_code_faults_with_its_pc() {
     let (f, pc) = Code::asm(T, "s_setpc_b64 s[0:1]")
         .run(|w| w.set_s64(0, 0x4000_0000))
         .expect_err("no code there");
-    assert!(matches!(f, Fault::Illegal(_)), "{f:?}");
+    assert_eq!(f, Fault::OutsideCode(0x4000_0000));
     assert_eq!(pc, 0x4000_0000);
 }
 
