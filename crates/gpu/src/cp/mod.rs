@@ -17,6 +17,7 @@
 
 mod aql;
 mod kernels;
+mod launch;
 mod names;
 mod pool;
 mod sdma;
@@ -307,6 +308,16 @@ impl Cx<'_> {
         })
     }
 
+    /// Keeps a packet waiting (its wait began at `*since`, set now if
+    /// unset), or reports a hang once the watchdog ran out.
+    fn wait(&self, since: &mut Option<Instant>, what: &dyn Fn() -> String) -> Stop {
+        let t = *since.get_or_insert_with(Instant::now);
+        match self.check_wait(t, what) {
+            Step::Halt => Stop::Halt,
+            _ => Stop::Blocked,
+        }
+    }
+
     /// Checks a wait that began at `since` against the watchdog; reports a
     /// hang when it ran out.
     fn check_wait(&self, since: Instant, what: &dyn Fn() -> String) -> Step {
@@ -470,10 +481,11 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
             d.ring_size
         ));
     }
-    if !d
-        .ring_base
-        .is_multiple_of(if d.kind == QueueKind::Aql { 64 } else { 4 })
-    {
+    let align = match d.kind {
+        QueueKind::Aql => 64,
+        QueueKind::Sdma => 4,
+    };
+    if !d.ring_base.is_multiple_of(align) {
         return bad(format!("the ring at 0x{:x} is misaligned", d.ring_base));
     }
     if d.read_ptr == 0 || !d.read_ptr.is_multiple_of(8) {
@@ -489,6 +501,56 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
         ));
     }
     Ok(())
+}
+
+/// A packet that did not complete.
+pub(crate) enum Stop {
+    /// It waits for a condition.
+    Blocked,
+    /// The queue faulted (reported) and stops.
+    Halt,
+}
+
+/// The compare functions of SDMA's POLL_REGMEM and PM4's WAIT_REG_MEM
+/// (0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >); `None` for the reserved 7.
+pub(crate) fn compare(func: u32, v: u32, reference: u32) -> Option<bool> {
+    Some(match func {
+        0 => true,
+        1 => v < reference,
+        2 => v <= reference,
+        3 => v == reference,
+        4 => v != reference,
+        5 => v >= reference,
+        6 => v > reference,
+        _ => return None,
+    })
+}
+
+/// Reads `out.len()` bytes (at most the ring's size) of the ring at `base`
+/// of `size` bytes from byte offset `off` (below `size`), wrapping around
+/// its end.
+pub(crate) fn ring_read(
+    vm: &Vm,
+    tlb: &mut crate::mem::Tlb,
+    (base, size): (u64, u64),
+    off: u64,
+    out: &mut [u8],
+) -> Result<(), MemFault> {
+    let first = out.len().min(size.saturating_sub(off) as usize);
+    vm.read(tlb, base.wrapping_add(off), &mut out[..first])?;
+    if first < out.len() {
+        vm.read(tlb, base, &mut out[first..])?;
+    }
+    Ok(())
+}
+
+/// Little-endian dwords of `raw`, into `out` (cleared first).
+pub(crate) fn dwords(raw: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(
+        raw.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
 }
 
 /// A queue thread: runs the queue's packets as they arrive, until stopped.
