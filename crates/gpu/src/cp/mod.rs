@@ -1,7 +1,10 @@
 //! The command processor: the part of the GPU that consumes the queues the
 //! ROCm runtime writes in user memory. AQL queues ([`aql`]) carry kernel
 //! dispatches and barriers in the HSA packet format; SDMA queues ([`sdma`])
-//! carry copy, fill and signalling packets for the DMA engines.
+//! carry copy, fill and signalling packets for the DMA engines; PM4 compute
+//! queues ([`pm4`]) carry the MEC's type-3 packets (register writes,
+//! dispatches, waits, end-of-pipe releases) as direct-to-KFD runtimes
+//! write them.
 //!
 //! Each queue is served by its own host thread. A thread notices new work by
 //! polling the queue's write pointer: it keeps polling (yielding the core)
@@ -19,6 +22,7 @@ mod aql;
 mod kernels;
 mod launch;
 mod names;
+mod pm4;
 mod pool;
 mod sdma;
 mod signal;
@@ -41,6 +45,12 @@ pub trait Host: Send + Sync + 'static {
     fn gpu_fault(&self, gpu: u32, fault: &GpuFault);
     /// The GPU timestamp counter (the clock KFD's GET_CLOCK_COUNTERS reports as gpu_clock_counter).
     fn gpu_clock(&self) -> u64;
+    /// An end-of-pipe interrupt carrying `context_id` (a PM4 RELEASE_MEM's
+    /// INT_CTXID), which KFD's interrupt handler takes for the id of the
+    /// signal event to set (by default, [`Host::signal_event`] of it).
+    fn eop_interrupt(&self, context_id: u32) {
+        self.signal_event(context_id);
+    }
     /// A name for the kernel whose descriptor is at `kernel_object`, for
     /// fault reports (none by default: the command processor then reads it
     /// from the loaded code object's dynamic symbols, or gives the address).
@@ -67,6 +77,8 @@ pub struct GpuFault {
 pub enum QueueKind {
     Aql,
     Sdma,
+    /// A PM4 compute queue (KFD_IOC_QUEUE_TYPE_COMPUTE).
+    Pm4,
 }
 
 /// A queue as KFD's CREATE_QUEUE describes it.
@@ -83,7 +95,9 @@ pub struct QueueDesc {
     /// `read_pointer_address` / `write_pointer_address`): 64-bit packet
     /// indices for AQL queues (`amd_queue_t::read_dispatch_id` and
     /// `write_dispatch_id`), 64-bit monotonically increasing byte offsets
-    /// for SDMA queues.
+    /// for SDMA queues; for PM4 queues a 64-bit write pointer counting
+    /// dwords (monotonic, as gfx9's 64-bit WPTR) and a 32-bit read pointer,
+    /// the dword offset in the ring the CP has consumed up to.
     pub read_ptr: u64,
     pub write_ptr: u64,
     /// Address of this queue's doorbell (host memory), 0 if none.
@@ -284,6 +298,7 @@ impl Cx<'_> {
         let kind = match self.desc.kind {
             QueueKind::Aql => "AQL",
             QueueKind::Sdma => "SDMA",
+            QueueKind::Pm4 => "PM4",
         };
         format!(
             "{kind} queue {} on GPU {} (ring 0x{:x}, {} bytes)",
@@ -473,7 +488,7 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
     }
     let min = match d.kind {
         QueueKind::Aql => 64,
-        QueueKind::Sdma => 256,
+        QueueKind::Sdma | QueueKind::Pm4 => 256,
     };
     if d.ring_size != 0 && d.ring_size < min {
         return bad(format!(
@@ -481,14 +496,18 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
             d.ring_size
         ));
     }
+    // A PM4 ring's base is programmed as address >> 8 (CP_HQD_PQ_BASE).
     let align = match d.kind {
         QueueKind::Aql => 64,
         QueueKind::Sdma => 4,
+        QueueKind::Pm4 => 256,
     };
     if !d.ring_base.is_multiple_of(align) {
         return bad(format!("the ring at 0x{:x} is misaligned", d.ring_base));
     }
-    if d.read_ptr == 0 || !d.read_ptr.is_multiple_of(8) {
+    // PM4's read pointer is a 32-bit word; the others are 64-bit.
+    let rptr_align = if d.kind == QueueKind::Pm4 { 4 } else { 8 };
+    if d.read_ptr == 0 || !d.read_ptr.is_multiple_of(rptr_align) {
         return bad(format!("read pointer address 0x{:x}", d.read_ptr));
     }
     if (d.write_ptr == 0 && d.doorbell == 0)
@@ -559,6 +578,7 @@ fn serve(shared: &Shared, ctl: &QueueCtl) {
     let mut engine: Box<dyn Engine> = match desc.kind {
         QueueKind::Aql => Box::new(aql::Aql::default()),
         QueueKind::Sdma => Box::new(sdma::Sdma::default()),
+        QueueKind::Pm4 => Box::new(pm4::Pm4::default()),
     };
     let mut last_work = Instant::now();
     let mut nap = NAP_MIN;
