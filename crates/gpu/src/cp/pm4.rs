@@ -12,7 +12,8 @@
 //!
 //! Every packet starts with a header: bits 30-31 the type; type 2 is a
 //! one-dword filler; type 3 has the opcode in bits 8-15 and in bits 16-29
-//! its body's length in dwords minus 1. Types 0 and 1 (direct register
+//! its body's length in dwords minus 1 (a NOP with the count 0x3fff is a
+//! lone header). Types 0 and 1 (direct register
 //! writes, which only the kernel driver's rings use) stop the queue, as do
 //! opcodes not listed in [`name`].
 //!
@@ -182,6 +183,9 @@ impl Engine for Pm4 {
         let header = self.pkt[0];
         let len = match header >> 30 {
             2 => 1,
+            // A NOP with the count 0x3fff is one dword (amdgpu pads rings
+            // with it).
+            3 if header & 0x3fff_ff00 == 0x3fff_0000 | NOP << 8 => 1,
             3 => u64::from((header >> 16) & 0x3fff) + 2,
             t => {
                 return self.halt(

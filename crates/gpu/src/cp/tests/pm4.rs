@@ -164,8 +164,9 @@ fn write_copy_and_nop_packets_run_in_order_across_the_ring_end() {
     // 64 dwords: the packets below wrap around the ring's end twice.
     let q = Pm4Queue::new(&vm, &cp, 64);
     let out = buffer(&vm, 64);
-    // A type-2 filler and a NOP whose payload would be invalid packets.
-    q.submit(&vm, &cp, &[0x8000_0000]);
+    // A type-2 filler, amdgpu's one-dword NOP (count 0x3fff) and a NOP
+    // whose payload would be invalid packets.
+    q.submit(&vm, &cp, &[0x8000_0000, 3 << 30 | 0x3fff << 16 | 0x10 << 8]);
     q.submit(
         &vm,
         &cp,
