@@ -216,6 +216,10 @@ impl cp::Host for Host {
         self.events.interrupt(event_id);
     }
 
+    fn eop_interrupt(&self, context_id: u32) {
+        self.events.eop_interrupt(context_id);
+    }
+
     fn gpu_fault(&self, gpu: u32, fault: &GpuFault) {
         let node = gpu + 1;
         if fault.hang {
@@ -906,12 +910,10 @@ impl SimulatedDriver {
                 }
                 QueueKind::Sdma
             }
-            kfd::QUEUE_TYPE_COMPUTE => {
-                tracing::warn!(
-                    "CREATE_QUEUE: PM4 compute queues (type 0) are not emulated; only AQL and SDMA queues are"
-                );
-                return Err(Errno::EINVAL);
-            }
+            // PM4 compute queues: the write pointer counts dwords (64
+            // bits), the read pointer is the 32-bit ring offset the CP
+            // writes back.
+            kfd::QUEUE_TYPE_COMPUTE => QueueKind::Pm4,
             _ => return Err(Errno::EINVAL),
         };
         let slots = spec.queues.doorbells_per_process;

@@ -226,6 +226,48 @@ impl Events {
         let _ = self.set(id);
     }
 
+    /// An end-of-pipe interrupt with context id `ctx` (a PM4 RELEASE_MEM),
+    /// as KFD's `kfd_signal_event_interrupt` takes it with 32 valid id
+    /// bits: the signal event of that id if its slot in the event page was
+    /// written (is not UNSIGNALED); otherwise, the id being no event's,
+    /// every signal event whose slot was written. Each event set has its
+    /// slot reset to UNSIGNALED (KFD's `acknowledge_signal`). Without an
+    /// event page, nothing is set.
+    pub fn eop_interrupt(&self, ctx: u32) {
+        let mut s = self.lock();
+        let Some((host, size)) = s.page else {
+            return;
+        };
+        let slots = (size / 8).min(u64::from(kfd::SIGNAL_EVENT_LIMIT));
+        let slot = |id: u32| (host + u64::from(id) * 8) as *mut u64;
+        let written = |id: u32| {
+            // SAFETY: `host` is the driver's mapping of the event page,
+            // `size` bytes long, and `id` is below its slot count.
+            u64::from(id) < slots && unsafe { std::ptr::read_volatile(slot(id)) } != UNSIGNALED
+        };
+        let signal = |e: &Event| e.kind == kfd::EVENT_SIGNAL;
+        let ids: Vec<u32> = if s.events.get(&ctx).is_some_and(signal) && written(ctx) {
+            vec![ctx]
+        } else {
+            let mut ids: Vec<u32> = s
+                .events
+                .iter()
+                .filter(|&(&id, e)| signal(e) && written(id))
+                .map(|(&id, _)| id)
+                .collect();
+            ids.sort_unstable();
+            ids
+        };
+        tracing::trace!("EOP interrupt, context id {ctx}: events {ids:?}");
+        for &id in &ids {
+            // SAFETY: as above (`written` checked the bound).
+            unsafe { std::ptr::write_volatile(slot(id), UNSIGNALED) };
+            s.fire(id);
+        }
+        drop(s);
+        self.cond.notify_all();
+    }
+
     /// Signals every memory-exception event with the fault's data.
     pub fn memory_exception(&self, x: &MemoryException) -> usize {
         use kfd::memory_exception_data as m;
@@ -462,5 +504,46 @@ mod tests {
         ev.destroy(a.id).unwrap();
         assert_eq!(t.join().unwrap(), Err(Errno::EIO));
         assert_eq!(ev.destroy(a.id), Err(Errno::EINVAL));
+    }
+
+    #[test]
+    fn eop_interrupts_set_events_whose_slot_was_written() {
+        // KFD's kfd_signal_event_interrupt: the context id's event if its
+        // slot was written, else every event whose slot was; slots are
+        // reset to UNSIGNALED when their event is set.
+        let mut page = vec![0u64; 64];
+        let ev = Events::default();
+        ev.set_page(page.as_mut_ptr() as u64, 8 * 64).unwrap();
+        let (a, b, c) = (
+            ev.create(kfd::EVENT_SIGNAL, false).unwrap(),
+            ev.create(kfd::EVENT_SIGNAL, false).unwrap(),
+            ev.create(kfd::EVENT_SIGNAL, false).unwrap(),
+        );
+        let slot = |id: u32| page.as_ptr().wrapping_add(id as usize) as *mut u64;
+        // SAFETY: the ids are below 64, inside `page`, which outlives them.
+        let write = |id: u32| unsafe { std::ptr::write_volatile(slot(id), u64::from(id)) };
+        // SAFETY: as above.
+        let read = |id: u32| unsafe { std::ptr::read_volatile(slot(id)) };
+        let fired = |id: u32| {
+            let r = ev.wait(&mut list(&[id]), false, 0).unwrap() == kfd::WAIT_COMPLETE;
+            ev.reset(id).unwrap();
+            r
+        };
+        // The context id's slot was not written: nothing is set.
+        ev.eop_interrupt(a.id);
+        assert!(!fired(a.id) && !fired(b.id) && !fired(c.id));
+        // It was: only that event.
+        write(a.id);
+        write(b.id);
+        ev.eop_interrupt(a.id);
+        assert!(fired(a.id) && !fired(b.id) && !fired(c.id));
+        assert_eq!(read(a.id), UNSIGNALED);
+        assert_eq!(read(b.id), u64::from(b.id));
+        // A context id of no event (tinygrad on gfx9 sends 0): every
+        // event whose slot was written.
+        write(c.id);
+        ev.eop_interrupt(0);
+        assert!(!fired(a.id) && fired(b.id) && fired(c.id));
+        assert_eq!((read(b.id), read(c.id)), (UNSIGNALED, UNSIGNALED));
     }
 }

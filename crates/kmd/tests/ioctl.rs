@@ -165,7 +165,8 @@ fn events_and_queue_arguments() {
 
     // An SDMA queue by engine id (type 4, ROCr 7 asks for it; the 96-byte
     // layout of KFD 1.17): an engine the GPU has, then one it has not.
-    // PM4 compute (type 0) and unknown types are refused.
+    // Unknown types are refused (PM4 compute, type 0, is accepted: see
+    // `a_pm4_compute_queue_runs_packets_and_raises_its_event`).
     let engines = {
         let q = &GpuConfig::builtin(Target::Gfx942).gpus[0].queues;
         q.sdma_engines + q.sdma_xgmi_engines
@@ -179,7 +180,7 @@ fn events_and_queue_arguments() {
     d.ioctl(KFD, iowr(0x03, 8), &mut dq).unwrap();
     put32(&mut q96, 88, engines);
     assert_eq!(d.ioctl(KFD, iowr(0x02, 96), &mut q96), Err(Errno::EINVAL));
-    for t in [0, 5] {
+    for t in [5, 6] {
         put32(&mut q96, 40, t);
         put32(&mut q96, 88, 0);
         assert_eq!(
@@ -341,6 +342,110 @@ fn a_queue_at_zero_percent_is_suspended() {
         );
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
+}
+
+/// A PM4 compute queue (type 0) as a direct-to-KFD runtime drives one: the
+/// ring, read and write pointers in VRAM, packets written, the 64-bit
+/// write pointer (in dwords) stored and the doorbell rung; the CP writes
+/// the data, then RELEASE_MEM writes the event's slot and raises the
+/// interrupt with the event id as context id, which wakes WAIT_EVENTS.
+#[test]
+fn a_pm4_compute_queue_runs_packets_and_raises_its_event() {
+    let (d, gpu_id) = driver();
+    let (mem, _, _) = vram(&d, gpu_id, 1 << 16);
+    let (ring, rptr, wptr, out) = (mem, mem + 0x1000, mem + 0x1008, mem + 0x1100);
+    // The event page (KFD's 4096 slots of 8 bytes) and a signal event in it.
+    let (page, page_handle, _) = vram(&d, gpu_id, 8 * 4096);
+    let mut e = [0u8; 32];
+    put64(&mut e, 0, page_handle);
+    put32(&mut e, 16, 1); // auto-reset
+    d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
+    let id = get32(&e, 24);
+    let slot = page + 8 * u64::from(id);
+    let at32 = |a: u64| a as *mut u32;
+    let at64 = |a: u64| a as *mut u64;
+    // SAFETY: `slot`, `out`, the ring and the pointers lie in the mappings
+    // `vram` made; the CP accesses the same pages through the driver's.
+    let rd64 = |a: u64| unsafe { std::ptr::read_volatile(at64(a)) };
+    // SAFETY: as above.
+    let rd32 = |a: u64| unsafe { std::ptr::read_volatile(at32(a)) };
+    assert_eq!(rd64(slot), u64::MAX, "the slot starts unsignaled");
+
+    let mut q = [0u8; 88];
+    put64(&mut q, 0, ring);
+    put64(&mut q, 8, wptr);
+    put64(&mut q, 16, rptr);
+    put32(&mut q, 32, 4096);
+    put32(&mut q, 36, gpu_id);
+    put32(&mut q, 40, 0); // KFD_IOC_QUEUE_TYPE_COMPUTE
+    put32(&mut q, 44, 100);
+    d.ioctl(KFD, iowr(0x02, 88), &mut q).unwrap();
+    // The doorbell page, as libhsakmt maps it.
+    let bell = d.mmap(KFD, get64(&q, 24), 4096).unwrap();
+    // SAFETY: a new shared mapping of the driver's doorbell memfd.
+    let doorbell = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            bell.fd,
+            bell.offset as libc::off_t,
+        )
+    };
+    assert_ne!(doorbell, libc::MAP_FAILED);
+
+    let pkt3 = |op: u32, body: &[u32]| {
+        let mut p = vec![3 << 30 | (body.len() as u32 - 1) << 16 | op << 8];
+        p.extend_from_slice(body);
+        p
+    };
+    let (lo, hi) = (|a: u64| a as u32, |a: u64| (a >> 32) as u32);
+    let mut words = pkt3(0x37, &[5 << 8 | 1 << 20, lo(out), hi(out), 0xabcd, 0x1234]);
+    // RELEASE_MEM: 32-bit data (the event id) to the slot, interrupt after
+    // the write is confirmed, context id = event id.
+    words.extend(pkt3(
+        0x49,
+        &[
+            0x14 | 5 << 8,
+            1 << 29 | 2 << 24,
+            lo(slot),
+            hi(slot),
+            id,
+            0,
+            id,
+        ],
+    ));
+    for (i, w) in words.iter().enumerate() {
+        // SAFETY: inside the ring.
+        unsafe { std::ptr::write_volatile(at32(ring + 4 * i as u64), *w) };
+    }
+    let n = words.len() as u64;
+    // SAFETY: the write pointer, then the doorbell (its first slot).
+    unsafe {
+        std::ptr::write_volatile(at64(wptr), n);
+        std::ptr::write_volatile(doorbell as *mut u64, n);
+    }
+
+    let mut list = vec![0u8; 48];
+    put32(&mut list, 40, id);
+    let mut w = [0u8; 24];
+    put64(&mut w, 0, list.as_ptr() as u64);
+    put32(&mut w, 8, 1);
+    put32(&mut w, 16, 10_000);
+    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
+    assert_eq!(get32(&w, 20), 0, "WAIT_EVENTS completes");
+    assert_eq!((rd32(out), rd32(out + 4)), (0xabcd, 0x1234));
+    // KFD resets the slot of the event it set; the read pointer (a 32-bit
+    // ring dword offset) has passed both packets.
+    assert_eq!(rd64(slot), u64::MAX);
+    let t0 = std::time::Instant::now();
+    while u64::from(rd32(rptr)) != n {
+        assert!(t0.elapsed().as_secs() < 10, "read pointer {}", rd32(rptr));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // SAFETY: unmapping the doorbell mapping made above.
+    unsafe { libc::munmap(doorbell, 4096) };
 }
 
 /// `AMDKFD_IOC_SVM` with `attrs` after the arguments: the request's size

@@ -10,13 +10,12 @@
 //! completion signal. Packets run in order, so the barrier bit (wait for the
 //! earlier packets) always holds.
 
-use super::kernels::CodeIn;
+use super::launch::{self, MAX_PRIVATE};
 use super::pool::Pool;
 use super::signal::{self, load_u32, load_u64, store_u64};
-use super::{Cx, Engine, GpuFault, Step};
-use crate::exec::dispatch::{self, DispatchError, Extra, Launch};
-use crate::exec::op::Fault;
-use crate::mem::{Access, Tlb};
+use super::{Cx, Engine, GpuFault, Step, Stop};
+use crate::exec::dispatch::{Extra, Launch};
+use crate::mem::Tlb;
 use rocjitsu_code::KernelDescriptor;
 use std::time::Instant;
 
@@ -38,11 +37,6 @@ const AMD_BARRIER_VALUE: u8 = 2;
 /// it.
 pub const READ_DISPATCH_ID_OFFSET: u64 = 128;
 
-/// The most private memory a work-item can have: a wave's scratch size
-/// (COMPUTE_TMPRING_SIZE.WAVESIZE) is 13 bits in units of 1 KiB, shared by
-/// 64 lanes.
-const MAX_PRIVATE: u32 = 8191 * 1024 / 64;
-
 /// Offset of `completion_signal` in every packet type.
 const COMPLETION_SIGNAL: usize = 56;
 
@@ -59,14 +53,6 @@ pub struct Aql {
     started: Option<u64>,
     /// Threads for dispatches of several workgroups.
     pool: Option<Pool>,
-}
-
-/// A packet that did not complete.
-enum Stop {
-    /// It waits for a condition.
-    Blocked,
-    /// The queue faulted (reported).
-    Halt,
 }
 
 fn u16_at(p: &[u8; 64], o: usize) -> u16 {
@@ -200,11 +186,7 @@ impl Aql {
         if held {
             return Ok(());
         }
-        let since = *self.waiting.get_or_insert_with(Instant::now);
-        match cx.check_wait(since, what) {
-            super::Step::Halt => Err(Stop::Halt),
-            _ => Err(Stop::Blocked),
-        }
+        Err(cx.wait(&mut self.waiting, what))
     }
 
     fn barrier(&mut self, cx: &Cx, index: u64, pkt: &[u8; 64], and: bool) -> Result<(), Stop> {
@@ -334,24 +316,9 @@ impl Aql {
             .or_else(|| cx.kernels().name(vm, kernel_object))
             .unwrap_or_else(|| format!("<kernel object 0x{kernel_object:x}>"));
         let gpu = cx.gpu();
-        let prog = match cx
-            .kernels()
-            .program(vm, &mut self.tlb, gpu.spec.target, entry)
-        {
-            Ok(p) => p,
-            Err(why) => {
-                cx.fault(GpuFault {
-                    addr: entry,
-                    write: false,
-                    hang: false,
-                    report: format!(
-                        "{}\n  packet {index} at 0x{slot:x}: kernel {kernel}: {why}",
-                        cx.queue_name()
-                    ),
-                });
-                return Err(Stop::Halt);
-            }
-        };
+        let prog = launch::program(cx, &mut self.tlb, entry, &|| {
+            format!("packet {index} at 0x{slot:x}: kernel {kernel}")
+        })?;
         let private_bytes = private.max(kd.private_segment_fixed_size);
         if private_bytes > MAX_PRIVATE {
             return Err(invalid(
@@ -387,55 +354,16 @@ impl Aql {
             max_lds: gpu.spec.max_lds,
             trace: 0,
         };
-        let id = cx.ctl.id;
-        let pool = self
-            .pool
-            .get_or_insert_with(|| Pool::new(super::thread_name(id)));
-        let code = CodeIn {
-            cache: cx.kernels(),
-            target: gpu.spec.target,
-        };
         let extra = Extra {
             grid_items: Some(items),
-            cancel: Some(&cx.ctl.stop),
             dispatch_id: index,
-            workers: Some(pool),
-            code: Some(&code),
+            ..Extra::default()
         };
-        match dispatch::dispatch_with(vm, &gpu.env, &prog, &launch, &extra) {
-            Ok(_) => Ok(()),
-            Err(DispatchError::Cancelled { .. }) => Err(Stop::Halt),
-            Err(e) => {
-                let (addr, write, hang) = match &e {
-                    DispatchError::Fault {
-                        fault: Fault::Memory(m),
-                        ..
-                    } => (m.addr, m.access != Access::Read, false),
-                    DispatchError::Timeout { .. } => (0, false, true),
-                    _ => (0, false, false),
-                };
-                cx.fault(GpuFault {
-                    addr,
-                    write,
-                    hang,
-                    report: format!(
-                        "{}\n  packet {index} at 0x{slot:x}: kernel dispatch of {kernel}, {}x{}x{} work-items in workgroups of {}x{}x{}\n{}",
-                        cx.queue_name(),
-                        items[0],
-                        items[1],
-                        items[2],
-                        block[0],
-                        block[1],
-                        block[2],
-                        e.to_string()
-                            .lines()
-                            .map(|l| format!("  {l}"))
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                    ),
-                });
-                Err(Stop::Halt)
-            }
-        }
+        launch::run(cx, &mut self.pool, &prog, &launch, extra, &|| {
+            format!(
+                "packet {index} at 0x{slot:x}: kernel dispatch of {kernel}, {}x{}x{} work-items in workgroups of {}x{}x{}",
+                items[0], items[1], items[2], block[0], block[1], block[2],
+            )
+        })
     }
 }

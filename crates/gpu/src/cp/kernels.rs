@@ -40,22 +40,37 @@ struct Entry {
 #[derive(Default)]
 pub struct Cache {
     map: Mutex<HashMap<Key, Entry>>,
-    /// Kernel names by (kernel object, id of its region).
-    names: Mutex<HashMap<(u64, u64), Option<String>>>,
+    /// Kernel names by (kernel object or entry, id of its region, whether
+    /// the address is a kernel object).
+    names: Mutex<HashMap<(u64, u64, bool), Option<String>>>,
 }
 
 impl Cache {
     /// The name of the kernel whose descriptor is at `kernel_object`, from
     /// its loaded code object (see [`super::names`]), looked up once.
     pub fn name(&self, vm: &Vm, kernel_object: u64) -> Option<String> {
-        let region = vm.region(kernel_object)?.id;
+        self.lookup(vm, kernel_object, true)
+    }
+
+    /// The name of the kernel whose code starts at `entry` (see
+    /// [`super::names::entry_name`]), looked up once.
+    pub fn entry_name(&self, vm: &Vm, entry: u64) -> Option<String> {
+        self.lookup(vm, entry, false)
+    }
+
+    fn lookup(&self, vm: &Vm, addr: u64, kd: bool) -> Option<String> {
+        let region = vm.region(addr)?.id;
         let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = names.get(&(kernel_object, region)) {
+        if let Some(n) = names.get(&(addr, region, kd)) {
             return n.clone();
         }
-        names.retain(|&(k, r), _| vm.region(k).is_some_and(|x| x.id == r));
-        let n = super::names::kernel_name(vm, kernel_object);
-        names.insert((kernel_object, region), n.clone());
+        names.retain(|&(k, r, _), _| vm.region(k).is_some_and(|x| x.id == r));
+        let n = if kd {
+            super::names::kernel_name(vm, addr)
+        } else {
+            super::names::entry_name(vm, addr)
+        };
+        names.insert((addr, region, kd), n.clone());
         n
     }
 

@@ -1,7 +1,10 @@
 //! The command processor: the part of the GPU that consumes the queues the
 //! ROCm runtime writes in user memory. AQL queues ([`aql`]) carry kernel
 //! dispatches and barriers in the HSA packet format; SDMA queues ([`sdma`])
-//! carry copy, fill and signalling packets for the DMA engines.
+//! carry copy, fill and signalling packets for the DMA engines; PM4 compute
+//! queues ([`pm4`]) carry the MEC's type-3 packets (register writes,
+//! dispatches, waits, end-of-pipe releases) as direct-to-KFD runtimes
+//! write them.
 //!
 //! Each queue is served by its own host thread. A thread notices new work by
 //! polling the queue's write pointer: it keeps polling (yielding the core)
@@ -17,7 +20,9 @@
 
 mod aql;
 mod kernels;
+mod launch;
 mod names;
+mod pm4;
 mod pool;
 mod sdma;
 mod signal;
@@ -40,6 +45,12 @@ pub trait Host: Send + Sync + 'static {
     fn gpu_fault(&self, gpu: u32, fault: &GpuFault);
     /// The GPU timestamp counter (the clock KFD's GET_CLOCK_COUNTERS reports as gpu_clock_counter).
     fn gpu_clock(&self) -> u64;
+    /// An end-of-pipe interrupt carrying `context_id` (a PM4 RELEASE_MEM's
+    /// INT_CTXID), which KFD's interrupt handler takes for the id of the
+    /// signal event to set (by default, [`Host::signal_event`] of it).
+    fn eop_interrupt(&self, context_id: u32) {
+        self.signal_event(context_id);
+    }
     /// A name for the kernel whose descriptor is at `kernel_object`, for
     /// fault reports (none by default: the command processor then reads it
     /// from the loaded code object's dynamic symbols, or gives the address).
@@ -66,6 +77,8 @@ pub struct GpuFault {
 pub enum QueueKind {
     Aql,
     Sdma,
+    /// A PM4 compute queue (KFD_IOC_QUEUE_TYPE_COMPUTE).
+    Pm4,
 }
 
 /// A queue as KFD's CREATE_QUEUE describes it.
@@ -82,7 +95,9 @@ pub struct QueueDesc {
     /// `read_pointer_address` / `write_pointer_address`): 64-bit packet
     /// indices for AQL queues (`amd_queue_t::read_dispatch_id` and
     /// `write_dispatch_id`), 64-bit monotonically increasing byte offsets
-    /// for SDMA queues.
+    /// for SDMA queues; for PM4 queues a 64-bit write pointer counting
+    /// dwords (monotonic, as gfx9's 64-bit WPTR) and a 32-bit read pointer,
+    /// the dword offset in the ring the CP has consumed up to.
     pub read_ptr: u64,
     pub write_ptr: u64,
     /// Address of this queue's doorbell (host memory), 0 if none.
@@ -283,6 +298,7 @@ impl Cx<'_> {
         let kind = match self.desc.kind {
             QueueKind::Aql => "AQL",
             QueueKind::Sdma => "SDMA",
+            QueueKind::Pm4 => "PM4",
         };
         format!(
             "{kind} queue {} on GPU {} (ring 0x{:x}, {} bytes)",
@@ -305,6 +321,16 @@ impl Cx<'_> {
             hang: false,
             report: format!("{}\n  {what}: {f}", self.queue_name()),
         })
+    }
+
+    /// Keeps a packet waiting (its wait began at `*since`, set now if
+    /// unset), or reports a hang once the watchdog ran out.
+    fn wait(&self, since: &mut Option<Instant>, what: &dyn Fn() -> String) -> Stop {
+        let t = *since.get_or_insert_with(Instant::now);
+        match self.check_wait(t, what) {
+            Step::Halt => Stop::Halt,
+            _ => Stop::Blocked,
+        }
     }
 
     /// Checks a wait that began at `since` against the watchdog; reports a
@@ -462,7 +488,7 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
     }
     let min = match d.kind {
         QueueKind::Aql => 64,
-        QueueKind::Sdma => 256,
+        QueueKind::Sdma | QueueKind::Pm4 => 256,
     };
     if d.ring_size != 0 && d.ring_size < min {
         return bad(format!(
@@ -470,13 +496,18 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
             d.ring_size
         ));
     }
-    if !d
-        .ring_base
-        .is_multiple_of(if d.kind == QueueKind::Aql { 64 } else { 4 })
-    {
+    // A PM4 ring's base is programmed as address >> 8 (CP_HQD_PQ_BASE).
+    let align = match d.kind {
+        QueueKind::Aql => 64,
+        QueueKind::Sdma => 4,
+        QueueKind::Pm4 => 256,
+    };
+    if !d.ring_base.is_multiple_of(align) {
         return bad(format!("the ring at 0x{:x} is misaligned", d.ring_base));
     }
-    if d.read_ptr == 0 || !d.read_ptr.is_multiple_of(8) {
+    // PM4's read pointer is a 32-bit word; the others are 64-bit.
+    let rptr_align = if d.kind == QueueKind::Pm4 { 4 } else { 8 };
+    if d.read_ptr == 0 || !d.read_ptr.is_multiple_of(rptr_align) {
         return bad(format!("read pointer address 0x{:x}", d.read_ptr));
     }
     if (d.write_ptr == 0 && d.doorbell == 0)
@@ -491,12 +522,63 @@ fn validate(d: &QueueDesc, gpus: usize) -> Result<(), CpError> {
     Ok(())
 }
 
+/// A packet that did not complete.
+pub(crate) enum Stop {
+    /// It waits for a condition.
+    Blocked,
+    /// The queue faulted (reported) and stops.
+    Halt,
+}
+
+/// The compare functions of SDMA's POLL_REGMEM and PM4's WAIT_REG_MEM
+/// (0 always, 1 <, 2 <=, 3 ==, 4 !=, 5 >=, 6 >); `None` for the reserved 7.
+pub(crate) fn compare(func: u32, v: u32, reference: u32) -> Option<bool> {
+    Some(match func {
+        0 => true,
+        1 => v < reference,
+        2 => v <= reference,
+        3 => v == reference,
+        4 => v != reference,
+        5 => v >= reference,
+        6 => v > reference,
+        _ => return None,
+    })
+}
+
+/// Reads `out.len()` bytes (at most the ring's size) of the ring at `base`
+/// of `size` bytes from byte offset `off` (below `size`), wrapping around
+/// its end.
+pub(crate) fn ring_read(
+    vm: &Vm,
+    tlb: &mut crate::mem::Tlb,
+    (base, size): (u64, u64),
+    off: u64,
+    out: &mut [u8],
+) -> Result<(), MemFault> {
+    let first = out.len().min(size.saturating_sub(off) as usize);
+    vm.read(tlb, base.wrapping_add(off), &mut out[..first])?;
+    if first < out.len() {
+        vm.read(tlb, base, &mut out[first..])?;
+    }
+    Ok(())
+}
+
+/// Little-endian dwords of `raw`, into `out` (cleared first).
+pub(crate) fn dwords(raw: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(
+        raw.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+}
+
 /// A queue thread: runs the queue's packets as they arrive, until stopped.
 fn serve(shared: &Shared, ctl: &QueueCtl) {
     let desc = ctl.desc();
     let mut engine: Box<dyn Engine> = match desc.kind {
         QueueKind::Aql => Box::new(aql::Aql::default()),
         QueueKind::Sdma => Box::new(sdma::Sdma::default()),
+        QueueKind::Pm4 => Box::new(pm4::Pm4::default()),
     };
     let mut last_work = Instant::now();
     let mut nap = NAP_MIN;

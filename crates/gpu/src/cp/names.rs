@@ -55,10 +55,22 @@ impl Image<'_> {
 /// The name of the kernel whose descriptor is at `kernel_object`, if the
 /// code object around it can be read.
 pub fn kernel_name(vm: &Vm, kernel_object: u64) -> Option<String> {
-    let region = vm.region(kernel_object)?;
+    symbol_name(vm, kernel_object, true)
+}
+
+/// The name of the kernel whose first instruction is at `entry` (a PM4
+/// dispatch knows only COMPUTE_PGM_LO/HI): the function symbol there.
+pub fn entry_name(vm: &Vm, entry: u64) -> Option<String> {
+    symbol_name(vm, entry, false)
+}
+
+/// The dynamic symbol whose value is `addr`: a kernel descriptor
+/// `<kernel>.kd` (named without the suffix) when `kd`, else any other.
+fn symbol_name(vm: &Vm, addr: u64, kd: bool) -> Option<String> {
+    let region = vm.region(addr)?;
     let mut tlb = Tlb::default();
-    let mut page = kernel_object & !(PAGE - 1);
-    let lowest = region.start.max(kernel_object.saturating_sub(MAX_BACK));
+    let mut page = addr & !(PAGE - 1);
+    let lowest = region.start.max(addr.saturating_sub(MAX_BACK));
     while page >= lowest {
         let mut magic = [0u8; 4];
         if vm.read(&mut tlb, page, &mut magic).is_ok() && magic == *b"\x7fELF" {
@@ -67,7 +79,7 @@ pub fn kernel_name(vm: &Vm, kernel_object: u64) -> Option<String> {
                 tlb,
                 base: page,
             };
-            if let Some(n) = lookup(&mut img, kernel_object - page) {
+            if let Some(n) = lookup(&mut img, addr - page, kd) {
                 return Some(n);
             }
             tlb = img.tlb;
@@ -77,8 +89,9 @@ pub fn kernel_name(vm: &Vm, kernel_object: u64) -> Option<String> {
     None
 }
 
-/// Finds the dynamic symbol `<name>.kd` whose value is `value`.
-fn lookup(img: &mut Image, value: u64) -> Option<String> {
+/// Finds the dynamic symbol `<name>.kd` (when `kd`; else a symbol not so
+/// named) whose value is `value`.
+fn lookup(img: &mut Image, value: u64, kd: bool) -> Option<String> {
     if img.bytes::<1>(4)? != [2] || img.u16(18)? != EM_AMDGPU {
         return None;
     }
@@ -122,8 +135,10 @@ fn lookup(img: &mut Image, value: u64) -> Option<String> {
             }
         }
         let name = String::from_utf8_lossy(&bytes);
-        if let Some(k) = name.strip_suffix(".kd") {
-            return Some(k.to_string());
+        match name.strip_suffix(".kd") {
+            Some(k) if kd => return Some(k.to_string()),
+            None if !kd && !name.is_empty() => return Some(name.into_owned()),
+            _ => {}
         }
     }
     None

@@ -9,7 +9,7 @@
 //! bits 16-31.
 
 use super::signal::{load_u32, load_u64, store_u32, store_u64};
-use super::{Cx, Engine, GpuFault, Step};
+use super::{Cx, Engine, GpuFault, Step, Stop};
 use crate::mem::{Access, MemFault, Tlb};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -53,12 +53,6 @@ pub struct Sdma {
     tries: u32,
     /// The engine-local timestamp is the GPU clock plus this.
     ts_offset: u64,
-}
-
-/// A packet that did not complete.
-enum Stop {
-    Blocked,
-    Halt,
 }
 
 fn name(op: u32) -> &'static str {
@@ -205,25 +199,15 @@ impl Sdma {
     /// end) into `self.pkt`.
     fn load(&mut self, cx: &Cx, rptr: u64, len: usize) -> Result<(), MemFault> {
         let d = cx.desc;
-        let off = rptr % d.ring_size;
-        let bytes = 4 * len;
-        let first = bytes.min((d.ring_size - off) as usize);
-        self.raw.resize(bytes, 0);
-        let vm = cx.vm();
-        vm.read(
+        self.raw.resize(4 * len, 0);
+        super::ring_read(
+            cx.vm(),
             &mut self.tlb,
-            d.ring_base.wrapping_add(off),
-            &mut self.raw[..first],
+            (d.ring_base, d.ring_size),
+            rptr % d.ring_size,
+            &mut self.raw,
         )?;
-        if first < bytes {
-            vm.read(&mut self.tlb, d.ring_base, &mut self.raw[first..])?;
-        }
-        self.pkt.clear();
-        self.pkt.extend(
-            self.raw
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-        );
+        super::dwords(&self.raw, &mut self.pkt);
         Ok(())
     }
 
@@ -263,12 +247,8 @@ impl Sdma {
 
     /// Keeps the packet waiting, or reports a hang past the watchdog.
     fn wait(&mut self, cx: &Cx, rptr: u64) -> Stop {
-        let since = *self.waiting.get_or_insert_with(Instant::now);
-        let what = || self.where_(cx, rptr);
-        match cx.check_wait(since, &what) {
-            Step::Halt => Stop::Halt,
-            _ => Stop::Blocked,
-        }
+        let what = self.where_(cx, rptr);
+        cx.wait(&mut self.waiting, &|| what.clone())
     }
 
     fn ensure_buf(&mut self) {
@@ -410,18 +390,9 @@ impl Sdma {
         let func = (p[0] >> 28) & 7;
         let (a, reference, mask, retries) = (addr(p[1], p[2]), p[3], p[4], (p[5] >> 16) & 0xfff);
         let v = load_u32(cx.vm(), &mut self.tlb, a).map_err(|f| self.fault(cx, rptr, &f))? & mask;
-        let held = match func {
-            0 => true,
-            1 => v < reference,
-            2 => v <= reference,
-            3 => v == reference,
-            4 => v != reference,
-            5 => v >= reference,
-            6 => v > reference,
-            _ => {
-                self.bad(cx, rptr, "POLL_REGMEM with the reserved function 7");
-                return Err(Stop::Halt);
-            }
+        let Some(held) = super::compare(func, v, reference) else {
+            self.bad(cx, rptr, "POLL_REGMEM with the reserved function 7");
+            return Err(Stop::Halt);
         };
         self.tries += 1;
         if held || (retries != RETRY_FOREVER && self.tries > retries) {

@@ -120,6 +120,14 @@ pub struct Extra<'a> {
     /// Where a wave whose PC leaves the kernel's program finds the code
     /// (else that is a fault).
     pub code: Option<&'a dyn CodeAt>,
+    /// Values of the first user SGPRs, written from s0 up before the
+    /// descriptor's SGPR layout is applied: a PM4 dispatch's
+    /// COMPUTE_USER_DATA_* registers (its descriptor then enables no user
+    /// SGPR of its own).
+    pub user_sgprs: &'a [u32],
+    /// The workgroup id of the grid's first workgroup (a PM4 dispatch's
+    /// COMPUTE_START_*): the workgroup-id SGPRs are offset by it.
+    pub first_group: [u32; 3],
 }
 
 impl Extra<'_> {
@@ -503,6 +511,9 @@ fn init_wave(
 ) {
     let d = &l.descriptor;
     w.s = [0; super::wave::SREGS];
+    for (i, &v) in x.user_sgprs.iter().enumerate() {
+        w.set_s32(i as u8, v);
+    }
     // Zero the registers the kernel allocated (ArchVGPRs, then AccVGPRs
     // from ACCUM_OFFSET in the unified file), not the whole file.
     let total = d.vgpr_count(rocjitsu_isa::Target::Gfx942) as usize;
@@ -577,9 +588,9 @@ fn init_wave(
                     w.set_s32(s + k as u8, x);
                 }
             }
-            SgprUse::WorkgroupIdX => w.set_s32(s, group[0]),
-            SgprUse::WorkgroupIdY => w.set_s32(s, group[1]),
-            SgprUse::WorkgroupIdZ => w.set_s32(s, group[2]),
+            SgprUse::WorkgroupIdX => w.set_s32(s, group[0].wrapping_add(x.first_group[0])),
+            SgprUse::WorkgroupIdY => w.set_s32(s, group[1].wrapping_add(x.first_group[1])),
+            SgprUse::WorkgroupIdZ => w.set_s32(s, group[2].wrapping_add(x.first_group[2])),
             SgprUse::WorkgroupInfo => w.set_s32(s, 0),
             SgprUse::PrivateSegmentWaveOffset => w.set_s32(s, 0),
         }

@@ -451,10 +451,20 @@ fn a_fault_handler_may_destroy_the_faulting_queue() {
 fn kernel_names_come_from_the_loaded_code_object() {
     let (vm, host, _cp) = setup(None);
     let k = load_kernels(&vm, &host);
-    assert_eq!(k.len(), 5);
+    assert_eq!(k.len(), 6);
     for (name, &ko) in &k {
         assert_eq!(
             crate::cp::names::kernel_name(&vm, ko).as_deref(),
+            Some(name.as_str())
+        );
+        // The function symbol at the code entry (what a PM4 dispatch
+        // knows of its kernel) has the kernel's name too.
+        let kd = rocjitsu_code::KernelDescriptor::from_bytes(
+            &vm.read_vec(ko, 64).unwrap().try_into().unwrap(),
+        );
+        let entry = ko.wrapping_add(kd.kernel_code_entry_byte_offset as u64);
+        assert_eq!(
+            crate::cp::names::entry_name(&vm, entry).as_deref(),
             Some(name.as_str())
         );
     }

@@ -3,6 +3,7 @@
 
 mod aql;
 mod fuzz;
+mod pm4;
 mod queues;
 mod sdma;
 
@@ -166,6 +167,13 @@ __kernel void poke(__global uint* p) {
 
 __kernel void spin(volatile __global uint* flag) {
     while (*flag == 0) {}
+}
+
+// For PM4 dispatches, which have no dispatch packet: workgroups of 64.
+__kernel void pm4_ids(__global uint* out, uint width) {
+    uint x = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
+    uint y = __builtin_amdgcn_workgroup_id_y();
+    out[y * width + x] = x * 7 + y * 1000 + 1;
 }
 "#;
 
