@@ -91,6 +91,9 @@ SUITES = {
         "binaries": ["rocfft-test"],
         "ci": [
             "rocfft-test:prime_3D/accuracy_test.vs_fftw/complex_forward_len_19_7_29_single_ip_batch_2_*",
+            # Load/store callbacks: the kernel calls device code of another
+            # code object (the test's callback functions).
+            "rocfft-test:callback/accuracy_test.vs_fftw/complex_forward_len_16_single_ip_batch_2_*_CB",
         ],
         # Every case compiles its kernels at run time (hiprtc); 3D and
         # large transforms take minutes.
@@ -98,10 +101,7 @@ SUITES = {
         # Its random cases' names depend on --seed: the same for listing
         # and running.
         "args": ["--seed", "{seed}"],
-        # No sample yet: cases with load/store callbacks (_CB) call device
-        # code in another code object, which the emulator does not follow
-        # (the full tier counts them failed).
-        "sample": 0,
+        "sample": 1,
     },
     "hipfft": {
         "package": "libhipfft0-tests",
