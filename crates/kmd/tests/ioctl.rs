@@ -25,6 +25,20 @@ fn driver() -> (SimulatedDriver, u32) {
 
 const KFD: DeviceFile = DeviceFile::Kfd;
 
+/// WAIT_EVENTS on one signal event whose last seen age is `age` (0: none):
+/// the wait result (0 complete, 1 timeout) and the age KFD wrote back.
+fn wait_event(d: &SimulatedDriver, id: u32, age: u64, timeout_ms: u32) -> (u32, u64) {
+    let mut list = vec![0u8; 48];
+    put64(&mut list, 0, age);
+    put32(&mut list, 40, id);
+    let mut w = [0u8; 24];
+    put64(&mut w, 0, list.as_ptr() as u64);
+    put32(&mut w, 8, 1);
+    put32(&mut w, 16, timeout_ms);
+    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
+    (get32(&w, 20), get64(&list, 0))
+}
+
 #[test]
 fn version_apertures_and_unknown_requests() {
     let (d, gpu_id) = driver();
@@ -114,20 +128,11 @@ fn events_and_queue_arguments() {
     d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
     let id = get32(&e, 24);
     // WAIT_EVENTS with a zero timeout: not signalled yet.
-    let mut list = vec![0u8; 48];
-    put32(&mut list, 40, id);
-    let mut w = [0u8; 24];
-    put64(&mut w, 0, list.as_ptr() as u64);
-    put32(&mut w, 8, 1);
-    put32(&mut w, 16, 0);
-    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
-    assert_eq!(get32(&w, 20), 1, "timeout");
+    assert_eq!(wait_event(&d, id, 0, 0).0, 1, "timeout");
     let mut s = [0u8; 8];
     put32(&mut s, 0, id);
     d.ioctl(KFD, iow(0x0a, 8), &mut s).unwrap();
-    put32(&mut w, 16, 1000);
-    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
-    assert_eq!(get32(&w, 20), 0, "complete");
+    assert_eq!(wait_event(&d, id, 0, 1000).0, 0, "complete");
     put32(&mut s, 0, id + 77);
     assert_eq!(d.ioctl(KFD, iow(0x0a, 8), &mut s), Err(Errno::EINVAL));
 
@@ -232,17 +237,7 @@ fn wait_events_honours_event_ages() {
     put32(&mut e, 16, 1);
     d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
     let id = get32(&e, 24);
-    let wait = |age: u64, timeout: u32| {
-        let mut list = vec![0u8; 48];
-        put64(&mut list, 0, age);
-        put32(&mut list, 40, id);
-        let mut w = [0u8; 24];
-        put64(&mut w, 0, list.as_ptr() as u64);
-        put32(&mut w, 8, 1);
-        put32(&mut w, 16, timeout);
-        d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
-        (get32(&w, 20), get64(&list, 0))
-    };
+    let wait = |age: u64, timeout: u32| wait_event(&d, id, age, timeout);
     // Age 1 at creation: nothing fired yet.
     assert_eq!(wait(1, 0), (1, 1));
     let mut s = [0u8; 8];
@@ -427,14 +422,7 @@ fn a_pm4_compute_queue_runs_packets_and_raises_its_event() {
         std::ptr::write_volatile(doorbell as *mut u64, n);
     }
 
-    let mut list = vec![0u8; 48];
-    put32(&mut list, 40, id);
-    let mut w = [0u8; 24];
-    put64(&mut w, 0, list.as_ptr() as u64);
-    put32(&mut w, 8, 1);
-    put32(&mut w, 16, 10_000);
-    d.ioctl(KFD, iowr(0x0c, 24), &mut w).unwrap();
-    assert_eq!(get32(&w, 20), 0, "WAIT_EVENTS completes");
+    assert_eq!(wait_event(&d, id, 0, 10_000).0, 0, "WAIT_EVENTS completes");
     assert_eq!((rd32(out), rd32(out + 4)), (0xabcd, 0x1234));
     // KFD resets the slot of the event it set; the read pointer (a 32-bit
     // ring dword offset) has passed both packets.

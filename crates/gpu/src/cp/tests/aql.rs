@@ -3,23 +3,6 @@
 
 use super::*;
 
-const SENTINEL: u32 = 0xdead_beef;
-
-fn buffer(vm: &Vm, words: u64) -> u64 {
-    let b = vm.alloc(4 * words, Perms::RW);
-    let fill: Vec<u8> = (0..words).flat_map(|_| SENTINEL.to_le_bytes()).collect();
-    vm.fill(b, &fill).unwrap();
-    b
-}
-
-fn words(vm: &Vm, b: u64, n: u64) -> Vec<u32> {
-    vm.read_vec(b, 4 * n)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 #[test]
 fn dispatch_runs_and_completes_its_signal_with_an_event() {
     let (vm, host, cp) = setup(None);

@@ -113,6 +113,27 @@ pub fn wait_until(secs: f64, mut f: impl FnMut() -> bool) -> bool {
     f()
 }
 
+/// What [`buffer`] fills its words with: a word still holding it was not
+/// written.
+pub const SENTINEL: u32 = 0xdead_beef;
+
+/// A buffer of `words` dwords, each [`SENTINEL`].
+pub fn buffer(vm: &Vm, words: u64) -> u64 {
+    let b = vm.alloc(4 * words, Perms::RW);
+    let fill: Vec<u8> = (0..words).flat_map(|_| SENTINEL.to_le_bytes()).collect();
+    vm.fill(b, &fill).unwrap();
+    b
+}
+
+/// The first `n` dwords at `b`.
+pub fn words(vm: &Vm, b: u64, n: u64) -> Vec<u32> {
+    vm.read_vec(b, 4 * n)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 pub fn rd64(vm: &Vm, a: u64) -> u64 {
     u64::from_le_bytes(vm.read_vec(a, 8).unwrap().try_into().unwrap())
 }

@@ -133,23 +133,6 @@ fn ib(vm: &Vm, pkts: &[Vec<u32>]) -> (u64, u32) {
     (a, words.len() as u32)
 }
 
-const SENTINEL: u32 = 0xdead_beef;
-
-fn buffer(vm: &Vm, words: u64) -> u64 {
-    let b = vm.alloc(4 * words, Perms::RW);
-    let fill: Vec<u8> = (0..words).flat_map(|_| SENTINEL.to_le_bytes()).collect();
-    vm.fill(b, &fill).unwrap();
-    b
-}
-
-fn words(vm: &Vm, b: u64, n: u64) -> Vec<u32> {
-    vm.read_vec(b, 4 * n)
-        .unwrap()
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 fn fault_report(host: &TestHost, n: usize) -> GpuFault {
     assert!(
         wait_until(10.0, || host.faults().len() >= n),
