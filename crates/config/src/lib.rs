@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod env;
+pub mod ip;
 pub mod target;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

@@ -613,6 +613,24 @@ pub mod drm {
     pub const INFO_READ_MMR_REG: u32 = 0x15;
     pub const INFO_DEV_INFO: u32 = 0x16;
     pub const INFO_MEMORY: u32 = 0x19;
+    pub const INFO_VIDEO_CAPS: u32 = 0x21;
+    /// `AMDGPU_HW_IP_*`.
+    pub const HW_IP_GFX: u32 = 0;
+    pub const HW_IP_COMPUTE: u32 = 1;
+    pub const HW_IP_DMA: u32 = 2;
+    /// `AMDGPU_HW_IP_NUM`: UVD (3) to VPE (9) are video engines.
+    pub const HW_IP_NUM: u32 = 10;
+    /// `AMDGPU_HW_IP_INSTANCE_MAX_COUNT`.
+    pub const HW_IP_INSTANCE_MAX_COUNT: u32 = 1;
+    /// `AMDGPU_INFO_FW_*` (0x09 is not one).
+    pub const FW_GFX_MEC: u32 = 0x08;
+    pub const FW_SDMA: u32 = 0x0b;
+    pub const FW_TA: u32 = 0x13;
+    /// The last `AMDGPU_INFO_FW_*` (`FW_VPE`).
+    pub const FW_LAST: u32 = 0x1c;
+    /// Size of `struct drm_amdgpu_info_hw_ip` with `userq_num_slots`
+    /// (Linux 6.16, the ROCm 7 headers); older headers end at 32.
+    pub const HW_IP_INFO_SIZE: usize = 40;
     /// Size of `struct drm_amdgpu_info_device` in libdrm 2.4.114.
     pub const DEV_INFO_SIZE: usize = 368;
     /// `AMDGPU_FAMILY_AI` (GFX9).
@@ -645,8 +663,45 @@ pub mod drm {
             RETURN_SIZE: u32 = 8;
             QUERY: u32 = 12;
             HW_IP_TYPE("query_hw_ip.type"): u32 = 16;
+            HW_IP_INSTANCE("query_hw_ip.ip_instance"): u32 = 20;
             MMR_DWORD_OFFSET("read_mmr_reg.dword_offset"): u32 = 16;
             MMR_COUNT("read_mmr_reg.count"): u32 = 20;
+            FW_TYPE("query_fw.fw_type"): u32 = 16;
+            FW_IP_INSTANCE("query_fw.ip_instance"): u32 = 20;
+            FW_INDEX("query_fw.index"): u32 = 24;
+            VIDEO_CAP_TYPE("video_cap.type"): u32 = 16;
+        }
+        /// `AMDGPU_INFO_HW_IP_INFO`'s answer (the driver writes
+        /// [`HW_IP_INFO_SIZE`] bytes; `userq_num_slots`, at 32, stays 0).
+        Drm info_hw_ip = "drm_amdgpu_info_hw_ip" {
+            HW_IP_VERSION_MAJOR: u32 = 0;
+            HW_IP_VERSION_MINOR: u32 = 4;
+            CAPABILITIES_FLAGS: u64 = 8;
+            IB_START_ALIGNMENT: u32 = 16;
+            IB_SIZE_ALIGNMENT: u32 = 20;
+            AVAILABLE_RINGS: u32 = 24;
+            /// Bits 23:16 major, 15:8 minor, 7:0 revision.
+            IP_DISCOVERY_VERSION: u32 = 28;
+        }
+        /// `AMDGPU_INFO_FW_VERSION`'s answer.
+        Drm info_firmware = "drm_amdgpu_info_firmware" size 8 {
+            VER: u32 = 0;
+            FEATURE: u32 = 4;
+        }
+        /// `AMDGPU_INFO_MEMORY`'s answer: three `drm_amdgpu_heap_info`.
+        Drm memory_info = "drm_amdgpu_memory_info" size 96 {
+            VRAM_TOTAL_HEAP_SIZE("vram.total_heap_size"): u64 = 0;
+            VRAM_USABLE_HEAP_SIZE("vram.usable_heap_size"): u64 = 8;
+            VRAM_HEAP_USAGE("vram.heap_usage"): u64 = 16;
+            VRAM_MAX_ALLOCATION("vram.max_allocation"): u64 = 24;
+            CPU_VRAM_TOTAL_HEAP_SIZE("cpu_accessible_vram.total_heap_size"): u64 = 32;
+            CPU_VRAM_USABLE_HEAP_SIZE("cpu_accessible_vram.usable_heap_size"): u64 = 40;
+            CPU_VRAM_HEAP_USAGE("cpu_accessible_vram.heap_usage"): u64 = 48;
+            CPU_VRAM_MAX_ALLOCATION("cpu_accessible_vram.max_allocation"): u64 = 56;
+            GTT_TOTAL_HEAP_SIZE("gtt.total_heap_size"): u64 = 64;
+            GTT_USABLE_HEAP_SIZE("gtt.usable_heap_size"): u64 = 72;
+            GTT_HEAP_USAGE("gtt.heap_usage"): u64 = 80;
+            GTT_MAX_ALLOCATION("gtt.max_allocation"): u64 = 88;
         }
         /// `AMDGPU_INFO_VRAM_GTT`'s answer.
         Drm info_vram_gtt = "drm_amdgpu_info_vram_gtt" size 24 {

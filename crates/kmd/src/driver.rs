@@ -1024,7 +1024,14 @@ impl SimulatedDriver {
         let r = match dev {
             DeviceFile::Kfd => self.kfd_ioctl(nr, &mut a, mem),
             DeviceFile::Render { gpu, .. } => {
-                drm::ioctl(&self.device.opts.config.gpus[gpu], nr, &mut a, mem)
+                let vram_used = self.device.vram_used(gpu);
+                drm::ioctl(
+                    &self.device.opts.config.gpus[gpu],
+                    vram_used,
+                    nr,
+                    &mut a,
+                    mem,
+                )
             }
         };
         match &r {

@@ -1,11 +1,16 @@
 //! The amdgpu DRM answers libdrm needs on the render node: the driver
 //! version and the `AMDGPU_INFO` queries ROCr's libdrm_amdgpu issues
-//! (ACCEL_WORKING, DEV_INFO, READ_MMR_REG of GB_ADDR_CONFIG, HW_IP_COUNT).
+//! (ACCEL_WORKING, DEV_INFO, READ_MMR_REG of GB_ADDR_CONFIG, HW_IP_COUNT)
+//! and those runtimes that drive KFD themselves read (tinygrad):
+//! HW_IP_INFO, FW_VERSION, MEMORY. Each follows `amdgpu_info_ioctl`
+//! (amdgpu_kms.c), errnos included; the emulated GPUs have no video
+//! engines, so the video queries get what amdgpu gives a GPU without them.
 
 use crate::Errno;
 use crate::abi::{Args, drm, put};
 use crate::user::UserMemory;
 use rocjitsu_config::GpuSpec;
+use rocjitsu_config::ip::{self, IpVersion};
 
 /// `GB_ADDR_CONFIG` with a 256-byte pipe interleave, which the image
 /// address library requires on GFX9.
@@ -29,7 +34,15 @@ fn copy_field(mem: &dyn UserMemory, ptr: u64, len: u64, s: &str) -> Result<u64, 
     Ok(s.len() as u64)
 }
 
-pub fn ioctl(spec: &GpuSpec, nr: u8, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
+/// A render-node ioctl on GPU `spec`, of which `vram_used` bytes are
+/// allocated (by every process).
+pub fn ioctl(
+    spec: &GpuSpec,
+    vram_used: u64,
+    nr: u8,
+    a: &mut Args,
+    mem: &dyn UserMemory,
+) -> Result<i32, Errno> {
     match nr {
         drm::VERSION => {
             use drm::version as v;
@@ -53,12 +66,12 @@ pub fn ioctl(spec: &GpuSpec, nr: u8, a: &mut Args, mem: &dyn UserMemory) -> Resu
             a.set(drm::get_cap::VALUE, 0);
             Ok(0)
         }
-        drm::AMDGPU_INFO => info(spec, a, mem),
+        drm::AMDGPU_INFO => info(spec, vram_used, a, mem),
         _ => Err(Errno::EINVAL),
     }
 }
 
-fn info(spec: &GpuSpec, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
+fn info(spec: &GpuSpec, vram_used: u64, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno> {
     use drm::info as i;
     let out = a.get(i::RETURN_POINTER);
     let size = a.get(i::RETURN_SIZE) as usize;
@@ -104,11 +117,148 @@ fn info(spec: &GpuSpec, a: &mut Args, mem: &dyn UserMemory) -> Result<i32, Errno
             put(&mut v, m::GTT_SIZE, GTT_BYTES);
             v
         }
+        drm::INFO_HW_IP_INFO => hw_ip_info(spec, a.get(i::HW_IP_TYPE), a.get(i::HW_IP_INSTANCE))?,
+        drm::INFO_FW_VERSION => {
+            // "We only support one instance of each IP block right now."
+            if a.get(i::FW_IP_INSTANCE) != 0 {
+                return Err(Errno::EINVAL);
+            }
+            firmware(spec, a.get(i::FW_TYPE), a.get(i::FW_INDEX))?
+        }
+        drm::INFO_MEMORY => memory(spec, vram_used),
+        // `query_video_codecs` finds no VCN, for either type, and any
+        // other type is refused too: EINVAL.
+        drm::INFO_VIDEO_CAPS => return Err(Errno::EINVAL),
         _ => return Err(Errno::EINVAL),
     };
     let n = reply.len().min(size);
     mem.write(out, &reply[..n])?;
     Ok(0)
+}
+
+/// VRAM amdgpu keeps for page tables (`AMDGPU_VM_RESERVED_VRAM`,
+/// amdgpu_vm.h): not usable by allocations.
+const VM_RESERVED_VRAM: u64 = 8 << 20;
+
+/// Compute rings the kernel sets up per GPU (`amdgpu_num_kcq`'s default,
+/// 8), of which a context gets at most `amdgpu_ctx_num_entities`: 4 for
+/// COMPUTE, 2 for DMA, 1 for GFX.
+const KERNEL_COMPUTE_RINGS: u32 = 8;
+
+/// The amdgpu IP block (driver) that runs GC version `gc`, as
+/// `amdgpu_discovery_set_gc_ip_blocks` picks it, by its version:
+/// `gfx_v9_0_ip_block` (9.0) up to GC 9.4.2, `gfx_v9_4_3_ip_block` (9.4)
+/// for GC 9.4.3, 9.4.4 and 9.5.0.
+fn gfx_block(gc: IpVersion) -> (u32, u32) {
+    if gc >= (9, 4, 3) { (9, 4) } else { (9, 0) }
+}
+
+/// The SDMA IP block (`amdgpu_discovery_set_sdma_ip_blocks`):
+/// `sdma_v4_0_ip_block` (4.0) up to SDMA 4.4.0, `sdma_v4_4_2_ip_block`
+/// (4.4) for 4.4.2, 4.4.4 and 4.4.5. Where the SDMA version is not known
+/// (MI350), the GC version tells: sdma_v4_4_2.c serves the GC 9.4.3 family,
+/// GC 9.5.0 included (its queue-reset switch names it).
+fn sdma_block(sdma: Option<IpVersion>, gc: IpVersion) -> (u32, u32) {
+    match sdma {
+        Some(v) if v >= (4, 4, 2) => (4, 4),
+        Some(_) => (4, 0),
+        None if gc >= (9, 4, 3) => (4, 4),
+        None => (4, 0),
+    }
+}
+
+/// `IP_VERSION_MAJ_MIN_REV`: bits 23:16 major, 15:8 minor, 7:0 revision.
+fn packed(v: IpVersion) -> u32 {
+    u32::from(v.0) << 16 | u32::from(v.1) << 8 | u32::from(v.2)
+}
+
+/// `AMDGPU_INFO_HW_IP_INFO` (`amdgpu_hw_ip_info`).
+fn hw_ip_info(g: &GpuSpec, ty: u32, instance: u32) -> Result<Vec<u8>, Errno> {
+    use drm::info_hw_ip as h;
+    if instance >= drm::HW_IP_INSTANCE_MAX_COUNT || ty >= drm::HW_IP_NUM {
+        return Err(Errno::EINVAL);
+    }
+    let mut v = vec![0u8; drm::HW_IP_INFO_SIZE];
+    let gc = ip::version_of(g, ip::hw_id::GC).unwrap_or_default();
+    let (block, rings, (start, size), discovery) = match ty {
+        // GFX and COMPUTE are the same block; these GPUs have no GFX rings.
+        drm::HW_IP_GFX | drm::HW_IP_COMPUTE => {
+            let rings = if ty == drm::HW_IP_GFX {
+                0
+            } else {
+                KERNEL_COMPUTE_RINGS.min(4)
+            };
+            (gfx_block(gc), rings, (32, 32), Some(gc))
+        }
+        drm::HW_IP_DMA => {
+            let sdma = ip::version_of(g, ip::hw_id::SDMA0);
+            let engines = g.queues.sdma_engines + g.queues.sdma_xgmi_engines;
+            (sdma_block(sdma, gc), engines.min(2), (256, 4), sdma)
+        }
+        // No such engine: amdgpu finds no block and answers zeros.
+        _ => return Ok(v),
+    };
+    put(&mut v, h::HW_IP_VERSION_MAJOR, block.0);
+    put(&mut v, h::HW_IP_VERSION_MINOR, block.1);
+    put(&mut v, h::CAPABILITIES_FLAGS, 0);
+    put(&mut v, h::IB_START_ALIGNMENT, start);
+    put(&mut v, h::IB_SIZE_ALIGNMENT, size);
+    put(&mut v, h::AVAILABLE_RINGS, (1u32 << rings) - 1);
+    // 0 where the version is not known (MI350's SDMA).
+    put(&mut v, h::IP_DISCOVERY_VERSION, discovery.map_or(0, packed));
+    Ok(v)
+}
+
+/// `AMDGPU_INFO_FW_VERSION` (`amdgpu_firmware_info`): the MEC and SDMA
+/// versions the configuration gives (KFD's `fw_version`, `sdma_fw_version`,
+/// which amdgpu takes from the same fields); every other firmware the GPU
+/// has reports version 0 (not modelled), with no feature versions.
+fn firmware(g: &GpuSpec, fw_type: u32, index: u32) -> Result<Vec<u8>, Errno> {
+    use drm::info_firmware as f;
+    let engines = g.queues.sdma_engines + g.queues.sdma_xgmi_engines;
+    let ver = match fw_type {
+        drm::FW_GFX_MEC => match index {
+            0 => g.kfd.fw_version,
+            // MEC2: not in the configuration.
+            1 => 0,
+            _ => return Err(Errno::EINVAL),
+        },
+        drm::FW_SDMA if index < engines => g.kfd.sdma_fw_version,
+        drm::FW_SDMA => return Err(Errno::EINVAL),
+        // TA_FW_TYPE_PSP_XGMI (2) to TA_FW_TYPE_PSP_SECUREDISPLAY (7).
+        drm::FW_TA if (2..=7).contains(&index) => 0,
+        drm::FW_TA => return Err(Errno::EINVAL),
+        0x01..=0x07 | 0x0a..=drm::FW_LAST => 0,
+        _ => return Err(Errno::EINVAL),
+    };
+    let mut v = vec![0u8; f::SIZE];
+    put(&mut v, f::VER, ver);
+    put(&mut v, f::FEATURE, 0);
+    Ok(v)
+}
+
+/// `AMDGPU_INFO_MEMORY`: VRAM less what page tables keep, all of it
+/// CPU-visible (as `INFO_VRAM_GTT` reports), in use as the device's VRAM
+/// pool says; GTT as `INFO_VRAM_GTT` gives it (its use is not tracked).
+/// The largest allocation is 3/4 of a heap, as amdgpu computes it.
+fn memory(g: &GpuSpec, vram_used: u64) -> Vec<u8> {
+    use drm::memory_info as m;
+    let mut v = vec![0u8; m::SIZE];
+    let total = g.memory.size_bytes;
+    let usable = total.saturating_sub(VM_RESERVED_VRAM);
+    put(&mut v, m::VRAM_TOTAL_HEAP_SIZE, total);
+    put(&mut v, m::VRAM_USABLE_HEAP_SIZE, usable);
+    put(&mut v, m::VRAM_HEAP_USAGE, vram_used);
+    put(&mut v, m::VRAM_MAX_ALLOCATION, usable * 3 / 4);
+    put(&mut v, m::CPU_VRAM_TOTAL_HEAP_SIZE, total);
+    put(&mut v, m::CPU_VRAM_USABLE_HEAP_SIZE, usable);
+    put(&mut v, m::CPU_VRAM_HEAP_USAGE, vram_used);
+    put(&mut v, m::CPU_VRAM_MAX_ALLOCATION, usable * 3 / 4);
+    put(&mut v, m::GTT_TOTAL_HEAP_SIZE, GTT_BYTES);
+    put(&mut v, m::GTT_USABLE_HEAP_SIZE, GTT_BYTES);
+    put(&mut v, m::GTT_HEAP_USAGE, 0);
+    put(&mut v, m::GTT_MAX_ALLOCATION, GTT_BYTES * 3 / 4);
+    v
 }
 
 /// `struct drm_amdgpu_info_device` (libdrm 2.4.114 layout; newer libdrm
@@ -177,7 +327,7 @@ mod tests {
         let mut a = Args::new(&[0; 64], 64);
         a.set(v::NAME_LEN, 16);
         a.set(v::NAME, name.as_mut_ptr() as u64);
-        ioctl(g, drm::VERSION, &mut a, &crate::user::Local).unwrap();
+        ioctl(g, 0, drm::VERSION, &mut a, &crate::user::Local).unwrap();
         assert_eq!(a.get(v::VERSION_MAJOR), 3);
         assert_eq!(a.get(v::NAME_LEN), 6);
         assert_eq!(&name[..6], b"amdgpu");
@@ -187,7 +337,7 @@ mod tests {
         a.set(i::RETURN_POINTER, dev.as_mut_ptr() as u64);
         a.set(i::RETURN_SIZE, dev.len() as u32);
         a.set(i::QUERY, drm::INFO_DEV_INFO);
-        ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
+        ioctl(g, 0, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
         assert_eq!(get(&dev, drm::info_device::DEVICE_ID), 0x740f);
         assert_eq!(get(&dev, drm::info_device::CU_ACTIVE_NUMBER), 104);
 
@@ -198,7 +348,7 @@ mod tests {
         a.set(i::QUERY, drm::INFO_READ_MMR_REG);
         a.set(i::MMR_DWORD_OFFSET, drm::GB_ADDR_CONFIG_REG);
         a.set(i::MMR_COUNT, 1);
-        ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
+        ioctl(g, 0, drm::AMDGPU_INFO, &mut a, &crate::user::Local).unwrap();
         assert_eq!(u32::from_le_bytes(reg), GB_ADDR_CONFIG);
 
         // A register range that runs past the 32-bit register space.
@@ -210,18 +360,18 @@ mod tests {
         a.set(i::MMR_DWORD_OFFSET, u32::MAX);
         a.set(i::MMR_COUNT, 2);
         assert_eq!(
-            ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local),
+            ioctl(g, 0, drm::AMDGPU_INFO, &mut a, &crate::user::Local),
             Err(Errno::EINVAL)
         );
 
         let mut a = Args::new(&[0; 32], 32);
         a.set(i::QUERY, drm::INFO_DEV_INFO);
         assert_eq!(
-            ioctl(g, drm::AMDGPU_INFO, &mut a, &crate::user::Local),
+            ioctl(g, 0, drm::AMDGPU_INFO, &mut a, &crate::user::Local),
             Err(Errno::EINVAL)
         );
         assert_eq!(
-            ioctl(g, 0x44, &mut a, &crate::user::Local),
+            ioctl(g, 0, 0x44, &mut a, &crate::user::Local),
             Err(Errno::EINVAL)
         );
     }

@@ -558,7 +558,8 @@ impl GuestKfd {
         }
         let nr = abi::ioc_nr(request);
         let mut a = Args::new(arg, arg.len().max(64));
-        let r = drm::ioctl(&self.guest, nr, &mut a, &user::Local);
+        // The guest's memory is the host GPU's, whose use is not seen here.
+        let r = drm::ioctl(&self.guest, 0, nr, &mut a, &user::Local);
         match &r {
             Ok(_) => tracing::debug!(
                 "guest drm ioctl {} (0x{request:x}) -> 0",

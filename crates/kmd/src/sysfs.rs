@@ -6,7 +6,9 @@
 //! the CPU, nodes 1.. the GPUs in config order, each with `gpu_id`, `name`,
 //! `properties`, `mem_banks/K/properties`, `caches/K/properties` and
 //! `io_links/K/properties`. Besides the topology: `/sys/module/amdgpu`
-//! (`initstate`) and `/sys/dev/char/226:<minor>` for each render node.
+//! (`initstate`), `/sys/dev/char/226:<minor>` for each render node (its
+//! `device` the PCI device, with amdgpu's `ip_discovery` tree) and
+//! `/sys/class/drm/renderD<minor>` (`dev`, and `device` linking to it).
 //!
 //! The tree is written once per distinct content into
 //! `$ROCJITSU_RUNTIME_DIR` (default `/tmp/rocjitsu-<uid>`) under a name that
@@ -506,9 +508,16 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
                 g.pci.location_id & 7
             )),
         );
+        ip_discovery(&mut f, g, &format!("{dev}/ip_discovery"));
         f.insert(
             format!("class/drm/renderD{minor}/dev"),
             Entry::File(format!("226:{minor}\n")),
+        );
+        // The render node's device is the PCI device, as in sysfs (where
+        // both names lead to the same directory).
+        f.insert(
+            format!("class/drm/renderD{minor}/device"),
+            Entry::Link(format!("../../../{dev}")),
         );
     }
     f.insert("amdgpu.ids".into(), Entry::File(amdgpu_ids(config)));
@@ -518,6 +527,43 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
     );
     f.insert("module/amdgpu/parameters".into(), Entry::Dir);
     f
+}
+
+/// amdgpu's IP discovery tree (`amdgpu_discovery_sysfs_init` in
+/// amdgpu_discovery.c): `die/<die>/` holds `num_ips`, a directory per
+/// `hw_id` number and a link named after it ("GC" -> "11"), and in that a
+/// directory per instance number with the `ip_hw_instance` attributes
+/// `hw_id`, `num_instance`, `major`, `minor`, `revision` and `harvest`
+/// (`0x%01X`). Everything is on die 0 (tinygrad reads `die/0`). The
+/// register apertures (`num_base_addresses`, `base_addr`) are left out: the
+/// emulated GPU has no MMIO registers to point at.
+fn ip_discovery(f: &mut BTreeMap<String, Entry>, g: &GpuSpec, dir: &str) {
+    let die = format!("{dir}/die/0");
+    let blocks = rocjitsu_config::ip::ip_blocks(g);
+    let num_ips: u32 = blocks.iter().map(|b| b.instances).sum();
+    f.insert(
+        format!("{die}/num_ips"),
+        Entry::File(format!("{num_ips}\n")),
+    );
+    for b in &blocks {
+        let id = b.hw_id;
+        f.insert(format!("{die}/{}", b.name), Entry::Link(id.to_string()));
+        let (major, minor, revision) = b.version;
+        for i in 0..b.instances {
+            let inst = format!("{die}/{id}/{i}");
+            for (name, value) in [
+                ("hw_id", id.to_string()),
+                ("num_instance", i.to_string()),
+                ("major", major.to_string()),
+                ("minor", minor.to_string()),
+                ("revision", revision.to_string()),
+                // Nothing is harvested.
+                ("harvest", "0x0".to_string()),
+            ] {
+                f.insert(format!("{inst}/{name}"), Entry::File(format!("{value}\n")));
+            }
+        }
+    }
 }
 
 /// libdrm's marketing-name table: the host's, with an entry for each
@@ -737,5 +783,116 @@ mod tests {
         assert!(!is_redirected(b"/sys/class/kfdx"));
         assert!(is_redirected(b"/sys/class/kfd/kfd/topology"));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// One IP block as a test expects it: name, hw_id, version, instances.
+    type Ip = (&'static str, u16, (u8, u8, u8), u32);
+
+    fn check_ip_discovery(target: Target, want: &[Ip], absent: &[u16]) {
+        let dir = std::env::temp_dir().join(format!(
+            "rocjitsu-sysfs-ipd-{}-{}",
+            target.name(),
+            std::process::id()
+        ));
+        let cfg = GpuConfig::builtin(target);
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let base = "/sys/class/drm/renderD128/device/ip_discovery/die/0";
+        let path = |rest: &str| t.redirect(&format!("{base}/{rest}")).unwrap();
+        let read = |rest: &str| {
+            std::fs::read_to_string(path(rest)).unwrap_or_else(|e| panic!("{target}: {rest}: {e}"))
+        };
+        // What tinygrad lists: the numeric entries of die/0.
+        let mut ids: Vec<u16> = std::fs::read_dir(path(""))
+            .unwrap()
+            .filter_map(|e| e.unwrap().file_name().to_str()?.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        let mut want_ids: Vec<u16> = want.iter().map(|w| w.1).collect();
+        want_ids.sort_unstable();
+        assert_eq!(ids, want_ids, "{target}");
+        for &(name, id, (major, minor, rev), instances) in want {
+            for i in 0..instances {
+                // By number and through the name link alike.
+                for block in [id.to_string(), name.to_string()] {
+                    let at = |f: &str| read(&format!("{block}/{i}/{f}"));
+                    assert_eq!(at("hw_id"), format!("{id}\n"), "{target} {name}");
+                    assert_eq!(at("num_instance"), format!("{i}\n"));
+                    assert_eq!(at("major"), format!("{major}\n"), "{target} {name}");
+                    assert_eq!(at("minor"), format!("{minor}\n"), "{target} {name}");
+                    assert_eq!(at("revision"), format!("{rev}\n"), "{target} {name}");
+                    assert_eq!(at("harvest"), "0x0\n");
+                }
+            }
+            assert!(
+                !path(&format!("{id}/{instances}")).exists(),
+                "{target} {name}"
+            );
+        }
+        for id in absent {
+            assert!(!path(&id.to_string()).exists(), "{target}: hw_id {id}");
+        }
+        let total: u32 = want.iter().map(|w| w.3).sum();
+        let listed: u32 = read("num_ips").trim().parse().unwrap();
+        assert_eq!(listed, total, "{target}");
+        // The render node's device is the PCI device.
+        let pci = t
+            .redirect("/sys/class/drm/renderD128/device/vendor")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(pci).unwrap(), "0x1002\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// No video engines are listed (UVD/VCN 12, VCE 32).
+    const VIDEO: [u16; 2] = [12, 32];
+
+    #[test]
+    fn ip_discovery_mi210() {
+        check_ip_discovery(
+            Target::Gfx90a,
+            &[
+                ("MP1", 1, (13, 0, 2), 1),
+                ("GC", 11, (9, 4, 2), 1),
+                ("MMHUB", 34, (9, 4, 2), 1),
+                ("OSSSYS", 40, (4, 4, 0), 1),
+                ("SDMA0", 42, (4, 4, 0), 5),
+                ("NBIF", 108, (7, 4, 4), 1),
+                ("MP0", 255, (13, 0, 2), 1),
+                ("THM", 3, (13, 0, 2), 1),
+                ("SMUIO", 4, (13, 0, 2), 1),
+                ("ATHUB", 35, (9, 4, 2), 1),
+                ("HDP", 41, (4, 4, 0), 1),
+                ("DF", 46, (3, 6, 2), 1),
+                ("UMC", 150, (6, 7, 0), 1),
+            ],
+            &VIDEO,
+        );
+    }
+
+    #[test]
+    fn ip_discovery_mi300x() {
+        check_ip_discovery(
+            Target::Gfx942,
+            &[
+                ("MP1", 1, (13, 0, 6), 1),
+                ("GC", 11, (9, 4, 3), 8),
+                ("MMHUB", 34, (1, 8, 0), 1),
+                ("ATHUB", 35, (1, 8, 0), 1),
+                ("OSSSYS", 40, (4, 4, 2), 1),
+                ("SDMA0", 42, (4, 4, 2), 16),
+                ("NBIF", 108, (7, 9, 0), 1),
+                ("MP0", 255, (13, 0, 6), 1),
+            ],
+            &VIDEO,
+        );
+    }
+
+    #[test]
+    fn ip_discovery_mi355x() {
+        // Only GC's version is known for MI350; SDMA and NBIO are absent.
+        check_ip_discovery(
+            Target::Gfx950,
+            &[("GC", 11, (9, 5, 0), 8)],
+            &[12, 32, 42, 108],
+        );
     }
 }
