@@ -76,6 +76,7 @@ fn info(spec: &GpuSpec, vram_used: u64, a: &mut Args, mem: &dyn UserMemory) -> R
     let out = a.get(i::RETURN_POINTER);
     let size = a.get(i::RETURN_SIZE) as usize;
     let query = a.get(i::QUERY);
+    tracing::debug!("AMDGPU_INFO query 0x{query:02x}");
     if out == 0 || size == 0 {
         return Err(Errno::EINVAL);
     }
