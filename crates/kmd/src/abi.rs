@@ -326,6 +326,11 @@ pub mod kfd {
     pub const EVENT_MEMORY: u32 = 8;
     /// Signal events live in the event page, one 64-bit slot each.
     pub const SIGNAL_EVENT_LIMIT: u32 = 4096;
+    /// `KFD_HW_EXCEPTION_WHOLE_GPU_RESET`, `KFD_HW_EXCEPTION_GPU_HANG`.
+    pub const HW_EXCEPTION_WHOLE_GPU_RESET: u32 = 0;
+    pub const HW_EXCEPTION_GPU_HANG: u32 = 0;
+    /// `KFD_MEM_ERR_GPU_HANG`.
+    pub const MEM_ERR_GPU_HANG: u32 = 3;
     pub const WAIT_COMPLETE: u32 = 0;
     pub const WAIT_TIMEOUT: u32 = 1;
 
@@ -456,9 +461,18 @@ pub mod kfd {
             GPU_ID: u32 = 24;
             ERROR_TYPE("ErrorType"): u32 = 28;
         }
+        /// A GPU reset's data, in a hardware-exception event's entry.
+        Kfd hw_exception_data = "kfd_hsa_hw_exception_data" size 16 {
+            RESET_TYPE: u32 = 0;
+            RESET_CAUSE: u32 = 4;
+            MEMORY_LOST: u32 = 8;
+            GPU_ID: u32 = 12;
+        }
         /// One entry of the `WAIT_EVENTS` array.
         Kfd event_data = "kfd_event_data" size 48 {
             MEMORY_EXCEPTION_DATA: [u8; 32] = 0;
+            /// A hardware exception's data, sharing the union.
+            HW_EXCEPTION_DATA: [u8; 16] = 0;
             /// A signal event's age (KFD 1.14), sharing the union.
             LAST_EVENT_AGE("signal_event_data.last_event_age"): u64 = 0, since 14;
             KFD_EVENT_DATA_EXT: u64 = 32;

@@ -27,6 +27,7 @@ use rocjitsu_config::GpuConfig;
 use rocjitsu_rpc::unix::UnixTransport;
 use rocjitsu_rpc::wire::{self, Header, Hello, Ioctl, Mmap, Opcode, Welcome};
 use rocjitsu_rpc::{Message, Transport};
+use std::collections::HashMap;
 use std::os::fd::{IntoRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -89,6 +90,10 @@ pub struct RemoteDriver {
     lost: AtomicBool,
     /// Set once the process let go of the device (CLOSE sent).
     closing: AtomicBool,
+    /// The type of each event the process created (`CREATE_EVENT`), so
+    /// that once the daemon is lost a wait can report what a GPU reset
+    /// reports in each kind of event.
+    event_types: Mutex<HashMap<u32, u32>>,
 }
 
 fn proto_err(what: impl std::fmt::Display) -> String {
@@ -133,6 +138,7 @@ impl RemoteDriver {
             fds,
             lost: AtomicBool::new(false),
             closing: AtomicBool::new(false),
+            event_types: Mutex::new(HashMap::new()),
         })
     }
 
@@ -773,26 +779,87 @@ impl RemoteDriver {
         {
             return Err(Errno::ENODEV);
         }
-        use kfd::memory_exception_data as m;
         use kfd::wait_events as w;
-        let (ptr, n) = (
+        let (ptr, n, timeout_ms) = (
             abi::get(arg, w::EVENTS_PTR),
             abi::get(arg, w::NUM_EVENTS) as usize,
+            abi::get(arg, w::TIMEOUT),
         );
         let mut list = vec![0u8; n.min(kfd::SIGNAL_EVENT_LIMIT as usize) * kfd::event_data::SIZE];
         crate::user::read(ptr, &mut list)?;
         let gpu_id = crate::gpu_id_of(&self.config, 0);
-        for e in list.chunks_exact_mut(kfd::event_data::SIZE) {
-            let mut x = [0u8; m::SIZE];
-            abi::put(&mut x, m::IMPRECISE, 1);
-            abi::put(&mut x, m::GPU_ID, gpu_id);
-            abi::put(&mut x, m::ERROR_TYPE, 3); // GPU hang
-            abi::put(e, kfd::event_data::MEMORY_EXCEPTION_DATA, x);
+        let types = self.event_types.lock().unwrap_or_else(|e| e.into_inner());
+        if lost_gpu_events(&mut list, gpu_id, |id| types.get(&id).copied()) {
+            drop(types);
+            crate::user::write(ptr, &list)?;
+            abi::put(arg, w::WAIT_RESULT, kfd::WAIT_COMPLETE);
+        } else {
+            drop(types);
+            // Signal events only: a GPU that is gone never signals them.
+            // The wait times out (at most a second at a time, so that a
+            // waiter that never looks at exception events still wakes).
+            std::thread::sleep(std::time::Duration::from_millis(
+                timeout_ms.min(1000).into(),
+            ));
+            abi::put(arg, w::WAIT_RESULT, kfd::WAIT_TIMEOUT);
         }
-        crate::user::write(ptr, &list)?;
-        abi::put(arg, w::WAIT_RESULT, kfd::WAIT_COMPLETE);
         Ok(0)
     }
+
+    /// Notes the type of an event the daemon created, and forgets one it
+    /// destroyed.
+    fn track_event(&self, request: u64, arg: &[u8]) {
+        if abi::ioc_type(request) != abi::KFD_TYPE {
+            return;
+        }
+        let mut types = self.event_types.lock().unwrap_or_else(|e| e.into_inner());
+        match abi::ioc_nr(request) {
+            kfd::CREATE_EVENT if arg.len() >= kfd::create_event::SIZE => {
+                use kfd::create_event as c;
+                types.insert(abi::get(arg, c::EVENT_ID), abi::get(arg, c::EVENT_TYPE));
+            }
+            kfd::DESTROY_EVENT if arg.len() >= kfd::destroy_event::SIZE => {
+                types.remove(&abi::get(arg, kfd::destroy_event::EVENT_ID));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Fills the `WAIT_EVENTS` entries `list` as `kfd_signal_reset_event` and
+/// the wait's copy-out do after a whole-GPU reset caused by a hang, with the
+/// GPU's memory lost: a hardware-exception event gets the reset's data, a
+/// memory-exception event a GPU-hang memory error (imprecise, no address);
+/// signal events stay as they are. `type_of` gives an event's type by id.
+/// Returns whether any entry was an exception event (the wait completes).
+fn lost_gpu_events(list: &mut [u8], gpu_id: u32, type_of: impl Fn(u32) -> Option<u32>) -> bool {
+    use kfd::event_data as e;
+    let mut signalled = false;
+    for entry in list.chunks_exact_mut(e::SIZE) {
+        match type_of(abi::get(entry, e::EVENT_ID)) {
+            Some(kfd::EVENT_HW_EXCEPTION) => {
+                use kfd::hw_exception_data as h;
+                let mut x = [0u8; h::SIZE];
+                abi::put(&mut x, h::RESET_TYPE, kfd::HW_EXCEPTION_WHOLE_GPU_RESET);
+                abi::put(&mut x, h::RESET_CAUSE, kfd::HW_EXCEPTION_GPU_HANG);
+                abi::put(&mut x, h::MEMORY_LOST, 1);
+                abi::put(&mut x, h::GPU_ID, gpu_id);
+                abi::put(entry, e::HW_EXCEPTION_DATA, x);
+                signalled = true;
+            }
+            Some(kfd::EVENT_MEMORY) => {
+                use kfd::memory_exception_data as m;
+                let mut x = [0u8; m::SIZE];
+                abi::put(&mut x, m::IMPRECISE, 1);
+                abi::put(&mut x, m::GPU_ID, gpu_id);
+                abi::put(&mut x, m::ERROR_TYPE, kfd::MEM_ERR_GPU_HANG);
+                abi::put(entry, e::MEMORY_EXCEPTION_DATA, x);
+                signalled = true;
+            }
+            _ => {}
+        }
+    }
+    signalled
 }
 
 fn wire_device(dev: DeviceFile) -> wire::Device {
@@ -906,6 +973,7 @@ impl Driver for RemoteDriver {
             return Err(Errno::EIO);
         }
         arg.copy_from_slice(&out.arg);
+        self.track_event(request, arg);
         for (addr, data) in &out.buffers {
             crate::user::write(*addr, data)?;
         }
@@ -986,8 +1054,53 @@ impl Drop for RemoteDriver {
 
 #[cfg(test)]
 mod tests {
-    use super::{Scratch, copy_touched, data_extents, raw};
+    use super::{Scratch, copy_touched, data_extents, lost_gpu_events, raw};
+    use crate::abi::{self, kfd};
     use std::os::fd::AsRawFd;
+
+    /// After the daemon is lost, each kind of event gets what a GPU reset
+    /// gives it in the union of its entry, and signal events nothing.
+    #[test]
+    fn a_lost_gpu_reports_a_reset_per_event_type() {
+        use kfd::event_data as e;
+        let ids = [7u32, 8, 9, 10];
+        let mut list = vec![0u8; ids.len() * e::SIZE];
+        for (entry, id) in list.chunks_exact_mut(e::SIZE).zip(ids) {
+            abi::put(entry, e::EVENT_ID, id);
+            // A signal event's age, which must survive.
+            abi::put(entry, e::LAST_EVENT_AGE, 0x55u64);
+        }
+        let type_of = |id| match id {
+            7 => Some(kfd::EVENT_SIGNAL),
+            8 => Some(kfd::EVENT_HW_EXCEPTION),
+            9 => Some(kfd::EVENT_MEMORY),
+            _ => None,
+        };
+        assert!(lost_gpu_events(&mut list, 0x1234, type_of));
+        let entry = |i: usize| &list[i * e::SIZE..(i + 1) * e::SIZE];
+        let word =
+            |i: usize, at: usize| u32::from_le_bytes(entry(i)[at..at + 4].try_into().unwrap());
+        assert_eq!(abi::get(entry(0), e::LAST_EVENT_AGE), 0x55);
+        assert_eq!(abi::get(entry(3), e::LAST_EVENT_AGE), 0x55);
+        // hw_exception_data: reset_type, reset_cause, memory_lost, gpu_id.
+        assert_eq!(
+            [word(1, 0), word(1, 4), word(1, 8), word(1, 12)],
+            [0, 0, 1, 0x1234]
+        );
+        // memory_exception_data: imprecise, va 0, gpu_id, ErrorType GPU hang.
+        assert_eq!(
+            [word(2, 0), word(2, 4), word(2, 8), word(2, 12)],
+            [0, 0, 0, 1]
+        );
+        assert_eq!(abi::get(entry(2), kfd::memory_exception_data::VA), 0);
+        assert_eq!([word(2, 24), word(2, 28)], [0x1234, 3]);
+        for i in 0..4 {
+            assert_eq!(word(i, 40), ids[i], "the event ids stay");
+        }
+        // Signal events alone: nothing fires.
+        let mut only = list[..e::SIZE].to_vec();
+        assert!(!lost_gpu_events(&mut only, 0x1234, type_of));
+    }
 
     /// A range that is already a shared memfd mapping whose pages this
     /// process never faulted in (written through the descriptor, as an
