@@ -1094,8 +1094,8 @@ mod tests {
         );
         assert_eq!(abi::get(entry(2), kfd::memory_exception_data::VA), 0);
         assert_eq!([word(2, 24), word(2, 28)], [0x1234, 3]);
-        for i in 0..4 {
-            assert_eq!(word(i, 40), ids[i], "the event ids stay");
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(word(i, 40), id, "the event ids stay");
         }
         // Signal events alone: nothing fires.
         let mut only = list[..e::SIZE].to_vec();
