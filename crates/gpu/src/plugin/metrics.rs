@@ -117,7 +117,8 @@ pub struct Metrics {
     inner: Arc<Inner>,
 }
 
-pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
+/// The options of `spec`, checked.
+fn options(spec: &Spec) -> Result<(Format, bool), PluginError> {
     let mut format = Format::Text;
     let mut summary = true;
     for (k, v) in &spec.options {
@@ -146,6 +147,15 @@ pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginE
             }
         }
     }
+    Ok((format, summary))
+}
+
+pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
+    options(spec).map(|_| ())
+}
+
+pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
+    let (format, summary) = options(spec)?;
     let sink = out.open(
         "metrics",
         if format == Format::Jsonl {

@@ -381,6 +381,7 @@ pub struct Builtin {
     /// `key=values (default)` list, for help and errors.
     pub options: &'static str,
     make: Make,
+    check: fn(&Spec) -> Result<(), PluginError>,
 }
 
 /// A built-in plugin's constructor.
@@ -393,12 +394,14 @@ pub const BUILTINS: &[Builtin] = &[
         about: "per dispatch: waves, wave-instructions by family, bytes per space, active lanes, wave-instructions/s; a summary table at exit",
         options: metrics::OPTIONS,
         make: metrics::make,
+        check: metrics::check,
     },
     Builtin {
         name: "trace",
         about: "a Chrome/Perfetto trace (JSON trace events) of dispatches, workgroups per host-thread slot and waves over host time",
         options: trace::OPTIONS,
         make: trace::make,
+        check: trace::check,
     },
 ];
 
@@ -512,6 +515,22 @@ impl Plugins {
             }
         }
         Ok(Plugins::of(list))
+    }
+
+    /// Checks specs (names, options) without creating any plugin or file.
+    pub fn check(specs: &[Spec]) -> Result<(), PluginError> {
+        for s in specs {
+            match BUILTINS.iter().find(|b| b.name == s.name) {
+                Some(b) => (b.check)(s)?,
+                None if s.require => {
+                    return Err(PluginError::Unknown {
+                        name: s.name.clone(),
+                    });
+                }
+                None => {}
+            }
+        }
+        Ok(())
     }
 
     /// A set of plugin objects (tests, tools embedding the VM).

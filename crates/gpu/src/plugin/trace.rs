@@ -68,7 +68,7 @@ pub struct Trace {
     inner: Arc<Inner>,
 }
 
-pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
+fn options(spec: &Spec) -> Result<bool, PluginError> {
     let mut waves = true;
     for (k, v) in &spec.options {
         match k.as_str() {
@@ -82,6 +82,15 @@ pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginE
             }
         }
     }
+    Ok(waves)
+}
+
+pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
+    options(spec).map(|_| ())
+}
+
+pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
+    let waves = options(spec)?;
     let (mut f, path) = out.file("trace", "json")?;
     let pid = std::process::id();
     let head = json!({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,

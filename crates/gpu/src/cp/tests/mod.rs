@@ -95,6 +95,7 @@ pub fn setup(watchdog: Option<Duration>) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
         CpOptions {
             threads: 2,
             watchdog,
+            ..CpOptions::default()
         },
     );
     let process = Process::new(vm.clone(), host.clone());
