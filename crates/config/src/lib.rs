@@ -1574,6 +1574,12 @@ mod tests {
             host_revision: DbtRevision::Unspecified,
             log_level: DbtLogLevel::Info,
         });
+        // A plugins entry (its options are the plugin's, not the schema's).
+        cfg.plugins = vec![PluginConfig {
+            name: "metrics".into(),
+            options: Default::default(),
+            require: true,
+        }];
         let v = serde_json::to_value(&cfg).unwrap();
         check(&s, &v, "").unwrap();
         let mut fields = vec![];
