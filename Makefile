@@ -234,6 +234,19 @@ bench-exec: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(VENV_PY) scripts/bench_exec.py $(BENCH_ARGS)
 
+# Execution-plugin overhead: the ALU, triad and GEMM benchmarks (gfx942, one
+# thread) without a plugin, with metrics and with trace, best of
+# PLUGIN_REPS runs each, side by side with their ratios (target: metrics
+# under 1.3x). BENCH_BASELINE=path/to/rocjitsu adds the run without a plugin
+# on another build (e.g. one from before plugins).
+PLUGIN_REPS ?= 3
+BENCH_BASELINE ?=
+.PHONY: bench-plugins
+bench-plugins: setup
+	$(PYTHON) scripts/corpus.py build --src tests/bench/src --out build/bench-kernels
+	$(CARGO) build --release -p rocjitsu-cli
+	$(VENV_PY) scripts/bench_exec.py --plugins --reps $(PLUGIN_REPS) $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_ARGS)
+
 # libFuzzer over the decoder (crates/isa/fuzz/fuzz_targets/decode.rs) for
 # FUZZ_TIME seconds. Needs the nightly toolchain (for -Zsanitizer=address) and
 # a C++ compiler for libFuzzer; cargo-fuzz is not needed (`cargo fuzz run

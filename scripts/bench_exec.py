@@ -8,7 +8,13 @@ figures.
   MFMA GEMM       Triton 1024^3 fp16 GEMM on gfx942, 1 thread and all threads
   FP8 GEMM        Triton 1024^3 fp8 (e4m3) GEMM on gfx950, 1 thread and all threads
 
-Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME]
+With --plugins: the ALU, triad and GEMM (fp16, gfx942) runs without a
+plugin, with `--plugin metrics` and with `--plugin trace`, each the best of
+--reps runs, and the ratios to the run without a plugin (target: metrics
+under 1.3x); with --baseline BIN also the run without a plugin on another
+build (the one before plugins: "no plugin, unchanged").
+
+Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME] [--plugins [--reps N] [--baseline BIN]]
 Kernels are built by `scripts/corpus.py build --src tests/bench/src --out build/bench-kernels`.
 Run with the Triton venv's python (it has numpy), as `make bench-exec` does.
 """
@@ -41,11 +47,17 @@ def dbt_code(binary, code):
     return out
 
 
+# With --plugins: the extra run-kernel options of the current run, and the
+# binary to run instead of --bin (the baseline build).
+PLUGIN = {"args": [], "bin": None}
+
+
 def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
     if DBT["on"] and gpu == "gfx950":
         code, gpu = dbt_code(binary, code), "gfx942"
+    binary = PLUGIN["bin"] or binary
     cmd = [str(binary), "run-kernel", "--gpu", gpu, str(code), "--kernel", kernel, "--grid", grid,
-           "--block", block, "--stats", "--threads", str(threads), "--dynamic-lds", str(lds)]
+           "--block", block, "--stats", "--threads", str(threads), "--dynamic-lds", str(lds)] + PLUGIN["args"]
     for a in args:
         cmd += ["--arg", a]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -166,9 +178,15 @@ def main():
     ap.add_argument("--dbt", action="store_true",
                     help="gfx950 only: each benchmark natively, then translated for gfx942 (rocjitsu dbt "
                          "translate) and run there; prints the time ratio (target <= 1.5x)")
+    ap.add_argument("--plugins", action="store_true",
+                    help="each benchmark without a plugin, with metrics and with trace; prints the ratios")
+    ap.add_argument("--reps", type=int, default=3, help="with --plugins: runs per figure (the best counts)")
+    ap.add_argument("--baseline", help="with --plugins: another rocjitsu build to run without a plugin too")
     args = ap.parse_args()
     if args.dbt:
         return main_dbt(args)
+    if args.plugins:
+        return main_plugins(args)
     only = set(args.only or ["alu", "triad", "gemm-f16", "gemm-fp8"])
     all_threads = os.cpu_count() or 1
     ok = True
@@ -211,6 +229,48 @@ def main_dbt(args):
     if ratios:
         geo = float(np.exp(np.mean(np.log(ratios))))
         print(f"dbt: geometric mean {geo:.2f}x over {len(ratios)} benchmarks")
+    return 0 if ok else 1
+
+
+def main_plugins(args):
+    """Run time with each plugin over the run time without one."""
+    only = set(args.only or ["alu", "triad", "gemm-f16"])
+    ok = True
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = pathlib.Path(d)
+        out = tmp / "plugin-out"
+        configs = [("none", None, [])]
+        if args.baseline:
+            configs.append(("baseline", args.baseline, []))
+        configs += [("metrics", None, ["--plugin", "metrics", "--plugin-out", str(out)]),
+                    ("trace", None, ["--plugin", "trace", "--plugin-out", str(out)])]
+        benches = (("alu", "ALU-bound (alu_int)", lambda: bench_alu(args.bin, tmp, "gfx942", 1, args.quick)),
+                   ("triad", "memory-bound (triad)", lambda: bench_triad(args.bin, tmp, "gfx942", 1, args.quick)),
+                   ("gemm-f16", "MFMA GEMM 1024^3 fp16", lambda: bench_gemm(args.bin, tmp, "gfx942", 1, "f16")))
+        for name, label, fn in benches:
+            if name not in only:
+                continue
+            best = {}
+            # Interleaved repetitions, so that a slow spell of the machine
+            # hits every configuration alike.
+            for _ in range(args.reps):
+                for cname, binary, extra in configs:
+                    PLUGIN["args"], PLUGIN["bin"] = extra, binary
+                    ok &= fn()
+                    best[cname] = min(best.get(cname, float("inf")), WALLS[-1])
+                    if out.exists():
+                        for f in out.iterdir():
+                            f.unlink()
+            PLUGIN["args"], PLUGIN["bin"] = [], None
+            rows.append((label, best))
+    names = [c[0] for c in configs]
+    print(f"\nplugins: best of {args.reps} runs, gfx942, 1 thread; ratio to no plugin (target: metrics < 1.3x)")
+    print(f"  {'benchmark':<24}" + "".join(f"{n:>20}" for n in names))
+    for label, best in rows:
+        base = best["none"]
+        cells = [f"{best['none']:.3f} s"] + [f"{best[n]:.3f} s {best[n] / base:5.2f}x" for n in names[1:]]
+        print(f"  {label:<24}" + "".join(f"{c:>20}" for c in cells))
     return 0 if ok else 1
 
 

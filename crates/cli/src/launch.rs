@@ -39,6 +39,8 @@ pub struct Launch {
     pub no_dbt_hooks: bool,
     /// What one client process of a daemon this launcher starts may hold.
     pub limits: rocjitsu_kmd::daemon::ClientLimits,
+    /// Execution plugins: for the program (local mode) or the daemon.
+    pub plugins: crate::plugins::PluginArgs,
     pub app: Vec<OsString>,
 }
 
@@ -105,7 +107,51 @@ fn driver_options(l: &Launch, config: GpuConfig) -> DriverOptions {
     }
 }
 
+/// Passes `--plugin` and `--plugin-out` on as `ROCJITSU_PLUGINS` and
+/// `ROCJITSU_PLUGIN_OUT`, which the emulator reads where the GPU lives: in
+/// the program (local mode, and the programs it starts) or in the daemon
+/// (forked from this process).
+fn plugin_env(l: &Launch) -> Result<()> {
+    let p = &l.plugins;
+    if p.plugin.is_empty() && p.plugin_out.is_none() {
+        return Ok(());
+    }
+    if l.mode == Mode::Attach {
+        bail!(
+            "--plugin and --plugin-out do not apply with --attach: plugins run where the GPU is, in the daemon; start it with them (`rocjitsu --config CONFIG --daemon --plugin NAME`)"
+        );
+    }
+    p.specs()?;
+    let mut list: Vec<String> = std::env::var(rocjitsu_config::env::PLUGINS)
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .into_iter()
+        .collect();
+    list.extend(p.plugin.iter().cloned());
+    let out = match &p.plugin_out {
+        Some(d) => {
+            std::fs::create_dir_all(d)
+                .with_context(|| format!("--plugin-out {}: cannot create it", d.display()))?;
+            Some(
+                std::fs::canonicalize(d)
+                    .with_context(|| format!("--plugin-out {}", d.display()))?,
+            )
+        }
+        None => None,
+    };
+    // SAFETY: the launcher is single-threaded until it forks the daemon or
+    // execs the program, so nothing reads the environment concurrently.
+    unsafe {
+        std::env::set_var(rocjitsu_config::env::PLUGINS, list.join(";"));
+        if let Some(d) = out {
+            std::env::set_var(rocjitsu_config::env::PLUGIN_OUT, d);
+        }
+    }
+    Ok(())
+}
+
 pub fn run(l: Launch) -> Result<ExitCode> {
+    plugin_env(&l)?;
     if l.mode != Mode::Local
         && let Some(c) = &l.config
     {

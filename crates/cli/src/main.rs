@@ -5,6 +5,7 @@ mod disasm;
 mod guest;
 mod launch;
 mod objdump;
+mod plugins;
 mod run_kernel;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,7 @@ use std::process::ExitCode;
 #[command(
     args_conflicts_with_subcommands = true,
     after_help = "Run a ROCm program on an emulated GPU:\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json -- rocminfo\n  rocjitsu --config configs/gfx90a_cdna2_kmd.json --watchdog 60 -- ./my_hip_app arg1\n\n\
+See inside the GPU (execution plugins; `rocjitsu plugins` lists them):\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --plugin metrics -- ./my_hip_app                 (a summary table on stderr at exit)\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --plugin trace --plugin-out out -- ./my_hip_app  (out/trace-<pid>.json for ui.perfetto.dev)\n\n\
 Share one emulated GPU between processes (daemon mode):\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon -- torchrun ...   (a daemon for this program and its children)\n  rocjitsu --config configs/gfx942_cdna3_kmd.json --daemon                   (a daemon alone, in the foreground)\n  rocjitsu --attach -- ./my_hip_app                                          (a program on that daemon)\n  rocjitsu daemon-status                                                     (what the daemon holds)\n\n\
 DBT guest mode (a gfx950 shown to the program, its kernels translated and run on a gfx942):\n  rocjitsu --config configs/guest_gfx950_on_gfx942.json -- ./app                       (host: the emulated MI300X in the process)\n  rocjitsu --config configs/guest_gfx950_on_gfx942_hardware.json --socket S -- ./app   (host: the daemon at S serving gfx942)\n\n\
 A daemon serves every client process (pid) within limits: at most --client-connections connections (default 64; more are refused, EMFILE), at most --client-memory percent of each GPU's VRAM and of the GTT (default 100; past it, ENOMEM); the others go on being served.\n\n\
@@ -59,6 +61,8 @@ struct Cli {
     /// DBT guest mode without the HSA tools library (librocjitsu_hooks.so): a diagnostic in which the program sees the host and the guest GPU as two agents and no kernel is translated.
     #[arg(long)]
     no_dbt_hooks: bool,
+    #[command(flatten)]
+    plugins: plugins::PluginArgs,
     /// The program to run and its arguments, after `--`.
     #[arg(last = true, value_name = "APP")]
     app: Vec<std::ffi::OsString>,
@@ -72,6 +76,8 @@ enum Command {
     RunKernel(run_kernel::Args),
     /// Translate code objects between targets (gfx950 code for gfx942)
     Dbt(dbt::Args),
+    /// List the execution plugins (--plugin NAME[:key=value,...]), one per line
+    Plugins,
     /// Print what a running daemon holds (clients, connections, allocations, queues, VRAM in use) as JSON
     DaemonStatus {
         /// The daemon's socket (default: as for --attach).
@@ -90,6 +96,7 @@ fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode>
         log: None,
         no_dbt_hooks: false,
         limits: Default::default(),
+        plugins: Default::default(),
         app: vec![],
     };
     let s = launch::attach_socket(&l);
@@ -116,6 +123,7 @@ fn main() -> ExitCode {
         Some(Command::RunKernel(a)) => run_kernel::run(a),
         Some(Command::Dbt(a)) => dbt::run(a),
         Some(Command::DaemonStatus { socket }) => daemon_status(socket),
+        Some(Command::Plugins) => plugins::list(),
         None if cli.config.is_none() && cli.app.is_empty() && !cli.daemon && !cli.attach => {
             use clap::CommandFactory;
             let _ = Cli::command().print_help();
@@ -139,6 +147,7 @@ fn main() -> ExitCode {
                 connections: cli.client_connections,
                 memory_percent: cli.client_memory,
             },
+            plugins: cli.plugins,
             app: cli.app,
         }),
     };

@@ -76,6 +76,8 @@ pub struct Args {
     /// Print the first N instructions that wave 0 of workgroup (0,0,0) executes, with the registers each changed (SGPR index = operand field: 106 vcc, 126 exec; v256+ are AccVGPRs)
     #[arg(long, value_name = "N", default_value_t = 0)]
     trace: u64,
+    #[command(flatten)]
+    plugins: crate::plugins::PluginArgs,
 }
 
 /// Parses `X[,Y,Z]`.
@@ -170,6 +172,7 @@ fn parse_int(spec: &str, v: &str) -> Result<i128> {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
+    a.plugins.specs()?;
     let bytes =
         std::fs::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let fname = a.file.display().to_string();
@@ -468,7 +471,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         max_lds,
         trace: a.trace,
     };
-    let stats = match dispatch::dispatch(&vm, &env, &loaded.program, &launch) {
+    let plugins = a.plugins.plugins()?;
+    let extra = dispatch::Extra {
+        plugins: plugins.as_ref(),
+        ..Default::default()
+    };
+    let r = dispatch::dispatch_with(&vm, &env, &loaded.program, &launch, &extra);
+    if let Some(p) = &plugins {
+        p.finish();
+    }
+    let stats = match r {
         Ok(s) => s,
         Err(e @ dispatch::DispatchError::Launch { .. }) => return Err(e.into()),
         Err(e @ dispatch::DispatchError::Timeout { .. }) => {

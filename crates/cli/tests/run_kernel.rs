@@ -230,3 +230,162 @@ fn an_endless_loop_stops_at_the_timeout() {
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("timeout of 0.2 s"), "{e}");
 }
+
+/// saxpy over `n` floats in 4 workgroups of 256, with `extra` options;
+/// returns the run's output.
+fn saxpy_with(dir: &std::path::Path, n: usize, extra: &[&str]) -> Output {
+    std::fs::create_dir_all(dir).unwrap();
+    let x: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    std::fs::write(dir.join("x.bin"), &x).unwrap();
+    std::fs::write(dir.join("y.bin"), &x).unwrap();
+    let k = corpus("gfx942", "elementwise_f32");
+    let (xa, ya) = (
+        format!("in:{}", dir.join("x.bin").display()),
+        format!("inout:{}", dir.join("y.bin").display()),
+    );
+    let ns = format!("i32:{n}");
+    let mut args = vec![
+        "run-kernel",
+        &k,
+        "--kernel",
+        "saxpy",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--arg",
+        &xa,
+        "--arg",
+        &ya,
+        "--arg",
+        "f32:2",
+        "--arg",
+        &ns,
+        "--stats",
+    ];
+    args.extend_from_slice(extra);
+    rocjitsu(&args)
+}
+
+fn plugin_file(dir: &std::path::Path, prefix: &str) -> String {
+    let f = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix}* in {}", dir.display()));
+    std::fs::read_to_string(f).unwrap()
+}
+
+#[test]
+fn an_unknown_plugin_or_option_is_named_with_the_available_ones() {
+    let k = corpus("gfx942", "elementwise_f32");
+    fails_with(
+        &["run-kernel", &k, "--kernel", "saxpy", "--plugin", "nosuch"],
+        &["`nosuch`", "available: metrics, trace"],
+    );
+    fails_with(
+        &["run-kernel", &k, "--plugin", "metrics:colour=red"],
+        &["metrics", "`colour`", "format=text|jsonl"],
+    );
+    fails_with(
+        &["run-kernel", &k, "--plugin", "metrics:format"],
+        &["--plugin metrics:format", "NAME:key=value"],
+    );
+    let o = rocjitsu(&["plugins"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let names: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, ["metrics", "trace"], "{out}");
+}
+
+#[test]
+fn metrics_count_the_saxpy_buffers_bytes() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-metrics-{}", std::process::id()));
+    let n = 1000;
+    let o = saxpy_with(
+        &dir,
+        n,
+        &[
+            "--plugin",
+            "metrics:format=jsonl",
+            "--plugin-out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats = String::from_utf8_lossy(&o.stdout).into_owned();
+    let insts: u64 = stats
+        .lines()
+        .find_map(|l| l.strip_prefix("instructions:"))
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let text = plugin_file(&dir, "metrics-");
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 2, "a dispatch and a summary record: {text}");
+    let d = &recs[0];
+    assert_eq!(d["schema"], "rocjitsu.plugin.v1");
+    assert_eq!(d["type"], "dispatch");
+    assert_eq!(d["kernel"], "saxpy");
+    assert_eq!(d["waves"], 16);
+    assert_eq!(d["wave_instructions"], insts);
+    let fam = &d["by_family"];
+    let sum: u64 = fam
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, insts, "{fam}");
+    // Every wave loads x and y and stores y once (the last workgroup's
+    // lanes past n are off).
+    assert_eq!(fam["vmem_load"], 2 * 16, "{fam}");
+    assert_eq!(fam["vmem_store"], 16, "{fam}");
+    let g = &d["bytes"]["global"];
+    assert_eq!(g["written"], 4 * n as u64, "{g}");
+    // x and y by the vector loads, the kernel arguments by each wave's
+    // scalar loads (as many bytes per wave).
+    let scalar = g["read"].as_u64().unwrap() - 8 * n as u64;
+    assert!(scalar > 0 && scalar.is_multiple_of(16), "{g}");
+    let ratio = d["active_lane_ratio"].as_f64().unwrap();
+    assert!(ratio < 1.0 && ratio > 0.9, "{ratio}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn trace_writes_a_trace_event_file() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-trace-{}", std::process::id()));
+    let o = saxpy_with(
+        &dir,
+        1024,
+        &[
+            "--plugin",
+            "trace",
+            "--plugin-out",
+            dir.to_str().unwrap(),
+            "--threads",
+            "2",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("trace-"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&plugin_file(&dir, "trace-")).unwrap();
+    let ev = v.as_array().unwrap();
+    let count = |cat: &str| ev.iter().filter(|e| e["cat"] == cat).count();
+    assert_eq!(count("dispatch"), 1);
+    assert_eq!(count("workgroup"), 4);
+    assert_eq!(count("wave"), 16);
+    for e in ev.iter().filter(|e| e["ph"] == "X") {
+        for f in ["name", "ts", "dur", "pid", "tid"] {
+            assert!(!e[f].is_null(), "{f} missing: {e}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

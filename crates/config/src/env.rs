@@ -14,6 +14,11 @@ pub const RUNTIME_DIR: &str = "ROCJITSU_RUNTIME_DIR";
 pub const THREADS: &str = "ROCJITSU_THREADS";
 /// Seconds before a hung kernel is stopped (0: never).
 pub const WATCHDOG: &str = "ROCJITSU_WATCHDOG";
+/// Execution plugins to enable, `NAME[:key=value,...]` separated by `;`
+/// (`rocjitsu plugins` lists them).
+pub const PLUGINS: &str = "ROCJITSU_PLUGINS";
+/// The directory plugins write their files to (default: stderr).
+pub const PLUGIN_OUT: &str = "ROCJITSU_PLUGIN_OUT";
 /// A tracing filter for the emulator's log (`debug`, `rocjitsu_kmd=trace`).
 pub const LOG: &str = "ROCJITSU_LOG";
 /// The preload library (`librocjitsu.so`) to use instead of the one beside
@@ -49,6 +54,8 @@ pub const ALL: &[&str] = &[
     RUNTIME_DIR,
     THREADS,
     WATCHDOG,
+    PLUGINS,
+    PLUGIN_OUT,
     LOG,
     PRELOAD,
     HOOKS,

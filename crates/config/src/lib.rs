@@ -77,6 +77,30 @@ pub struct GpuConfig {
     /// translated and run on a host GPU (see [`DbtGuest`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dbt_guest: Option<DbtGuest>,
+    /// Execution plugins enabled for every program on these GPUs (more come
+    /// from `--plugin` and `ROCJITSU_PLUGINS`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plugins: Vec<PluginConfig>,
+}
+
+/// One entry of a configuration's `plugins` block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginConfig {
+    /// The plugin's name (`rocjitsu plugins` lists them).
+    pub name: String,
+    /// Its options, as on the command line (`format: "jsonl"`); numbers and
+    /// booleans are passed as their JSON text.
+    #[serde(default)]
+    pub options: std::collections::BTreeMap<String, serde_json::Value>,
+    /// Whether a plugin this build does not have is an error (the default)
+    /// or only a warning.
+    #[serde(default = "yes")]
+    pub require: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// An ISA a DBT guest or host may name. Wider than [`Target`] (the
@@ -1551,6 +1575,12 @@ mod tests {
             host_revision: DbtRevision::Unspecified,
             log_level: DbtLogLevel::Info,
         });
+        // A plugins entry (its options are the plugin's, not the schema's).
+        cfg.plugins = vec![PluginConfig {
+            name: "metrics".into(),
+            options: Default::default(),
+            require: true,
+        }];
         let v = serde_json::to_value(&cfg).unwrap();
         check(&s, &v, "").unwrap();
         let mut fields = vec![];

@@ -17,6 +17,7 @@ use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of, user};
 use rocjitsu_config::GpuConfig;
 use rocjitsu_gpu::cp::{self, CommandProcessor, CpGpu, CpOptions, GpuFault, QueueDesc, QueueKind};
 use rocjitsu_gpu::mem::Vm;
+use rocjitsu_gpu::plugin::Plugins;
 use std::collections::HashMap;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
@@ -66,6 +67,9 @@ pub struct Device {
     vram: Arc<VramPool>,
     /// Started with the first queue.
     cp: OnceLock<CommandProcessor>,
+    /// Execution plugins (the configuration's `plugins` block and
+    /// `ROCJITSU_PLUGINS`), given to the command processor.
+    plugins: Option<Arc<Plugins>>,
     /// Buffers exported for IPC, by share handle: alive while some process
     /// still has an allocation of them.
     ipc: Mutex<HashMap<[u8; 16], IpcBuffer>>,
@@ -280,12 +284,24 @@ impl Device {
                 .map(|g| g.memory.size_bytes)
                 .collect(),
         ));
+        let plugins = Plugins::from_config_and_env(&opts.config.plugins)
+            .map_err(|e| {
+                format!(
+                    "{e} (plugins come from the configuration's plugins block and {})",
+                    rocjitsu_config::env::PLUGINS
+                )
+            })?
+            .map(Arc::new);
+        if let Some(p) = &plugins {
+            finish_at_exit(p);
+        }
         Ok(Arc::new(Device {
             opts,
             gpus,
             sysfs,
             vram,
             cp: OnceLock::new(),
+            plugins,
             ipc: Mutex::new(HashMap::new()),
         }))
     }
@@ -337,10 +353,38 @@ impl Device {
                 CpOptions {
                     threads: self.opts.threads,
                     watchdog: self.opts.watchdog,
+                    plugins: self.plugins.clone(),
                 },
             )
         })
     }
+}
+
+/// Plugin sets whose summaries are due when the process exits (a program
+/// under the preload library never drops its driver).
+static AT_EXIT: Mutex<Vec<std::sync::Weak<Plugins>>> = Mutex::new(Vec::new());
+
+extern "C" fn finish_plugins() {
+    let list = std::mem::take(&mut *AT_EXIT.lock().unwrap_or_else(|e| e.into_inner()));
+    for p in list.iter().filter_map(std::sync::Weak::upgrade) {
+        p.finish();
+    }
+}
+
+/// Has `p`'s summaries written at process exit, if it is still alive then.
+fn finish_at_exit(p: &Arc<Plugins>) {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    REGISTER.call_once(|| {
+        // SAFETY: `finish_plugins` is an `extern "C" fn()` that does not
+        // unwind across the C boundary (it only locks and writes).
+        unsafe {
+            libc::atexit(finish_plugins);
+        }
+    });
+    AT_EXIT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Arc::downgrade(p));
 }
 
 impl SimulatedDriver {

@@ -121,6 +121,7 @@ impl GuestKfd {
             version: host_config.version,
             gpus: host_config.gpus.clone(),
             dbt_guest: None,
+            plugins: Vec::new(),
         };
         let mut guest = guest_spec(&host_config.gpus, d)?;
         let n = combined.gpus.len();
@@ -198,6 +199,7 @@ impl GuestKfd {
             version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![guest.clone()],
             dbt_guest: None,
+            plugins: Vec::new(),
         };
         let mut guest_gpu_id = gpu_id_of(&one, 0);
         while real.iter().any(|g| g.gpu.gpu_id == guest_gpu_id) {

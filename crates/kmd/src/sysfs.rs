@@ -99,6 +99,7 @@ impl SysfsTree {
             version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![extra.clone(); nodes],
             dbt_guest: None,
+            plugins: Vec::new(),
         };
         let ours = render(&cfg);
         let from = format!("kfd/topology/nodes/{nodes}/");
@@ -191,6 +192,7 @@ impl SysfsTree {
             version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![extra.clone()],
             dbt_guest: None,
+            plugins: Vec::new(),
         };
         files.insert("amdgpu.ids".into(), Entry::File(amdgpu_ids(&named)));
         Self::write(files, runtime_dir)

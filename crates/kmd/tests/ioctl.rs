@@ -618,3 +618,30 @@ fn xnack_on_resolves_gpu_faults_on_process_memory() {
     }
     assert!(d.vm().read_u32(&mut tlb, rw + 100).is_err());
 }
+
+#[test]
+fn a_configured_plugin_that_does_not_exist_is_named() {
+    let mut config = GpuConfig::builtin(Target::Gfx942);
+    config.plugins = vec![rocjitsu_config::PluginConfig {
+        name: "nosuch".into(),
+        options: Default::default(),
+        require: true,
+    }];
+    let dir = std::env::temp_dir().join(format!("rocjitsu-kmd-plugin-{}", std::process::id()));
+    let opts = |config| DriverOptions {
+        config,
+        runtime_dir: dir.clone(),
+        threads: 1,
+        watchdog: None,
+    };
+    let e = SimulatedDriver::new(opts(config.clone()))
+        .err()
+        .expect("an unknown required plugin fails");
+    assert!(
+        e.contains("`nosuch`") && e.contains("metrics, trace"),
+        "{e}"
+    );
+    // Not required: the driver starts without it.
+    config.plugins[0].require = false;
+    assert!(SimulatedDriver::new(opts(config)).is_ok());
+}

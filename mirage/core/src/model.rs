@@ -44,6 +44,7 @@ impl Agent {
             version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![self.gpu.clone()],
             dbt_guest: None,
+            plugins: Vec::new(),
         };
         cfg.validate()
             .map_err(|(p, m)| (p.replacen("gpus[0]", "gpu", 1), m))

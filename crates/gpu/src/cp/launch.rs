@@ -60,6 +60,7 @@ pub(crate) fn run(
         cancel: Some(&cx.ctl.stop),
         workers: Some(pool),
         code: Some(&code),
+        plugins: cx.shared.opts.plugins.as_deref(),
         ..extra
     };
     match dispatch::dispatch_with(cx.vm(), &cx.gpu().env, prog, launch, &extra) {

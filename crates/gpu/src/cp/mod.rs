@@ -113,13 +113,15 @@ pub struct CpGpu {
     pub max_lds: u32,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct CpOptions {
     /// Host threads per dispatch (0: one per core).
     pub threads: usize,
     /// Stop a dispatch, barrier or poll that takes longer than this and
     /// report it as a hang.
     pub watchdog: Option<Duration>,
+    /// Execution plugins observing every dispatch of every queue.
+    pub plugins: Option<std::sync::Arc<crate::plugin::Plugins>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -9,8 +9,9 @@ use super::engine::{self, Program, Stop};
 use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave, WaveState, sreg};
 use crate::mem::{Tlb, Vm};
+use crate::plugin::{DispatchEnd, DispatchInfo, Fanout, FaultEvent, GroupEvent, Plugins, WaveId};
 use rocjitsu_code::{KernelDescriptor, SgprUse};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -128,6 +129,8 @@ pub struct Extra<'a> {
     /// The workgroup id of the grid's first workgroup (a PM4 dispatch's
     /// COMPUTE_START_*): the workgroup-id SGPRs are offset by it.
     pub first_group: [u32; 3],
+    /// Execution plugins observing the dispatch.
+    pub plugins: Option<&'a Plugins>,
 }
 
 impl Extra<'_> {
@@ -223,8 +226,23 @@ pub fn dispatch_with(
     let waves_run = AtomicU64::new(0);
     let first_error: Mutex<Option<DispatchError>> = Mutex::new(None);
     let preload = preloaded_kernargs(vm, l).map_err(|f| launch_err(f.to_string()))?;
+    let active = x.plugins.filter(|p| !p.is_empty()).map(|p| {
+        p.begin(DispatchInfo {
+            seq: 0,
+            kernel: l.kernel.clone(),
+            target: env.target,
+            grid: l.grid,
+            block: l.block,
+            dispatch_id: x.dispatch_id,
+            threads,
+            start,
+        })
+    });
+    let slots = AtomicUsize::new(0);
 
     let worker = || {
+        let slot = slots.fetch_add(1, Ordering::Relaxed);
+        let mut obs = active.as_ref().map(|a| a.worker(slot));
         // Wave state and LDS left by this thread's previous dispatch (a
         // command processor's persistent threads run many): every wave is
         // re-initialised at launch and LDS cleared per workgroup.
@@ -279,6 +297,7 @@ pub fn dispatch_with(
                 &stop,
                 start,
                 &preload,
+                obs.as_mut().map(|o| (o, slot)),
             );
             match r {
                 Ok(n) => done += n,
@@ -295,6 +314,9 @@ pub fn dispatch_with(
         insts.fetch_add(done, Ordering::Relaxed);
         waves_run.fetch_add(nwaves, Ordering::Relaxed);
         SPARE.with(|s| *s.borrow_mut() = (waves, lds_buf));
+        if let Some(o) = obs {
+            o.finish();
+        }
     };
     if threads == 1 {
         worker();
@@ -307,16 +329,27 @@ pub fn dispatch_with(
             }
         });
     }
-    if let Some(e) = first_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    Ok(Stats {
+    let error = first_error.into_inner().unwrap_or_else(|e| e.into_inner());
+    let stats = Stats {
         instructions: insts.load(Ordering::Relaxed),
         waves: waves_run.load(Ordering::Relaxed),
         workgroups: groups,
         wall: start.elapsed(),
         threads,
-    })
+    };
+    if let Some(a) = active {
+        a.end(&DispatchEnd {
+            wall: stats.wall,
+            instructions: stats.instructions,
+            waves: stats.waves,
+            workgroups: groups,
+            error: error.as_ref().map(|e| e.to_string()),
+        });
+    }
+    match error {
+        Some(e) => Err(e),
+        None => Ok(stats),
+    }
 }
 
 /// The host cores this process may use, asked once: the standard library
@@ -357,6 +390,7 @@ fn run_group(
     stop: &AtomicBool,
     start: Instant,
     preload: &[u32],
+    mut obs: Option<(&mut Fanout, usize)>,
 ) -> Result<u64, DispatchError> {
     while waves.len() < nwaves {
         waves.push(Wave::new(VREGS));
@@ -364,6 +398,20 @@ fn run_group(
     lds.fill(0);
     for (i, w) in waves.iter_mut().take(nwaves).enumerate() {
         init_wave(w, l, x, (group, shape), i as u32, preload);
+    }
+    let ge = |slot| GroupEvent {
+        group,
+        waves: nwaves as u32,
+        slot,
+    };
+    if let Some((o, slot)) = obs.as_mut() {
+        o.group_begin(&ge(*slot));
+        for i in 0..nwaves {
+            o.wave_begin(WaveId {
+                group,
+                wave: i as u32,
+            });
+        }
     }
     let mut total = 0;
     // Waves running code of another program than the kernel's (after a
@@ -388,17 +436,30 @@ fn run_group(
                 tlb,
                 env,
             };
+            let id = WaveId {
+                group,
+                wave: i as u32,
+            };
             let r = if i == 0 && group == [0, 0, 0] && ctx.wave.insts < l.trace {
                 trace_step(&mut ctx, p, l.trace)
+            } else if let Some((o, _)) = obs.as_mut() {
+                engine::run_observed(&mut ctx, p, QUANTUM, id, o)
             } else {
                 engine::run(&mut ctx, p, QUANTUM)
             };
             total += w.insts - before;
             match r {
-                Ok(Stop::Ended) => {}
+                Ok(Stop::Ended) => {
+                    if let Some((o, _)) = obs.as_mut() {
+                        o.wave_end(id);
+                    }
+                }
                 Ok(Stop::Barrier) => {
                     live += 1;
                     at_barrier += 1;
+                    if let Some((o, _)) = obs.as_mut() {
+                        o.barrier(id);
+                    }
                 }
                 Ok(Stop::Quantum) => live += 1,
                 Err((Fault::OutsideCode(pc), _)) if prog.contains(pc) => {
@@ -422,6 +483,13 @@ fn run_group(
                             live += 1;
                         }
                         _ => {
+                            if let Some((o, _)) = obs.as_mut() {
+                                o.fault(&FaultEvent {
+                                    id,
+                                    pc,
+                                    fault: &fault,
+                                });
+                            }
                             return Err(DispatchError::Fault {
                                 kernel: l.kernel.clone(),
                                 group,
@@ -437,6 +505,9 @@ fn run_group(
             }
         }
         if live == 0 {
+            if let Some((o, slot)) = obs.as_mut() {
+                o.group_end(&ge(*slot));
+            }
             return Ok(total);
         }
         if at_barrier == live {
@@ -446,6 +517,9 @@ fn run_group(
                 if w.state == WaveState::Barrier {
                     w.state = WaveState::Running;
                 }
+            }
+            if let Some((o, _)) = obs.as_mut() {
+                o.barrier_release(group);
             }
         }
         if stop.load(Ordering::Relaxed) {

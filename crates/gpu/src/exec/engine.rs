@@ -5,6 +5,7 @@ use super::lower::lower;
 use super::op::{Ctx, Fault, Op};
 use super::wave::WaveState;
 use crate::mem::Vm;
+use crate::plugin::{Fanout, InstEvent, MemKind, WaveId};
 use rocjitsu_isa::Target;
 use std::sync::OnceLock;
 
@@ -104,6 +105,56 @@ pub fn run(ctx: &mut Ctx, prog: &Program, quantum: u64) -> Result<Stop, (Fault, 
     while n < quantum {
         let pc = ctx.wave.pc;
         let op = prog.fetch(pc).map_err(|f| (f, pc))?;
+        ctx.wave.pc = pc.wrapping_add(u64::from(op.len));
+        if let Err(f) = (op.exec)(ctx, op) {
+            ctx.wave.pc = pc;
+            return Err((f, pc));
+        }
+        n += 1;
+        match ctx.wave.state {
+            WaveState::Running => {}
+            WaveState::Barrier => {
+                ctx.wave.insts += n;
+                return Ok(Stop::Barrier);
+            }
+            WaveState::Ended => {
+                ctx.wave.insts += n;
+                return Ok(Stop::Ended);
+            }
+        }
+    }
+    ctx.wave.insts += n;
+    Ok(Stop::Quantum)
+}
+
+/// [`run`] with plugins: before each instruction executes, the observers
+/// get it (and, for memory instructions, the access) when they want it.
+/// The dispatcher calls this loop only when a plugin is enabled, so that
+/// [`run`] stays as it is.
+pub(crate) fn run_observed(
+    ctx: &mut Ctx,
+    prog: &Program,
+    quantum: u64,
+    id: WaveId,
+    obs: &mut Fanout,
+) -> Result<Stop, (Fault, u64)> {
+    let wants = obs.wants;
+    let mut n = 0;
+    while n < quantum {
+        let pc = ctx.wave.pc;
+        let op = prog.fetch(pc).map_err(|f| (f, pc))?;
+        if wants.instructions {
+            obs.instruction(&InstEvent {
+                id,
+                pc,
+                op,
+                exec: ctx.wave.exec(),
+                wave: ctx.wave,
+            });
+        }
+        if wants.memory && op.class.mem != MemKind::None {
+            obs.memory(id, pc, op, ctx);
+        }
         ctx.wave.pc = pc.wrapping_add(u64::from(op.len));
         if let Err(f) = (op.exec)(ctx, op) {
             ctx.wave.pc = pc;

@@ -153,6 +153,8 @@ pub struct Op {
     /// The decoded instruction, for fields the lowering did not unpack and
     /// for fault reports.
     pub inst: Inst,
+    /// Family and memory access, for plugins.
+    pub class: crate::plugin::Class,
 }
 
 impl Op {
@@ -168,6 +170,7 @@ impl Op {
             mods: Mods::default(),
             ext: Ext::None,
             imm: 0,
+            class: crate::plugin::class::classify(&inst),
             inst,
         }
     }

@@ -102,7 +102,7 @@ fn offset(c: &Ctx, op: &Op) -> u64 {
 
 /// The byte address of a scalar load/store/atomic: base + SGPR offset +
 /// immediate, dword-aligned (the hardware ignores the two low bits).
-fn address(c: &Ctx, op: &Op) -> u64 {
+pub(crate) fn address(c: &Ctx, op: &Op) -> u64 {
     let base = c.wave.read_s64(op.src[0], Width::B64, &c.env.apertures) & 0xffff_ffff_ffff;
     base.wrapping_add(offset(c, op)) & !3
 }

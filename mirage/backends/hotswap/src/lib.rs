@@ -126,6 +126,7 @@ impl Backend for Hotswap {
                 host_revision: DbtRevision::Unspecified,
                 log_level: log,
             }),
+            plugins: Vec::new(),
         };
         block
             .validate()

@@ -209,6 +209,7 @@ impl Backend for RocjitsuDbt {
             version: rocjitsu_config::CONFIG_VERSION,
             gpus: vec![],
             dbt_guest: Some(block),
+            plugins: Vec::new(),
         };
         let guest_config = setup.dir.join("guest.json");
         atomic::write_json(&guest_config, &guest_cfg).map_err(field)?;

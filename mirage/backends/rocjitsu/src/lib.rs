@@ -164,6 +164,7 @@ pub fn node_config(setup: &NodeSetup) -> Result<GpuConfig, BackendError> {
         version: rocjitsu_config::CONFIG_VERSION,
         gpus,
         dbt_guest: None,
+        plugins: Vec::new(),
     };
     cfg.validate().map_err(|(p, m)| BackendError::Field {
         path: format!("topology.agent.{}", p.replacen("gpus[0]", "gpu", 1)),

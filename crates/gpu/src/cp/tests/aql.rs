@@ -38,6 +38,46 @@ fn dispatch_runs_and_completes_its_signal_with_an_event() {
 }
 
 #[test]
+fn plugins_see_the_queues_dispatches() {
+    use crate::plugin::{Output, Plugins, Spec};
+    let dir = std::env::temp_dir().join(format!("rocjitsu-cp-plugins-{}", std::process::id()));
+    let plugins = Arc::new(
+        Plugins::new(
+            &Spec::parse_list("metrics:format=jsonl,summary=false").unwrap(),
+            &Output {
+                dir: Some(dir.clone()),
+            },
+        )
+        .unwrap(),
+    );
+    let (vm, host, cp) = setup_with(CpOptions {
+        threads: 2,
+        plugins: Some(plugins.clone()),
+        ..CpOptions::default()
+    });
+    let k = load_kernels(&vm, &host);
+    let q = AqlQueue::new(&vm, &cp, 16);
+    let out = buffer(&vm, 256);
+    let sig = signal(&vm, 1, None);
+    let ka = kernarg(&vm, &[out]);
+    q.submit(
+        &vm,
+        dispatch_packet(k["ids1d"], [64, 1, 1], [256, 1, 1], ka, sig),
+    );
+    cp.kick();
+    assert!(wait_until(10.0, || rd64(&vm, sig + 8) == 0));
+    let path = dir.join(format!("metrics-{}.jsonl", std::process::id()));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let r: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(r["kernel"], "ids1d", "{r}");
+    assert_eq!(r["workgroups"], 4);
+    assert_eq!(r["waves"], 4);
+    assert_eq!(r["bytes"]["global"]["written"], 4 * 256, "{r}");
+    drop(cp);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn packets_run_in_order_across_ring_wrap_without_kicks() {
     let (vm, host, cp) = setup(None);
     let k = load_kernels(&vm, &host);

@@ -85,6 +85,14 @@ impl TestCp {
 }
 
 pub fn setup(watchdog: Option<Duration>) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
+    setup_with(CpOptions {
+        threads: 2,
+        watchdog,
+        ..CpOptions::default()
+    })
+}
+
+pub fn setup_with(opts: CpOptions) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
     let vm = Arc::new(Vm::new());
     let host = Arc::new(TestHost::default());
     let cp = CommandProcessor::new(
@@ -92,10 +100,7 @@ pub fn setup(watchdog: Option<Duration>) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
             target: TARGET,
             max_lds: 65536,
         }],
-        CpOptions {
-            threads: 2,
-            watchdog,
-        },
+        opts,
     );
     let process = Process::new(vm.clone(), host.clone());
     (vm, host, TestCp { cp, process })

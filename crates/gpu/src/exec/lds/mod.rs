@@ -259,6 +259,19 @@ fn addrs(c: &Ctx, op: &Op, off: u64) -> [u64; 64] {
     std::array::from_fn(|l| u64::from(v[l].wrapping_add(off as u32)))
 }
 
+/// The LDS offset each lane of a DS instruction accesses first (for
+/// plugins; the `*2*` forms' first element).
+pub(crate) fn lane_addresses(c: &Ctx, op: &Op) -> [u64; 64] {
+    let name = op.name();
+    if name.contains("read2") || name.contains("write2") || name.contains("wrxchg2") {
+        let w = u64::from(op.class.bytes) / 2;
+        let unit = w * if name.contains("st64") { 64 } else { 1 };
+        addrs(c, op, (op.imm as u64 & 0xff) * unit)
+    } else {
+        addrs(c, op, op.imm as u64)
+    }
+}
+
 /// `base + off` in the 32-bit arithmetic of LDS addresses, as for
 /// [`addrs`]: the `*2*` forms add their scaled offsets to a base that may be
 /// negative (`v = -4 * t` with `offset0:19` addresses `76 - 4t`).

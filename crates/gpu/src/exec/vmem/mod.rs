@@ -429,6 +429,31 @@ fn sext13(v: u16) -> i16 {
     ((v << 3) as i16) >> 3
 }
 
+/// The per-lane addresses of a vector memory instruction, each with its
+/// space (FLAT lanes by aperture, buffer lanes by resource), for plugins.
+/// Lanes of a private access hold offsets in the lane's private memory.
+pub(crate) fn lane_addresses(c: &Ctx, op: &Op) -> crate::plugin::Lanes {
+    use crate::plugin::{Seg, Space as S};
+    let ad = match op.class.seg {
+        Seg::Flat => addr::addrs::<{ seg::FLAT }>(c, op),
+        Seg::Scratch => addr::addrs::<{ seg::SCRATCH }>(c, op),
+        Seg::Global => addr::addrs::<{ seg::GLOBAL }>(c, op),
+        _ => addr::addrs::<{ seg::BUFFER }>(c, op),
+    };
+    let mut out = crate::plugin::Lanes {
+        addr: ad.a,
+        space: [S::Global; 64],
+    };
+    for l in 0..64 {
+        (out.addr[l], out.space[l]) = match locate(c, ad.space, ad.a[l]) {
+            Loc::Global(a) => (a, S::Global),
+            Loc::Lds(a) => (a, S::Lds),
+            Loc::Private(a) => (a, S::Scratch),
+        };
+    }
+    out
+}
+
 /// Where a lane's address points.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Space {
