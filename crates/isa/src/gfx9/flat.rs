@@ -141,11 +141,11 @@ impl Flat {
     }
 
     /// Bit 13 acts as `lds` (the load writes LDS instead of vdst).
-    fn lds_mode(&self, target: Target) -> bool {
+    pub(crate) fn lds_mode(&self, target: Target) -> bool {
         self.lds && !(self.seg == 1 && target.is_gfx940_plus())
     }
 
-    fn vdst_width(&self, target: Target) -> u8 {
+    pub(crate) fn vdst_width(&self, target: Target) -> u8 {
         if self.lds_mode(target) {
             0
         } else if self.glc {

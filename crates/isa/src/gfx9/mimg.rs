@@ -118,7 +118,7 @@ impl Mimg {
     /// vdata width: one dword per dmask bit (halves packed with d16). LLVM
     /// keeps the base width when the opcode has no form of that width or the
     /// tuple would be misaligned or run past the register file.
-    fn vdata_width(&self) -> u8 {
+    pub(crate) fn vdata_width(&self) -> u8 {
         let mut n = (self.dmask.count_ones() as u8).max(1);
         if self.d16 {
             n = n.div_ceil(2);

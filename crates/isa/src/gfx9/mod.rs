@@ -12,6 +12,7 @@ pub mod mimg;
 pub mod mubuf;
 pub mod opcodes;
 pub mod operand;
+pub mod regs;
 pub mod smem;
 pub mod sop;
 pub mod tables;

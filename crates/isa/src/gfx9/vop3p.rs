@@ -224,7 +224,7 @@ pub struct ScaledMfma {
 impl ScaledMfma {
     /// The MFMA as a plain instruction (`None` only for words that
     /// [`decode_scaled`] did not accept).
-    fn as_vop3p(&self) -> Option<Vop3p> {
+    pub(crate) fn as_vop3p(&self) -> Option<Vop3p> {
         let [w0, w1] = self.words;
         Some(Vop3p {
             row: lookup(((w0 >> 16) & 0x7f) as u8, Target::Gfx950)?,
@@ -432,7 +432,7 @@ impl Vop3p {
     }
 
     /// Whether a source slot names AccVGPRs (MFMA acc / acc_cd bits).
-    fn src_agpr(&self, i: usize, s: &PSrc) -> bool {
+    pub(crate) fn src_agpr(&self, i: usize, s: &PSrc) -> bool {
         if self.row.kind == Kind::Mfma {
             match i {
                 0 | 1 => s.agpr || self.op_sel_hi & (1 << i) != 0,
