@@ -37,6 +37,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod bundle;
 pub mod dbt;
 pub mod descriptor;

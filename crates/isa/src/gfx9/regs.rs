@@ -447,18 +447,27 @@ impl Inst {
     }
 }
 
+impl Vop3p {
+    /// The registers source `i` names (`None` for constants and absent
+    /// sources): for MFMA, A, B and C.
+    pub fn source(&self, i: usize) -> Option<Range> {
+        let s = self.row.srcs.get(i)?;
+        let field = self.src[i];
+        if field == 255 && self.literal().is_none() {
+            return None;
+        }
+        src(field, self.width(i, s), self.src_agpr(i, s))
+    }
+}
+
 /// Registers of a VOP3P instruction (one half of a scaled MFMA pair).
 fn vop3p_regs(g: &mut Regs, p: &Vop3p) {
     let r = p.row;
     let mfma = r.kind == super::vop3p::Kind::Mfma;
     let d = vreg(p.vdst, r.dst, r.dst_agpr || (mfma && p.clamp));
     g.write(d);
-    let lit = p.literal();
-    for (i, (s, &field)) in r.srcs.iter().zip(p.src.iter()).enumerate() {
-        if field == 255 && lit.is_none() {
-            continue;
-        }
-        g.read(src(field, p.width(i, s), p.src_agpr(i, s)));
+    for i in 0..r.srcs.len() {
+        g.read(p.source(i));
     }
     let base = r.name;
     if base.starts_with("v_smfmac") || merges_dst(base) {

@@ -322,6 +322,15 @@ impl Vop3 {
     fn has(&self, bit: u16) -> bool {
         self.row.mods & (1 << bit) != 0
     }
+
+    /// Whether `op_sel[3]` is set on an opcode that has it: the result goes
+    /// to the high half of the destination (ISA manual, VOP3A `OPSEL`).
+    pub fn dst_op_sel(&self) -> bool {
+        !self.row.sdst
+            && self.has(M_OPSEL + 3)
+            && !(self.row.name.starts_with("v_permlane") && self.row.name.contains("_swap"))
+            && self.abs_opsel_sdst & 0x40 != 0
+    }
 }
 
 /// Whether a source field value is an inline constant.
