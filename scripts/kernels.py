@@ -218,11 +218,22 @@ def resolve(case, target: str):
     return launch, args, hsaco, block
 
 
+# Checking plugins: a run with one of them enabled fails when it reports
+# anything (a record of this type in its JSON Lines output).
+CHECKERS = {"hazards": "hazard", "races": "race"}
+
+
 def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, keep: str | None = None,
-             hsaco_override=None, gpu: str | None = None, want_outputs: bool = False):
+             hsaco_override=None, gpu: str | None = None, want_outputs: bool = False,
+             plugins: tuple[str, ...] = (), extra: tuple[str, ...] = (), check_plugins: bool = True):
     """(ok, detail, seconds, stats) of one case on one target. With `keep`,
     the inputs, outputs, the expected values (expected-NAME.bin) and a
-    cmd.sh reproducing the run stay in keep/<target>/<case>/."""
+    cmd.sh reproducing the run stay in keep/<target>/<case>/. `plugins`
+    are enabled on the run (`--plugin`); a checking plugin (CHECKERS) that
+    reports anything fails the case unless `check_plugins` is false. The
+    stats hold run-kernel's stderr ("stderr") and each plugin's JSON records
+    ("plugins": name -> list). `extra` is appended to run-kernel's
+    arguments."""
     from harness import In, InOut, Null, Out, Scalar, compare, dims
 
     t0 = time.monotonic()
@@ -280,6 +291,17 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             cmd += ["--dynamic-lds", str(launch.dynamic_lds)]
         for s in specs:
             cmd += ["--arg", s]
+        plugin_dir = tmp / "plugins"
+        if launch.races is not None and not any(p.split(":")[0] == "races" for p in plugins):
+            plugins = (*plugins, "races")
+        for spec in plugins:
+            name = spec.split(":")[0]
+            if name in CHECKERS and ":" not in spec:
+                spec += ":format=jsonl"
+            cmd += ["--plugin", spec]
+        if plugins:
+            cmd += ["--plugin-out", str(plugin_dir)]
+        cmd += list(extra)
         if keep:
             (tmp / "cmd.sh").write_text(" ".join(shlex.quote(c) for c in cmd) + "\n")
             for chk in launch.checks:
@@ -307,7 +329,40 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             m = re.search(pat, p.stdout, re.M)
             if m:
                 stats[key] = float(m.group(1))
+        stats["stderr"] = p.stderr
+        stats["plugins"] = {}
+        for f in sorted(plugin_dir.glob("*.jsonl")):
+            name = f.name.rsplit("-", 1)[0]
+            stats["plugins"].setdefault(name, []).extend(
+                json.loads(ln) for ln in f.read_text().splitlines() if ln.strip())
         problems, outputs = [], {}
+        for name, kind in CHECKERS.items():
+            files_ = sorted(plugin_dir.glob(f"{name}-*.jsonl"))
+            recs = stats["plugins"].get(name, [])
+            found = [r for r in recs if r.get("type") == kind]
+            if not check_plugins:
+                continue
+            if name == "races" and launch.races is not None:
+                if not files_:
+                    problems.append("races: the plugin wrote nothing")
+                    continue
+                got = sorted({f"{r['space']}/{r['scope']}" for r in found})
+                if got != sorted(set(launch.races)):
+                    first = "; ".join(f"{r['space']}/{r['scope']} at 0x{r['address']:x}: {r['first']['access']} "
+                                      f"+0x{r['first']['offset']:x} vs {r['second']['access']} "
+                                      f"+0x{r['second']['offset']:x}" for r in found[:3])
+                    problems.append(f"races: expected {sorted(set(launch.races))}, reported {got} ({first})")
+                continue
+            if found and name == "races":
+                r = found[0]
+                problems.append(f"races: {len(found)} report(s), first: {r['space']}/{r['scope']} at 0x{r['address']:x}: "
+                                f"{r['first']['access']} +0x{r['first']['offset']:x} vs {r['second']['access']} "
+                                f"+0x{r['second']['offset']:x}")
+            elif found:
+                r = found[0]
+                problems.append(f"{name}: {len(found)} report(s), first: {r.get('kind')} {r.get('rule') or ''} "
+                                f"at +0x{r.get('offset', 0):x} `{r.get('instruction')}` "
+                                f"({r.get('register')}, producer `{(r.get('producer') or {}).get('instruction')}`)")
         for name, (f, dt) in files.items():
             try:
                 outputs[name] = np.fromfile(f, dtype=dt)
@@ -524,10 +579,11 @@ def _init_worker():
     import cases  # noqa: F401  (fills the registry in each worker process)
 
 
-def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep: str | None):
+def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep: str | None,
+         plugins: tuple[str, ...] = ()):
     from harness import REGISTRY
     case = next(c for c in REGISTRY if c.name == name)
-    return run_case(case, target, binary, dry_run, threads, keep)
+    return run_case(case, target, binary, dry_run, threads, keep, plugins=plugins)
 
 
 def selected(args):
@@ -566,7 +622,8 @@ def cmd_run(args) -> int:
     insts = emu_wall = 0.0
     t0 = time.monotonic()
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
-        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads, args.keep): (c, t) for c, t in jobs}
+        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads, args.keep, tuple(args.plugin)): (c, t)
+                for c, t in jobs}
         for fut in cf.as_completed(futs):
             c, t = futs[fut]
             try:
@@ -624,6 +681,9 @@ def main() -> int:
     ap.add_argument("--keep", metavar="DIR",
                     help="keep each case's files and a cmd.sh reproducing its run under DIR/<target>/<case>/")
     ap.add_argument("--force", action="store_true", help="rebuild every code object")
+    ap.add_argument("--plugin", action="append", default=[], metavar="SPEC",
+                    help="enable an execution plugin on every run (repeatable); with hazards or races, "
+                         "a case fails when the plugin reports anything")
     ap.add_argument("--dry-run", action="store_true", help="build, make inputs and references, check arguments")
     ap.add_argument("--no-build", action="store_true", help="run with the code objects already built")
     ap.add_argument("--dbt", action="store_true",

@@ -328,3 +328,65 @@ def atomics_f64(rng, target):
     return Launch(g, 256, [InOut("d", d), Out("group", np.float64, g), In(v), i32(n)],
                   [exact("d", np.array([0.5 + v.sum(), v.max(), v.min()])),
                    exact("group", pad.reshape(g, 256).sum(axis=1))])
+
+
+# The races plugin's cases: `races` names the races a run must report (space
+# and scope: lds/workgroup, global/workgroup, global/dispatch), exactly; an
+# empty tuple, none. The racy kernels' outputs depend on the order waves
+# run in, so they are not compared; their twins' are.
+RACE_BLOCK, RACE_GROUPS = 256, 6
+
+
+def _race_ids():
+    t = np.arange(RACE_BLOCK)
+    return t, (t + 64) % RACE_BLOCK
+
+
+@case("races_lds_racy", "races", "lds_neighbour_racy")
+def races_lds_racy(rng, target):
+    n = RACE_BLOCK * RACE_GROUPS
+    return Launch(RACE_GROUPS, RACE_BLOCK, [Out("out", np.int32, n)], [], races=("lds/workgroup",))
+
+
+@case("races_lds_sync", "races", "lds_neighbour_sync")
+def races_lds_sync(rng, target):
+    t, nb = _race_ids()
+    ref = np.tile(3 * nb + 1, RACE_GROUPS).astype(np.int32)
+    return Launch(RACE_GROUPS, RACE_BLOCK, [Out("out", np.int32, ref.size)], [exact("out", ref)], races=())
+
+
+@case("races_lds_atomic", "races", "lds_atomic_sync")
+def races_lds_atomic(rng, target):
+    n = RACE_BLOCK * RACE_GROUPS
+    ref = np.full(n, RACE_BLOCK, np.int32)
+    return Launch(RACE_GROUPS, RACE_BLOCK, [Out("out", np.int32, n)], [exact("out", ref)], races=())
+
+
+@case("races_global_waves_racy", "races", "global_waves_racy")
+def races_global_waves_racy(rng, target):
+    n = RACE_BLOCK * RACE_GROUPS
+    return Launch(RACE_GROUPS, RACE_BLOCK, [Out("buf", np.int32, n), Out("out", np.int32, n)], [],
+                  races=("global/workgroup",))
+
+
+@case("races_global_waves_sync", "races", "global_waves_sync")
+def races_global_waves_sync(rng, target):
+    t, nb = _race_ids()
+    n = RACE_BLOCK * RACE_GROUPS
+    ref = np.tile(5 * nb + 2, RACE_GROUPS).astype(np.int32)
+    return Launch(RACE_GROUPS, RACE_BLOCK, [Out("buf", np.int32, n), Out("out", np.int32, n)],
+                  [exact("out", ref)], races=())
+
+
+@case("races_global_groups_racy", "races", "global_groups_racy")
+def races_global_groups_racy(rng, target):
+    n = RACE_BLOCK * RACE_GROUPS
+    return Launch(RACE_GROUPS, RACE_BLOCK, [Out("word", np.int32, 1), Out("out", np.int32, n)],
+                  [exact("word", np.array([7], np.int32))], races=("global/dispatch",))
+
+
+@case("races_global_groups_atomic", "races", "global_groups_atomic")
+def races_global_groups_atomic(rng, target):
+    n = RACE_BLOCK * RACE_GROUPS
+    return Launch(RACE_GROUPS, RACE_BLOCK, [InOut("word", np.zeros(1, np.int32)), Out("out", np.int32, n)],
+                  [exact("word", np.array([7 * RACE_GROUPS], np.int32))], races=())

@@ -195,6 +195,10 @@ class Launch:
     # A regular expression the fault report (run-kernel's stderr, exit
     # status 2) must match; the case then expects that fault and no outputs.
     expect_fault: str | None = None
+    # The races the `races` plugin must report on this run, as
+    # "space/scope" (lds/workgroup, global/workgroup, global/dispatch),
+    # exactly; () for none. None: the plugin is not run for the case.
+    races: tuple | None = None
 
 
 @dataclasses.dataclass

@@ -292,6 +292,17 @@ const CASES: &[(&[Target], &str, &[&str])] = &[
         "v_mfma_f32_32x32x2_f32 v[0:15], v16, v17, v[0:15]\nv_add_f32_e32 v20, v0, v1",
         &["mfma-read"],
     ),
+    // gfx942+: the f32-input MFMAs are not XDL: passes+2.
+    (
+        &[Gfx942, Gfx950],
+        "v_mfma_f32_32x32x2_f32 v[0:15], v16, v17, v[0:15]\ns_nop 7\ns_nop 7\ns_nop 1\nglobal_store_dwordx4 v[16:17], v[0:3], off",
+        &[],
+    ),
+    (
+        &[Gfx942, Gfx950],
+        "v_mfma_f32_32x32x2_f32 v[0:15], v16, v17, v[0:15]\ns_nop 7\ns_nop 7\ns_nop 0\nglobal_store_dwordx4 v[16:17], v[0:3], off",
+        &["mfma-read"],
+    ),
     // Dot products.
     (
         &[Gfx90a, Gfx942],

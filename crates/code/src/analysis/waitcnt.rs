@@ -260,6 +260,13 @@ pub struct Op<T> {
     live: bool,
 }
 
+impl<T> Op<T> {
+    /// The counters whose waits would prove it complete.
+    pub fn counters(&self) -> impl Iterator<Item = Counter> + '_ {
+        self.counters.iter().flatten().copied()
+    }
+}
+
 /// The operations of one wave that its waits have not yet proven
 /// complete, with a per-register index of those that will write it.
 pub struct Pending<T> {

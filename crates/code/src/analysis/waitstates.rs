@@ -62,6 +62,10 @@ pub mod kind {
     pub const FMA64: u32 = 1 << 19;
     /// `s_nop`.
     pub const NOP: u32 = 1 << 20;
+    /// An XDL MFMA (LLVM `isXDL`): on gfx90a every MFMA but DGEMMs, on
+    /// gfx942 and gfx950 also not the f32-input ones (`v_mfma_f32_*_f32`,
+    /// LLVM's `is_gfx940_xdl` unset).
+    pub const XDL: u32 = 1 << 21;
 }
 
 /// What the rules need to know of one instruction, worked out once.
@@ -232,6 +236,8 @@ impl Facts {
                     f.kind |= MFMA;
                     if dgemm {
                         f.kind |= DGEMM;
+                    } else if t == Target::Gfx90a || !name.ends_with("_f32") {
+                        f.kind |= XDL;
                     }
                     f.passes = passes;
                     f.mfma_src = [p.source(0), p.source(1), p.source(2)];
@@ -688,8 +694,8 @@ impl<T: Copy> Window<T> {
             let pf = &p.facts;
             let passes = pf.passes;
             let full = pf.first_write() == Some(r);
-            let xdl = !f.is(DGEMM);
-            let p_xdl = !pf.is(DGEMM);
+            let xdl = f.is(XDL);
+            let p_xdl = pf.is(XDL);
             let f64_16 = pf.is(DGEMM) && pf.mnemonic.contains("16x16");
             let f64_4 = pf.is(DGEMM) && pf.mnemonic.contains("4x4");
             let need = if i == 2 {
@@ -773,7 +779,7 @@ impl<T: Copy> Window<T> {
                         (_, false) => 11,
                     }
                 } else if g94 {
-                    xdl_read(pf.passes, true, g950)
+                    xdl_read(pf.passes, pf.is(XDL), g950)
                 } else {
                     match pf.passes {
                         2 => 5,
@@ -800,7 +806,7 @@ impl<T: Copy> Window<T> {
                 let need = if pf.is(DGEMM) {
                     if pf.passes == 4 { 6 } else { 11 }
                 } else if g94 {
-                    xdl_read(pf.passes, true, g950)
+                    xdl_read(pf.passes, pf.is(XDL), g950)
                 } else {
                     match pf.passes {
                         2 => 5,
@@ -861,8 +867,7 @@ impl<T: Copy> Window<T> {
         if let Some(r) = f.store_data {
             set(Tab::StoreData, r);
         }
-        if f.is(MFMA)
-            && !f.is(DGEMM)
+        if f.is(XDL)
             && let Some(c) = f.mfma_src[2]
         {
             set(Tab::SrcC, c);
@@ -883,9 +888,9 @@ impl<T: Copy> Window<T> {
     }
 }
 
-/// An XDL (or, on gfx942+, SMFMA) MFMA result read by a later instruction
-/// (or overwritten): passes+3 for XDL producers, passes+2 otherwise; gfx950
-/// adds one for XDL producers of more than 2 passes.
+/// An MFMA result read by a later instruction (or overwritten) on gfx942+:
+/// passes+3 for XDL producers, passes+2 for the others; gfx950 adds one
+/// for XDL producers of more than 2 passes.
 fn xdl_read(passes: u8, xdl: bool, g950: bool) -> u8 {
     if xdl {
         passes + 3 + u8::from(g950 && passes > 2)

@@ -230,6 +230,7 @@ pub fn dispatch_with(
         p.begin(DispatchInfo {
             seq: 0,
             kernel: l.kernel.clone(),
+            entry: l.entry,
             target: env.target,
             grid: l.grid,
             block: l.block,

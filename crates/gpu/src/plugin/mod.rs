@@ -41,7 +41,9 @@
 //! are listed in docs/plugins.md.
 
 pub mod class;
+pub mod hazards;
 pub mod metrics;
+pub mod races;
 pub mod trace;
 
 pub use class::{Class, Family, MemKind, Seg};
@@ -81,6 +83,8 @@ pub struct DispatchInfo {
     /// Dispatches seen by this plugin set so far (0 for the first).
     pub seq: u64,
     pub kernel: String,
+    /// Address of the kernel's first instruction.
+    pub entry: u64,
     pub target: rocjitsu_isa::Target,
     /// Workgroups per dimension.
     pub grid: [u32; 3],
@@ -395,6 +399,20 @@ pub const BUILTINS: &[Builtin] = &[
         options: metrics::OPTIONS,
         make: metrics::make,
         check: metrics::check,
+    },
+    Builtin {
+        name: "hazards",
+        about: "missing waits (registers used before the counters prove their loads complete, LDS writes in flight at a barrier) and the wait-state hazards of the target, each with kernel, PC, instruction, register and producer",
+        options: hazards::OPTIONS,
+        make: hazards::make,
+        check: hazards::check,
+    },
+    Builtin {
+        name: "races",
+        about: "LDS and global accesses to the same bytes, one a write, by waves of a workgroup with no barrier between them, and global ones by different workgroups (atomics with atomics excepted)",
+        options: races::OPTIONS,
+        make: races::make,
+        check: races::check,
     },
     Builtin {
         name: "trace",

@@ -39,8 +39,12 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// Runs the kernel with `plugins`; returns the stats and the buffer.
 fn run(plugins: Option<&Plugins>, threads: usize) -> (Stats, Vec<u8>) {
-    let t = Target::Gfx942;
-    let code = crate::exec::testing::assemble(t, KERNEL);
+    run_asm(Target::Gfx942, KERNEL, plugins, threads)
+}
+
+/// Runs `asm` (a variant of [`KERNEL`]) on `t` with `plugins`.
+fn run_asm(t: Target, asm: &str, plugins: Option<&Plugins>, threads: usize) -> (Stats, Vec<u8>) {
+    let code = crate::exec::testing::assemble(t, asm);
     let vm = Vm::new();
     let base = vm.alloc(code.len() as u64, Perms::RW);
     vm.fill(base, &code).unwrap();
@@ -239,7 +243,7 @@ fn specs_parse_and_bad_ones_are_named() {
     };
     let e = err("nosuch");
     assert!(
-        e.contains("`nosuch`") && e.contains("metrics, trace"),
+        e.contains("`nosuch`") && e.contains("metrics, hazards, trace"),
         "{e}"
     );
     let e = err("metrics:colour=red");
@@ -250,4 +254,89 @@ fn specs_parse_and_bad_ones_are_named() {
     let mut s = Spec::parse("nosuch").unwrap();
     s.require = false;
     assert!(Plugins::new(&[s], &out).unwrap().is_empty());
+}
+
+/// The hazards plugin's JSON records of one run of `asm` on `t`.
+fn hazards_of(t: Target, asm: &str, name: &str) -> Vec<Value> {
+    let dir = temp_dir(name);
+    let p = plugins("hazards:format=jsonl", &dir);
+    run_asm(t, asm, Some(&p), 2);
+    p.finish();
+    let text = file(&dir, "hazards", "jsonl");
+    let _ = std::fs::remove_dir_all(&dir);
+    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let summary = recs.last().expect("a summary record").clone();
+    assert_eq!(summary["type"], "summary", "{text}");
+    let hazards: Vec<Value> = recs.into_iter().filter(|r| r["type"] == "hazard").collect();
+    assert_eq!(summary["hazards"], hazards.len(), "{text}");
+    hazards
+}
+
+#[test]
+fn hazards_finds_nothing_in_the_correct_kernel() {
+    for t in Target::ALL {
+        let h = hazards_of(t, KERNEL, "hazards-ok");
+        assert!(h.is_empty(), "{t}: {h:?}");
+    }
+}
+
+#[test]
+fn hazards_reports_a_deleted_vmcnt_wait() {
+    let asm = KERNEL.replacen("s_waitcnt vmcnt(0)", "s_nop 0", 1);
+    let h = hazards_of(Target::Gfx942, &asm, "hazards-vm");
+    // No later wait covers the load: every use of v2 is reported.
+    let at: Vec<(&str, u64)> = h
+        .iter()
+        .map(|r| (r["instruction"].as_str().unwrap(), r["offset"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        at,
+        [
+            ("v_add_u32_e32 v2, 1, v2", 0x1c),
+            ("global_store_dword v1, v2, s[2:3]", 0x20),
+            ("ds_write_b32 v1, v2", 0x28)
+        ],
+        "{h:?}"
+    );
+    for r in &h {
+        assert_eq!(r["kind"], "missing-wait");
+        assert_eq!(r["access"], "read");
+        assert_eq!(r["kernel"], "plugin_test");
+        assert_eq!(r["register"], "v2");
+        assert_eq!(r["producer"]["instruction"], "global_load_dword v2, v1, s[2:3]");
+        assert_eq!(r["producer"]["offset"], 0x10);
+        assert_eq!(r["counters"], "vmcnt");
+        assert_eq!(r["waves"], u64::from(GROUPS * 2), "every wave hits it");
+    }
+}
+
+#[test]
+fn hazards_reports_lds_writes_in_flight_at_a_barrier() {
+    let asm = KERNEL.replacen(
+        "ds_write_b32 v1, v2\ns_waitcnt lgkmcnt(0)",
+        "ds_write_b32 v1, v2\ns_nop 0",
+        1,
+    );
+    let h = hazards_of(Target::Gfx90a, &asm, "hazards-bar");
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0]["kind"], "barrier-lds-write");
+    assert_eq!(h[0]["producer"]["instruction"], "ds_write_b32 v1, v2");
+    assert_eq!(h[0]["instruction"], "s_barrier");
+}
+
+#[test]
+fn hazards_reports_wait_states() {
+    let asm = KERNEL.replacen(
+        "s_endpgm",
+        "v_cmp_eq_u32_e32 vcc, v0, v0\nv_cndmask_b32_e32 v4, v0, v0, vcc\ns_endpgm",
+        1,
+    );
+    assert!(hazards_of(Target::Gfx90a, &asm, "hazards-ws0").is_empty());
+    let h = hazards_of(Target::Gfx942, &asm, "hazards-ws");
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0]["kind"], "wait-states");
+    assert_eq!(h[0]["rule"], "valu-sgpr-valu");
+    assert_eq!(h[0]["register"], "vcc");
+    assert_eq!(h[0]["wait_states"], serde_json::json!({"needed": 2, "got": 0}));
+    assert_eq!(h[0]["producer"]["instruction"], "v_cmp_eq_u32_e32 vcc, v0, v0");
 }
