@@ -293,41 +293,24 @@ fn write_inst(
         None => rest.len().min(4),
     };
     let raw = &rest[..size.min(rest.len())];
-    let mut text = String::new();
+    let mut text = rocjitsu_isa::objdump::text(decoded.as_ref(), raw);
     let mut note = String::new();
     let mut target_addr = None;
-    match &decoded {
-        Some(inst) => {
-            let _ = write!(text, "{inst}");
-            if let Some(t) = inst.branch_target(pc) {
-                target_addr = Some(t);
-                let syms = &ctx.index.by_section[ctx.section];
-                let exact = syms.iter().find(|s| s.addr == t && s.kind == STT_NOTYPE);
-                if let Some(s) = exact {
-                    // The PC-relative immediate is the last operand.
-                    if let Some((head, _)) = text.rsplit_once(' ') {
-                        text = format!("{head} {}", s.name);
-                    }
-                } else if matches!(inst.body(), Body::Sopp(_))
-                    && let Some(s) = ctx.index.annotation_symbol(ctx.co, ctx.section, t)
-                {
-                    let disp = t.wrapping_sub(s.addr);
-                    if disp == 0 {
-                        let _ = write!(note, " <{}>", s.name);
-                    } else {
-                        let _ = write!(note, " <{}+0x{disp:x}>", s.name);
-                    }
-                }
+    if let Some(inst) = &decoded
+        && let Some(t) = inst.branch_target(pc)
+    {
+        target_addr = Some(t);
+        let syms = &ctx.index.by_section[ctx.section];
+        let exact = syms.iter().find(|s| s.addr == t && s.kind == STT_NOTYPE);
+        if let Some(s) = exact {
+            // The PC-relative immediate is the last operand.
+            if let Some((head, _)) = text.rsplit_once(' ') {
+                text = format!("{head} {}", s.name);
             }
-        }
-        None if raw.len() == 4 => {
-            let w = u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]);
-            let _ = write!(text, ".long 0x{w:08x}");
-        }
-        None => {
-            text.push_str(".byte ");
-            let b: Vec<String> = raw.iter().map(|b| format!("0x{b:02x}")).collect();
-            text.push_str(&b.join(", "));
+        } else if matches!(inst.body(), Body::Sopp(_))
+            && let Some(s) = ctx.index.annotation_symbol(ctx.co, ctx.section, t)
+        {
+            note = rocjitsu_isa::objdump::branch_note(&s.name, t.wrapping_sub(s.addr));
         }
     }
     if json {
@@ -345,20 +328,11 @@ fn write_inst(
         writeln!(out, "{v}")?;
         return Ok(size.max(1));
     }
-    let mut words = String::new();
-    if raw.len().is_multiple_of(4) {
-        for (k, c) in raw.chunks_exact(4).enumerate() {
-            let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            if k > 0 {
-                words.push(' ');
-            }
-            let _ = write!(words, "{w:08X}");
-        }
-    } else {
-        let b: Vec<String> = raw.iter().map(|b| format!("{b:02X}")).collect();
-        words = b.join(" ");
-    }
-    writeln!(out, "\t{text:<59}// {pc:012X}: {words}{note}")?;
+    writeln!(
+        out,
+        "{}",
+        rocjitsu_isa::objdump::line(pc, raw, &text, &note)
+    )?;
     Ok(size.max(1))
 }
 

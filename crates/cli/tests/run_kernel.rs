@@ -281,7 +281,10 @@ fn an_unknown_plugin_or_option_is_named_with_the_available_ones() {
     let k = corpus("gfx942", "elementwise_f32");
     fails_with(
         &["run-kernel", &k, "--kernel", "saxpy", "--plugin", "nosuch"],
-        &["`nosuch`", "available: metrics, trace"],
+        &[
+            "`nosuch`",
+            "available: metrics, coverage, hazards, races, trace",
+        ],
     );
     fails_with(
         &["run-kernel", &k, "--plugin", "metrics:colour=red"],
@@ -298,7 +301,11 @@ fn an_unknown_plugin_or_option_is_named_with_the_available_ones() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
-    assert_eq!(names, ["metrics", "trace"], "{out}");
+    assert_eq!(
+        names,
+        ["metrics", "coverage", "hazards", "races", "trace"],
+        "{out}"
+    );
 }
 
 #[test]
@@ -387,5 +394,178 @@ fn trace_writes_a_trace_event_file() {
             assert!(!e[f].is_null(), "{f} missing: {e}");
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The `coverage` plugin on a hand-written kernel (tests/data/counted.s)
+/// whose counts follow from its code: 2 workgroups of 100 work-items (2
+/// waves each, 4 in all); a loop runs 5 times in every wave; lanes below
+/// 32 (all in the first wave of each workgroup) take the `v_mov`; no wave
+/// reaches the last block. Each listed line past the count must equal
+/// `llvm-objdump-22 -d`'s line for the same instruction.
+#[test]
+fn coverage_counts_a_hand_written_kernel() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-cov-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/counted.s");
+    let obj = dir.join("counted.hsaco");
+    let st = Command::new("clang-22")
+        .args([
+            "-x",
+            "assembler",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx942",
+            "-o",
+        ])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .expect("clang-22 (scripts/setup.sh installs it)");
+    assert!(st.success());
+    let o = rocjitsu(&[
+        "run-kernel",
+        obj.to_str().unwrap(),
+        "--grid",
+        "2",
+        "--block",
+        "100",
+        "--plugin",
+        "coverage",
+        "--plugin-out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = plugin_file(&dir, "coverage-");
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains("kernel counted (1 dispatch(es)): 12 of 14 instructions executed")
+            && header.contains("6 of 7 basic blocks"),
+        "{header}"
+    );
+    let listed: Vec<(u64, String)> = text
+        .lines()
+        .filter(|l| l.contains("// "))
+        .map(|l| {
+            let (count, line) = l.trim_start().split_once(' ').unwrap();
+            (count.parse().unwrap(), line.to_string())
+        })
+        .collect();
+    let counts: Vec<u64> = listed.iter().map(|x| x.0).collect();
+    assert_eq!(
+        counts,
+        [4, 20, 20, 20, 4, 4, 4, 2, 4, 4, 4, 4, 0, 0],
+        "{text}"
+    );
+    let objdump = Command::new("llvm-objdump-22")
+        .arg("-d")
+        .arg(&obj)
+        .output()
+        .expect("llvm-objdump-22");
+    let want: Vec<String> = String::from_utf8_lossy(&objdump.stdout)
+        .lines()
+        .filter(|l| l.contains("// "))
+        .map(str::to_string)
+        .collect();
+    let got: Vec<&String> = listed.iter().map(|x| &x.1).collect();
+    assert_eq!(got, want.iter().collect::<Vec<_>>());
+    assert!(
+        text.contains("0000000000001400 <counted>:"),
+        "the label as objdump prints it: {text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The example plugin crate (crates/plugin-example), built as a cdylib and
+/// loaded by path through the `rocjitsu_plugin_v1` C ABI, counts the same
+/// wave-instructions per family and memory bytes as the built-in metrics
+/// plugin on the same run; a bad path or option is refused with the reason.
+#[test]
+fn an_outside_plugin_is_loaded_by_path_and_counts_what_metrics_counts() {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_rocjitsu"));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let st = Command::new(env!("CARGO"))
+        .args(["build", "--release", "-p", "rocjitsu-plugin-example"])
+        .current_dir(&root)
+        .status()
+        .expect("cargo");
+    assert!(st.success(), "building crates/plugin-example");
+    let lib = bin.parent().unwrap().join("librocjitsu_plugin_example.so");
+    assert!(lib.exists(), "{}", lib.display());
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-ext-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let count = dir.join("count.json");
+    let spec = format!("{}:out={}", lib.display(), count.display());
+    let o = saxpy_with(
+        &dir,
+        1000,
+        &[
+            "--plugin",
+            &spec,
+            "--plugin",
+            "metrics:format=jsonl",
+            "--plugin-out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&count).unwrap()).unwrap();
+    let text = plugin_file(&dir, "metrics-");
+    let d: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(c["dispatches"], 1);
+    assert_eq!(c["instructions"], d["wave_instructions"]);
+    let fams = [
+        "salu",
+        "valu",
+        "mfma",
+        "smem",
+        "vmem_load",
+        "vmem_store",
+        "vmem_atomic",
+        "lds",
+        "branch",
+        "wait",
+        "barrier",
+        "other",
+    ];
+    for (i, f) in fams.iter().enumerate() {
+        assert_eq!(c["families"][i], d["by_family"][f], "{f}");
+    }
+    let sum = |k: &str| -> u64 {
+        d["bytes"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|s| s[k].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(c["bytes"]["load"], sum("read"));
+    assert_eq!(c["bytes"]["store"], sum("written"));
+    assert_eq!(c["bytes"]["atomic"], sum("atomic"));
+    assert!(c["bytes"]["store"].as_u64().unwrap() >= 4000);
+    // Refusals name the library and the reason.
+    let k = corpus("gfx942", "elementwise_f32");
+    fails_with(
+        &[
+            "run-kernel",
+            &k,
+            "--kernel",
+            "saxpy",
+            "--plugin",
+            "/nonexistent/libnone.so",
+        ],
+        &["plugin library /nonexistent/libnone.so"],
+    );
+    let bad = format!("{}:colour=red", lib.display());
+    let o = saxpy_with(&dir, 1000, &["--plugin", &bad]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("unknown option `colour=red`") && e.contains("out=PATH"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

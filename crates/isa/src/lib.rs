@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod gfx9;
+pub mod objdump;
 
 pub use gfx9::Inst;
 pub use gfx9::opcodes::{Opcode, opcodes};

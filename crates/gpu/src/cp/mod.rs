@@ -21,7 +21,7 @@
 mod aql;
 mod kernels;
 mod launch;
-mod names;
+pub(crate) mod names;
 mod pm4;
 mod pool;
 mod sdma;

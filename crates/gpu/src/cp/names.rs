@@ -64,9 +64,20 @@ pub fn entry_name(vm: &Vm, entry: u64) -> Option<String> {
     symbol_name(vm, entry, false)
 }
 
+/// The function symbol at `entry` with the address its code object is
+/// loaded at (where the ELF header is): `(image base, name, size)`.
+pub fn entry_symbol(vm: &Vm, entry: u64) -> Option<(u64, String, u64)> {
+    find(vm, entry, false)
+}
+
 /// The dynamic symbol whose value is `addr`: a kernel descriptor
 /// `<kernel>.kd` (named without the suffix) when `kd`, else any other.
 fn symbol_name(vm: &Vm, addr: u64, kd: bool) -> Option<String> {
+    find(vm, addr, kd).map(|(_, name, _)| name)
+}
+
+/// [`symbol_name`] with the image base and the symbol's size.
+fn find(vm: &Vm, addr: u64, kd: bool) -> Option<(u64, String, u64)> {
     let region = vm.region(addr)?;
     let mut tlb = Tlb::default();
     let mut page = addr & !(PAGE - 1);
@@ -79,8 +90,8 @@ fn symbol_name(vm: &Vm, addr: u64, kd: bool) -> Option<String> {
                 tlb,
                 base: page,
             };
-            if let Some(n) = lookup(&mut img, addr - page, kd) {
-                return Some(n);
+            if let Some((n, size)) = lookup(&mut img, addr - page, kd) {
+                return Some((page, n, size));
             }
             tlb = img.tlb;
         }
@@ -90,8 +101,8 @@ fn symbol_name(vm: &Vm, addr: u64, kd: bool) -> Option<String> {
 }
 
 /// Finds the dynamic symbol `<name>.kd` (when `kd`; else a symbol not so
-/// named) whose value is `value`.
-fn lookup(img: &mut Image, value: u64, kd: bool) -> Option<String> {
+/// named) whose value is `value`: its name and size.
+fn lookup(img: &mut Image, value: u64, kd: bool) -> Option<(String, u64)> {
     if img.bytes::<1>(4)? != [2] || img.u16(18)? != EM_AMDGPU {
         return None;
     }
@@ -135,9 +146,10 @@ fn lookup(img: &mut Image, value: u64, kd: bool) -> Option<String> {
             }
         }
         let name = String::from_utf8_lossy(&bytes);
+        let size = img.u64(s.wrapping_add(16))?;
         match name.strip_suffix(".kd") {
-            Some(k) if kd => return Some(k.to_string()),
-            None if !kd && !name.is_empty() => return Some(name.into_owned()),
+            Some(k) if kd => return Some((k.to_string(), size)),
+            None if !kd && !name.is_empty() => return Some((name.into_owned(), size)),
             _ => {}
         }
     }

@@ -237,6 +237,11 @@ pub fn dispatch_with(
             dispatch_id: x.dispatch_id,
             threads,
             start,
+            code: p
+                .wants()
+                .code
+                .then(|| crate::plugin::kernel_code(vm, l.entry))
+                .flatten(),
         })
     });
     let slots = AtomicUsize::new(0);

@@ -32,7 +32,8 @@ use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-pub const OPTIONS: &str = "format=text|jsonl (text), all=true|false (false: one report per PC, producer and register)";
+pub const OPTIONS: &str =
+    "format=text|jsonl (text), all=true|false (false: one report per PC, producer and register)";
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Format {
@@ -161,6 +162,7 @@ impl Plugin for Hazards {
         Wants {
             instructions: true,
             memory: true,
+            code: false,
         }
     }
 
@@ -303,7 +305,11 @@ fn describe(d: &DispatchInfo, r: &Report) -> String {
         Kind::WaitStates(i) => format!(
             "{} {}after `{}` ({}): {} wait state(s), {} needed [{}]",
             RULES[i].id,
-            if reg.is_empty() { String::new() } else { format!("on {reg} ") },
+            if reg.is_empty() {
+                String::new()
+            } else {
+                format!("on {reg} ")
+            },
             r.producer,
             offset(d, r.producer_pc),
             r.got,
@@ -402,7 +408,8 @@ impl Worker<'_> {
                 facts: Facts::of(inst),
                 events: self.model.events(inst),
                 wait: self.model.wait(inst),
-                lds_write: class.seg == Seg::Lds && matches!(class.mem, MemKind::Store | MemKind::Atomic),
+                lds_write: class.seg == Seg::Lds
+                    && matches!(class.mem, MemKind::Store | MemKind::Atomic),
                 barrier: class.family == Family::Barrier,
             }));
         }
@@ -449,7 +456,10 @@ impl Observer for Worker<'_> {
             first: e.id,
         };
         let counters = |op: &rocjitsu_code::analysis::waitcnt::Op<Tag>| {
-            op.counters().map(|c| c.name()).collect::<Vec<_>>().join("/")
+            op.counters()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join("/")
         };
         if !s.pending.is_empty() {
             let mut read = None;
@@ -465,8 +475,10 @@ impl Observer for Worker<'_> {
                 if let Some((reg, op)) = s.pending.writer_of(r)
                     && read != Some(reg)
                 {
-                    self.reports
-                        .add(all, base(Kind::Overwrite, Some(reg), op.tag, counters(op), 0, 0));
+                    self.reports.add(
+                        all,
+                        base(Kind::Overwrite, Some(reg), op.tag, counters(op), 0, 0),
+                    );
                 }
             }
             if info.barrier {
@@ -513,7 +525,8 @@ impl Observer for Worker<'_> {
         }
         let slot = self.info(m.pc, &m.op.inst, &m.op.class);
         let lanes = if m.exec != 0 { Some(m.lanes()) } else { None };
-        let lds = lanes.is_some_and(|l| (0..64).any(|i| m.exec >> i & 1 != 0 && l.space[i] == Space::Lds));
+        let lds = lanes
+            .is_some_and(|l| (0..64).any(|i| m.exec >> i & 1 != 0 && l.space[i] == Space::Lds));
         let info = self.cache[slot].as_deref().expect("just filled");
         let (events, writes, inst) = (info.events, info.facts.regs, info.inst);
         let s = self.wave(m.id);

@@ -183,6 +183,7 @@ impl Plugin for Metrics {
         Wants {
             instructions: true,
             memory: true,
+            code: false,
         }
     }
 

@@ -41,6 +41,8 @@
 //! are listed in docs/plugins.md.
 
 pub mod class;
+pub mod coverage;
+pub mod external;
 pub mod hazards;
 pub mod metrics;
 pub mod races;
@@ -53,7 +55,7 @@ use crate::exec::wave::Wave;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The version tag of every JSON record a built-in plugin writes.
@@ -66,6 +68,8 @@ pub struct Wants {
     pub instructions: bool,
     /// Every memory instruction ([`MemEvent`]).
     pub memory: bool,
+    /// The kernel's code and symbol ([`DispatchInfo::code`]).
+    pub code: bool,
 }
 
 impl Wants {
@@ -73,8 +77,34 @@ impl Wants {
         Wants {
             instructions: self.instructions || o.instructions,
             memory: self.memory || o.memory,
+            code: self.code || o.code,
         }
     }
+}
+
+/// A kernel's code as its code object has it: the function symbol's bytes
+/// and where the code object (its ELF virtual address 0) is loaded.
+#[derive(Clone, Debug)]
+pub struct KernelCode {
+    /// The GPU address of the code object's virtual address 0: a PC minus
+    /// this is the address `llvm-objdump` shows.
+    pub image_base: u64,
+    pub symbol: String,
+    /// The symbol's bytes (`st_size` of them, from the entry).
+    pub bytes: Vec<u8>,
+}
+
+/// The code of the kernel at `entry`, when its code object's dynamic
+/// symbols can be read from GPU memory (as the runtime and `run-kernel`
+/// load code objects).
+pub(crate) fn kernel_code(vm: &crate::mem::Vm, entry: u64) -> Option<Arc<KernelCode>> {
+    let (image_base, symbol, size) = crate::cp::names::entry_symbol(vm, entry)?;
+    let bytes = vm.read_vec(entry, size.min(64 << 20)).ok()?;
+    Some(Arc::new(KernelCode {
+        image_base,
+        symbol,
+        bytes,
+    }))
 }
 
 /// A dispatch as plugins see it.
@@ -96,6 +126,9 @@ pub struct DispatchInfo {
     pub threads: usize,
     /// When it started.
     pub start: Instant,
+    /// The kernel's code, when a plugin wants it ([`Wants::code`]) and it
+    /// can be read.
+    pub code: Option<Arc<KernelCode>>,
 }
 
 /// How a dispatch ended.
@@ -305,9 +338,14 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// Parses `NAME[:key=value,...]`.
+    /// Parses `NAME[:key=value,...]`; NAME is a built-in plugin or the
+    /// path of a plugin library (`dir/libfoo.so[:key=value,...]`).
     pub fn parse(s: &str) -> Result<Spec, PluginError> {
-        let (name, opts) = s.split_once(':').unwrap_or((s, ""));
+        let (name, opts) = match s.split_once(".so:") {
+            Some((lib, opts)) if !lib.contains(',') => (&s[..lib.len() + 3], opts),
+            _ if s.ends_with(".so") => (s, ""),
+            _ => s.split_once(':').unwrap_or((s, "")),
+        };
         let name = name.trim();
         if name.is_empty() {
             return Err(PluginError::Syntax(s.to_string()));
@@ -375,6 +413,8 @@ pub enum PluginError {
     Syntax(String),
     #[error("plugin {plugin}: {why}")]
     Output { plugin: &'static str, why: String },
+    #[error("plugin library {path}: {why}")]
+    Load { path: String, why: String },
 }
 
 /// One built-in plugin: its name, a one-line description, its options and
@@ -399,6 +439,13 @@ pub const BUILTINS: &[Builtin] = &[
         options: metrics::OPTIONS,
         make: metrics::make,
         check: metrics::check,
+    },
+    Builtin {
+        name: "coverage",
+        about: "per kernel, the llvm-objdump listing with each instruction's execution count, and the instructions and basic blocks executed",
+        options: coverage::OPTIONS,
+        make: coverage::make,
+        check: coverage::check,
     },
     Builtin {
         name: "hazards",
@@ -519,6 +566,7 @@ impl Plugins {
         for s in specs {
             match BUILTINS.iter().find(|b| b.name == s.name) {
                 Some(b) => list.push((b.make)(s, out)?),
+                None if external::is_path(&s.name) => list.push(external::make(s)?),
                 None if s.require => {
                     return Err(PluginError::Unknown {
                         name: s.name.clone(),
@@ -540,6 +588,7 @@ impl Plugins {
         for s in specs {
             match BUILTINS.iter().find(|b| b.name == s.name) {
                 Some(b) => (b.check)(s)?,
+                None if external::is_path(&s.name) => external::check(s)?,
                 None if s.require => {
                     return Err(PluginError::Unknown {
                         name: s.name.clone(),

@@ -278,6 +278,7 @@ impl Plugin for RacesPlugin {
         Wants {
             instructions: false,
             memory: true,
+            code: false,
         }
     }
 
@@ -330,10 +331,15 @@ impl DispatchObserver for Dispatch {
     }
 
     fn end(self: Box<Self>, _end: &DispatchEnd) {
-        let (mut races, mut global, dropped) = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
-        sweep(&mut global, |i| u64::from(i.group), |a, b| {
-            races.add(Space::Global, "dispatch", a, b);
-        });
+        let (mut races, mut global, dropped) =
+            self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        sweep(
+            &mut global,
+            |i| u64::from(i.group),
+            |a, b| {
+                races.add(Space::Global, "dispatch", a, b);
+            },
+        );
         let i = &self.inner;
         let mut list: Vec<Race> = races.0.into_values().collect();
         list.sort_by_key(|r| (r.a.pc, r.b.pc));
@@ -446,10 +452,17 @@ impl Worker<'_> {
     /// Checks the workgroup's intervals since the last barrier.
     fn epoch(&mut self) {
         let races = &mut self.races;
-        for (space, v) in [(Space::Lds, &mut self.lds), (Space::Global, &mut self.global)] {
-            sweep(v, |i| u64::from(i.wave), |a, b| {
-                races.add(space, "workgroup", a, b);
-            });
+        for (space, v) in [
+            (Space::Lds, &mut self.lds),
+            (Space::Global, &mut self.global),
+        ] {
+            sweep(
+                v,
+                |i| u64::from(i.wave),
+                |a, b| {
+                    races.add(space, "workgroup", a, b);
+                },
+            );
             v.clear();
         }
     }
@@ -490,7 +503,9 @@ impl Worker<'_> {
             } else {
                 let n = self.dispatch_global.len();
                 if n >= COMPACT_AT && n.is_power_of_two() {
-                    compact(&mut self.dispatch_global, &|i: &Interval| u64::from(i.group));
+                    compact(&mut self.dispatch_global, &|i: &Interval| {
+                        u64::from(i.group)
+                    });
                 }
                 if self.dispatch_global.len() < self.d.inner.max_intervals {
                     self.dispatch_global.push(i);
@@ -567,7 +582,10 @@ impl Observer for Worker<'_> {
             let a = lanes.addr[l];
             self.push(space, mk(a, elem));
             if let Some(d) = second {
-                self.push(space, mk(u64::from((a as u32).wrapping_add(d as u32)), elem));
+                self.push(
+                    space,
+                    mk(u64::from((a as u32).wrapping_add(d as u32)), elem),
+                );
             }
         }
     }

@@ -243,7 +243,7 @@ fn specs_parse_and_bad_ones_are_named() {
     };
     let e = err("nosuch");
     assert!(
-        e.contains("`nosuch`") && e.contains("metrics, hazards, trace"),
+        e.contains("`nosuch`") && e.contains("metrics, coverage, hazards, races, trace"),
         "{e}"
     );
     let e = err("metrics:colour=red");
@@ -264,7 +264,10 @@ fn hazards_of(t: Target, asm: &str, name: &str) -> Vec<Value> {
     p.finish();
     let text = file(&dir, "hazards", "jsonl");
     let _ = std::fs::remove_dir_all(&dir);
-    let recs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let summary = recs.last().expect("a summary record").clone();
     assert_eq!(summary["type"], "summary", "{text}");
     let hazards: Vec<Value> = recs.into_iter().filter(|r| r["type"] == "hazard").collect();
@@ -287,7 +290,12 @@ fn hazards_reports_a_deleted_vmcnt_wait() {
     // No later wait covers the load: every use of v2 is reported.
     let at: Vec<(&str, u64)> = h
         .iter()
-        .map(|r| (r["instruction"].as_str().unwrap(), r["offset"].as_u64().unwrap()))
+        .map(|r| {
+            (
+                r["instruction"].as_str().unwrap(),
+                r["offset"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         at,
@@ -303,7 +311,10 @@ fn hazards_reports_a_deleted_vmcnt_wait() {
         assert_eq!(r["access"], "read");
         assert_eq!(r["kernel"], "plugin_test");
         assert_eq!(r["register"], "v2");
-        assert_eq!(r["producer"]["instruction"], "global_load_dword v2, v1, s[2:3]");
+        assert_eq!(
+            r["producer"]["instruction"],
+            "global_load_dword v2, v1, s[2:3]"
+        );
         assert_eq!(r["producer"]["offset"], 0x10);
         assert_eq!(r["counters"], "vmcnt");
         assert_eq!(r["waves"], u64::from(GROUPS * 2), "every wave hits it");
@@ -337,6 +348,12 @@ fn hazards_reports_wait_states() {
     assert_eq!(h[0]["kind"], "wait-states");
     assert_eq!(h[0]["rule"], "valu-sgpr-valu");
     assert_eq!(h[0]["register"], "vcc");
-    assert_eq!(h[0]["wait_states"], serde_json::json!({"needed": 2, "got": 0}));
-    assert_eq!(h[0]["producer"]["instruction"], "v_cmp_eq_u32_e32 vcc, v0, v0");
+    assert_eq!(
+        h[0]["wait_states"],
+        serde_json::json!({"needed": 2, "got": 0})
+    );
+    assert_eq!(
+        h[0]["producer"]["instruction"],
+        "v_cmp_eq_u32_e32 vcc, v0, v0"
+    );
 }
