@@ -42,6 +42,7 @@ test: setup corpus
 	$(MAKE) lint
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
+	$(MAKE) test-hazards
 	$(MAKE) test-dbt SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-guest SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-hooks DBT_HOOKS_ARGS=--no-hip-set
@@ -58,6 +59,20 @@ KERNELS_ARGS ?=
 test-kernels: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
+
+# The hazards plugin's waitcnt-deletion test (scripts/hazard_deletion.py):
+# every s_waitcnt of a kernel deleted in turn, the plugin's reports for wave
+# 0 compared with an independent counter model over llvm-objdump's listing.
+# test-hazards runs the CI tier (a fixed set of cases), test-hazards-full
+# every case on every target (long; by hand).
+.PHONY: test-hazards test-hazards-full
+test-hazards: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(PYTHON) scripts/hazard_deletion.py --ci
+
+test-hazards-full: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(PYTHON) scripts/hazard_deletion.py
 
 # The DBT translator (crates/code/src/dbt): its unit tests, the rewrites
 # against the VM (crates/gpu exec::dbt_tests), and the differential test:
@@ -235,9 +250,10 @@ bench-exec: setup
 	$(VENV_PY) scripts/bench_exec.py $(BENCH_ARGS)
 
 # Execution-plugin overhead: the ALU, triad and GEMM benchmarks (gfx942, one
-# thread) without a plugin, with metrics and with trace, best of
-# PLUGIN_REPS runs each, side by side with their ratios (target: metrics
-# under 1.3x). BENCH_BASELINE=path/to/rocjitsu adds the run without a plugin
+# thread) without a plugin and with each built-in plugin (metrics, trace,
+# hazards, races, coverage), best of PLUGIN_REPS interleaved runs each, side
+# by side with their ratios (targets: metrics under 1.3x, hazards and races
+# under 3x). BENCH_BASELINE=path/to/rocjitsu adds the run without a plugin
 # on another build (e.g. one from before plugins).
 PLUGIN_REPS ?= 3
 BENCH_BASELINE ?=

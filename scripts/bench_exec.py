@@ -9,10 +9,11 @@ figures.
   FP8 GEMM        Triton 1024^3 fp8 (e4m3) GEMM on gfx950, 1 thread and all threads
 
 With --plugins: the ALU, triad and GEMM (fp16, gfx942) runs without a
-plugin, with `--plugin metrics` and with `--plugin trace`, each the best of
---reps runs, and the ratios to the run without a plugin (target: metrics
-under 1.3x); with --baseline BIN also the run without a plugin on another
-build (the one before plugins: "no plugin, unchanged").
+plugin and with each built-in plugin (metrics, trace, hazards, races,
+coverage), each the best of --reps runs, interleaved, and the ratios to the
+run without a plugin (targets: metrics under 1.3x, hazards and races under
+3x); with --baseline BIN also the run without a plugin on another build (the
+one before the plugins: "no plugin, unchanged").
 
 Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME] [--plugins [--reps N] [--baseline BIN]]
 Kernels are built by `scripts/corpus.py build --src tests/bench/src --out build/bench-kernels`.
@@ -243,8 +244,8 @@ def main_plugins(args):
         configs = [("none", None, [])]
         if args.baseline:
             configs.append(("baseline", args.baseline, []))
-        configs += [("metrics", None, ["--plugin", "metrics", "--plugin-out", str(out)]),
-                    ("trace", None, ["--plugin", "trace", "--plugin-out", str(out)])]
+        configs += [(p, None, ["--plugin", p, "--plugin-out", str(out)])
+                    for p in ("metrics", "trace", "hazards", "races", "coverage")]
         benches = (("alu", "ALU-bound (alu_int)", lambda: bench_alu(args.bin, tmp, "gfx942", 1, args.quick)),
                    ("triad", "memory-bound (triad)", lambda: bench_triad(args.bin, tmp, "gfx942", 1, args.quick)),
                    ("gemm-f16", "MFMA GEMM 1024^3 fp16", lambda: bench_gemm(args.bin, tmp, "gfx942", 1, "f16")))
@@ -265,7 +266,8 @@ def main_plugins(args):
             PLUGIN["args"], PLUGIN["bin"] = [], None
             rows.append((label, best))
     names = [c[0] for c in configs]
-    print(f"\nplugins: best of {args.reps} runs, gfx942, 1 thread; ratio to no plugin (target: metrics < 1.3x)")
+    print(f"\nplugins: best of {args.reps} runs, gfx942, 1 thread; ratio to no plugin "
+          f"(targets: metrics < 1.3x, hazards and races < 3x; baseline: another build without a plugin)")
     print(f"  {'benchmark':<24}" + "".join(f"{n:>20}" for n in names))
     for label, best in rows:
         base = best["none"]

@@ -391,35 +391,53 @@ impl<T: Copy> Pending<T> {
 
     fn retire(&mut self, i: usize) {
         let op = self.ops[i];
-        for r in op.dst.iter().flatten() {
-            for u in r.units() {
-                if self.writer[usize::from(u)] == i as u32 + 1 {
-                    self.writer[usize::from(u)] = 0;
-                }
-            }
-        }
         self.ops[i].live = false;
         self.free.push(i as u32);
-    }
-
-    /// The outstanding operation that will write a register of `r`, if any.
-    #[inline]
-    pub fn writer_of(&self, r: Range) -> Option<(Range, &Op<T>)> {
-        for u in r.units() {
-            let w = self.writer[usize::from(u)];
-            if w != 0 {
-                let op = &self.ops[w as usize - 1];
-                let hit = op
-                    .dst
+        for r in op.dst.iter().flatten() {
+            for u in r.units() {
+                if self.writer[usize::from(u)] != i as u32 + 1 {
+                    continue;
+                }
+                // An older operation may still write the register too.
+                let older = self
+                    .ops
                     .iter()
-                    .flatten()
-                    .find(|d| d.contains(u))
-                    .copied()
-                    .unwrap_or(r);
-                return Some((hit, op));
+                    .enumerate()
+                    .filter(|(_, o)| o.live && o.dst.iter().flatten().any(|d| d.contains(u)))
+                    .max_by_key(|(_, o)| o.seq[0].map_or(0, |x| x.1))
+                    .map_or(0, |(k, _)| k as u32 + 1);
+                self.writer[usize::from(u)] = older;
             }
         }
-        None
+    }
+
+    /// Whether an outstanding operation will write a register of `r`.
+    #[inline]
+    pub fn any_writer(&self, r: Range) -> bool {
+        r.units().any(|u| self.writer[usize::from(u)] != 0)
+    }
+
+    /// Every outstanding operation that will write a register of `r`, with
+    /// its destination range that overlaps `r`.
+    pub fn writers_of(&self, r: Range) -> impl Iterator<Item = (Range, &Op<T>)> {
+        let hit = self.any_writer(r);
+        self.ops
+            .iter()
+            .filter(move |o| hit && o.live)
+            .filter_map(move |o| {
+                o.dst
+                    .iter()
+                    .flatten()
+                    .find(|d| d.overlaps(r))
+                    .map(|d| (*d, o))
+            })
+    }
+
+    /// The youngest outstanding operation that will write a register of
+    /// `r`, if any.
+    pub fn writer_of(&self, r: Range) -> Option<(Range, &Op<T>)> {
+        self.writers_of(r)
+            .max_by_key(|(_, o)| o.seq[0].map_or(0, |x| x.1))
     }
 
     /// Outstanding operations that write shared memory (LDS/GDS).
@@ -520,6 +538,25 @@ mod tests {
         assert!(p.writer_of(v(0)).is_some());
         p.wait(&wait(Counter::Vm, 0));
         assert!(p.writer_of(v(0)).is_none(), "vmcnt(0) proves it complete");
+    }
+
+    #[test]
+    fn an_older_load_still_writes_after_a_younger_one_completes() {
+        let mut p = Pending::<u32>::default();
+        p.issue(&vm(), false, [v(3)].into_iter(), false, 1);
+        p.issue(
+            &lgkm(Stream::Lds),
+            false,
+            [Range::new(VGPR0 + 2, 2)].into_iter(),
+            false,
+            2,
+        );
+        let tags: Vec<u32> = p.writers_of(v(3)).map(|x| x.1.tag).collect();
+        assert_eq!(tags, [1, 2]);
+        assert_eq!(p.writer_of(v(3)).map(|x| x.1.tag), Some(2), "the youngest");
+        p.wait(&wait(Counter::Lgkm, 0));
+        assert_eq!(p.writer_of(v(3)).map(|x| x.1.tag), Some(1));
+        assert!(p.writer_of(v(2)).is_none());
     }
 
     #[test]

@@ -462,19 +462,24 @@ impl Observer for Worker<'_> {
                 .join("/")
         };
         if !s.pending.is_empty() {
-            let mut read = None;
+            let mut read = [None; 8];
+            let mut nread = 0;
             for r in info.facts.regs.reads() {
-                if let Some((reg, op)) = s.pending.writer_of(r) {
-                    read = Some(reg);
+                for (reg, op) in s.pending.writers_of(r) {
+                    if let Some(slot) = read.get_mut(nread) {
+                        *slot = Some((reg, op.tag.0));
+                        nread += 1;
+                    }
                     self.reports
                         .add(all, base(Kind::Read, Some(reg), op.tag, counters(op), 0, 0));
                 }
             }
             for r in info.facts.regs.writes() {
                 // A read of the same register already names the hazard.
-                if let Some((reg, op)) = s.pending.writer_of(r)
-                    && read != Some(reg)
-                {
+                for (reg, op) in s.pending.writers_of(r) {
+                    if read.contains(&Some((reg, op.tag.0))) {
+                        continue;
+                    }
                     self.reports.add(
                         all,
                         base(Kind::Overwrite, Some(reg), op.tag, counters(op), 0, 0),
