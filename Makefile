@@ -47,6 +47,7 @@ test: setup corpus
 	$(MAKE) test-dbt-guest SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-hooks DBT_HOOKS_ARGS=--no-hip-set
 	$(MAKE) test-hip
+	$(MAKE) test-hip-plugins
 	$(MAKE) test-hip-sid
 	$(MAKE) test-rocm
 	$(MAKE) test-daemon
@@ -112,6 +113,16 @@ HIP_ARGS ?=
 test-hip: setup
 	$(CARGO) build --release --workspace
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
+
+# The checking plugins under unmodified HIP programs: a few of tests/hip (LDS,
+# barriers, scratch, several kernels and streams) run with --plugin hazards and
+# --plugin races in local and daemon modes; a report fails the program.
+HIP_PLUGIN_PROGRAMS ?= vector_add,reduction_shared,dynamic_shared,scratch,multi_kernel,streams_events
+.PHONY: test-hip-plugins
+test-hip-plugins: setup
+	$(CARGO) build --release --workspace
+	$(PYTHON) scripts/hip_tests.py run --target gfx90a -k $(HIP_PLUGIN_PROGRAMS) --plugin hazards --plugin races
+	$(PYTHON) scripts/hip_tests.py run --target gfx90a -k $(HIP_PLUGIN_PROGRAMS) --plugin hazards --plugin races --mode daemon --no-build
 
 # The same programs built with a modern hipcc and run inside a Debian sid
 # sysroot (scripts/sysroot.sh builds it on first use): gfx942 (MI300X config)

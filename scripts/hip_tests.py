@@ -6,7 +6,7 @@ unmodified hipcc and run, unmodified, under the rocjitsu launcher
   scripts/hip_tests.py build [--target T] [--hipcc PATH] [-j N] [-k FILTER] [--force]
   scripts/hip_tests.py run   [--target T] [--hipcc PATH] [--rocjitsu PATH] [--config FILE]
                              [--mode local|daemon|attach] [--guest simulator|hardware]
-                             [-k FILTER] [--timeout S] [-j N] [--no-build] [-v]
+                             [-k FILTER] [--timeout S] [-j N] [--no-build] [-v] [--plugin SPEC]...
   scripts/hip_tests.py list  [--target T] [-k FILTER]
 
 Programs are built into build/hip/<target>/ (`hipcc --offload-arch=<target>`),
@@ -21,6 +21,10 @@ any program failed (2 for a usage or setup error, e.g. a missing launcher).
 `daemon` (`rocjitsu --daemon -- PROGRAM`: a daemon per program) or `attach`
 (one daemon started by the runner, `rocjitsu --attach -- PROGRAM` for every
 program; the daemon must hold nothing once all are done).
+
+--plugin SPEC runs every program with an execution plugin (local and daemon
+modes); with `hazards` or `races` a program that makes the plugin report
+anything fails (the line names the first report).
 
 --guest runs the gfx950 programs in DBT guest mode (`--target gfx950` only,
 local launches): the program sees an MI355X (gfx950) whose kernels are
@@ -71,6 +75,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -567,18 +572,59 @@ def run_program(tally, prog, args, launcher, config, props, build_failures, daem
         tally.fail_early(prog.name, f"{exe.relative_to(ROOT)} is missing (run without --no-build)")
         return
     timeout = float(prog.one("timeout", args.timeout))
-    cmd = [*launch_cmd(launcher, config, args.mode, socket, args.guest), str(exe),
-           *program_args(prog, args.target, props)]
+    launch = launch_cmd(launcher, config, args.mode, socket, args.guest)
+    plugin_dir = None
+    if args.plugin:
+        plugin_dir = pathlib.Path(tempfile.mkdtemp(prefix=f"hip-plugins-{prog.name}-"))
+        opts = []
+        for spec in args.plugin:
+            name = spec.split(":")[0]
+            opts += ["--plugin", spec + (":format=jsonl" if name in CHECKERS and ":" not in spec else "")]
+        # The launcher's options go before `--`.
+        launch = [*launch[:-1], *opts, "--plugin-out", str(plugin_dir), "--"]
+    cmd = [*launch, str(exe), *program_args(prog, args.target, props)]
     env = None
     if args.guest:
         # The hooks library's summary of what it translated.
         env = dict(os.environ, ROCJITSU_DBT_LOG="info")
     rc, out, err, secs = run_with_timeout(cmd, timeout, env)
     problem = f"timed out after {timeout:.0f} s (a hang?)" if rc is None else judge(prog, rc, out, err)
+    if plugin_dir is not None:
+        if problem is None:
+            problem = judge_plugins(plugin_dir, {spec.split(":")[0] for spec in args.plugin})
+        shutil.rmtree(plugin_dir, ignore_errors=True)
     note = ""
     if args.guest and problem is None:
         problem, note = judge_translation(err)
     tally.outcome(prog.name, problem, secs, cmd, out, err, note)
+
+
+# Checking plugins (--plugin): a program fails when one reports anything, a
+# record of this type in its JSON Lines output.
+CHECKERS = {"hazards": "hazard", "races": "race"}
+
+
+def judge_plugins(plugin_dir, names):
+    """None when no checking plugin reported anything, else the first report
+    (or that an enabled one wrote no file: it did not run)."""
+    for name, kind in CHECKERS.items():
+        files = sorted(plugin_dir.glob(f"{name}-*.jsonl"))
+        if name in names and not files:
+            return f"{name}: no {name}-*.jsonl in --plugin-out: the plugin did not run"
+        for f in files:
+            for line in f.read_text().splitlines():
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                if r.get("type") != kind:
+                    continue
+                if name == "races":
+                    return (f"races: {r['kernel']}: {r['space']}/{r['scope']} at 0x{r['address']:x}: "
+                            f"{r['first']['access']} +0x{r['first']['offset']:x} vs {r['second']['access']} "
+                            f"+0x{r['second']['offset']:x}")
+                return (f"hazards: {r['kernel']}+0x{r['offset']:x} `{r['instruction']}`: {r['kind']} "
+                        f"{r.get('rule') or ''} {r.get('register') or ''} (producer `{r['producer']['instruction']}`)")
+    return None
 
 
 TRANSLATED = re.compile(r"code objects translated: (\d+) .*failed: (\d+)")
@@ -602,6 +648,8 @@ def judge_translation(err):
 
 def cmd_run(args):
     progs = discover(args.k)
+    if args.plugin and (args.mode == "attach" or args.guest):
+        die("--plugin applies to local and daemon launches (with --attach the daemon's own plugins apply)")
     if args.guest:
         if args.target != "gfx950":
             die(f"--guest runs gfx950 programs (the guest is a gfx950 on a gfx942 host); use --target gfx950, not {args.target}")
@@ -791,6 +839,9 @@ def main():
     ap.add_argument("--force", action="store_true", help="rebuild everything")
     ap.add_argument("--no-build", action="store_true", help="run what is already built")
     ap.add_argument("-v", "--verbose", action="store_true", help="show the output of passing programs too")
+    ap.add_argument("--plugin", action="append", default=[], metavar="SPEC",
+                    help="run every program with this execution plugin (repeatable; local and daemon modes); "
+                         "with hazards or races, a report fails the program")
     args = ap.parse_args()
     return {"build": cmd_build, "run": cmd_run, "list": cmd_list}[args.command](args)
 
