@@ -23,12 +23,17 @@ every one when N is 0. A deletion "changes results" when, along that path,
   (a) an instruction reads or writes a register that an operation not yet
       proven complete will write (its destination, LLVM's first operand of
       a load, a returning atomic, an LDS read), or
-  (b) `s_barrier` is reached while an LDS store or atomic is not proven
-      complete (the workgroup's other waves read LDS after the barrier).
-Waits kept for other reasons (ordering global memory for fences and
-atomics) change nothing the model sees; they are counted and listed as
-"not a register/barrier dependency" when their deletion leaves no report,
-and the plugin must stay silent for them too.
+  (b) `s_barrier` is reached while an LDS store or atomic, or a load into
+      LDS (LDS DMA), is not proven complete (the workgroup's other waves
+      read LDS after the barrier).
+Not modelled, by either side: a wave reading LDS that its own LDS DMA has
+not finished writing without a barrier between (that needs the LDS
+addresses of the DMA), and ordering of global memory for fences and
+atomics.
+Waits kept for those other reasons change nothing the model sees; they are
+counted as "not a register/barrier dependency" when their deletion leaves no
+report, and the plugin must stay silent for them too. Calls are followed:
+the waits of the functions a kernel calls are deleted too.
 
 THE TEST. For every deletion, the set of (PC of the hazard, PC of the
 instruction that produced the register) the plugin reports for wave 0 of
@@ -131,7 +136,9 @@ class Inst:
                                   "s_buffer_atomic", "s_memtime", "s_memrealtime", "s_dcache", "s_scratch"))
         self.msg = n in ("s_sendmsg", "s_sendmsghalt")
         ret = " sc0" in text or " glc" in text
-        lds_dma = self.vmem and re.search(r"\blds\b", ops) is not None
+        # LDS DMA: a load into LDS (`global_load_lds_*`, or `lds` on a
+        # buffer load): no register result; it writes LDS.
+        lds_dma = self.vmem and ("_load_lds_" in n or re.search(r"\blds\b", ops) is not None)
         writes_first = (
             (self.vmem and ("_load" in n and not lds_dma or "_atomic" in n and ret))
             or (self.smem and (n.startswith(("s_load", "s_buffer_load", "s_memtime", "s_memrealtime"))
@@ -147,26 +154,27 @@ class Inst:
             f, a, c = self.dst
             self.dst = (f, a, c // 2)
         # An LDS store or atomic: other waves read it after a barrier.
-        self.lds_write = self.lds and not n.startswith(("ds_read", "ds_load")) and n not in (
-            "ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32") and " gds" not in text
+        self.lds_write = lds_dma or (self.lds and not n.startswith(("ds_read", "ds_load")) and n not in (
+            "ds_swizzle_b32", "ds_permute_b32", "ds_bpermute_b32") and " gds" not in text)
         self.wait = None
         if n == "s_waitcnt":
             self.wait = {k: int(v) for k, v in re.findall(r"(vmcnt|lgkmcnt|expcnt)\((\d+)\)", ops)}
 
 
-def listing(hsaco: pathlib.Path, kernel: str) -> tuple[list[Inst], int]:
-    """The kernel's instructions (offsets from its entry) and the file offset
-    of its first byte."""
+def listing(hsaco: pathlib.Path, kernel: str) -> tuple[list[Inst], set[int], int]:
+    """Every instruction of the code object's functions (offsets from the
+    kernel's entry, modulo 2^64 as the plugin reports them), the offsets of
+    the kernel's own, and the file offset of the kernel's entry."""
     out = subprocess.run(["llvm-objdump-22", "-d", str(hsaco)], capture_output=True, text=True, check=True).stdout
-    insts, addr0, inside = [], None, False
+    rows, addr0, func = [], None, None
     for line in out.splitlines():
         m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
         if m:
-            inside = m.group(2) == kernel
-            if inside:
+            func = m.group(2)
+            if func == kernel:
                 addr0 = int(m.group(1), 16)
             continue
-        if not inside or "//" not in line:
+        if func is None or "//" not in line:
             continue
         text, comment = line.split("//", 1)
         text = " ".join(text.split())
@@ -174,16 +182,18 @@ def listing(hsaco: pathlib.Path, kernel: str) -> tuple[list[Inst], int]:
             continue
         a, hexes = comment.split(":", 1)
         words = [w for w in hexes.split() if len(w) == 8 and not w.startswith("<")]
-        insts.append(Inst(int(a, 16) - addr0, text, 4 * len(words)))
+        rows.append((int(a, 16), text, 4 * len(words), func == kernel))
     if addr0 is None:
         raise RuntimeError(f"{kernel} not in {hsaco}")
+    insts = [Inst((a - addr0) % (1 << 64), text, size) for a, text, size, _ in rows]
+    own = {(a - addr0) % (1 << 64) for a, _, _, mine in rows if mine}
     sections = subprocess.run(["llvm-readelf-22", "-S", "-W", str(hsaco)], capture_output=True, text=True,
                               check=True).stdout
     for line in sections.splitlines():
         f = line.replace("[ ", "[").split()
         if len(f) > 5 and f[1] == ".text":
             sh_addr, sh_off = int(f[3], 16), int(f[4], 16)
-            return insts, addr0 - sh_addr + sh_off
+            return insts, own, addr0 - sh_addr + sh_off
     raise RuntimeError(f"{hsaco}: no .text section")
 
 
@@ -255,9 +265,8 @@ def check_case(case_name: str, target: str, binary: str) -> tuple[bool, str, dic
     from harness import REGISTRY
     case = next(c for c in REGISTRY if c.name == case_name)
     _, _, hsaco, _ = kernels.resolve(case, target)
-    insts, file_off = listing(hsaco, case.kernel)
+    insts, own, file_off = listing(hsaco, case.kernel)
     by_off = {i.off: i for i in insts}
-    waits = [i for i in insts if i.name == "s_waitcnt"]
     spec = ("hazards:format=jsonl,all=true",)
     # The unmodified kernel: no report, and wave 0's path.
     ok, detail, _, st = kernels.run_case(case, target, binary, False, 1, None, plugins=spec, check_plugins=False)
@@ -272,22 +281,24 @@ def check_case(case_name: str, target: str, binary: str) -> tuple[bool, str, dic
     pcs = [int(m.group(1), 16) for m in re.finditer(r"^trace: 0x([0-9a-f]+)", tr["stderr"], re.M)]
     if not pcs:
         return False, "no trace", {}
-    path = [by_off.get(pc - pcs[0]) for pc in pcs]
+    path = [by_off.get((pc - pcs[0]) % (1 << 64)) for pc in pcs]
     if None in path:
-        return False, "the trace leaves the kernel's listing (a call): not checkable", {}
+        return False, "the trace leaves the code object's listing (a call into another one)", {}
+    # The kernel's waits, and those of the functions it calls that ran.
+    executed = {i.off for i in path}
+    waits = [i for i in insts if i.name == "s_waitcnt" and (i.off in own or i.off in executed)]
     if oracle(path, None):
         return False, f"the oracle finds hazards in the unmodified kernel: {sorted(oracle(path, None))[:3]}", {}
     counts = {"waits": len(waits), "changes": 0, "silent": 0, "not_executed": 0}
     problems = []
     data = bytearray(hsaco.read_bytes())
-    executed = {i.off for i in path}
     with tempfile.TemporaryDirectory(prefix="rjdel-") as tmp:
         for w in waits:
             want = oracle(path, w.off)
             if w.off not in executed:
                 counts["not_executed"] += 1
             patched = bytearray(data)
-            at = file_off + w.off
+            at = (file_off + w.off) % (1 << 64)
             assert patched[at:at + 4] == data[at:at + 4] and data[at + 3] == 0xBF, f"+0x{w.off:x} is not SOPP"
             patched[at:at + 4] = S_NOP_0
             obj = pathlib.Path(tmp) / f"del-{w.off:x}.hsaco"

@@ -7,9 +7,9 @@
 //!   a load's destination registers stay "in flight" until an `s_waitcnt`
 //!   proves the load complete. An instruction that reads or overwrites such
 //!   a register is reported with the load that writes it.
-//! * **LDS writes at a barrier.** An LDS store or atomic still in flight
-//!   when its wave reaches `s_barrier`: the other waves may read LDS before
-//!   it lands.
+//! * **LDS writes at a barrier.** An LDS store or atomic, or a load into
+//!   LDS (LDS DMA), still in flight when its wave reaches `s_barrier`: the
+//!   other waves may read LDS before it lands.
 //! * **Wait states.** The documented hazards the hardware does not
 //!   interlock (VALU writes of SGPRs read by VMEM, DPP, lane selects, MFMA
 //!   results, ...), checked along the path each wave takes with the shared
@@ -402,14 +402,17 @@ impl Worker<'_> {
             .as_ref()
             .is_some_and(|i| i.pc == pc && i.inst == *inst);
         if !hit {
+            let facts = Facts::of(inst);
+            let lds_write = (class.seg == Seg::Lds
+                && matches!(class.mem, MemKind::Store | MemKind::Atomic))
+                || lds_dma(&facts);
             self.cache[slot] = Some(Box::new(Info {
                 pc,
                 inst: *inst,
-                facts: Facts::of(inst),
+                facts,
                 events: self.model.events(inst),
                 wait: self.model.wait(inst),
-                lds_write: class.seg == Seg::Lds
-                    && matches!(class.mem, MemKind::Store | MemKind::Atomic),
+                lds_write,
                 barrier: class.family == Family::Barrier,
             }));
         }
@@ -542,4 +545,11 @@ impl Observer for Worker<'_> {
     fn finish(self: Box<Self>) {
         lock(&self.d.reports).merge(self.reports);
     }
+}
+
+/// A load into LDS (LDS DMA): a vector memory instruction reading M0, where
+/// the LDS address comes from.
+fn lds_dma(f: &Facts) -> bool {
+    use rocjitsu_code::analysis::waitstates::kind;
+    f.is(kind::VMEM | kind::FLAT) && f.is(kind::M0_READ)
 }

@@ -602,6 +602,9 @@ impl Plugins {
 
     /// A set of plugin objects (tests, tools embedding the VM).
     pub fn of(list: Vec<Box<dyn Plugin>>) -> Plugins {
+        // Timestamps count from here: an instant taken before the epoch
+        // was fixed would read as 0.
+        epoch();
         let wants = list
             .iter()
             .fold(Wants::default(), |w, p| w.union(p.wants()));

@@ -204,6 +204,16 @@ fn trace_is_a_valid_trace_event_file() {
         w.iter()
             .all(|e| e["tid"].as_u64().unwrap() >= trace::WAVE_TID)
     );
+    // Workgroups start at different times (not all at the epoch), in
+    // order on each slot.
+    let starts: std::collections::BTreeSet<u64> = g
+        .iter()
+        .map(|e| e["ts"].as_f64().unwrap().to_bits())
+        .collect();
+    assert!(
+        starts.len() > 1,
+        "every workgroup starts at the same time: {g:?}"
+    );
     // Each workgroup lies inside its dispatch.
     for e in &g {
         let k = e["args"]["dispatch"].as_u64().unwrap();
