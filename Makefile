@@ -274,6 +274,17 @@ bench-plugins: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(VENV_PY) scripts/bench_exec.py --plugins --reps $(PLUGIN_REPS) $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_ARGS)
 
+# [stack] figures (scripts/bench_stack.sh): rocBLAS SGEMM/HGEMM 1024^3 and
+# 2048^3 per call, rocPRIM radix sort of 16 Mi keys, hipMemcpy and managed
+# memory throughput, on gfx942 (ROCm 7.2.4 sysroot) at 1 and all host
+# threads. BENCH_STACK_ARGS: e.g. --target gfx90a, --threads 1,16.
+BENCH_STACK_ARGS ?=
+.PHONY: bench-stack
+bench-stack: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	bash scripts/sysroot.sh --rocm 7 install librocblas-dev librocprim-dev
+	bash scripts/sysroot.sh --rocm 7 run -- bash scripts/bench_stack.sh $(BENCH_STACK_ARGS)
+
 # libFuzzer over the decoder (crates/isa/fuzz/fuzz_targets/decode.rs) for
 # FUZZ_TIME seconds. Needs the nightly toolchain (for -Zsanitizer=address) and
 # a C++ compiler for libFuzzer; cargo-fuzz is not needed (`cargo fuzz run

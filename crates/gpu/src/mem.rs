@@ -366,6 +366,36 @@ impl Vm {
         Ok(())
     }
 
+    /// Reads `out.len()` bytes at `addr` as a wave's load instruction
+    /// reads them while other waves (or the host) write concurrently:
+    /// naturally aligned units of up to 8 bytes, each read at once, from
+    /// the highest address down. Together with [`Vm::store`], which writes
+    /// from the lowest address up, a reader that sees a value at a higher
+    /// address sees everything the same store wrote below it, as a load of
+    /// a whole line sees one store of it on the GPU. Producers that publish
+    /// a flag above their data rely on that: RCCL's LL protocol (a flag in
+    /// the high half of each 8-byte pair) and LL128 (a flag in the last 8
+    /// bytes of each 128-byte line a wave stores).
+    #[inline]
+    pub fn load(&self, tlb: &mut Tlb, addr: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        let p = self.resolve(tlb, addr, out.len() as u32, Access::Read)?;
+        // SAFETY: `resolve` checked that the range lies inside a live region.
+        unsafe { load_descending(p, out) };
+        Ok(())
+    }
+
+    /// Writes `data` at `addr` as a wave's store instruction does:
+    /// naturally aligned units of up to 8 bytes, each written at once, from
+    /// the lowest address up (see [`Vm::load`]).
+    #[inline]
+    pub fn store(&self, tlb: &mut Tlb, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        let p = self.resolve(tlb, addr, data.len() as u32, Access::Write)?;
+        // SAFETY: `resolve` checked that the range lies inside a live,
+        // writable region.
+        unsafe { store_ascending(p, data) };
+        Ok(())
+    }
+
     /// Reads a little-endian dword.
     #[inline]
     pub fn read_u32(&self, tlb: &mut Tlb, addr: u64) -> Result<u32, MemFault> {
@@ -457,6 +487,82 @@ impl Vm {
     }
 }
 
+/// The size of the naturally aligned unit of at most 8 bytes and at most
+/// `left` bytes that starts, or ends, at host address `at` (a unit of `n`
+/// bytes is aligned at both ends or at neither).
+#[inline(always)]
+fn unit(at: usize, left: usize) -> usize {
+    let mut n = 8;
+    while n > 1 && (left < n || !at.is_multiple_of(n)) {
+        n /= 2;
+    }
+    n
+}
+
+/// Copies `out.len()` bytes from `src` in aligned units, highest first
+/// (see [`Vm::load`]).
+///
+/// # Safety
+/// `src..src + out.len()` must be readable memory.
+#[inline]
+unsafe fn load_descending(src: *const u8, out: &mut [u8]) {
+    let mut end = out.len();
+    while end > 0 {
+        let n = unit(src as usize + end, end);
+        let at = end - n;
+        // SAFETY: `src + at .. src + end` is inside the caller's range and
+        // aligned to `n`; a volatile access of that width is one load.
+        unsafe {
+            let p = src.add(at);
+            match n {
+                8 => out[at..end]
+                    .copy_from_slice(&std::ptr::read_volatile(p.cast::<u64>()).to_ne_bytes()),
+                4 => out[at..end]
+                    .copy_from_slice(&std::ptr::read_volatile(p.cast::<u32>()).to_ne_bytes()),
+                2 => out[at..end]
+                    .copy_from_slice(&std::ptr::read_volatile(p.cast::<u16>()).to_ne_bytes()),
+                _ => out[at] = std::ptr::read_volatile(p),
+            }
+        }
+        end = at;
+    }
+}
+
+/// Copies `data` to `dst` in aligned units, lowest first (see
+/// [`Vm::store`]).
+///
+/// # Safety
+/// `dst..dst + data.len()` must be writable memory.
+#[inline]
+unsafe fn store_ascending(dst: *mut u8, data: &[u8]) {
+    let mut at = 0;
+    while at < data.len() {
+        let n = unit(dst as usize + at, data.len() - at);
+        let b = &data[at..at + n];
+        // SAFETY: `dst + at .. + n` is inside the caller's range and
+        // aligned to `n`; a volatile access of that width is one store.
+        unsafe {
+            let p = dst.add(at);
+            match n {
+                8 => std::ptr::write_volatile(
+                    p.cast::<u64>(),
+                    u64::from_ne_bytes(b.try_into().unwrap_or_default()),
+                ),
+                4 => std::ptr::write_volatile(
+                    p.cast::<u32>(),
+                    u32::from_ne_bytes(b.try_into().unwrap_or_default()),
+                ),
+                2 => std::ptr::write_volatile(
+                    p.cast::<u16>(),
+                    u16::from_ne_bytes(b.try_into().unwrap_or_default()),
+                ),
+                _ => std::ptr::write_volatile(p, b[0]),
+            }
+        }
+        at += n;
+    }
+}
+
 /// A compare-and-swap loop: replaces the value with `f(old)` until no other
 /// thread intervened (or `f` declines), and returns the old value.
 fn update<T: Copy>(
@@ -496,6 +602,53 @@ mod tests {
         vm.fill(b, &5u32.to_le_bytes()).unwrap();
         assert_eq!(vm.read_u32(&mut t, b).unwrap(), 5);
         assert!(vm.read_u32(&mut t, 0x1000).is_err());
+    }
+
+    /// A wave's load never sees half of one store of another wave's: the
+    /// writer stores 1 KiB lines (8-byte words, each the round number, the
+    /// last of every 128 bytes the "flag", as RCCL's LL128 lines are), the
+    /// reader loads them whole and, wherever it sees a line's flag of round
+    /// `r`, must see every word of that line at `r` or later. Odd sizes
+    /// and offsets copy exactly.
+    #[test]
+    fn a_load_sees_no_half_written_store() {
+        let vm = Vm::new();
+        let a = vm.alloc(1024, Perms::RW);
+        let rounds = 20_000u64;
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut t = Tlb::default();
+                for r in 1..=rounds {
+                    let line: Vec<u8> = (0..128).flat_map(|_| r.to_le_bytes()).collect();
+                    vm.store(&mut t, a, &line).unwrap();
+                }
+            });
+            s.spawn(|| {
+                let mut t = Tlb::default();
+                let mut buf = [0u8; 1024];
+                let mut last = 0;
+                while last < rounds {
+                    vm.load(&mut t, a, &mut buf).unwrap();
+                    let w =
+                        |i: usize| u64::from_le_bytes(buf[8 * i..8 * i + 8].try_into().unwrap());
+                    for line in 0..8 {
+                        let flag = w(16 * line + 15);
+                        for i in 16 * line..16 * line + 15 {
+                            assert!(w(i) >= flag, "word {i} at {} under flag {flag}", w(i));
+                        }
+                    }
+                    last = w(127);
+                }
+            });
+        });
+        let mut t = Tlb::default();
+        let data: Vec<u8> = (0..37u8).collect();
+        for off in 0..9 {
+            vm.store(&mut t, a + off, &data).unwrap();
+            let mut back = [0u8; 37];
+            vm.load(&mut t, a + off, &mut back).unwrap();
+            assert_eq!(&back[..], &data[..], "offset {off}");
+        }
     }
 
     #[test]

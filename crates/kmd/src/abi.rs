@@ -318,6 +318,7 @@ pub mod kfd {
     pub const ALLOC_USERPTR: u32 = 1 << 2;
     pub const ALLOC_DOORBELL: u32 = 1 << 3;
     pub const ALLOC_MMIO_REMAP: u32 = 1 << 4;
+    pub const ALLOC_PUBLIC: u32 = 1 << 29;
     pub const ALLOC_WRITABLE: u32 = 1 << 31;
     pub const ALLOC_EXECUTABLE: u32 = 1 << 30;
 
@@ -559,6 +560,28 @@ pub mod kfd {
             TYPE: u32 = 0;
             VALUE: u32 = 4;
         }
+        /// `GET_DMABUF_INFO`: what a dma-buf descriptor holds.
+        Kfd get_dmabuf_info = "kfd_ioctl_get_dmabuf_info_args" size 32 {
+            BYTES("size"): u64 = 0;
+            METADATA_PTR: u64 = 8;
+            METADATA_SIZE: u32 = 16;
+            GPU_ID: u32 = 20;
+            FLAGS: u32 = 24;
+            DMABUF_FD: u32 = 28;
+        }
+        /// `IMPORT_DMABUF`: a dma-buf mapped at `va_addr` of this process.
+        Kfd import_dmabuf = "kfd_ioctl_import_dmabuf_args" size 24 {
+            VA_ADDR: u64 = 0;
+            HANDLE: u64 = 8;
+            GPU_ID: u32 = 16;
+            DMABUF_FD: u32 = 20;
+        }
+        /// `EXPORT_DMABUF`: a dma-buf descriptor of an allocation.
+        Kfd export_dmabuf = "kfd_ioctl_export_dmabuf_args" size 16 since 12 {
+            HANDLE: u64 = 0, since 12;
+            FLAGS: u32 = 8, since 12;
+            DMABUF_FD: u32 = 12, since 12;
+        }
         /// `IPC_EXPORT_HANDLE` (ROCm driver; layout from its
         /// `include/uapi/linux/kfd_ioctl.h` and ROCT-Thunk-Interface's copy).
         RocmKfd ipc_export_handle = "kfd_ioctl_ipc_export_handle_args" size 32 {
@@ -589,8 +612,25 @@ pub mod drm {
     pub const GET_CAP: u8 = 0x0c;
     pub const SET_CLIENT_CAP: u8 = 0x0d;
     pub const PRIME_HANDLE_TO_FD: u8 = 0x2d;
+    pub const PRIME_FD_TO_HANDLE: u8 = 0x2e;
     /// `DRM_COMMAND_BASE + DRM_AMDGPU_INFO`.
     pub const AMDGPU_INFO: u8 = 0x45;
+    /// `DRM_COMMAND_BASE + DRM_AMDGPU_GEM_METADATA`.
+    pub const AMDGPU_GEM_METADATA: u8 = 0x46;
+    /// `DRM_COMMAND_BASE + DRM_AMDGPU_GEM_OP`.
+    pub const AMDGPU_GEM_OP: u8 = 0x50;
+
+    pub const GEM_METADATA_OP_SET: u32 = 1;
+    pub const GEM_METADATA_OP_GET: u32 = 2;
+    pub const GEM_OP_GET_GEM_CREATE_INFO: u32 = 0;
+    /// `AMDGPU_GEM_DOMAIN_GTT`, `AMDGPU_GEM_DOMAIN_VRAM`.
+    pub const GEM_DOMAIN_GTT: u64 = 0x2;
+    pub const GEM_DOMAIN_VRAM: u64 = 0x4;
+    /// `AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED`, `..._NO_CPU_ACCESS`.
+    pub const GEM_CREATE_CPU_ACCESS_REQUIRED: u64 = 1 << 0;
+    pub const GEM_CREATE_NO_CPU_ACCESS: u64 = 1 << 1;
+    /// `AMDGPU_GEM_CREATE_VRAM_WIPE_ON_RELEASE` (KFD's VRAM buffers).
+    pub const GEM_CREATE_VRAM_WIPE_ON_RELEASE: u64 = 1 << 9;
 
     pub fn name(nr: u8) -> &'static str {
         match nr {
@@ -602,6 +642,7 @@ pub mod drm {
             GET_CAP => "GET_CAP",
             SET_CLIENT_CAP => "SET_CLIENT_CAP",
             PRIME_HANDLE_TO_FD => "PRIME_HANDLE_TO_FD",
+            PRIME_FD_TO_HANDLE => "PRIME_FD_TO_HANDLE",
             0x40 => "AMDGPU_GEM_CREATE",
             0x41 => "AMDGPU_GEM_MMAP",
             0x42 => "AMDGPU_CTX",
@@ -665,6 +706,39 @@ pub mod drm {
             DATE: u64 = 40;
             DESC_LEN: u64 = 48;
             DESC: u64 = 56;
+        }
+        /// `PRIME_FD_TO_HANDLE` (and `PRIME_HANDLE_TO_FD`): a dma-buf
+        /// descriptor and the GEM handle of its buffer in this file.
+        Drm prime_handle = "drm_prime_handle" size 12 {
+            HANDLE: u32 = 0;
+            FLAGS: u32 = 4;
+            FD: u32 = 8;
+        }
+        /// `GEM_CLOSE`.
+        Drm gem_close = "drm_gem_close" size 8 {
+            HANDLE: u32 = 0;
+        }
+        /// `AMDGPU_GEM_METADATA`: a buffer's tiling and driver metadata.
+        Drm gem_metadata = "drm_amdgpu_gem_metadata" size 288 {
+            HANDLE: u32 = 0;
+            OP: u32 = 4;
+            DATA_FLAGS("data.flags"): u64 = 8;
+            TILING_INFO("data.tiling_info"): u64 = 16;
+            DATA_SIZE_BYTES("data.data_size_bytes"): u32 = 24;
+            DATA("data.data"): [u8; 256] = 28;
+        }
+        /// `AMDGPU_GEM_OP` (newer headers add `num_entries`).
+        Drm gem_op = "drm_amdgpu_gem_op" {
+            HANDLE: u32 = 0;
+            OP: u32 = 4;
+            VALUE: u64 = 8;
+        }
+        /// What `AMDGPU_GEM_OP_GET_GEM_CREATE_INFO` writes at `value`.
+        Drm gem_create_in = "drm_amdgpu_gem_create_in" size 32 {
+            BO_SIZE: u64 = 0;
+            ALIGNMENT: u64 = 8;
+            DOMAINS: u64 = 16;
+            DOMAIN_FLAGS: u64 = 24;
         }
         /// `GET_CAP`.
         Drm get_cap = "drm_get_cap" size 16 {
@@ -851,6 +925,12 @@ pub fn user_buffers(request: u64, arg: &[u8]) -> Result<Vec<(u64, usize)>, crate
                 get(arg, drm::info::RETURN_POINTER),
                 n(drm::info::RETURN_SIZE),
             ),
+            drm::AMDGPU_GEM_OP if get(arg, drm::gem_op::OP) == drm::GEM_OP_GET_GEM_CREATE_INFO => {
+                add(
+                    get(arg, drm::gem_op::VALUE),
+                    drm::gem_create_in::SIZE as u64,
+                )
+            }
             _ => {}
         },
         _ => {}

@@ -775,6 +775,8 @@ fn serve_ioctl(
     // pages.
     // (Unless it is memory the client sent: it maps that already.)
     let mut fd = None;
+    // A descriptor the call gives the client (a dma-buf export).
+    let installed = mem.take_installed();
     let sent_and_used = offered && !mem.backing_offered();
     if r.is_ok()
         && !sent_and_used
@@ -791,7 +793,7 @@ fn serve_ioctl(
         request: io.request,
         arg,
         buffers: mem.written(),
-        fds: u32::from(fd.is_some()),
+        fds: u32::from(fd.is_some() || installed.is_some()),
         fd_offset: 0,
         notes: {
             let mut n = client.driver.take_reports();
@@ -813,6 +815,7 @@ fn serve_ioctl(
     let fds: Vec<BorrowedFd> = fd
         .map(|(f, _)| unsafe { BorrowedFd::borrow_raw(f) })
         .into_iter()
+        .chain(installed.as_ref().map(|f| f.as_fd()))
         .collect();
     match r {
         Ok(v) => reply(t, h, v, &out.encode(), &fds),

@@ -13,7 +13,7 @@ use crate::memory::{AllocRequest, Memory, VramPool};
 use crate::svm::{self, Backing, Svm};
 use crate::sysfs::SysfsTree;
 use crate::user::UserMemory;
-use crate::{DeviceFile, Driver, Errno, MapSource, drm, gpu_id_of, user};
+use crate::{DeviceFile, Driver, Errno, MapSource, dmabuf, drm, gpu_id_of, user};
 use rocjitsu_config::GpuConfig;
 use rocjitsu_gpu::cp::{self, CommandProcessor, CpGpu, CpOptions, GpuFault, QueueDesc, QueueKind};
 use rocjitsu_gpu::mem::Vm;
@@ -73,6 +73,8 @@ pub struct Device {
     /// Buffers exported for IPC, by share handle: alive while some process
     /// still has an allocation of them.
     ipc: Mutex<HashMap<[u8; 16], IpcBuffer>>,
+    /// Allocations exported as dma-bufs.
+    dmabufs: dmabuf::Exports,
 }
 
 struct IpcBuffer {
@@ -104,6 +106,8 @@ pub struct SimulatedDriver {
     process: Mutex<Process>,
     gpu_process: Arc<cp::Process>,
     caller: Caller,
+    /// GEM handles of buffers imported into the render nodes.
+    gem: dmabuf::GemHandles,
     /// The process's SVM ranges, whether it has any (the preload asks on
     /// every munmap) and whether XNACK is on.
     svm: Arc<SvmState>,
@@ -303,6 +307,7 @@ impl Device {
             cp: OnceLock::new(),
             plugins,
             ipc: Mutex::new(HashMap::new()),
+            dmabufs: dmabuf::Exports::default(),
         }))
     }
 
@@ -436,6 +441,7 @@ impl SimulatedDriver {
             events,
             process: Mutex::new(Process::default()),
             caller,
+            gem: dmabuf::GemHandles::default(),
             svm,
         }
     }
@@ -737,6 +743,17 @@ impl SimulatedDriver {
             kfd::SVM => return self.svm_ioctl(a, mem),
             kfd::IPC_EXPORT_HANDLE => self.ipc_export(a)?,
             kfd::IPC_IMPORT_HANDLE => self.ipc_import(a)?,
+            kfd::EXPORT_DMABUF => self.export_dmabuf(a, mem)?,
+            kfd::GET_DMABUF_INFO => {
+                use kfd::get_dmabuf_info as x;
+                let b = self
+                    .device
+                    .dmabufs
+                    .lookup(&mem.file(a.get(x::DMABUF_FD))?)?;
+                let gpu_id = self.device.gpus[b.gpu].gpu_id;
+                dmabuf::get_info(a, &b, gpu_id);
+            }
+            kfd::IMPORT_DMABUF => self.import_dmabuf(a, mem)?,
             _ => return Err(Errno::EINVAL),
         }
         Ok(0)
@@ -793,6 +810,58 @@ impl SimulatedDriver {
         a.set(x::HANDLE, (u64::from(gpu_id) << 32) | u64::from(id));
         a.set(x::MMAP_OFFSET, offset);
         a.set(x::FLAGS, flags);
+        Ok(())
+    }
+
+    /// `EXPORT_DMABUF` {handle, flags, dmabuf_fd out}: a dma-buf
+    /// descriptor of the allocation for the caller ([`crate::dmabuf`]).
+    /// A userptr allocation cannot be exported (`amdgpu_gem_prime_export`:
+    /// EPERM); doorbells and MMIO have no memory to share.
+    fn export_dmabuf(&self, a: &mut Args, mem: &dyn UserMemory) -> Result<(), Errno> {
+        use kfd::export_dmabuf as x;
+        let handle = a.get(x::HANDLE);
+        let gpu = self.gpu_index((handle >> 32) as u32)?;
+        let (fd, size, flags) = {
+            let m = self.mem();
+            let alloc = m
+                .get(handle as u32)
+                .filter(|al| al.gpu == gpu)
+                .ok_or(Errno::EINVAL)?;
+            if alloc.flags & kfd::ALLOC_USERPTR != 0 {
+                return Err(Errno::EPERM);
+            }
+            (
+                alloc.shared_memfd().ok_or(Errno::EINVAL)?,
+                alloc.size,
+                alloc.flags,
+            )
+        };
+        let dup = self.device.dmabufs.export(&fd, size, flags, gpu)?;
+        let cloexec = a.get(x::FLAGS) & libc::O_CLOEXEC as u32 != 0;
+        let n = mem.install(dup, cloexec)?;
+        a.set(x::DMABUF_FD, n);
+        Ok(())
+    }
+
+    /// `IMPORT_DMABUF` {va_addr, handle out, gpu_id, dmabuf_fd}: the
+    /// buffer becomes an allocation of this process at `va_addr` on GPU
+    /// `gpu_id` (any GPU may import another's memory, as over XGMI).
+    fn import_dmabuf(&self, a: &mut Args, mem: &dyn UserMemory) -> Result<(), Errno> {
+        use kfd::import_dmabuf as x;
+        let gpu_id = a.get(x::GPU_ID);
+        let gpu = self.gpu_index(gpu_id)?;
+        let b = self
+            .device
+            .dmabufs
+            .lookup(&mem.file(a.get(x::DMABUF_FD))?)?;
+        let (id, _) = self.mem().import(
+            gpu,
+            a.get(x::VA_ADDR),
+            b.size,
+            dmabuf::import_flags(b.flags),
+            b.memfd,
+        )?;
+        a.set(x::HANDLE, (u64::from(gpu_id) << 32) | u64::from(id));
         Ok(())
     }
 
@@ -1068,14 +1137,16 @@ impl SimulatedDriver {
         let r = match dev {
             DeviceFile::Kfd => self.kfd_ioctl(nr, &mut a, mem),
             DeviceFile::Render { gpu, .. } => {
-                let vram_used = self.device.vram_used(gpu);
-                drm::ioctl(
-                    &self.device.opts.config.gpus[gpu],
-                    vram_used,
-                    nr,
-                    &mut a,
-                    mem,
-                )
+                match dmabuf::gem_ioctl(&self.device.dmabufs, &self.gem, gpu, nr, &mut a, mem) {
+                    Some(r) => r,
+                    None => drm::ioctl(
+                        &self.device.opts.config.gpus[gpu],
+                        self.device.vram_used(gpu),
+                        nr,
+                        &mut a,
+                        mem,
+                    ),
+                }
             }
         };
         match &r {

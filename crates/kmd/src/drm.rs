@@ -60,7 +60,7 @@ pub fn ioctl(
             }
             Ok(0)
         }
-        drm::GET_MAGIC | drm::SET_CLIENT_CAP | drm::GEM_CLOSE => Ok(0),
+        drm::GET_MAGIC | drm::SET_CLIENT_CAP => Ok(0),
         drm::GET_CAP => {
             // Every capability asked of a render node here is absent.
             a.set(drm::get_cap::VALUE, 0);

@@ -19,6 +19,7 @@
 pub mod abi;
 pub mod capi;
 pub mod daemon;
+mod dmabuf;
 mod driver;
 mod drm;
 mod events;

@@ -22,6 +22,7 @@
 
 use crate::abi::{self, kfd};
 use crate::sysfs::SysfsTree;
+use crate::user::UserMemory;
 use crate::{DeviceFile, Driver, Errno, MapSource};
 use rocjitsu_config::GpuConfig;
 use rocjitsu_rpc::unix::UnixTransport;
@@ -921,7 +922,24 @@ impl Driver for RemoteDriver {
             && abi::ioc_nr(request) == kfd::SVM
             && arg.len() >= kfd::svm::SIZE
             && abi::get(arg, kfd::svm::OP) == crate::svm::OP_SET_ATTR;
-        let backing = if is_userptr_alloc {
+        let is_kfd = |nr: u8| abi::ioc_type(request) == abi::KFD_TYPE && abi::ioc_nr(request) == nr;
+        // A dma-buf ioctl names a descriptor of this process: it travels
+        // with the call.
+        let dmabuf_in = if is_kfd(kfd::GET_DMABUF_INFO) && arg.len() >= kfd::get_dmabuf_info::SIZE {
+            Some(abi::get(arg, kfd::get_dmabuf_info::DMABUF_FD))
+        } else if is_kfd(kfd::IMPORT_DMABUF) && arg.len() >= kfd::import_dmabuf::SIZE {
+            Some(abi::get(arg, kfd::import_dmabuf::DMABUF_FD))
+        } else if abi::ioc_type(request) == abi::DRM_TYPE
+            && abi::ioc_nr(request) == abi::drm::PRIME_FD_TO_HANDLE
+            && arg.len() >= abi::drm::prime_handle::SIZE
+        {
+            Some(abi::get(arg, abi::drm::prime_handle::FD))
+        } else {
+            None
+        };
+        let backing = if let Some(n) = dmabuf_in {
+            Some((crate::user::Local.file(n)?, 0))
+        } else if is_userptr_alloc {
             shared_backing(
                 abi::get(arg, alloc::MMAP_OFFSET),
                 abi::get(arg, alloc::BYTES),
@@ -976,6 +994,14 @@ impl Driver for RemoteDriver {
         self.track_event(request, arg);
         for (addr, data) in &out.buffers {
             crate::user::write(*addr, data)?;
+        }
+        if is_kfd(kfd::EXPORT_DMABUF) && arg.len() >= kfd::export_dmabuf::SIZE {
+            // The daemon's descriptor of the buffer becomes one of this
+            // process's, as the kernel's `dma_buf_fd` makes it.
+            let fd = m.fds.pop().ok_or(Errno::EIO)?;
+            let cloexec = abi::get(arg, kfd::export_dmabuf::FLAGS) & libc::O_CLOEXEC as u32 != 0;
+            let n = crate::user::Local.install(fd, cloexec)?;
+            abi::put(arg, kfd::export_dmabuf::DMABUF_FD, n);
         }
         if abi::ioc_type(request) == abi::KFD_TYPE
             && abi::ioc_nr(request) == kfd::ALLOC_MEMORY_OF_GPU

@@ -511,6 +511,7 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
             )),
         );
         ip_discovery(&mut f, g, &format!("{dev}/ip_discovery"));
+        device_attributes(&mut f, g, &dev);
         f.insert(
             format!("class/drm/renderD{minor}/dev"),
             Entry::File(format!("226:{minor}\n")),
@@ -527,8 +528,69 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
         "module/amdgpu/initstate".into(),
         Entry::File("live\n".into()),
     );
-    f.insert("module/amdgpu/parameters".into(), Entry::Dir);
+    // amdgpu's `pcie_p2p` parameter (default on): peers reach each
+    // other's VRAM over the bus. Debian's RCCL test runner checks it.
+    f.insert(
+        "module/amdgpu/parameters/pcie_p2p".into(),
+        Entry::File("Y\n".into()),
+    );
     f
+}
+
+/// The amdgpu attributes of the PCI device that tools such as rocm_smi
+/// read, each in the kernel's format, from the configuration:
+/// - `fw_version/*_fw_version` (`0x%08x`, amdgpu_ucode.c), of the
+///   microcode the configuration's `kfd` block versions (KFD publishes the
+///   same as `fw_version` and `sdma_fw_version`): `mec`, `sdma` and, with
+///   a second SDMA instance, `sdma2`, as `AMDGPU_INFO_FW_VERSION` answers
+///   ([`crate::drm`]). amdgpu hides an entry whose version is 0
+///   (`amdgpu_ucode_sys_visible`), and so does this; the microcode not
+///   modelled (MEC2 included) reads 0, so it has no entry.
+/// - `unique_id` (`%016llx`, amdgpu_pm.c; every CDNA part has one) when
+///   the configuration gives one.
+/// - `mem_info_{vram,vis_vram,gtt}_total` (`%llu`, amdgpu_vram_mgr.c and
+///   amdgpu_gtt_mgr.c): all VRAM is CPU-visible (as `AMDGPU_INFO_VRAM_GTT`
+///   says), the GTT size is [`crate::drm`]'s.
+/// - `current_compute_partition` / `current_memory_partition`
+///   (amdgpu_gfx.c, amdgpu_gmc.c; GPUs of several XCDs): one KFD node per
+///   GPU is SPX mode with one NUMA partition.
+fn device_attributes(f: &mut BTreeMap<String, Entry>, g: &GpuSpec, dev: &str) {
+    let second_sdma = g.queues.sdma_engines + g.queues.sdma_xgmi_engines > 1;
+    for (name, version, present) in [
+        ("mec", g.kfd.fw_version, true),
+        ("sdma", g.kfd.sdma_fw_version, true),
+        ("sdma2", g.kfd.sdma_fw_version, second_sdma),
+    ] {
+        if present && version != 0 {
+            f.insert(
+                format!("{dev}/fw_version/{name}_fw_version"),
+                Entry::File(format!("0x{version:08x}\n")),
+            );
+        }
+    }
+    if g.kfd.unique_id != 0 {
+        f.insert(
+            format!("{dev}/unique_id"),
+            Entry::File(format!("{:016x}\n", g.kfd.unique_id)),
+        );
+    }
+    for (name, bytes) in [
+        ("mem_info_vram_total", g.memory.size_bytes),
+        ("mem_info_vis_vram_total", g.memory.size_bytes),
+        ("mem_info_gtt_total", crate::drm::GTT_BYTES),
+    ] {
+        f.insert(format!("{dev}/{name}"), Entry::File(format!("{bytes}\n")));
+    }
+    if g.soc.xcds > 1 {
+        f.insert(
+            format!("{dev}/current_compute_partition"),
+            Entry::File("SPX\n".into()),
+        );
+        f.insert(
+            format!("{dev}/current_memory_partition"),
+            Entry::File("NPS1\n".into()),
+        );
+    }
 }
 
 /// amdgpu's IP discovery tree (`amdgpu_discovery_sysfs_init` in
@@ -784,6 +846,69 @@ mod tests {
         assert!(t.redirect("/sys/devices/system/cpu").is_none());
         assert!(!is_redirected(b"/sys/class/kfdx"));
         assert!(is_redirected(b"/sys/class/kfd/kfd/topology"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The PCI device's amdgpu attributes rocm_smi reads, in amdgpu's
+    /// formats: the MI300X's MEC and SDMA firmware (`0x%08x`, hidden when
+    /// 0, as its SDMA firmware is in the shipped file), VRAM and GTT sizes,
+    /// SPX/NPS1 partitions on a GPU of several XCDs; the MI210 (one XCD,
+    /// no firmware versions) has neither partitions nor firmware entries.
+    #[test]
+    fn device_attributes_in_amdgpu_formats() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-attrs-{}", std::process::id()));
+        let cfg = GpuConfig::builtin(Target::Gfx942);
+        let g = &cfg.gpus[0];
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let path = |rest: &str| {
+            t.redirect(&format!("/sys/class/drm/renderD128/device/{rest}"))
+                .unwrap()
+        };
+        let read = |rest: &str| {
+            std::fs::read_to_string(path(rest)).unwrap_or_else(|e| panic!("{rest}: {e}"))
+        };
+        assert_eq!(g.kfd.fw_version, 177);
+        assert_eq!(read("fw_version/mec_fw_version"), "0x000000b1\n");
+        assert!(!path("fw_version/sdma_fw_version").exists());
+        assert!(!path("fw_version/mec2_fw_version").exists());
+        assert_eq!(
+            read("mem_info_vram_total"),
+            format!("{}\n", g.memory.size_bytes)
+        );
+        assert_eq!(
+            read("mem_info_vis_vram_total"),
+            format!("{}\n", g.memory.size_bytes)
+        );
+        assert_eq!(read("mem_info_gtt_total"), "17179869184\n");
+        assert_eq!(read("current_compute_partition"), "SPX\n");
+        assert_eq!(read("current_memory_partition"), "NPS1\n");
+        assert_eq!(
+            std::fs::read_to_string(
+                t.redirect("/sys/module/amdgpu/parameters/pcie_p2p")
+                    .unwrap()
+            )
+            .unwrap(),
+            "Y\n"
+        );
+
+        let mut cfg = GpuConfig::builtin(Target::Gfx90a);
+        cfg.gpus[0].kfd.sdma_fw_version = 0x1234;
+        cfg.gpus[0].kfd.unique_id = 0xabc;
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let path = |rest: &str| {
+            t.redirect(&format!("/sys/class/drm/renderD128/device/{rest}"))
+                .unwrap()
+        };
+        assert!(!path("fw_version/mec_fw_version").exists());
+        assert_eq!(
+            std::fs::read_to_string(path("fw_version/sdma2_fw_version")).unwrap(),
+            "0x00001234\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(path("unique_id")).unwrap(),
+            "0000000000000abc\n"
+        );
+        assert!(!path("current_compute_partition").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

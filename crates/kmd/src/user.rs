@@ -23,6 +23,12 @@ pub trait UserMemory {
     fn take_userptr_backing(&self) -> Option<(std::os::fd::OwnedFd, u64)> {
         None
     }
+    /// The caller's open file `fd`, as a dma-buf ioctl names it
+    /// (`dma_buf_get`): EBADF when the number names none.
+    fn file(&self, fd: u32) -> Result<std::os::fd::OwnedFd, Errno>;
+    /// Installs `fd` among the caller's descriptors (`dma_buf_fd`),
+    /// close-on-exec when asked, and returns its number there.
+    fn install(&self, fd: std::os::fd::OwnedFd, cloexec: bool) -> Result<u32, Errno>;
 }
 
 /// This process's own memory.
@@ -35,6 +41,24 @@ impl UserMemory for Local {
     fn write(&self, addr: u64, data: &[u8]) -> Result<(), Errno> {
         write(addr, data)
     }
+    fn file(&self, fd: u32) -> Result<std::os::fd::OwnedFd, Errno> {
+        let fd = i32::try_from(fd).map_err(|_| Errno(libc::EBADF))?;
+        // SAFETY: duplicating a descriptor number; a bad one is EBADF.
+        let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+        if dup < 0 {
+            return Err(Errno(libc::EBADF));
+        }
+        // SAFETY: `dup` was just created and is owned by nobody else.
+        Ok(unsafe { std::os::fd::FromRawFd::from_raw_fd(dup) })
+    }
+    fn install(&self, fd: std::os::fd::OwnedFd, cloexec: bool) -> Result<u32, Errno> {
+        let fd = std::os::fd::IntoRawFd::into_raw_fd(fd);
+        if !cloexec {
+            // SAFETY: clearing FD_CLOEXEC on a descriptor we own.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
+        }
+        Ok(fd as u32)
+    }
 }
 
 /// Copies of ranges of another process's memory.
@@ -42,6 +66,10 @@ impl UserMemory for Local {
 pub struct Buffers {
     ranges: Mutex<Vec<Range>>,
     backing: Mutex<Option<(std::os::fd::OwnedFd, u64)>>,
+    /// A descriptor the call gives the client ([`UserMemory::install`]),
+    /// sent with the reply; the client installs it and writes its number
+    /// where the argument holds it.
+    installed: Mutex<Option<std::os::fd::OwnedFd>>,
 }
 
 struct Range {
@@ -63,6 +91,14 @@ impl Buffers {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .is_some()
+    }
+
+    /// The descriptor the call gave the client, if any.
+    pub fn take_installed(&self) -> Option<std::os::fd::OwnedFd> {
+        self.installed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// Adds the copy of `data.len()` bytes at `addr`.
@@ -125,6 +161,17 @@ impl UserMemory for Buffers {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
+    }
+    /// The client sends the descriptor a dma-buf ioctl names along with
+    /// the call; without one the number names nothing here.
+    fn file(&self, _fd: u32) -> Result<std::os::fd::OwnedFd, Errno> {
+        self.take_userptr_backing()
+            .map(|(fd, _)| fd)
+            .ok_or(Errno(libc::EBADF))
+    }
+    fn install(&self, fd: std::os::fd::OwnedFd, _cloexec: bool) -> Result<u32, Errno> {
+        *self.installed.lock().unwrap_or_else(|e| e.into_inner()) = Some(fd);
+        Ok(0)
     }
 }
 

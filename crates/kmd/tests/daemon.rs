@@ -746,3 +746,116 @@ fn a_process_past_its_connection_limit_is_refused_and_the_daemon_goes_on() {
     assert!(st.contains("\"connections\": 8"), "{st}");
     drop(held);
 }
+
+/// DMA-buf IPC between two clients of one daemon, as ROCm 7's runtime
+/// does it: A exports its VRAM allocation (the descriptor comes back over
+/// the socket and maps A's bytes) and tags the buffer through the render
+/// node; B, handed the descriptor, sees the buffer's size, GPU and tag and
+/// imports it. A descriptor the daemon did not export is not a dma-buf of
+/// its (EINVAL), and a number naming no file is EBADF.
+#[test]
+fn a_dmabuf_exported_by_one_client_is_imported_by_another() {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let d = start("dmabuf");
+    let a = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let b = RemoteDriver::connect(&d.socket, &d.dir, Fds::PLAIN).unwrap();
+    let gpu_id = rocjitsu_kmd::gpu_id_of(a.config(), 0);
+    let render = DeviceFile::Render { gpu: 0, minor: 128 };
+    let drm = |nr: u64, size: u64| (3u64 << 30) | (size << 16) | (u64::from(b'd') << 8) | nr;
+    let size = 1u64 << 20;
+    let va = reserve(size as usize);
+    let mut al = vram_args(va, size, gpu_id);
+    a.ioctl(DeviceFile::Kfd, iowr(0x16, 40), &mut al).unwrap();
+    let handle = get64(&al, 16);
+    let src = a.mmap(render, get64(&al, 24), size).unwrap();
+    // SAFETY: mapping the daemon's memfd over A's reservation, writing it.
+    unsafe {
+        let p = libc::mmap(
+            va as *mut libc::c_void,
+            size as usize,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            src.fd,
+            src.offset as libc::off_t,
+        );
+        assert_eq!(p as u64, va);
+        *((va + 64) as *mut u32) = 0xabad_cafe;
+    }
+
+    let mut e = [0u8; 16];
+    put64(&mut e, 0, handle);
+    a.ioctl(DeviceFile::Kfd, iowr(0x24, 16), &mut e).unwrap();
+    // SAFETY: the descriptor the export installed in this process.
+    let fd = unsafe { OwnedFd::from_raw_fd(get32(&e, 12) as i32) };
+    // SAFETY: mapping the descriptor, reading it, unmapping it.
+    let seen = unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd.as_raw_fd(),
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED);
+        let v = *((p as u64 + 64) as *const u32);
+        libc::munmap(p, 4096);
+        v
+    };
+    assert_eq!(seen, 0xabad_cafe);
+    // A tags the buffer through its render node.
+    let mut p = [0u8; 12];
+    put32(&mut p, 8, fd.as_raw_fd() as u32);
+    a.ioctl(render, drm(0x2e, 12), &mut p).unwrap();
+    let mut md = vec![0u8; 288];
+    put32(&mut md, 0, get32(&p, 0));
+    put32(&mut md, 4, 1);
+    put32(&mut md, 24, 4);
+    put32(&mut md, 28, 4242);
+    a.ioctl(render, drm(0x46, 288), &mut md).unwrap();
+
+    // B: the buffer's size, GPU and tag, then an import.
+    let mut g = [0u8; 32];
+    put32(&mut g, 28, fd.as_raw_fd() as u32);
+    b.ioctl(DeviceFile::Kfd, iowr(0x1c, 32), &mut g).unwrap();
+    assert_eq!((get64(&g, 0), get32(&g, 20)), (size, gpu_id));
+    let mut p = [0u8; 12];
+    put32(&mut p, 8, fd.as_raw_fd() as u32);
+    b.ioctl(render, drm(0x2e, 12), &mut p).unwrap();
+    let mut get = vec![0u8; 288];
+    put32(&mut get, 0, get32(&p, 0));
+    put32(&mut get, 4, 2);
+    b.ioctl(render, drm(0x46, 288), &mut get).unwrap();
+    assert_eq!((get32(&get, 24), get32(&get, 28)), (4, 4242));
+    let va2 = reserve(size as usize);
+    let mut im = [0u8; 24];
+    put64(&mut im, 0, va2);
+    put32(&mut im, 16, gpu_id);
+    put32(&mut im, 20, fd.as_raw_fd() as u32);
+    b.ioctl(DeviceFile::Kfd, iowr(0x1d, 24), &mut im).unwrap();
+    assert_eq!(get64(&im, 8) >> 32, u64::from(gpu_id));
+
+    // Not a dma-buf of the daemon's, and no file at all.
+    // SAFETY: a memfd of our own.
+    let own = unsafe {
+        let f = libc::memfd_create(c"mine".as_ptr(), libc::MFD_CLOEXEC);
+        assert!(f >= 0 && libc::ftruncate(f, 4096) == 0);
+        OwnedFd::from_raw_fd(f)
+    };
+    put32(&mut g, 28, own.as_raw_fd() as u32);
+    assert_eq!(
+        b.ioctl(DeviceFile::Kfd, iowr(0x1c, 32), &mut g),
+        Err(Errno::EINVAL)
+    );
+    put32(&mut g, 28, 1 << 20);
+    assert_eq!(
+        b.ioctl(DeviceFile::Kfd, iowr(0x1c, 32), &mut g),
+        Err(Errno(libc::EBADF))
+    );
+    healthy(&d.socket);
+    // SAFETY: releasing the test's reservations.
+    unsafe {
+        libc::munmap(va as *mut libc::c_void, size as usize);
+        libc::munmap(va2 as *mut libc::c_void, size as usize);
+    }
+}

@@ -645,3 +645,194 @@ fn a_configured_plugin_that_does_not_exist_is_named() {
     config.plugins[0].require = false;
     assert!(SimulatedDriver::new(opts(config)).is_ok());
 }
+
+/// A DRM request number (`DRM_IOWR`) on the render node.
+fn drm_iowr(nr: u64, size: u64) -> u64 {
+    (3 << 30) | (size << 16) | (u64::from(b'd') << 8) | nr
+}
+
+const RENDER: DeviceFile = DeviceFile::Render { gpu: 0, minor: 128 };
+
+/// EXPORT_DMABUF, GET_DMABUF_INFO and IMPORT_DMABUF as KFD answers them,
+/// and the GEM handles libdrm takes of a dma-buf on the render node
+/// (PRIME_FD_TO_HANDLE, AMDGPU_GEM_METADATA, AMDGPU_GEM_OP, GEM_CLOSE):
+/// the descriptor maps the allocation's bytes, the import reaches the same
+/// memory from the GPU, and bad arguments get the kernel's errnos.
+#[test]
+fn dmabuf_export_import_and_gem_handles() {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (d, gpu_id) = driver();
+    let size = 1 << 20;
+    let (va, handle, _) = vram(&d, gpu_id, size);
+    // SAFETY: `va` is mapped read-write by `vram`.
+    unsafe { *((va + 128) as *mut u32) = 0xfeed_beef };
+
+    let export = |h: u64, flags: u32| {
+        let mut e = [0u8; 16];
+        put64(&mut e, 0, h);
+        put32(&mut e, 8, flags);
+        d.ioctl(KFD, iowr(0x24, 16), &mut e)
+            .map(|_| get32(&e, 12) as i32)
+    };
+    let fd = export(handle, libc::O_CLOEXEC as u32).unwrap();
+    // SAFETY: the descriptor the driver just installed, ours to close.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: querying a descriptor flag.
+    assert_eq!(unsafe { libc::fcntl(fd, libc::F_GETFD) }, libc::FD_CLOEXEC);
+    // The descriptor maps the allocation's bytes.
+    // SAFETY: mapping the descriptor read-only, then reading it.
+    let seen = unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        );
+        assert_ne!(p, libc::MAP_FAILED);
+        let v = *((p as u64 + 128) as *const u32);
+        libc::munmap(p, 4096);
+        v
+    };
+    assert_eq!(seen, 0xfeed_beef);
+    // Unknown handle, handle on an unknown GPU: EINVAL.
+    assert_eq!(export(handle + 1000, 0), Err(Errno::EINVAL));
+    assert_eq!(export(handle & 0xffff_ffff, 0), Err(Errno::EINVAL));
+
+    let info = |n: i32| {
+        let mut g = [0u8; 32];
+        put32(&mut g, 28, n as u32);
+        d.ioctl(KFD, iowr(0x1c, 32), &mut g).map(|_| g)
+    };
+    let g = info(fd).unwrap();
+    assert_eq!(get64(&g, 0), size as u64);
+    assert_eq!(get32(&g, 20), gpu_id);
+    assert_eq!(get32(&g, 24), 1 | 1 << 29, "VRAM | PUBLIC");
+    assert_eq!(get32(&g, 16), 0, "no metadata");
+    // A file that is not a dma-buf: EINVAL; a number naming no file: EBADF.
+    let status = std::fs::File::open("/proc/self/status").unwrap();
+    use std::os::fd::AsRawFd;
+    assert_eq!(info(status.as_raw_fd()).err(), Some(Errno::EINVAL));
+    assert_eq!(info(1 << 20).err(), Some(Errno(libc::EBADF)));
+
+    // Import at another address: the GPU reaches the same bytes there.
+    let va2 = reserve(size);
+    let mut im = [0u8; 24];
+    put64(&mut im, 0, va2);
+    put32(&mut im, 16, gpu_id);
+    put32(&mut im, 20, fd as u32);
+    d.ioctl(KFD, iowr(0x1d, 24), &mut im).unwrap();
+    let h2 = get64(&im, 8);
+    assert_eq!(h2 >> 32, u64::from(gpu_id));
+    let ids = [gpu_id];
+    let mut m = [0u8; 24];
+    put64(&mut m, 0, h2);
+    put64(&mut m, 8, ids.as_ptr() as u64);
+    put32(&mut m, 16, 1);
+    d.ioctl(KFD, iowr(0x18, 24), &mut m).unwrap();
+    let mut tlb = rocjitsu_gpu::mem::Tlb::default();
+    assert_eq!(d.vm().read_u32(&mut tlb, va2 + 128).unwrap(), 0xfeed_beef);
+    // On a GPU that does not exist: EINVAL.
+    put32(&mut im, 16, gpu_id ^ 0xffff);
+    assert_eq!(d.ioctl(KFD, iowr(0x1d, 24), &mut im), Err(Errno::EINVAL));
+
+    // GEM handles of the dma-buf: the same one each time, from 1.
+    let prime = |n: i32| {
+        let mut p = [0u8; 12];
+        put32(&mut p, 8, n as u32);
+        d.ioctl(RENDER, drm_iowr(0x2e, 12), &mut p)
+            .map(|_| get32(&p, 0))
+    };
+    assert_eq!(prime(fd), Ok(1));
+    assert_eq!(prime(fd), Ok(1));
+    assert_eq!(prime(status.as_raw_fd()), Err(Errno::EINVAL));
+    assert_eq!(prime(1 << 20), Err(Errno(libc::EBADF)));
+    // Metadata set on the handle is the buffer's.
+    let mut md = vec![0u8; 288];
+    put32(&mut md, 0, 1);
+    put32(&mut md, 4, 1); // SET
+    put64(&mut md, 16, 0x77);
+    put32(&mut md, 24, 4);
+    put32(&mut md, 28, 0x1234);
+    d.ioctl(RENDER, drm_iowr(0x46, 288), &mut md).unwrap();
+    let mut get = vec![0u8; 288];
+    put32(&mut get, 0, 1);
+    put32(&mut get, 4, 2); // GET
+    d.ioctl(RENDER, drm_iowr(0x46, 288), &mut get).unwrap();
+    assert_eq!(
+        (get32(&get, 24), get32(&get, 28), get64(&get, 16)),
+        (4, 0x1234, 0x77)
+    );
+    // Too much data, an unknown op: EINVAL.
+    put32(&mut md, 24, 257);
+    assert_eq!(
+        d.ioctl(RENDER, drm_iowr(0x46, 288), &mut md),
+        Err(Errno::EINVAL)
+    );
+    put32(&mut md, 4, 3);
+    put32(&mut md, 24, 4);
+    assert_eq!(
+        d.ioctl(RENDER, drm_iowr(0x46, 288), &mut md),
+        Err(Errno::EINVAL)
+    );
+    // The buffer's creation info.
+    let mut create = [0u8; 32];
+    let mut op = [0u8; 16];
+    put32(&mut op, 0, 1);
+    put64(&mut op, 8, create.as_mut_ptr() as u64);
+    d.ioctl(RENDER, drm_iowr(0x50, 16), &mut op).unwrap();
+    assert_eq!(get64(&create, 0), size as u64);
+    assert_eq!(get64(&create, 16), 4, "VRAM domain");
+    assert_eq!(get64(&create, 24) & 1, 1, "CPU access required");
+    // Closed, the handle is gone: GEM_CLOSE again is EINVAL, other calls
+    // ENOENT.
+    let mut c = [0u8; 8];
+    put32(&mut c, 0, 1);
+    d.ioctl(RENDER, drm_iowr(0x09, 8), &mut c).unwrap();
+    assert_eq!(
+        d.ioctl(RENDER, drm_iowr(0x09, 8), &mut c),
+        Err(Errno::EINVAL)
+    );
+    assert_eq!(
+        d.ioctl(RENDER, drm_iowr(0x46, 288), &mut get),
+        Err(Errno::ENOENT)
+    );
+    assert_eq!(
+        d.ioctl(RENDER, drm_iowr(0x50, 16), &mut op),
+        Err(Errno::ENOENT)
+    );
+
+    // Freed by both holders, the memory can no longer be imported.
+    for h in [h2, handle] {
+        let mut f = [0u8; 8];
+        put64(&mut f, 0, h);
+        d.ioctl(KFD, iow(0x17, 8), &mut f).unwrap();
+    }
+    assert_eq!(info(fd).err(), Some(Errno::EINVAL));
+    drop(owned);
+
+    // A userptr allocation cannot be exported (EPERM).
+    let page = reserve(4096);
+    // SAFETY: making the test's own reservation usable memory.
+    unsafe {
+        libc::mprotect(
+            page as *mut libc::c_void,
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+        )
+    };
+    let mut u = [0u8; 40];
+    put64(&mut u, 0, page);
+    put64(&mut u, 8, 4096);
+    put64(&mut u, 24, page);
+    put32(&mut u, 32, gpu_id);
+    put32(&mut u, 36, 4 | 1 << 31);
+    d.ioctl(KFD, iowr(0x16, 40), &mut u).unwrap();
+    assert_eq!(export(get64(&u, 16), 0), Err(Errno::EPERM));
+    // SAFETY: releasing the test's reservations.
+    unsafe {
+        libc::munmap(va as *mut libc::c_void, size);
+        libc::munmap(va2 as *mut libc::c_void, size);
+    }
+}

@@ -17,9 +17,12 @@ use std::time::Instant;
 const OP_NOP: u32 = 0;
 const OP_COPY: u32 = 1;
 const OP_WRITE: u32 = 2;
+const OP_INDIRECT: u32 = 4;
 const OP_FENCE: u32 = 5;
 const OP_TRAP: u32 = 6;
+const OP_SEMAPHORE: u32 = 7;
 const OP_POLL_REGMEM: u32 = 8;
+const OP_COND_EXE: u32 = 9;
 const OP_ATOMIC: u32 = 10;
 const OP_CONST_FILL: u32 = 11;
 const OP_TIMESTAMP: u32 = 13;
@@ -53,6 +56,20 @@ pub struct Sdma {
     tries: u32,
     /// The engine-local timestamp is the GPU clock plus this.
     ts_offset: u64,
+    /// The indirect buffer the ring's INDIRECT packet at the read pointer
+    /// runs: its packets execute in place of the ring's until its end.
+    ib: Option<Ib>,
+    /// Dwords after the packet just executed that a false COND_EXE skips.
+    skip: u64,
+}
+
+/// An indirect buffer being executed.
+#[derive(Copy, Clone, Debug)]
+struct Ib {
+    base: u64,
+    /// Its length and the offset of the next packet, in dwords.
+    dwords: u64,
+    pos: u64,
 }
 
 fn name(op: u32) -> &'static str {
@@ -60,9 +77,12 @@ fn name(op: u32) -> &'static str {
         OP_NOP => "NOP",
         OP_COPY => "COPY",
         OP_WRITE => "WRITE",
+        OP_INDIRECT => "INDIRECT_BUFFER",
         OP_FENCE => "FENCE",
         OP_TRAP => "TRAP",
+        OP_SEMAPHORE => "SEMAPHORE",
         OP_POLL_REGMEM => "POLL_REGMEM",
+        OP_COND_EXE => "COND_EXE",
         OP_ATOMIC => "ATOMIC",
         OP_CONST_FILL => "CONST_FILL",
         OP_TIMESTAMP => "TIMESTAMP",
@@ -103,6 +123,9 @@ impl Engine for Sdma {
         if wptr <= rptr || avail < 4 {
             return Step::Idle;
         }
+        if let Some(ib) = self.ib {
+            return self.step_ib(cx, rptr, ib);
+        }
         let ring_dw = |s: &mut Sdma, i: u64| -> Result<u32, MemFault> {
             let off = (rptr + 4 * i) % d.ring_size;
             load_u32(vm, &mut s.tlb, d.ring_base.wrapping_add(off))
@@ -111,35 +134,11 @@ impl Engine for Sdma {
             Ok(h) => h,
             Err(f) => return cx.mem_fault("reading the ring", &f),
         };
-        let (op, sub) = (header & 0xff, (header >> 8) & 0xff);
-        let len: u64 = match (op, sub) {
-            (OP_NOP, _) => 1 + u64::from((header >> 16) & 0x3fff),
-            (OP_COPY, SUB_COPY_LINEAR) => 7,
-            (OP_COPY, SUB_COPY_LINEAR_RECT) => 13,
-            (OP_WRITE, 0) => {
-                if avail < 16 {
-                    return Step::Idle;
-                }
-                match ring_dw(self, 3) {
-                    Ok(c) => 5 + u64::from(c & 0xf_ffff),
-                    Err(f) => return cx.mem_fault("reading the ring", &f),
-                }
-            }
-            (OP_FENCE, _) => 4,
-            (OP_TRAP, _) => 2,
-            (OP_POLL_REGMEM, _) => 6,
-            (OP_ATOMIC, _) => 8,
-            (OP_CONST_FILL, _) => 5,
-            (OP_TIMESTAMP, _) => 3,
-            _ => {
-                return self.bad(
-                    cx,
-                    rptr,
-                    &format!(
-                        "unknown SDMA packet: opcode {op}, sub-opcode {sub} (header 0x{header:08x})"
-                    ),
-                );
-            }
+        let len = match packet_len(header, avail / 4, |i| ring_dw(self, i)) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Step::Idle,
+            Err(Err(f)) => return cx.mem_fault("reading the ring", &f),
+            Err(Ok(what)) => return self.bad(cx, rptr, &what),
         };
         if 4 * len > d.ring_size {
             return self.bad(
@@ -147,7 +146,7 @@ impl Engine for Sdma {
                 rptr,
                 &format!(
                     "a {} packet of {len} dwords does not fit the ring",
-                    name(op)
+                    name(header & 0xff)
                 ),
             );
         }
@@ -158,7 +157,74 @@ impl Engine for Sdma {
         if let Err(f) = self.load(cx, rptr, len as usize) {
             return cx.mem_fault("reading the ring", &f);
         }
-        let r = match op {
+        if header & 0xff == OP_INDIRECT {
+            let p = &self.pkt;
+            let ib = Ib {
+                base: addr(p[1], p[2]),
+                dwords: u64::from(p[3] & 0xf_ffff),
+                pos: 0,
+            };
+            self.ib = Some(ib);
+            return self.step_ib(cx, rptr, ib);
+        }
+        match self.execute(cx, rptr) {
+            Ok(()) => {}
+            Err(Stop::Blocked) => return Step::Blocked,
+            Err(Stop::Halt) => return Step::Halt,
+        }
+        // A false COND_EXE skips ring dwords that must be there first.
+        let skip = std::mem::take(&mut self.skip);
+        if 4 * (len + skip) > avail {
+            self.skip = skip;
+            return Step::Idle;
+        }
+        self.advance(cx, rptr, len + skip)
+    }
+}
+
+/// The length in dwords of the packet with `header` (`dw(i)` reads its
+/// dword `i`, of which `avail` are written): `None` until enough of it is
+/// there to tell; an unknown packet is an error naming it.
+fn packet_len(
+    header: u32,
+    avail: u64,
+    mut dw: impl FnMut(u64) -> Result<u32, MemFault>,
+) -> Result<Option<u64>, Result<String, MemFault>> {
+    let (op, sub) = (header & 0xff, (header >> 8) & 0xff);
+    Ok(Some(match (op, sub) {
+        (OP_NOP, _) => 1 + u64::from((header >> 16) & 0x3fff),
+        (OP_COPY, SUB_COPY_LINEAR) => 7,
+        (OP_COPY, SUB_COPY_LINEAR_RECT) => 13,
+        (OP_WRITE, 0) => {
+            if avail < 4 {
+                return Ok(None);
+            }
+            5 + u64::from(dw(3).map_err(Err)? & 0xf_ffff)
+        }
+        (OP_INDIRECT, _) => 6,
+        (OP_FENCE, _) => 4,
+        (OP_TRAP, _) => 2,
+        (OP_SEMAPHORE, _) => 3,
+        (OP_POLL_REGMEM, _) => 6,
+        (OP_COND_EXE, _) => 5,
+        (OP_ATOMIC, _) => 8,
+        (OP_CONST_FILL, _) => 5,
+        (OP_TIMESTAMP, _) => 3,
+        _ => {
+            return Err(Ok(format!(
+                "unknown SDMA packet: opcode {op}, sub-opcode {sub} (header 0x{header:08x})"
+            )));
+        }
+    }))
+}
+
+impl Sdma {
+    /// Executes the packet in `self.pkt`.
+    fn execute(&mut self, cx: &Cx, rptr: u64) -> Result<(), Stop> {
+        let vm = cx.vm();
+        let header = self.pkt[0];
+        let (op, sub) = (header & 0xff, (header >> 8) & 0xff);
+        match op {
             OP_NOP => Ok(()),
             OP_COPY => self.copy(cx, rptr, sub),
             OP_WRITE => self.write(cx, rptr),
@@ -173,28 +239,90 @@ impl Engine for Sdma {
                 cx.host().signal_event(self.pkt[1] & 0x0fff_ffff);
                 Ok(())
             }
+            OP_SEMAPHORE => self.semaphore(cx, rptr),
             OP_POLL_REGMEM => self.poll(cx, rptr),
+            OP_COND_EXE => self.cond_exe(cx, rptr),
             OP_ATOMIC => self.atomic(cx, rptr),
             OP_CONST_FILL => self.fill(cx, rptr),
+            OP_INDIRECT => {
+                self.bad(cx, rptr, "an INDIRECT_BUFFER inside an indirect buffer");
+                Err(Stop::Halt)
+            }
             _ => self.timestamp(cx, rptr, sub),
+        }
+    }
+
+    /// The packet at the read pointer is done: `len` dwords are consumed.
+    fn advance(&mut self, cx: &Cx, rptr: u64, len: u64) -> Step {
+        self.waiting = None;
+        self.tries = 0;
+        let next = rptr + 4 * len;
+        self.rptr = Some(next);
+        if let Err(f) = store_u64(cx.vm(), &mut self.tlb, cx.desc.read_ptr, next) {
+            return cx.mem_fault("writing the queue's read pointer", &f);
+        }
+        Step::Progress
+    }
+
+    /// One packet of the indirect buffer the ring's INDIRECT_BUFFER packet
+    /// at `rptr` runs; once the buffer's end is reached, that packet is
+    /// consumed. A packet running past the buffer's end stops the queue.
+    fn step_ib(&mut self, cx: &Cx, rptr: u64, mut ib: Ib) -> Step {
+        if ib.pos >= ib.dwords {
+            self.ib = None;
+            return self.advance(cx, rptr, 6);
+        }
+        let vm = cx.vm();
+        let at = |pos: u64| ib.base.wrapping_add(4 * pos);
+        let header = match load_u32(vm, &mut self.tlb, at(ib.pos)) {
+            Ok(h) => h,
+            Err(f) => return cx.mem_fault("reading an indirect buffer", &f),
         };
-        match r {
+        let left = ib.dwords - ib.pos;
+        let len = match packet_len(header, left, |i| {
+            load_u32(vm, &mut self.tlb, at(ib.pos + i))
+        }) {
+            Ok(Some(l)) if l <= left => l,
+            Ok(_) => {
+                return self.bad(
+                    cx,
+                    rptr,
+                    &format!(
+                        "a {} packet at dword {} of the indirect buffer at 0x{:x} runs past its {} dwords",
+                        name(header & 0xff),
+                        ib.pos,
+                        ib.base,
+                        ib.dwords
+                    ),
+                );
+            }
+            Err(Err(f)) => return cx.mem_fault("reading an indirect buffer", &f),
+            Err(Ok(what)) => {
+                let what = format!(
+                    "{what}, at dword {} of the indirect buffer at 0x{:x}",
+                    ib.pos, ib.base
+                );
+                return self.bad(cx, rptr, &what);
+            }
+        };
+        self.raw.resize(4 * len as usize, 0);
+        if let Err(f) = vm.read(&mut self.tlb, at(ib.pos), &mut self.raw) {
+            return cx.mem_fault("reading an indirect buffer", &f);
+        }
+        super::dwords(&self.raw, &mut self.pkt);
+        match self.execute(cx, rptr) {
             Ok(()) => {}
             Err(Stop::Blocked) => return Step::Blocked,
             Err(Stop::Halt) => return Step::Halt,
         }
         self.waiting = None;
         self.tries = 0;
-        let next = rptr + 4 * len;
-        self.rptr = Some(next);
-        if let Err(f) = store_u64(vm, &mut self.tlb, d.read_ptr, next) {
-            return cx.mem_fault("writing the queue's read pointer", &f);
-        }
+        // A false COND_EXE skips at most to the buffer's end.
+        ib.pos = (ib.pos + len + std::mem::take(&mut self.skip)).min(ib.dwords);
+        self.ib = Some(ib);
         Step::Progress
     }
-}
 
-impl Sdma {
     /// Reads the packet's `len` dwords at `rptr` (wrapping at the ring's
     /// end) into `self.pkt`.
     fn load(&mut self, cx: &Cx, rptr: u64, len: usize) -> Result<(), MemFault> {
@@ -399,6 +527,45 @@ impl Sdma {
             return Ok(());
         }
         Err(self.wait(cx, rptr))
+    }
+
+    /// SEMAPHORE: DW0 bit 29 write one, bit 30 signal, bit 31 mailbox;
+    /// DW1-2 the address of a 64-bit semaphore (8-byte aligned, as
+    /// radeon's `cik_sdma_semaphore_ring_emit` places it). A signal adds
+    /// one to it (writes 1 with write one); a wait holds the queue until
+    /// it is nonzero and takes one off. The mailbox bit wakes a waiting
+    /// engine at once on hardware; waiting engines here check again on
+    /// their own.
+    fn semaphore(&mut self, cx: &Cx, rptr: u64) -> Result<(), Stop> {
+        let p = &self.pkt;
+        let (write_one, signal) = (p[0] >> 29 & 1 == 1, p[0] >> 30 & 1 == 1);
+        let a = addr(p[1], p[2]);
+        let vm = cx.vm();
+        let old = if signal {
+            vm.atomic_u64(&mut self.tlb, a, |v| {
+                Some(if write_one { 1 } else { v.wrapping_add(1) })
+            })
+        } else {
+            vm.atomic_u64(&mut self.tlb, a, |v| v.checked_sub(1))
+        }
+        .map_err(|f| self.fault(cx, rptr, &f))?;
+        if !signal && old == 0 {
+            return Err(self.wait(cx, rptr));
+        }
+        Ok(())
+    }
+
+    /// COND_EXE: DW1-2 the address of a dword, DW3 the reference, DW4 bits
+    /// 0-13 a count of dwords: the packets in those dwords after this one
+    /// run only when the dword equals the reference (amdgpu's
+    /// `sdma_v4_0_ring_init_cond_exec` skips a ring's work this way after
+    /// a reset).
+    fn cond_exe(&mut self, cx: &Cx, rptr: u64) -> Result<(), Stop> {
+        let p = &self.pkt;
+        let (a, reference, count) = (addr(p[1], p[2]), p[3], u64::from(p[4] & 0x3fff));
+        let v = load_u32(cx.vm(), &mut self.tlb, a).map_err(|f| self.fault(cx, rptr, &f))?;
+        self.skip = if v == reference { 0 } else { count };
+        Ok(())
     }
 
     /// ATOMIC: DW0 bit 16 loop (retry a compare-swap until it succeeds),

@@ -134,7 +134,7 @@ fn s_load<const N: usize>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let addr = address(c, op);
     let mut buf = [0u8; 64];
     let bytes = &mut buf[..N * 4];
-    c.vm.read(c.tlb, addr, bytes)?;
+    c.vm.load(c.tlb, addr, bytes)?;
     for i in 0..N {
         c.wave
             .set_s32(op.sdst.wrapping_add(i as u8), dword(bytes, i));
@@ -151,7 +151,7 @@ fn s_buffer_load<const N: usize>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     if in_range > 0 {
         let mut buf = [0u8; 64];
         let bytes = &mut buf[..in_range * 4];
-        c.vm.read(c.tlb, base.wrapping_add(off), bytes)?;
+        c.vm.load(c.tlb, base.wrapping_add(off), bytes)?;
         for (i, o) in out.iter_mut().enumerate().take(in_range) {
             *o = dword(bytes, i);
         }
@@ -176,7 +176,7 @@ fn data<const N: usize>(c: &Ctx, op: &Op) -> [u8; 64] {
 fn s_store<const N: usize>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let addr = address(c, op);
     let buf = data::<N>(c, op);
-    c.vm.write(c.tlb, addr, &buf[..N * 4])?;
+    c.vm.store(c.tlb, addr, &buf[..N * 4])?;
     Ok(())
 }
 
@@ -186,7 +186,7 @@ fn s_buffer_store<const N: usize>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let in_range = (size.saturating_sub(off) / 4).min(N as u64) as usize;
     if in_range > 0 {
         let buf = data::<N>(c, op);
-        c.vm.write(c.tlb, base.wrapping_add(off), &buf[..in_range * 4])?;
+        c.vm.store(c.tlb, base.wrapping_add(off), &buf[..in_range * 4])?;
     }
     Ok(())
 }

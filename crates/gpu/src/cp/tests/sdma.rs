@@ -301,3 +301,166 @@ fn bad_packets_and_addresses_fault_and_stop_the_queue() {
         cp.destroy_queue(id).unwrap();
     }
 }
+
+/// INDIRECT_BUFFER: the buffer's packets run in order (a COND_EXE whose
+/// dword differs from its reference skips the next packet, in the buffer
+/// and on the ring), then the ring goes on; the ring's read pointer passes
+/// the INDIRECT_BUFFER packet only once its buffer has run.
+#[test]
+fn indirect_buffers_and_cond_exe() {
+    let (vm, host, cp) = setup(None);
+    let q = SdmaQueue::new(&vm, &cp, 1024);
+    let (out, flag) = (vm.alloc(64, Perms::RW), vm.alloc(8, Perms::RW));
+    wr32(&vm, flag, 1);
+    let cond = |reference: u32, count: u32| vec![9, lo(flag), hi(flag), reference, count];
+    let mut ib: Vec<u32> = Vec::new();
+    ib.extend(fence(out, 1));
+    ib.extend(cond(1, 4)); // holds: the next fence runs
+    ib.extend(fence(out + 4, 2));
+    ib.extend(cond(2, 4)); // differs: the next fence is skipped
+    ib.extend(fence(out + 8, 3));
+    ib.extend([2, lo(out + 12), hi(out + 12), 1, 4, 5]); // WRITE of 2 dwords
+    let ibuf = vm.alloc(4 * ib.len() as u64, Perms::RW);
+    let raw: Vec<u8> = ib.iter().flat_map(|w| w.to_le_bytes()).collect();
+    vm.fill(ibuf, &raw).unwrap();
+    q.submit(&vm, &cp, &[4, lo(ibuf), hi(ibuf), ib.len() as u32, 0, 0]);
+    q.submit(&vm, &cp, &cond(0, 4));
+    q.submit(&vm, &cp, &fence(out + 20, 6));
+    q.submit(&vm, &cp, &fence(out + 24, 7));
+    assert!(wait_until(10.0, || q.drained(&vm)));
+    let got: Vec<u32> = (0..7).map(|i| rd32(&vm, out + 4 * i)).collect();
+    assert_eq!(got, vec![1, 2, 0, 4, 5, 0, 7]);
+    assert_eq!(q.rptr(&vm), 4 * (6 + 5 + 4 + 4));
+    assert!(host.faults().is_empty(), "{:?}", host.faults());
+
+    // An IB inside an IB, and a packet running past its IB's end, stop
+    // the queue with a report naming them.
+    for (inner, what) in [
+        (
+            vec![4, 0, 0, 1, 0, 0],
+            "INDIRECT_BUFFER inside an indirect buffer",
+        ),
+        (fence(out, 9)[..3].to_vec(), "FENCE packet at dword 0"),
+    ] {
+        let q = SdmaQueue::new(&vm, &cp, 1024);
+        let n = host.faults().len();
+        let b = vm.alloc(64, Perms::RW);
+        let raw: Vec<u8> = inner.iter().flat_map(|w| w.to_le_bytes()).collect();
+        vm.fill(b, &raw).unwrap();
+        q.submit(&vm, &cp, &[4, lo(b), hi(b), inner.len() as u32, 0, 0]);
+        assert!(wait_until(10.0, || host.faults().len() > n));
+        let f = host.faults()[n].1.clone();
+        assert!(f.report.contains(what), "{}", f.report);
+        cp.destroy_queue(q.id).unwrap();
+    }
+}
+
+/// SEMAPHORE: a wait holds the queue (and what follows it) until the
+/// 64-bit semaphore is nonzero, then takes one off; a signal adds one, or
+/// writes 1 with the write-one bit.
+#[test]
+fn semaphores_signal_and_wait() {
+    let (vm, host, cp) = setup(None);
+    let waiter = SdmaQueue::new(&vm, &cp, 1024);
+    let signaller = SdmaQueue::new(&vm, &cp, 1024);
+    let (sem, out) = (vm.alloc(8, Perms::RW), vm.alloc(8, Perms::RW));
+    let sem_pkt = |bits: u32| vec![7 | bits, lo(sem), hi(sem)];
+    waiter.submit(&vm, &cp, &sem_pkt(0));
+    waiter.submit(&vm, &cp, &fence(out, 1));
+    std::thread::sleep(Duration::from_millis(40));
+    assert_eq!(rd32(&vm, out), 0, "the wait holds");
+    signaller.submit(&vm, &cp, &sem_pkt(1 << 30));
+    assert!(wait_until(10.0, || rd32(&vm, out) == 1));
+    assert_eq!(rd64(&vm, sem), 0, "the wait took the signal");
+    // Signals add up; write-one sets 1.
+    signaller.submit(&vm, &cp, &sem_pkt(1 << 30));
+    signaller.submit(&vm, &cp, &sem_pkt(1 << 30));
+    assert!(wait_until(10.0, || signaller.drained(&vm)));
+    assert_eq!(rd64(&vm, sem), 2);
+    signaller.submit(&vm, &cp, &sem_pkt(1 << 30 | 1 << 29));
+    assert!(wait_until(10.0, || signaller.drained(&vm)));
+    assert_eq!(rd64(&vm, sem), 1);
+    assert!(host.faults().is_empty(), "{:?}", host.faults());
+}
+
+/// POLL_REGMEM completes under each compare function (always, <, <=, ==,
+/// !=, >=, >) when the masked value passes and waits while it does not;
+/// the reserved function 7 stops the queue. The HDP flush form (a
+/// register poll with bit 26) completes at once.
+#[test]
+fn poll_regmem_every_function() {
+    let (vm, host, cp) = setup(None);
+    let (word, out) = (vm.alloc(8, Perms::RW), vm.alloc(8, Perms::RW));
+    // (function, value that passes, value that does not) against
+    // reference 5 under mask 0xff (the 0x100 bit is masked off).
+    let cases = [
+        (1, 4, 5),
+        (2, 5, 6),
+        (3, 5, 4),
+        (4, 6, 5),
+        (5, 5, 4),
+        (6, 6, 5),
+    ];
+    for (func, pass, fail) in cases {
+        let q = SdmaQueue::new(&vm, &cp, 1024);
+        wr32(&vm, word, 0x100 | fail);
+        wr32(&vm, out, 0);
+        q.submit(&vm, &cp, &poll_mem(word, 5, 0xff, func));
+        q.submit(&vm, &cp, &fence(out, func));
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(rd32(&vm, out), 0, "function {func} waits on {fail}");
+        wr32(&vm, word, 0x100 | pass);
+        assert!(
+            wait_until(10.0, || rd32(&vm, out) == func),
+            "function {func}"
+        );
+        cp.destroy_queue(q.id).unwrap();
+    }
+    let q = SdmaQueue::new(&vm, &cp, 1024);
+    q.submit(&vm, &cp, &poll_mem(word, 0, 0, 0));
+    // The HDP flush: a register poll (bit 31 clear) with bit 26.
+    q.submit(&vm, &cp, &[8 | 1 << 26 | 3 << 28, 0x5000, 0x5004, 1, 1, 10]);
+    q.submit(&vm, &cp, &fence(out, 77));
+    assert!(wait_until(10.0, || rd32(&vm, out) == 77));
+    assert!(host.faults().is_empty(), "{:?}", host.faults());
+    q.submit(&vm, &cp, &poll_mem(word, 0, 0, 7));
+    assert!(wait_until(10.0, || !host.faults().is_empty()));
+    assert!(host.faults()[0].1.report.contains("reserved function 7"));
+}
+
+/// CONST_FILL of 1-, 2- and 4-byte elements, each of an odd count; the
+/// count's bytes below the element size are ignored. 8-byte elements are
+/// not an SDMA v4 fill size: the queue stops, naming it.
+#[test]
+fn const_fill_of_every_width() {
+    let (vm, host, cp) = setup(None);
+    let q = SdmaQueue::new(&vm, &cp, 1024);
+    let buf = vm.alloc(256, Perms::RW);
+    let base = |i: u64| buf + 64 * i;
+    // (fill size, count field, data): 13 bytes, 7 words, 5 dwords.
+    q.submit(&vm, &cp, &[11, lo(base(0)), hi(base(0)), 0xa5, 12]);
+    q.submit(
+        &vm,
+        &cp,
+        &[11 | 1 << 30, lo(base(1)), hi(base(1)), 0xbeef, 13],
+    );
+    q.submit(
+        &vm,
+        &cp,
+        &[11 | 2 << 30, lo(base(2)), hi(base(2)), 0x1234_5678, 19],
+    );
+    assert!(wait_until(10.0, || q.drained(&vm)));
+    let b = bytes(&vm, buf, 192);
+    let mut want = vec![0u8; 192];
+    want[..13].fill(0xa5);
+    for i in 0..7 {
+        want[64 + 2 * i..64 + 2 * i + 2].copy_from_slice(&0xbeefu16.to_le_bytes());
+    }
+    for i in 0..5 {
+        want[128 + 4 * i..128 + 4 * i + 4].copy_from_slice(&0x1234_5678u32.to_le_bytes());
+    }
+    assert_eq!(b, want);
+    q.submit(&vm, &cp, &[11 | 3 << 30, lo(buf), hi(buf), 1, 7]);
+    assert!(wait_until(10.0, || !host.faults().is_empty()));
+    assert!(host.faults()[0].1.report.contains("8-byte elements"));
+}

@@ -52,7 +52,7 @@ pub(crate) fn load<const SEG: u8, const K: u8, const N: usize>(
         let mut buf = [0u8; 64 * 16];
         // A fault of the whole range is re-run lane by lane below, which
         // reports the first faulting lane's address.
-        if c.vm.read(c.tlb, ad.a[0], &mut buf[..64 * total]).is_ok() {
+        if c.vm.load(c.tlb, ad.a[0], &mut buf[..64 * total]).is_ok() {
             for (k, o) in out.iter_mut().enumerate() {
                 for (l, v) in o.iter_mut().enumerate() {
                     let at = l * total + 4 * k;
@@ -65,7 +65,9 @@ pub(crate) fn load<const SEG: u8, const K: u8, const N: usize>(
             return Ok(());
         }
     }
-    for l in 0..64 {
+    // The lanes read from the last down, the opposite of the order stores
+    // write them in (see `Vm::load`).
+    for l in (0..64).rev() {
         if exec >> l & 1 == 0 {
             continue;
         }
@@ -73,7 +75,7 @@ pub(crate) fn load<const SEG: u8, const K: u8, const N: usize>(
         if ad.limit[l] >= total as u64 {
             read(c, ad.space, l, ad.a[l], &mut buf[..total])?;
         } else {
-            for k in 0..N {
+            for k in (0..N).rev() {
                 let at = k * size;
                 if ad.limit[l] >= (at + size) as u64 {
                     read(
@@ -126,7 +128,7 @@ pub(crate) fn store<const SEG: u8, const K: u8, const N: usize>(
                 buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
             }
         }
-        if c.vm.write(c.tlb, ad.a[0], &buf[..64 * total]).is_ok() {
+        if c.vm.store(c.tlb, ad.a[0], &buf[..64 * total]).is_ok() {
             return Ok(());
         }
     }

@@ -531,7 +531,7 @@ pub(crate) fn read(
     out: &mut [u8],
 ) -> Result<(), Fault> {
     match locate(c, space, addr) {
-        Loc::Global(a) => Ok(c.vm.read(c.tlb, a, out)?),
+        Loc::Global(a) => Ok(c.vm.load(c.tlb, a, out)?),
         Loc::Lds(a) => {
             lds::read_bytes(c, a, out);
             Ok(())
@@ -556,7 +556,7 @@ pub(crate) fn write(
     data: &[u8],
 ) -> Result<(), Fault> {
     match locate(c, space, addr) {
-        Loc::Global(a) => Ok(c.vm.write(c.tlb, a, data)?),
+        Loc::Global(a) => Ok(c.vm.store(c.tlb, a, data)?),
         Loc::Lds(a) => {
             lds::write_bytes(c, a, data);
             Ok(())
