@@ -296,3 +296,30 @@ fn functions_looked_up_through_a_library_handle_reach_the_interposer() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// UCX's memory hooks would overwrite the interposer's `mmap` (bistro
+/// mode): the launcher asks for reloc mode, unless the user chose a mode.
+#[test]
+fn ucx_memory_hooks_are_asked_for_reloc_mode_unless_the_user_chose() {
+    let show = |user: Option<&str>| {
+        let mut cmd = Command::new(rocjitsu());
+        cmd.args([
+            "--config",
+            "configs/gfx90a_cdna2_kmd.json",
+            "--",
+            "sh",
+            "-c",
+            "echo \"$UCX_MEM_MMAP_HOOK_MODE\"",
+        ])
+        .current_dir(repo());
+        match user {
+            Some(v) => cmd.env("UCX_MEM_MMAP_HOOK_MODE", v),
+            None => cmd.env_remove("UCX_MEM_MMAP_HOOK_MODE"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(show(None), "reloc");
+    assert_eq!(show(Some("bistro")), "bistro");
+}
