@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""ML frameworks from the registries, unmodified, on the emulated GPUs.
+
+  scripts/frameworks.py setup [--tier ci|full]
+  scripts/frameworks.py run   [--tier ci|full] [-k FILTER] [--threads N] [--timeout S]
+                              [--json FILE] [--tinygrad-repo DIR] [-v]
+  scripts/frameworks.py list  [--tier ci|full]
+
+`setup` installs what the cases need (idempotent; seconds when done):
+  - wheels for the sysroots' Python 3.14, downloaded on the host with pip
+    into $ROCJITSU_CACHE/frameworks/wheels (Triton 3.9, tinygrad 0.14,
+    cupy-rocm-7-0 14.2.0, onnxruntime-rocm 1.22.2.post3, onnx, numpy,
+    pytest; pip's cache in $ROCJITSU_CACHE/pip-cache), and tinygrad's sdist
+    (its test/test_tiny.py);
+  - Debian packages in the sid sysroots (scripts/sysroot.sh install): a C
+    compiler and Python.h for Triton's launcher, and for CuPy and ONNX
+    Runtime the ROCm 7.2.4 libraries they link (hipBLAS, rocBLAS, rocSOLVER,
+    rocFFT, hipFFT, hipRAND, hipSPARSE, RCCL, MIOpen, sid's rocm_smi 6.4 for
+    librocm_smi64.so.1, the rocThrust/rocPRIM/hipCUB headers CuPy compiles
+    against); the full tier adds Debian's CPU PyTorch (tinygrad's test_ops
+    compares with it);
+  - a venv in each sysroot (/opt/rocjitsu-frameworks, system site packages
+    visible), installed from the wheels with --no-index;
+  - build/frameworks/standin/libroctracer64.so.4: a stand-in for roctracer,
+    which Debian does not package (tests/frameworks/standin/roctracer.c:
+    roctracer_start/roctracer_stop doing nothing, versioned ROCTRACER_4.0);
+    CuPy and ONNX Runtime link it. It is found through LD_LIBRARY_PATH of
+    those cases only, never installed.
+
+`run` runs each case of the tier as one unmodified Python process under
+`rocjitsu --config <gpu> --` inside its sysroot (ROCm 6.4.3 for Triton on
+gfx942, ROCm 7.2.4 for the rest) and prints `PASS`/`FAIL`/`n/a` per case
+with its wall time, then `frameworks: N passed, M failed, K not applicable`.
+A case passes when its program exits 0 (each checks its results against
+numpy or ONNX Runtime's CPU provider and prints its own PASS/FAIL lines);
+pytest cases report their passed/failed/skipped counts, and any failure or
+error fails the case. Exit status 1 when a case failed.
+
+The full tier adds the larger sizes, tinygrad's test/backend/test_ops.py
+(from a tinygrad checkout given with --tinygrad-repo: the sdist ships only
+test_tiny.py) under the emulator and under tinygrad's own mock GPU
+(DEV=MOCK+AMD, also from the checkout) side by side, and CuPy's own tests
+from its sdist.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+
+sys.dont_write_bytecode = True
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".cache" / "rocjitsu"))
+FW_CACHE = CACHE / "frameworks"
+WHEELS = FW_CACHE / "wheels"
+SDISTS = FW_CACHE / "sdists"
+BUILD = ROOT / "build" / "frameworks"
+STANDIN = BUILD / "standin"
+LAUNCHER = ROOT / "target" / "release" / "rocjitsu"
+SYSROOT = ROOT / "scripts" / "sysroot.sh"
+TESTS = ROOT / "tests" / "frameworks"
+VENV = "/opt/rocjitsu-frameworks"
+PY = f"{VENV}/bin/python"
+
+CONFIGS = {"gfx942": "configs/gfx942_cdna3_kmd.json", "gfx950": "configs/gfx950_cdna4_kmd.json"}
+
+# The wheels (Python 3.14, the sid sysroots'), pinned where the issue names a version.
+REQUIREMENTS = {
+    6: ["triton==3.9.0", "numpy==2.5.5", "pytest==9.2.0"],
+    7: [
+        "triton==3.9.0", "numpy==2.5.5", "pytest==9.2.0", "tinygrad==0.14.0", "cupy-rocm-7-0==14.2.0",
+        "onnxruntime-rocm==1.22.2.post3", "onnx==1.23.2"
+    ],
+}
+WHEEL_TAGS = [
+    "--python-version", "3.14", "--implementation", "cp", "--abi", "cp314", "--abi", "abi3", "--abi", "none",
+    "--platform", "manylinux_2_34_x86_64", "--platform", "manylinux_2_28_x86_64", "--platform",
+    "manylinux_2_27_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64",
+    "--platform", "any"
+]
+SDIST_PINS = {"tinygrad": "tinygrad==0.14.0", "cupy": "cupy==14.2.0"}
+
+# Debian packages per sysroot: Triton's launcher is compiled with gcc against
+# Python.h; the ROCm 7 sysroot gets what CuPy and ONNX Runtime link or compile against.
+PACKAGES = {
+    6: ["python3-venv", "python3-dev", "gcc"],
+    7: [
+        "python3-venv", "python3-dev", "gcc", "libhipblas3", "librocblas5", "librocsolver0", "librocfft0",
+        "libhipfft0", "libhiprand1", "libhipsparse4", "librccl1", "libmiopen1", "librocm-smi64-1",
+        "librocthrust-dev", "librocprim-dev", "libhipcub-dev"
+    ],
+}
+FULL_PACKAGES = {7: ["python3-torch"]}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def die(msg, code=2):
+    print(f"frameworks: error: {msg}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def sh(cmd, **kw):
+    r = subprocess.run(cmd, **kw)
+    if r.returncode != 0:
+        die(f"`{' '.join(map(str, cmd))}` failed (exit status {r.returncode})")
+    return r
+
+
+def sysroot(rocm, *args, binds=(), capture=False):
+    cmd = ["bash", str(SYSROOT), "--rocm", str(rocm), *args[:1]]
+    if args[:1] == ("run", ):
+        for b in binds:
+            cmd += ["--bind", str(b)]
+        cmd.append("--")
+    cmd += list(args[1:])
+    return sh(cmd, capture_output=capture, text=True)
+
+
+# ---- setup -----------------------------------------------------------------
+
+
+def stamp_ok(path, text):
+    return path.is_file() and path.read_text() == text
+
+
+def download_wheels():
+    reqs = sorted(set(sum(REQUIREMENTS.values(), [])))
+    stamp = WHEELS / ".requirements"
+    if stamp_ok(stamp, "\n".join(reqs)):
+        return
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    log(f"frameworks: pip download {' '.join(reqs)} (Python 3.14 wheels) into {WHEELS}")
+    t0 = time.monotonic()
+    sh([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--only-binary=:all:",
+        *WHEEL_TAGS, "-d", str(WHEELS), *reqs],
+       env=dict(os.environ, PIP_CACHE_DIR=str(CACHE / "pip-cache")))
+    stamp.write_text("\n".join(reqs))
+    log(f"frameworks: wheels ready ({time.monotonic() - t0:.0f} s)")
+
+
+def download_sdist(name):
+    pin = SDIST_PINS[name]
+    version = pin.split("==")[1]
+    path = SDISTS / f"{name}-{version}.tar.gz"
+    if not path.is_file():
+        SDISTS.mkdir(parents=True, exist_ok=True)
+        log(f"frameworks: pip download {pin} (sdist) into {SDISTS}")
+        sh([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+            "--no-binary=:all:", "-d", str(SDISTS), pin],
+           env=dict(os.environ, PIP_CACHE_DIR=str(CACHE / "pip-cache")))
+    return path
+
+
+def extract_tests(name, members_prefix):
+    """The sdist's test directory under build/frameworks/<name>-<version>."""
+    sdist = download_sdist(name)
+    top = sdist.name.removesuffix(".tar.gz")
+    dest = BUILD / top
+    if not (dest / ".extracted").is_file():
+        shutil.rmtree(dest, ignore_errors=True)
+        with tarfile.open(sdist) as tf:
+            tf.extractall(BUILD, members=[m for m in tf.getmembers() if m.name.startswith(f"{top}/{members_prefix}")],
+                          filter="data")
+        (dest / ".extracted").write_text(sdist.name)
+    return dest
+
+
+def build_standin():
+    src = TESTS / "standin" / "roctracer.c"
+    mapf = TESTS / "standin" / "roctracer.map"
+    out = STANDIN / "libroctracer64.so.4"
+    if out.is_file() and out.stat().st_mtime >= max(src.stat().st_mtime, mapf.stat().st_mtime):
+        return
+    STANDIN.mkdir(parents=True, exist_ok=True)
+    sh(["cc", "-shared", "-fPIC", "-O2", f"-Wl,--version-script={mapf}", "-Wl,-soname,libroctracer64.so.4", "-o",
+        str(out), str(src)])
+
+
+def make_venv(rocm):
+    reqs = REQUIREMENTS[rocm]
+    text = "\n".join(reqs)
+    root = pathlib.Path(sysroot(rocm, "path", capture=True).stdout.strip())
+    stamp = root / VENV.lstrip("/") / ".requirements"
+    if stamp_ok(stamp, text):
+        return
+    log(f"frameworks: venv {VENV} in the ROCm {rocm} sysroot: {' '.join(reqs)}")
+    script = (f"rm -rf {VENV} && python3 -m venv --system-site-packages {VENV} && "
+              f"{PY} -m pip install -q --disable-pip-version-check --no-index --find-links {WHEELS} {' '.join(reqs)}")
+    sysroot(rocm, "run", "bash", "-c", script, binds=[WHEELS])
+    stamp.write_text(text)
+
+
+def setup(tier):
+    t0 = time.monotonic()
+    download_wheels()
+    extract_tests("tinygrad", "test/")
+    if tier == "full":
+        extract_tests("cupy", "tests/")
+    for rocm in (6, 7):
+        sysroot(rocm, "build", capture=True)
+        sysroot(rocm, "install", *PACKAGES[rocm], *(FULL_PACKAGES.get(rocm, []) if tier == "full" else []))
+        make_venv(rocm)
+    build_standin()
+    log(f"frameworks: set up ({time.monotonic() - t0:.0f} s)")
+
+
+# ---- cases -----------------------------------------------------------------
+
+
+class Case:
+    """One program run under the launcher in a sysroot."""
+
+    def __init__(self, name, rocm, gpu, argv, tiers=("ci", "full"), env=None, pytest=False, timeout=900,
+                 needs=None, cwd=None):
+        self.name, self.rocm, self.gpu, self.argv = name, rocm, gpu, argv
+        self.tiers, self.env, self.pytest, self.timeout = tiers, env or {}, pytest, timeout
+        self.needs, self.cwd = needs, cwd
+
+
+def tinygrad_tests():
+    return BUILD / "tinygrad-0.14.0"
+
+
+def cases(args):
+    size = "full" if args.tier == "full" else "ci"
+    tri = ["tests/frameworks/triton_programs.py", "--size", size]
+    standin = {"LD_LIBRARY_PATH": str(STANDIN)}
+    tiny = {"DEV": "AMD", "CC": "clang-22"}
+    out = [
+        Case("triton-gfx942", 6, "gfx942", tri),
+        Case("triton-gfx950", 7, "gfx950", tri),
+        Case("tinygrad-matmul-gfx942", 7, "gfx942", ["tests/frameworks/tinygrad_matmul.py"], env=tiny),
+        Case("tinygrad-test_tiny-gfx942", 7, "gfx942", ["-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider",
+                                                        "test/test_tiny.py"], env=tiny, pytest=True,
+             cwd=tinygrad_tests()),
+        Case("cupy-gfx942", 7, "gfx942", ["tests/frameworks/cupy_smoke.py"], env=standin),
+        Case("cupy-gfx950", 7, "gfx950", ["tests/frameworks/cupy_smoke.py"], env=standin, tiers=("full", )),
+        Case("onnxruntime-gfx942", 7, "gfx942", ["tests/frameworks/onnxruntime_smoke.py"], env=standin),
+        Case("onnxruntime-gfx950", 7, "gfx950", ["tests/frameworks/onnxruntime_smoke.py", "--expect-no-kernels"],
+             env=standin),
+    ]
+    if args.tinygrad_repo:
+        ops = ["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "test/backend/test_ops.py"]
+        out += [
+            Case("tinygrad-test_ops-gfx942", 7, "gfx942", ops, tiers=("full", ), env=tiny, pytest=True,
+                 cwd=BUILD / "tinygrad-repo-tests", timeout=14400),
+            Case("tinygrad-test_ops-mockgpu", 7, None, ops, tiers=("full", ), pytest=True,
+                 env={"DEV": "MOCK+AMD", "CC": "clang-22"}, cwd=BUILD / "tinygrad-repo-tests", timeout=14400),
+        ]
+    return [c for c in out if args.tier in c.tiers and (not args.filter or args.filter in c.name)]
+
+
+def prepare_tinygrad_repo(repo):
+    """test/ of a tinygrad checkout (test_ops.py, the mock GPU), beside the
+    installed tinygrad 0.14 (the checkout's own tinygrad/ is not used)."""
+    src = pathlib.Path(repo) / "test"
+    if not (src / "backend" / "test_ops.py").is_file():
+        die(f"--tinygrad-repo {repo}: no test/backend/test_ops.py there (a tinygrad checkout is needed)")
+    dest = BUILD / "tinygrad-repo-tests"
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(src, dest / "test")
+
+
+PYTEST_SUMMARY = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
+
+
+def run_case(c, args):
+    if c.gpu is None:
+        # tinygrad's mock GPU: no emulator, the same sysroot and Python.
+        inner = [PY, *c.argv]
+    else:
+        inner = [str(LAUNCHER), "--config", str(ROOT / CONFIGS[c.gpu])]
+        if args.threads:
+            inner += ["--threads", str(args.threads)]
+        inner += ["--", PY, *c.argv]
+    # Compiler caches start empty, so each run compiles through the
+    # frameworks' own paths (Triton, hiprtc, comgr, MIOpen) as a first run does.
+    cache = BUILD / "cache" / c.name
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir(parents=True)
+    env = {
+        "TRITON_DEFAULT_FP_FUSION": "1",
+        "XDG_CACHE_HOME": cache,
+        "TRITON_CACHE_DIR": cache / "triton",
+        "CUPY_CACHE_DIR": cache / "cupy",
+        "MIOPEN_USER_DB_PATH": cache / "miopen",
+        "MIOPEN_CUSTOM_CACHE_DIR": cache / "miopen",
+        **c.env,
+    }
+    cmd = ["bash", str(SYSROOT), "--rocm", str(c.rocm), "run", "--", "env", *[f"{k}={v}" for k, v in env.items()],
+           *inner]
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=c.cwd or ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=min(c.timeout, args.timeout or c.timeout))
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        rc = None
+    secs = time.monotonic() - t0
+    counts = {}
+    if c.pytest:
+        last = [ln for ln in out.splitlines() if re.search(r"\d+ (passed|failed)", ln)]
+        for n, what in PYTEST_SUMMARY.findall(last[-1] if last else ""):
+            counts[what.rstrip("s") if what.startswith("error") else what] = int(n)
+    return rc, out, secs, counts
+
+
+def run(args):
+    if not LAUNCHER.is_file():
+        die(f"{LAUNCHER} is missing: build it first (cargo build --release -p rocjitsu-cli -p rocjitsu-preload)")
+    if args.tinygrad_repo:
+        prepare_tinygrad_repo(args.tinygrad_repo)
+    todo = cases(args)
+    if not todo:
+        die(f"no case matches -k {args.filter!r} in the {args.tier} tier")
+    passed = failed = 0
+    results = []
+    for c in todo:
+        rc, out, secs, counts = run_case(c, args)
+        ok = rc == 0 and counts.get("failed", 0) == 0 and counts.get("error", 0) == 0
+        detail = ", ".join(f"{v} {k}" for k, v in counts.items())
+        where = f"{c.gpu or 'mock'}, ROCm {'6.4.3' if c.rocm == 6 else '7.2.4'}"
+        if ok:
+            passed += 1
+            log(f"PASS {c.name} ({where}; {secs:.1f} s{'; ' + detail if detail else ''})")
+        else:
+            failed += 1
+            why = "timed out" if rc is None else f"exit status {rc}"
+            log(f"FAIL {c.name} ({where}; {secs:.1f} s; {why}{'; ' + detail if detail else ''})")
+        if args.verbose or not ok:
+            tail = out if args.verbose else "\n".join(out.splitlines()[-40:])
+            log("    " + tail.replace("\n", "\n    "))
+        results.append({"case": c.name, "gpu": c.gpu, "rocm": c.rocm, "ok": ok, "seconds": round(secs, 2),
+                        "exit": rc, "counts": counts})
+    log(f"frameworks: {passed} passed, {failed} failed, 0 not applicable")
+    if args.json:
+        pathlib.Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(args.json).write_text(json.dumps(results, indent=1))
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("setup", "run", "list"):
+        p = sub.add_parser(name)
+        p.add_argument("--tier", choices=("ci", "full"), default="ci")
+        if name in ("run", "list"):
+            p.add_argument("-k", dest="filter", default="", help="only cases whose name contains this")
+            p.add_argument("--tinygrad-repo", help="a tinygrad checkout: its test_ops.py and mock GPU (full tier)")
+        if name == "run":
+            p.add_argument("--threads", type=int, help="the emulator's host threads (default: one per core)")
+            p.add_argument("--timeout", type=int, help="seconds per case (default: the case's own)")
+            p.add_argument("--json", help="write the results here")
+            p.add_argument("-v", "--verbose", action="store_true", help="print every case's output")
+    args = ap.parse_args()
+    if args.cmd == "setup":
+        setup(args.tier)
+        return 0
+    if args.cmd == "list":
+        for c in cases(args):
+            log(f"{c.name}: {c.gpu or 'mock'}, ROCm {c.rocm}: {' '.join(c.argv)}")
+        return 0
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
