@@ -5,13 +5,14 @@
   scripts/frameworks.py run   [--tier ci|full] [-k FILTER] [--threads N] [--timeout S]
                               [--json FILE] [--tinygrad-repo DIR] [-v]
   scripts/frameworks.py list  [--tier ci|full]
+  scripts/frameworks.py bench [--reps N] [--threads N,...] [--smoke]
 
 `setup` installs what the cases need (idempotent; seconds when done):
   - wheels for the sysroots' Python 3.14, downloaded on the host with pip
     into $ROCJITSU_CACHE/frameworks/wheels (Triton 3.9, tinygrad 0.14,
     cupy-rocm-7-0 14.2.0, onnxruntime-rocm 1.22.2.post3, onnx, numpy,
     pytest; pip's cache in $ROCJITSU_CACHE/pip-cache), and tinygrad's sdist
-    (its test/test_tiny.py);
+    (its test/test_tiny.py), hip-python 7.2.2 (AMD's HIP/hiprtc bindings);
   - Debian packages in the sid sysroots (scripts/sysroot.sh install): a C
     compiler and Python.h for Triton's launcher, and for CuPy and ONNX
     Runtime the ROCm 7.2.4 libraries they link (hipBLAS, rocBLAS, rocSOLVER,
@@ -35,6 +36,13 @@ A case passes when its program exits 0 (each checks its results against
 numpy or ONNX Runtime's CPU provider and prints its own PASS/FAIL lines);
 pytest cases report their passed/failed/skipped counts, and any failure or
 error fails the case. Exit status 1 when a case failed.
+
+`bench` prints figures, side by side in one run: Triton's 1024^3 fp16
+matmul launched through Triton's HIP runtime under the launcher (best
+launch-to-synchronised wall time) against the very same code object
+through `rocjitsu run-kernel --stats` (its dispatch wall time), at 1 host
+thread and at one per core, with the runtime's overhead as a ratio; with
+--smoke, the CI tier's wall time per case at each thread count.
 
 The full tier adds the larger sizes, tinygrad's test/backend/test_ops.py
 (from a tinygrad checkout given with --tinygrad-repo: the sdist ships only
@@ -77,7 +85,7 @@ REQUIREMENTS = {
     6: ["triton==3.9.0", "numpy==2.5.5", "pytest==9.2.0"],
     7: [
         "triton==3.9.0", "numpy==2.5.5", "pytest==9.2.0", "tinygrad==0.14.0", "cupy-rocm-7-0==14.2.0",
-        "onnxruntime-rocm==1.22.2.post3", "onnx==1.23.2"
+        "onnxruntime-rocm==1.22.2.post3", "onnx==1.23.2", "hip-python==7.2.2.562.43"
     ],
 }
 WHEEL_TAGS = [
@@ -246,30 +254,45 @@ def cases(args):
              cwd=tinygrad_tests()),
         Case("cupy-gfx942", 7, "gfx942", ["tests/frameworks/cupy_smoke.py"], env=standin),
         Case("cupy-gfx950", 7, "gfx950", ["tests/frameworks/cupy_smoke.py"], env=standin, tiers=("full", )),
+        Case("hip-python-gfx942", 7, "gfx942", ["tests/frameworks/hip_python_smoke.py"]),
+        Case("hip-python-gfx950", 7, "gfx950", ["tests/frameworks/hip_python_smoke.py"]),
         Case("onnxruntime-gfx942", 7, "gfx942", ["tests/frameworks/onnxruntime_smoke.py"], env=standin),
         Case("onnxruntime-gfx950", 7, "gfx950", ["tests/frameworks/onnxruntime_smoke.py", "--expect-no-kernels"],
              env=standin),
     ]
     if args.tinygrad_repo:
         ops = ["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "test/backend/test_ops.py"]
+        if args.pytest_k:
+            ops += ["-k", args.pytest_k]
+        # An emulated kernel can take minutes where hardware takes
+        # milliseconds: tinygrad's own wait timeout (30 s) is raised.
+        slow = {"HCQDEV_WAIT_TIMEOUT_MS": "3600000", "CC": "clang-22"}
+        repo_tests = BUILD / "tinygrad-repo-tests"
         out += [
-            Case("tinygrad-test_ops-gfx942", 7, "gfx942", ops, tiers=("full", ), env=tiny, pytest=True,
-                 cwd=BUILD / "tinygrad-repo-tests", timeout=14400),
-            Case("tinygrad-test_ops-mockgpu", 7, None, ops, tiers=("full", ), pytest=True,
-                 env={"DEV": "MOCK+AMD", "CC": "clang-22"}, cwd=BUILD / "tinygrad-repo-tests", timeout=14400),
+            Case("tinygrad-test_ops-gfx942", 7, "gfx942", ops, tiers=("full", ), env={**slow, "DEV": "AMD"},
+                 pytest=True, cwd=repo_tests, timeout=4 * 3600),
+            # tinygrad's mock GPU: gfx950 (CDNA4), its CDNA target.
+            Case("tinygrad-test_ops-mockgpu-gfx950", 7, None, ops, tiers=("full", ), pytest=True,
+                 env={**slow, "DEV": "MOCK+AMD::gfx950"}, cwd=repo_tests, timeout=4 * 3600),
+            # The same tests on tinygrad's CPU backend: a failure there too is
+            # tinygrad's (or the reference torch's), not the GPU's.
+            Case("tinygrad-test_ops-cpu", 7, None, ops, tiers=("full", ), pytest=True,
+                 env={"DEV": "CPU", "CC": "clang-22"}, cwd=repo_tests, timeout=4 * 3600),
         ]
     return [c for c in out if args.tier in c.tiers and (not args.filter or args.filter in c.name)]
 
 
 def prepare_tinygrad_repo(repo):
-    """test/ of a tinygrad checkout (test_ops.py, the mock GPU), beside the
-    installed tinygrad 0.14 (the checkout's own tinygrad/ is not used)."""
-    src = pathlib.Path(repo) / "test"
-    if not (src / "backend" / "test_ops.py").is_file():
+    """test/ and extra/ of a tinygrad checkout (test_ops.py; the mock GPU,
+    which reads extra/hip_gpu_driver), beside the installed tinygrad 0.14
+    (the checkout's own tinygrad/ is not used)."""
+    repo = pathlib.Path(repo)
+    if not (repo / "test" / "backend" / "test_ops.py").is_file():
         die(f"--tinygrad-repo {repo}: no test/backend/test_ops.py there (a tinygrad checkout is needed)")
     dest = BUILD / "tinygrad-repo-tests"
     shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(src, dest / "test")
+    for d in ("test", "extra"):
+        shutil.copytree(repo / d, dest / d)
 
 
 PYTEST_SUMMARY = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
@@ -333,7 +356,8 @@ def run(args):
         rc, out, secs, counts = run_case(c, args)
         ok = rc == 0 and counts.get("failed", 0) == 0 and counts.get("error", 0) == 0
         detail = ", ".join(f"{v} {k}" for k, v in counts.items())
-        where = f"{c.gpu or 'mock'}, ROCm {'6.4.3' if c.rocm == 6 else '7.2.4'}"
+        rocm = "6.4.3" if c.rocm == 6 else "7.2.4"
+        where = f"{c.gpu}, ROCm {rocm}" if c.gpu else f"DEV={c.env.get('DEV')}, no emulator"
         if ok:
             passed += 1
             log(f"PASS {c.name} ({where}; {secs:.1f} s{'; ' + detail if detail else ''})")
@@ -353,15 +377,57 @@ def run(args):
     return 1 if failed else 0
 
 
+def bench(args):
+    if not LAUNCHER.is_file():
+        die(f"{LAUNCHER} is missing: build it first (cargo build --release -p rocjitsu-cli -p rocjitsu-preload)")
+    threads = [int(t) for t in args.threads.split(",")] if args.threads else [1, os.cpu_count() or 1]
+    out = BUILD / "bench" / "gfx942"
+    script = "tests/frameworks/bench_triton_matmul.py"
+    rows = []
+    for t in threads:
+        env = ["env", "TRITON_DEFAULT_FP_FUSION=1", f"TRITON_CACHE_DIR={BUILD / 'cache' / 'bench-triton'}"]
+        r = sysroot(6, "run", *env, str(LAUNCHER), "--config", str(ROOT / CONFIGS["gfx942"]), "--threads", str(t),
+                    "--", PY, script, "runtime", str(out), "--reps", str(args.reps), capture=True)
+        runtime = json.loads(r.stdout.strip().splitlines()[-1])
+        k = sysroot(6, "run", PY, script, "run-kernel", str(out), "--rocjitsu", str(LAUNCHER), "--threads", str(t),
+                    "--reps", str(args.reps), capture=True)
+        kernel = json.loads(k.stdout.strip().splitlines()[-1])
+        if not (runtime["ok"] and kernel["ok"]):
+            die(f"a result differs from numpy: runtime {runtime}, run-kernel {kernel}", 1)
+        rows.append((t, runtime["best_s"], kernel["best_s"]))
+    log(f"Triton 1024^3 fp16 matmul (64x64x32 tiles, 256 workgroups), gfx942, best of {args.reps}:")
+    log(f"  {'threads':>7}  {'Triton runtime':>14}  {'run-kernel':>10}  {'runtime/run-kernel':>18}")
+    for t, a, b in rows:
+        log(f"  {t:>7}  {a:>12.3f} s  {b:>8.3f} s  {a / b:>17.2f}x")
+    if args.smoke:
+        times = {}
+        for t in threads:
+            for c in cases(argparse.Namespace(tier="ci", filter="", tinygrad_repo=None, pytest_k=None)):
+                rc, out_text, secs, _ = run_case(c, argparse.Namespace(threads=t, timeout=None))
+                if rc != 0:
+                    die(f"{c.name} failed at {t} threads:\n{out_text[-3000:]}", 1)
+                times.setdefault(c.name, {})[t] = secs
+        log("CI-tier cases, wall time (each a whole process: start-up, compilation, the checks):")
+        log(f"  {'case':<28}" + "".join(f"  {f'{t} thread(s)':>12}" for t in threads))
+        for name, by in times.items():
+            log(f"  {name:<28}" + "".join(f"  {by[t]:>10.1f} s" for t in threads))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("bench")
+    b.add_argument("--reps", type=int, default=3)
+    b.add_argument("--threads", help="comma-separated host thread counts (default: 1 and one per core)")
+    b.add_argument("--smoke", action="store_true", help="also time the CI-tier cases at each thread count")
     for name in ("setup", "run", "list"):
         p = sub.add_parser(name)
         p.add_argument("--tier", choices=("ci", "full"), default="ci")
         if name in ("run", "list"):
             p.add_argument("-k", dest="filter", default="", help="only cases whose name contains this")
             p.add_argument("--tinygrad-repo", help="a tinygrad checkout: its test_ops.py and mock GPU (full tier)")
+            p.add_argument("--pytest-k", help="pytest -k expression for test_ops (full tier)")
         if name == "run":
             p.add_argument("--threads", type=int, help="the emulator's host threads (default: one per core)")
             p.add_argument("--timeout", type=int, help="seconds per case (default: the case's own)")
@@ -371,9 +437,11 @@ def main():
     if args.cmd == "setup":
         setup(args.tier)
         return 0
+    if args.cmd == "bench":
+        return bench(args)
     if args.cmd == "list":
         for c in cases(args):
-            log(f"{c.name}: {c.gpu or 'mock'}, ROCm {c.rocm}: {' '.join(c.argv)}")
+            log(f"{c.name}: {c.gpu or 'DEV=' + c.env.get('DEV', '')}, ROCm {c.rocm}: {' '.join(c.argv)}")
         return 0
     return run(args)
 
