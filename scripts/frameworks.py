@@ -12,7 +12,8 @@
     into $ROCJITSU_CACHE/frameworks/wheels (Triton 3.9, tinygrad 0.14,
     cupy-rocm-7-0 14.2.0, onnxruntime-rocm 1.22.2.post3, onnx, numpy,
     pytest; pip's cache in $ROCJITSU_CACHE/pip-cache), and tinygrad's sdist
-    (its test/test_tiny.py), hip-python 7.2.2 (AMD's HIP/hiprtc bindings);
+    (its test/test_tiny.py), hip-python 7.2.2 (AMD's HIP/hiprtc bindings),
+    pyopencl 2026.1.4 (over ROCm's OpenCL runtime, rocm-opencl-icd);
   - Debian packages in the sid sysroots (scripts/sysroot.sh install): a C
     compiler and Python.h for Triton's launcher, and for CuPy and ONNX
     Runtime the ROCm 7.2.4 libraries they link (hipBLAS, rocBLAS, rocSOLVER,
@@ -85,7 +86,8 @@ REQUIREMENTS = {
     6: ["triton==3.9.0", "numpy==2.5.5", "pytest==9.2.0"],
     7: [
         "triton==3.9.0", "numpy==2.5.5", "pytest==9.2.0", "tinygrad==0.14.0", "cupy-rocm-7-0==14.2.0",
-        "onnxruntime-rocm==1.22.2.post3", "onnx==1.23.2", "hip-python==7.2.2.562.43"
+        "onnxruntime-rocm==1.22.2.post3", "onnx==1.23.2", "hip-python==7.2.2.562.43",
+        "pyopencl==2026.1.4", "mako==1.4.3"
     ],
 }
 WHEEL_TAGS = [
@@ -103,7 +105,7 @@ PACKAGES = {
     7: [
         "python3-venv", "python3-dev", "gcc", "libhipblas3", "librocblas5", "librocsolver0", "librocfft0",
         "libhipfft0", "libhiprand1", "libhipsparse4", "librccl1", "libmiopen1", "librocm-smi64-1",
-        "librocthrust-dev", "librocprim-dev", "libhipcub-dev"
+        "librocthrust-dev", "librocprim-dev", "libhipcub-dev", "rocm-opencl-icd"
     ],
 }
 FULL_PACKAGES = {7: ["python3-torch"]}
@@ -256,6 +258,7 @@ def cases(args):
         Case("cupy-gfx950", 7, "gfx950", ["tests/frameworks/cupy_smoke.py"], env=standin, tiers=("full", )),
         Case("hip-python-gfx942", 7, "gfx942", ["tests/frameworks/hip_python_smoke.py"]),
         Case("hip-python-gfx950", 7, "gfx950", ["tests/frameworks/hip_python_smoke.py"]),
+        Case("pyopencl-gfx942", 7, "gfx942", ["tests/frameworks/pyopencl_smoke.py"]),
         Case("onnxruntime-gfx942", 7, "gfx942", ["tests/frameworks/onnxruntime_smoke.py"], env=standin),
         Case("onnxruntime-gfx950", 7, "gfx950", ["tests/frameworks/onnxruntime_smoke.py", "--expect-no-kernels"],
              env=standin),
