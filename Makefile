@@ -219,12 +219,14 @@ test-frameworks: setup
 	$(PYTHON) scripts/frameworks.py setup
 	$(PYTHON) scripts/frameworks.py run $(FRAMEWORKS_ARGS)
 
-# The full tier, by hand: larger sizes, CuPy on gfx950, and with
+# The full tier, by hand: larger sizes, CuPy on gfx950, two torchrun-style
+# ranks on a 2-GPU node through mirage (Debian's CPU torch for the
+# rendezvous, hip-python for the GPU work), and with
 # TINYGRAD_REPO=<a tinygrad checkout> tinygrad's test_ops.py under the
 # emulator and under tinygrad's own mock GPU, side by side (long).
 TINYGRAD_REPO ?=
 test-frameworks-full: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p mirage-ctl
 	$(PYTHON) scripts/frameworks.py setup --tier full
 	$(PYTHON) scripts/frameworks.py run --tier full $(if $(TINYGRAD_REPO),--tinygrad-repo $(TINYGRAD_REPO)) \
 	  --json build/frameworks/full.json $(FRAMEWORKS_ARGS)

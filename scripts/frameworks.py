@@ -263,6 +263,9 @@ def cases(args):
         Case("onnxruntime-gfx950", 7, "gfx950", ["tests/frameworks/onnxruntime_smoke.py", "--expect-no-kernels"],
              env=standin),
     ]
+    # mirage's torchrun-style ranks: one rocjitsu daemon per node (attach
+    # mode), two emulated GPUs, Debian's CPU torch for the rendezvous (gloo).
+    out.append(Case("torchrun-mirage-2gpu", 7, "mirage", ["tests/frameworks/torchrun_worker.py"], tiers=("full", )))
     if args.tinygrad_repo:
         ops = ["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "test/backend/test_ops.py"]
         if args.pytest_k:
@@ -301,7 +304,18 @@ def prepare_tinygrad_repo(repo):
 PYTEST_SUMMARY = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
 
 
+MIRAGE = ROOT / "target" / "release" / "mirage"
+
+
 def run_case(c, args):
+    if c.gpu == "mirage":
+        # mirage enters the sysroot itself (the ROCm 7.2.4 one, MI300X nodes).
+        root = sysroot(c.rocm, "path", capture=True).stdout.strip()
+        cmd = [str(MIRAGE), "run", "--profile", "mi300x", "--sysroot", root, "--gpus-per-node", "2",
+               "--nproc-per-node", "2", "--env", "USE_LIBUV=0", "--", PY, *c.argv]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=c.timeout)
+        return p.returncode, p.stdout + p.stderr, time.monotonic() - t0, {}
     if c.gpu is None:
         # tinygrad's mock GPU: no emulator, the same sysroot and Python.
         inner = [PY, *c.argv]
@@ -360,7 +374,8 @@ def run(args):
         ok = rc == 0 and counts.get("failed", 0) == 0 and counts.get("error", 0) == 0
         detail = ", ".join(f"{v} {k}" for k, v in counts.items())
         rocm = "6.4.3" if c.rocm == 6 else "7.2.4"
-        where = f"{c.gpu}, ROCm {rocm}" if c.gpu else f"DEV={c.env.get('DEV')}, no emulator"
+        where = (f"mirage, 1 node x 2 gfx942, ROCm {rocm}" if c.gpu == "mirage" else f"{c.gpu}, ROCm {rocm}"
+                 if c.gpu else f"DEV={c.env.get('DEV')}, no emulator")
         if ok:
             passed += 1
             log(f"PASS {c.name} ({where}; {secs:.1f} s{'; ' + detail if detail else ''})")
