@@ -231,6 +231,17 @@ test-frameworks-full: setup
 	$(PYTHON) scripts/frameworks.py run --tier full $(if $(TINYGRAD_REPO),--tinygrad-repo $(TINYGRAD_REPO)) \
 	  --json build/frameworks/full.json $(FRAMEWORKS_ARGS)
 
+# Framework figures (printed, never asserted): Triton's 1024^3 fp16 matmul
+# through Triton's HIP runtime against the same code object through
+# run-kernel, at 1 and all host threads; with BENCH_FRAMEWORKS_ARGS=--smoke
+# also the CI cases' wall times at each thread count.
+BENCH_FRAMEWORKS_ARGS ?=
+.PHONY: bench-frameworks
+bench-frameworks: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(PYTHON) scripts/frameworks.py setup
+	$(PYTHON) scripts/frameworks.py bench $(BENCH_FRAMEWORKS_ARGS)
+
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup
 	@bash scripts/sysroot.sh --rocm 6 build
