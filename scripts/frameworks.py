@@ -96,6 +96,9 @@ WHEEL_TAGS = [
     "manylinux_2_27_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64",
     "--platform", "any"
 ]
+# pip for the downloads: the venv scripts/setup.sh makes (Debian's python3
+# has no pip of its own).
+PIP_PY = CACHE / "triton-venv" / "bin" / "python"
 SDIST_PINS = {"tinygrad": "tinygrad==0.14.0", "cupy": "cupy==14.2.0"}
 
 # Debian packages per sysroot: Triton's launcher is compiled with gcc against
@@ -144,6 +147,14 @@ def stamp_ok(path, text):
     return path.is_file() and path.read_text() == text
 
 
+def pip_python():
+    if PIP_PY.is_file():
+        return str(PIP_PY)
+    if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode == 0:
+        return sys.executable
+    die(f"no pip: {PIP_PY} is missing (scripts/setup.sh makes it) and {sys.executable} has no pip module")
+
+
 def download_wheels():
     reqs = sorted(set(sum(REQUIREMENTS.values(), [])))
     stamp = WHEELS / ".requirements"
@@ -152,7 +163,7 @@ def download_wheels():
     WHEELS.mkdir(parents=True, exist_ok=True)
     log(f"frameworks: pip download {' '.join(reqs)} (Python 3.14 wheels) into {WHEELS}")
     t0 = time.monotonic()
-    sh([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--only-binary=:all:",
+    sh([pip_python(), "-m", "pip", "download", "-q", "--disable-pip-version-check", "--only-binary=:all:",
         *WHEEL_TAGS, "-d", str(WHEELS), *reqs],
        env=dict(os.environ, PIP_CACHE_DIR=str(CACHE / "pip-cache")))
     stamp.write_text("\n".join(reqs))
@@ -166,7 +177,7 @@ def download_sdist(name):
     if not path.is_file():
         SDISTS.mkdir(parents=True, exist_ok=True)
         log(f"frameworks: pip download {pin} (sdist) into {SDISTS}")
-        sh([sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+        sh([pip_python(), "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
             "--no-binary=:all:", "-d", str(SDISTS), pin],
            env=dict(os.environ, PIP_CACHE_DIR=str(CACHE / "pip-cache")))
     return path
