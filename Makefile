@@ -52,6 +52,7 @@ test: setup corpus
 	$(MAKE) test-rocm
 	$(MAKE) test-daemon
 	$(MAKE) test-mirage
+	$(MAKE) test-frameworks
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -227,6 +228,45 @@ test-mirage: setup
 	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
 		-p mirage-backend-rocjitsu -p mirage-backend-rocjitsu-dbt -p mirage-backend-hotswap \
 		-p mirage-ctl --features mirage-ctl/e2e
+
+# ML frameworks from the registries, unmodified, on the emulated GPUs
+# (scripts/frameworks.py, tests/frameworks): Triton 3.9 through its own HIP
+# runtime on gfx942 (ROCm 6.4.3) and gfx950 (ROCm 7.2.4), tinygrad 0.14's
+# AMD backend (its own KFD ioctls, AQL/PM4 and SDMA queues) with its
+# test_tiny.py, CuPy for ROCm 7, ONNX Runtime's ROCm build (an MLP and a CNN
+# against its CPU provider on gfx942, a clear refusal on gfx950). `setup`
+# downloads the wheels on the host (cached) and installs venvs and Debian
+# packages into the sysroots. FRAMEWORKS_ARGS passes options, e.g.
+# FRAMEWORKS_ARGS="-k triton --threads 1".
+FRAMEWORKS_ARGS ?=
+.PHONY: test-frameworks test-frameworks-full
+test-frameworks: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(PYTHON) scripts/frameworks.py setup
+	$(PYTHON) scripts/frameworks.py run $(FRAMEWORKS_ARGS)
+
+# The full tier, by hand: larger sizes, CuPy on gfx950, two torchrun-style
+# ranks on a 2-GPU node through mirage (Debian's CPU torch for the
+# rendezvous, hip-python for the GPU work), and with
+# TINYGRAD_REPO=<a tinygrad checkout> tinygrad's test_ops.py under the
+# emulator and under tinygrad's own mock GPU, side by side (long).
+TINYGRAD_REPO ?=
+test-frameworks-full: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p mirage-ctl
+	$(PYTHON) scripts/frameworks.py setup --tier full
+	$(PYTHON) scripts/frameworks.py run --tier full $(if $(TINYGRAD_REPO),--tinygrad-repo $(TINYGRAD_REPO)) \
+	  --json build/frameworks/full.json $(FRAMEWORKS_ARGS)
+
+# Framework figures (printed, never asserted): Triton's 1024^3 fp16 matmul
+# through Triton's HIP runtime against the same code object through
+# run-kernel, at 1 and all host threads; with BENCH_FRAMEWORKS_ARGS=--smoke
+# also the CI cases' wall times at each thread count.
+BENCH_FRAMEWORKS_ARGS ?=
+.PHONY: bench-frameworks
+bench-frameworks: setup
+	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(PYTHON) scripts/frameworks.py setup
+	$(PYTHON) scripts/frameworks.py bench $(BENCH_FRAMEWORKS_ARGS)
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup

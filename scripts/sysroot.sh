@@ -9,7 +9,10 @@
 #   scripts/sysroot.sh [--rocm 6|7] [build]        build it when missing or when the
 #                                                  package list changed; print its path
 #   scripts/sysroot.sh [--rocm 6|7] path           print its path (no build)
-#   scripts/sysroot.sh [--rocm 6|7] run [--] CMD…  run CMD inside it (built first if needed)
+#   scripts/sysroot.sh [--rocm 6|7] run [--bind DIR]... [--] CMD…
+#                                                  run CMD inside it (built first if needed);
+#                                                  --bind makes a host directory visible
+#                                                  at the same path (e.g. a download cache)
 #   scripts/sysroot.sh [--rocm 6|7] install PKG…   install packages it lacks (test suites)
 #   scripts/sysroot.sh [--rocm 6|7] clean          delete it
 #
@@ -147,16 +150,20 @@ build() {
   log "versions: $(chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}  ' hipcc "libamdhip64-$ROCM" rocminfo 2>/dev/null || true)"
 }
 
+# run_inside BINDS CMD...: BINDS is a list of host directories (separated
+# by newlines) to bind at the same path.
 run_inside() {
   [[ $EUID -eq 0 ]] || die "running in the sysroot needs root (mount, chroot)"
-  [[ $# -gt 0 ]] || die "usage: scripts/sysroot.sh run [--] CMD [ARGS...]"
+  local binds="$1"
+  shift
+  [[ $# -gt 0 ]] || die "usage: scripts/sysroot.sh run [--bind DIR]... [--] CMD [ARGS...]"
   local cwd
   cwd="$(pwd -P)"
   # The inner script runs in a fresh mount namespace; everything it mounts
   # disappears when that namespace ends, and the trap unmounts eagerly.
   unshare --mount --propagation private --fork -- bash -c '
     set -euo pipefail
-    root="$1" repo="$2" cwd="$3"; shift 3
+    root="$1" repo="$2" cwd="$3" binds="$4"; shift 4
     mounted=()
     cleanup() {
       local i
@@ -178,6 +185,9 @@ run_inside() {
       "$repo"/*) ;;
       *) [[ "$cwd" == / ]] || bind "$cwd" "$cwd" ;;
     esac
+    while IFS= read -r d; do
+      [[ -n "$d" ]] && bind "$d" "$d"
+    done <<<"$binds"
     # Pass on the variables that steer rocjitsu and the ROCm runtime.
     keep=()
     for v in $(compgen -e); do
@@ -187,7 +197,7 @@ run_inside() {
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       HOME=/root LC_ALL=C.UTF-8 TERM="${TERM:-dumb}" "${keep[@]}" \
       "$@"
-  ' bash "$ROOT" "$REPO" "$cwd" "$@"
+  ' bash "$ROOT" "$REPO" "$cwd" "$binds" "$@"
 }
 
 # Installs packages the sysroot lacks (AMD's library test suites, which
@@ -236,9 +246,15 @@ case "$cmd" in
     ;;
   path) echo "$ROOT" ;;
   run)
+    binds=""
+    while [[ "${1:-}" == "--bind" ]]; do
+      [[ -d "${2:-}" ]] || die "--bind takes an existing directory, not '${2:-}'"
+      binds+="$(cd "$2" && pwd -P)"$'\n'
+      shift 2
+    done
     [[ "${1:-}" == "--" ]] && shift
     locked_build
-    run_inside "$@"
+    run_inside "$binds" "$@"
     ;;
   install)
     locked_build

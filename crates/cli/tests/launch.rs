@@ -260,3 +260,66 @@ fn a_daemon_socket_in_a_shared_directory_leaves_its_mode_alone() {
     );
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// A program that takes `mmap` from `dlsym(dlopen("libc.so.6"), ..)`
+/// (Python's ctypes.CDLL("libc.so.6"), as tinygrad does) gets the
+/// interposer's, so its mmap of KFD's doorbell page works; dlsym's answers
+/// for RTLD_NEXT, other names and failed lookups stay the C library's
+/// (tests/preload/dlsym_handle.c).
+#[test]
+fn functions_looked_up_through_a_library_handle_reach_the_interposer() {
+    let dir = scratch("dlsym");
+    let exe = dir.join("dlsym_handle");
+    let cc = Command::new("cc")
+        .arg("-O1")
+        .arg("-o")
+        .arg(&exe)
+        .arg(repo().join("tests/preload/dlsym_handle.c"))
+        .output()
+        .expect("cc (Debian's gcc) is needed to build tests/preload/dlsym_handle.c");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let out = run(&[
+        "--config",
+        "configs/gfx90a_cdna2_kmd.json",
+        "--",
+        exe.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.trim() == "ok",
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// UCX's memory hooks would overwrite the interposer's `mmap` (bistro
+/// mode): the launcher asks for reloc mode, unless the user chose a mode.
+#[test]
+fn ucx_memory_hooks_are_asked_for_reloc_mode_unless_the_user_chose() {
+    let show = |user: Option<&str>| {
+        let mut cmd = Command::new(rocjitsu());
+        cmd.args([
+            "--config",
+            "configs/gfx90a_cdna2_kmd.json",
+            "--",
+            "sh",
+            "-c",
+            "echo \"$UCX_MEM_MMAP_HOOK_MODE\"",
+        ])
+        .current_dir(repo());
+        match user {
+            Some(v) => cmd.env("UCX_MEM_MMAP_HOOK_MODE", v),
+            None => cmd.env_remove("UCX_MEM_MMAP_HOOK_MODE"),
+        };
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(show(None), "reloc");
+    assert_eq!(show(Some("bistro")), "bistro");
+}

@@ -14,7 +14,20 @@ use std::path::Path;
 pub enum EnvChange {
     Set(String, OsString),
     Unset(String),
+    /// Set only where the environment does not set the variable already
+    /// (the user's choice stands).
+    Default(String, OsString),
 }
+
+/// UCX's memory hooks (libucm, which OpenMPI and so Debian's libtorch and
+/// RCCL/MPI programs load) default to "bistro" mode: they overwrite the
+/// first instructions of the `mmap` that `dlsym` finds with a jump to
+/// their own, which then makes the system call itself. Under LD_PRELOAD
+/// that `mmap` is the emulator's, so every mmap of a device file would
+/// reach the kernel untranslated (a SIGBUS at the first touch). In "reloc"
+/// mode UCX hooks through the programs' relocation tables and calls the
+/// `mmap` it found, the emulator's, in turn.
+pub const UCX_MMAP_HOOK_MODE: (&str, &str) = ("UCX_MEM_MMAP_HOOK_MODE", "reloc");
 
 pub(crate) fn set(k: &str, v: impl Into<OsString>) -> EnvChange {
     EnvChange::Set(k.to_string(), v.into())
@@ -74,6 +87,8 @@ impl Emulator<'_> {
         if let Some(l) = self.log {
             out.push(set(env::LOG, l));
         }
+        let (k, v) = UCX_MMAP_HOOK_MODE;
+        out.push(EnvChange::Default(k.into(), v.into()));
         out
     }
 
@@ -83,7 +98,9 @@ impl Emulator<'_> {
         self.changes()
             .into_iter()
             .filter_map(|c| match c {
-                EnvChange::Set(k, v) => Some((k, v.to_string_lossy().into_owned())),
+                EnvChange::Set(k, v) | EnvChange::Default(k, v) => {
+                    Some((k, v.to_string_lossy().into_owned()))
+                }
                 EnvChange::Unset(_) => None,
             })
             .collect()
@@ -94,9 +111,20 @@ impl Emulator<'_> {
 pub fn apply(cmd: &mut std::process::Command, changes: impl IntoIterator<Item = EnvChange>) {
     for c in changes {
         match c {
-            EnvChange::Set(k, v) => cmd.env(k, v),
-            EnvChange::Unset(k) => cmd.env_remove(k),
-        };
+            EnvChange::Set(k, v) => {
+                cmd.env(k, v);
+            }
+            EnvChange::Unset(k) => {
+                cmd.env_remove(k);
+            }
+            EnvChange::Default(k, v) => {
+                let given =
+                    cmd.get_envs().any(|(n, _)| n == k.as_str()) || std::env::var_os(&k).is_some();
+                if !given {
+                    cmd.env(k, v);
+                }
+            }
+        }
     }
 }
 
@@ -151,7 +179,30 @@ mod tests {
         assert_eq!(get(&c, "ROCJITSU_DAEMON_SOCKET").unwrap(), "/run/r/d.sock");
         assert!(c.contains(&EnvChange::Unset("ROCJITSU_CONFIG".into())));
         assert!(get(&c, "ROCJITSU_LOG").is_none());
-        assert_eq!(daemon.sets().len(), 2);
+        assert_eq!(daemon.sets().len(), 3);
+        for c in [&local, &c] {
+            assert!(c.contains(&EnvChange::Default(
+                "UCX_MEM_MMAP_HOOK_MODE".into(),
+                "reloc".into()
+            )));
+        }
+    }
+
+    #[test]
+    fn a_default_leaves_a_value_the_command_or_the_user_gave_alone() {
+        let d = || EnvChange::Default("ROCJITSU_TEST_DEFAULT_VAR".into(), "reloc".into());
+        let value = |cmd: &std::process::Command| {
+            cmd.get_envs()
+                .find(|(k, _)| *k == "ROCJITSU_TEST_DEFAULT_VAR")
+                .and_then(|(_, v)| v.map(|v| v.to_os_string()))
+        };
+        let mut cmd = std::process::Command::new("true");
+        apply(&mut cmd, [d()]);
+        assert_eq!(value(&cmd).unwrap(), "reloc");
+        let mut cmd = std::process::Command::new("true");
+        cmd.env("ROCJITSU_TEST_DEFAULT_VAR", "bistro");
+        apply(&mut cmd, [d()]);
+        assert_eq!(value(&cmd).unwrap(), "bistro");
     }
 
     #[test]

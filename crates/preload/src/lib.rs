@@ -18,6 +18,7 @@
 //! `ROCJITSU_SHMEM_MADVISE` (see `advice`).
 
 mod advice;
+mod dlsym;
 mod fds;
 mod hooks;
 mod log;

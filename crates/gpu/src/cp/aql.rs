@@ -53,6 +53,9 @@ pub struct Aql {
     started: Option<u64>,
     /// Threads for dispatches of several workgroups.
     pool: Option<Pool>,
+    /// The PM4 engine that runs the IBs of PM4-IB packets (its registers
+    /// persist from one packet to the next, as the CP's do).
+    pm4: super::pm4::Pm4,
 }
 
 fn u16_at(p: &[u8; 64], o: usize) -> u16 {
@@ -114,11 +117,14 @@ impl Engine for Aql {
             KERNEL_DISPATCH => self.kernel_dispatch(cx, read, slot, &pkt),
             BARRIER_AND | BARRIER_OR => self.barrier(cx, read, &pkt, header & 0xff == BARRIER_AND),
             VENDOR_SPECIFIC => match pkt[2] {
-                // The runtime's PM4 indirect buffers program the CP's
-                // registers directly (cache and queue management); there is
-                // nothing in them the emulated CP needs, so the packet
-                // completes as a no-op.
-                AMD_PM4_IB => Ok(()),
+                // An INDIRECT_BUFFER command (dwords 1-4) whose IB runs on
+                // the queue's PM4 engine: ROCr's cache invalidations,
+                // direct-to-KFD runtimes' waits, writes and end-of-pipe
+                // releases between dispatches.
+                AMD_PM4_IB => {
+                    let cmd = std::array::from_fn(|i| u32_at(&pkt, 4 + 4 * i));
+                    self.pm4.run_aql_ib(cx, slot, cmd)
+                }
                 AMD_BARRIER_VALUE => self.barrier_value(cx, read, &pkt),
                 f => Err(invalid(
                     cx,

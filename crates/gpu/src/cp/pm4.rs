@@ -102,6 +102,9 @@ enum At {
     Ring(u64),
     /// IB level (1 or 2), the IB, and the byte offset in it.
     Ib(usize, Ib, u64),
+    /// The INDIRECT_BUFFER command of the AQL packet at this address
+    /// (an AQL queue's `AMD_AQL_FORMAT_PM4_IB` packet).
+    Aql(u64),
 }
 
 /// What the stream does after a packet.
@@ -156,11 +159,8 @@ impl Engine for Pm4 {
         }
         let ring_dw = d.ring_size / 4;
         // The packet's position and how many dwords are there to read.
-        let (at, avail) = match self.ibs.last() {
-            Some(&ib) => {
-                let off = 4 * u64::from(ib.pos);
-                (At::Ib(self.ibs.len(), ib, off), u64::from(ib.size - ib.pos))
-            }
+        let (at, avail) = match self.ib_at() {
+            Some(p) => p,
             None => {
                 let src = if d.write_ptr != 0 {
                     d.write_ptr
@@ -177,6 +177,31 @@ impl Engine for Pm4 {
                 (At::Ring(4 * (self.rptr % ring_dw)), wptr - self.rptr)
             }
         };
+        let step = self.exec(cx, at, avail, ring_dw);
+        if matches!(step, Step::Progress) && self.ibs.is_empty() {
+            let r = (self.rptr % ring_dw) as u32;
+            if let Err(f) = store_u32(cx.vm(), &mut self.tlb, d.read_ptr, r) {
+                return cx.mem_fault("writing the queue's read pointer", &f);
+            }
+        }
+        step
+    }
+}
+
+impl Pm4 {
+    /// The position of the next packet of the innermost IB being run, and
+    /// the dwords left in that IB.
+    fn ib_at(&self) -> Option<(At, u64)> {
+        let &ib = self.ibs.last()?;
+        let off = 4 * u64::from(ib.pos);
+        Some((At::Ib(self.ibs.len(), ib, off), u64::from(ib.size - ib.pos)))
+    }
+
+    /// Runs the packet at `at` (with `avail` dwords readable there) and
+    /// moves past it: into the IB it calls, or on in its IB or ring, out of
+    /// IBs that end. `ring_dw` is the ring's size in dwords (a packet must
+    /// fit it).
+    fn exec(&mut self, cx: &Cx, at: At, avail: u64, ring_dw: u64) -> Step {
         if let Err(f) = self.load(cx, at, 1) {
             return self.mem(cx, at, &f);
         }
@@ -201,7 +226,7 @@ impl Engine for Pm4 {
         if len > avail {
             return match at {
                 At::Ring(_) if len <= ring_dw => Step::Idle, // not written completely yet
-                At::Ring(_) => self.halt(
+                At::Ring(_) | At::Aql(_) => self.halt(
                     cx,
                     at,
                     &format!("a packet of {len} dwords does not fit the ring of {ring_dw}"),
@@ -244,6 +269,8 @@ impl Engine for Pm4 {
                 self.ibs.push(ib);
             }
             (At::Ring(_), _) => self.rptr += len + skip,
+            // `run_aql_ib` runs the AQL packet's command itself.
+            (At::Aql(_), _) => {}
             (At::Ib(..), Next::Chain(ib)) => *self.ibs.last_mut().expect("in an IB") = ib,
             (At::Ib(..), next) => {
                 let top = self.ibs.last_mut().expect("in an IB");
@@ -261,17 +288,48 @@ impl Engine for Pm4 {
                 self.rptr += self.ring_call;
             }
         }
-        if self.ibs.is_empty() {
-            let r = (self.rptr % ring_dw) as u32;
-            if let Err(f) = store_u32(cx.vm(), &mut self.tlb, d.read_ptr, r) {
-                return cx.mem_fault("writing the queue's read pointer", &f);
-            }
-        }
         Step::Progress
     }
-}
 
-impl Pm4 {
+    /// An AQL queue's PM4 indirect-buffer packet (`AMD_AQL_FORMAT_PM4_IB`):
+    /// `cmd` is the INDIRECT_BUFFER packet it carries (its IB is an IB1,
+    /// which may call IB2s), read from the AQL packet at `slot`. Runs the IB
+    /// to its end; a wait (`Stop::Blocked`) keeps the position, and the next
+    /// call goes on from there.
+    pub(super) fn run_aql_ib(&mut self, cx: &Cx, slot: u64, cmd: [u32; 4]) -> Result<(), Stop> {
+        if self.ibs.is_empty() {
+            let at = At::Aql(slot);
+            self.pkt.clear();
+            self.pkt.extend_from_slice(&cmd);
+            let want = 3 << 30 | 2 << 16 | INDIRECT_BUFFER << 8;
+            if cmd[0] & 0xffff_ff00 != want {
+                return Err(self.bad(
+                    cx,
+                    at,
+                    &format!(
+                        "the packet carries header 0x{:08x}, not an INDIRECT_BUFFER (0x{want:08x})",
+                        cmd[0]
+                    ),
+                ));
+            }
+            match self.run(cx, at, INDIRECT_BUFFER)? {
+                Next::Call(ib) | Next::Chain(ib) if ib.size > 0 => self.ibs.push(ib),
+                _ => return Ok(()),
+            }
+        }
+        while let Some((at, avail)) = self.ib_at() {
+            match self.exec(cx, at, avail, u64::MAX) {
+                Step::Progress => {}
+                Step::Blocked | Step::Idle => return Err(Stop::Blocked),
+                Step::Halt => {
+                    self.ibs.clear();
+                    return Err(Stop::Halt);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Reads `n` dwords at `at` into `self.pkt`.
     fn load(&mut self, cx: &Cx, at: At, n: usize) -> Result<(), MemFault> {
         self.raw.resize(4 * n, 0);
@@ -285,6 +343,8 @@ impl Pm4 {
                 cx.vm()
                     .read(&mut self.tlb, ib.base.wrapping_add(off), &mut self.raw)?;
             }
+            // The command is in `self.pkt` already.
+            At::Aql(_) => return Ok(()),
         }
         super::dwords(&self.raw, &mut self.pkt);
         Ok(())
@@ -306,6 +366,7 @@ impl Pm4 {
         };
         match at {
             At::Ring(off) => format!("{what} at ring offset 0x{off:x}"),
+            At::Aql(slot) => format!("{what} of the AQL PM4-IB packet at 0x{slot:x}"),
             At::Ib(level, ib, off) => format!(
                 "{what} at offset 0x{off:x} of IB{level} at 0x{:x} ({} dwords)",
                 ib.base, ib.size
@@ -316,6 +377,7 @@ impl Pm4 {
     fn packet_addr(&self, cx: &Cx, at: At) -> u64 {
         match at {
             At::Ring(off) => cx.desc.ring_base.wrapping_add(off),
+            At::Aql(slot) => slot,
             At::Ib(_, ib, off) => ib.base.wrapping_add(off),
         }
     }
@@ -413,7 +475,7 @@ impl Pm4 {
                 };
                 let chain = p[3] >> 20 & 1 == 1;
                 let level = match at {
-                    At::Ring(_) => 0,
+                    At::Ring(_) | At::Aql(_) => 0,
                     At::Ib(l, ..) => l,
                 };
                 if chain && level > 0 {

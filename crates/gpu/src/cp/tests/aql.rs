@@ -204,7 +204,7 @@ fn barrier_or_needs_one_signal_and_null_handles_do_not_count() {
 }
 
 #[test]
-fn amd_vendor_packets_barrier_value_and_pm4_ib() {
+fn amd_vendor_packet_barrier_value() {
     let (vm, _host, cp) = setup(None);
     let q = AqlQueue::new(&vm, &cp, 8);
     let watched = signal(&vm, 5, None);
@@ -219,12 +219,6 @@ fn amd_vendor_packets_barrier_value_and_pm4_ib() {
     p[32..36].copy_from_slice(&3u32.to_le_bytes());
     p[56..64].copy_from_slice(&done.to_le_bytes());
     q.submit(&vm, p);
-    // A PM4 IB packet (AMD_AQL_FORMAT_PM4_IB) after it.
-    let done2 = signal(&vm, 1, None);
-    let mut ib = [0u8; 64];
-    ib[2] = 1;
-    ib[56..64].copy_from_slice(&done2.to_le_bytes());
-    q.submit(&vm, ib);
     cp.kick();
     std::thread::sleep(Duration::from_millis(30));
     assert_eq!(rd64(&vm, done + 8), 1);
@@ -232,8 +226,110 @@ fn amd_vendor_packets_barrier_value_and_pm4_ib() {
     std::thread::sleep(Duration::from_millis(30));
     assert_eq!(rd64(&vm, done + 8), 1, "0x10 is not >= 0x20");
     wr64(&vm, watched + 8, 0x2f);
-    assert!(wait_until(10.0, || rd64(&vm, done2 + 8) == 0));
-    assert_eq!(rd64(&vm, done + 8), 0);
+    assert!(wait_until(10.0, || rd64(&vm, done + 8) == 0));
+}
+
+/// An `AMD_AQL_FORMAT_PM4_IB` packet (amd_aql_pm4_ib_packet_t): the
+/// INDIRECT_BUFFER command in dwords 1-4, the dwords left in dword 5.
+fn pm4_ib_packet(cmd: &[u32], signal: u64) -> [u8; 64] {
+    let mut p = [0u8; 64];
+    p[0..2].copy_from_slice(&(1u16 << 8).to_le_bytes());
+    p[2] = 1;
+    for (i, w) in cmd.iter().enumerate() {
+        p[4 + 4 * i..8 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    p[20..24].copy_from_slice(&10u32.to_le_bytes());
+    p[56..64].copy_from_slice(&signal.to_le_bytes());
+    p
+}
+
+/// A PM4-IB packet's IB runs on the queue's PM4 engine, in order with the
+/// dispatches around it (as tinygrad's AQL queues use it between kernels):
+/// its waits hold the queue, its writes land, its RELEASE_MEM raises the
+/// interrupt, and the packet completes only once the IB has run.
+#[test]
+fn amd_vendor_packet_pm4_ib_runs_its_indirect_buffer() {
+    use super::pm4::{ib, indirect_buffer, release_mem, wait_mem, write_data};
+    let (vm, host, cp) = setup(None);
+    let k = load_kernels(&vm, &host);
+    let q = AqlQueue::new(&vm, &cp, 8);
+    let flag = buffer(&vm, 4);
+    let out = buffer(&vm, 4);
+    let kout = buffer(&vm, 64);
+    // IB2 writes a word; the IB1 waits for the host's flag, calls IB2 and
+    // releases with an interrupt for event 9.
+    let ib2 = ib(&vm, &[write_data(out + 4, &[0xb2])]);
+    let ib1 = ib(
+        &vm,
+        &[
+            wait_mem(flag, 1, 0xffff_ffff, 3),
+            write_data(out, &[0xa1]),
+            indirect_buffer(ib2.0, ib2.1, false),
+            release_mem(out + 8, 0xc3, 1, 2, 9),
+        ],
+    );
+    let s1 = signal(&vm, 1, None);
+    q.submit(
+        &vm,
+        pm4_ib_packet(&indirect_buffer(ib1.0, ib1.1, false), s1),
+    );
+    // A dispatch after it runs only once the IB is done.
+    let s2 = signal(&vm, 1, None);
+    let ka = kernarg(&vm, &[kout]);
+    q.submit(
+        &vm,
+        dispatch_packet(k["ids1d"], [64, 1, 1], [64, 1, 1], ka, s2),
+    );
+    cp.kick();
+    std::thread::sleep(Duration::from_millis(30));
+    assert_eq!(
+        words(&vm, out, 3),
+        vec![SENTINEL; 3],
+        "the IB waits for the flag"
+    );
+    assert_eq!(rd64(&vm, s1 + 8), 1);
+    assert_eq!(
+        words(&vm, kout, 1)[0],
+        SENTINEL,
+        "the dispatch waits behind it"
+    );
+    wr32(&vm, flag, 1);
+    assert!(wait_until(10.0, || rd64(&vm, s2 + 8) == 0));
+    assert_eq!(words(&vm, out, 3), vec![0xa1, 0xb2, 0xc3]);
+    assert_eq!(rd64(&vm, s1 + 8), 0);
+    assert_eq!(words(&vm, kout, 64)[63], 63 * 3 + 1);
+    assert_eq!(host.events(), vec![9]);
+    assert!(host.faults().is_empty(), "{:?}", host.faults());
+}
+
+/// A PM4-IB packet that carries no INDIRECT_BUFFER command, or whose IB
+/// holds an unknown opcode, stops the queue with a report naming the
+/// packet.
+#[test]
+fn a_bad_pm4_ib_packet_stops_the_queue_with_a_report() {
+    use super::pm4::{fault_report, ib, indirect_buffer, pkt3};
+    let (vm, host, cp) = setup(None);
+    let q = AqlQueue::new(&vm, &cp, 8);
+    let s = signal(&vm, 1, None);
+    q.submit(&vm, pm4_ib_packet(&[0, 0, 0, 0], s));
+    cp.kick();
+    let f = fault_report(&host, 1);
+    assert!(
+        f.report.contains("AQL PM4-IB packet at") && f.report.contains("not an INDIRECT_BUFFER"),
+        "{}",
+        f.report
+    );
+    assert_eq!(rd64(&vm, s + 8), 1, "the packet did not complete");
+    let q2 = AqlQueue::new(&vm, &cp, 8);
+    let bad = ib(&vm, &[pkt3(0x99, &[0])]);
+    q2.submit(&vm, pm4_ib_packet(&indirect_buffer(bad.0, bad.1, false), s));
+    cp.kick();
+    let f = fault_report(&host, 2);
+    assert!(
+        f.report.contains("unknown PM4 opcode 0x99") && f.report.contains("of IB1 at"),
+        "{}",
+        f.report
+    );
 }
 
 #[test]

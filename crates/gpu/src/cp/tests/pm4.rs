@@ -70,23 +70,23 @@ impl Pm4Queue {
     }
 }
 
-fn lo(a: u64) -> u32 {
+pub(super) fn lo(a: u64) -> u32 {
     a as u32
 }
 
-fn hi(a: u64) -> u32 {
+pub(super) fn hi(a: u64) -> u32 {
     (a >> 32) as u32
 }
 
 /// A type-3 packet: the header counts the body's dwords minus 1.
-fn pkt3(op: u32, body: &[u32]) -> Vec<u32> {
+pub(super) fn pkt3(op: u32, body: &[u32]) -> Vec<u32> {
     let mut p = vec![3 << 30 | (body.len() as u32 - 1) << 16 | op << 8];
     p.extend_from_slice(body);
     p
 }
 
 /// WRITE_DATA to memory (DST_SEL 5) with write confirm.
-fn write_data(dst: u64, data: &[u32]) -> Vec<u32> {
+pub(super) fn write_data(dst: u64, data: &[u32]) -> Vec<u32> {
     let mut b = vec![5 << 8 | 1 << 20, lo(dst), hi(dst)];
     b.extend_from_slice(data);
     pkt3(0x37, &b)
@@ -98,19 +98,19 @@ fn copy_data(src_sel: u32, dst_sel: u32, wide: bool, src: u64, dst: u64) -> Vec<
 }
 
 /// WAIT_REG_MEM on memory.
-fn wait_mem(a: u64, reference: u32, mask: u32, func: u32) -> Vec<u32> {
+pub(super) fn wait_mem(a: u64, reference: u32, mask: u32, func: u32) -> Vec<u32> {
     pkt3(0x3c, &[func | 1 << 4, lo(a), hi(a), reference, mask, 4])
 }
 
 /// RELEASE_MEM as gfx9 writes it: CACHE_FLUSH_AND_INV_TS_EVENT (0x14) at
 /// end of pipe (index 5).
-fn release_mem(a: u64, data: u64, data_sel: u32, int_sel: u32, ctx: u32) -> Vec<u32> {
+pub(super) fn release_mem(a: u64, data: u64, data_sel: u32, int_sel: u32, ctx: u32) -> Vec<u32> {
     let event = 0x14 | 5 << 8 | 1 << 15 | 1 << 19;
     let sel = data_sel << 29 | int_sel << 24;
     pkt3(0x49, &[event, sel, lo(a), hi(a), lo(data), hi(data), ctx])
 }
 
-fn indirect_buffer(a: u64, dwords: u32, chain: bool) -> Vec<u32> {
+pub(super) fn indirect_buffer(a: u64, dwords: u32, chain: bool) -> Vec<u32> {
     pkt3(
         0x3f,
         &[lo(a), hi(a), dwords | u32::from(chain) << 20 | 1 << 23],
@@ -125,7 +125,7 @@ fn set_sh(reg: u32, vals: &[u32]) -> Vec<u32> {
 }
 
 /// An IB holding `pkts`; returns its address and size in dwords.
-fn ib(vm: &Vm, pkts: &[Vec<u32>]) -> (u64, u32) {
+pub(super) fn ib(vm: &Vm, pkts: &[Vec<u32>]) -> (u64, u32) {
     let words: Vec<u32> = pkts.concat();
     let a = vm.alloc(4 * words.len() as u64, Perms::RW);
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -133,7 +133,7 @@ fn ib(vm: &Vm, pkts: &[Vec<u32>]) -> (u64, u32) {
     (a, words.len() as u32)
 }
 
-fn fault_report(host: &TestHost, n: usize) -> GpuFault {
+pub(super) fn fault_report(host: &TestHost, n: usize) -> GpuFault {
     assert!(
         wait_until(10.0, || host.faults().len() >= n),
         "no fault {n} reported"
