@@ -131,6 +131,9 @@ pub struct Extra<'a> {
     pub first_group: [u32; 3],
     /// Execution plugins observing the dispatch.
     pub plugins: Option<&'a Plugins>,
+    /// The tier that runs the waves (`None`: as `ROCJITSU_EXEC` says).
+    /// With plugins enabled the interpreter runs them.
+    pub exec: Option<crate::jit::ExecMode>,
 }
 
 impl Extra<'_> {
@@ -445,7 +448,8 @@ fn run_group(
             } else if let Some((o, _)) = obs.as_mut() {
                 engine::run_observed(&mut ctx, p, QUANTUM, id, o)
             } else {
-                engine::run(&mut ctx, p, QUANTUM)
+                let mode = x.exec.unwrap_or_else(crate::jit::ExecMode::from_env);
+                crate::jit::run(&mut ctx, p, QUANTUM, mode)
             };
             total += w.insts - before;
             match r {
