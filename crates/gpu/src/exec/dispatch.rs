@@ -134,6 +134,9 @@ pub struct Extra<'a> {
     /// The tier that runs the waves (`None`: as `ROCJITSU_EXEC` says).
     /// With plugins enabled the interpreter runs them.
     pub exec: Option<crate::jit::ExecMode>,
+    /// Called with each wave's final state when it ends (`run-kernel
+    /// --exec check` compares the tiers' register files with it).
+    pub wave_end: Option<&'a (dyn Fn(WaveId, &Wave) + Sync)>,
 }
 
 impl Extra<'_> {
@@ -456,6 +459,9 @@ fn run_group(
                 Ok(Stop::Ended) => {
                     if let Some((o, _)) = obs.as_mut() {
                         o.wave_end(id);
+                    }
+                    if let Some(f) = x.wave_end {
+                        f(id, w);
                     }
                 }
                 Ok(Stop::Barrier) => {

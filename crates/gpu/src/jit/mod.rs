@@ -340,6 +340,67 @@ pub fn diff_waves(a: &crate::exec::Wave, b: &crate::exec::Wave) -> Option<String
     None
 }
 
+/// A wave's final architectural state, compact: the scalar file, a hash
+/// per vector register and the other registers, for comparing the tiers
+/// over whole dispatches (`run-kernel --exec check`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaveDigest {
+    s: Vec<u32>,
+    v: Vec<u64>,
+    other: [u64; 6],
+}
+
+impl WaveDigest {
+    pub fn of(w: &crate::exec::Wave) -> WaveDigest {
+        let v =
+            w.v.iter()
+                .map(|r| {
+                    let mut h = 0xcbf2_9ce4_8422_2325u64;
+                    for &x in r {
+                        h = (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3);
+                    }
+                    h
+                })
+                .collect();
+        let other = [
+            u64::from(w.scc),
+            w.pc,
+            u64::from(w.mode),
+            u64::from(w.status),
+            u64::from(w.trapsts),
+            w.insts,
+        ];
+        WaveDigest {
+            s: w.s.to_vec(),
+            v,
+            other,
+        }
+    }
+
+    /// The first register whose final value differs, if any.
+    pub fn diff(&self, o: &WaveDigest) -> Option<String> {
+        if let Some(i) = (0..self.s.len()).find(|&i| self.s.get(i) != o.s.get(i)) {
+            return Some(format!(
+                "s[{i}]: 0x{:08x} vs 0x{:08x}",
+                self.s[i],
+                o.s.get(i).copied().unwrap_or(0)
+            ));
+        }
+        if let Some(r) = (0..self.v.len().max(o.v.len())).find(|&r| self.v.get(r) != o.v.get(r)) {
+            let name = if r >= 256 {
+                format!("a{}", r - 256)
+            } else {
+                format!("v{r}")
+            };
+            return Some(format!("{name} differs"));
+        }
+        let names = ["scc", "pc", "mode", "status", "trapsts", "instructions"];
+        (0..6)
+            .find(|&k| self.other[k] != o.other[k])
+            .map(|k| format!("{}: 0x{:x} vs 0x{:x}", names[k], self.other[k], o.other[k]))
+    }
+}
+
 /// What translated code reads through its first argument: pointers into
 /// the wave (refreshed after every call of the interpreter), then what the
 /// Rust side keeps for the block's exit.
