@@ -423,7 +423,6 @@ pub(crate) mod frame {
     pub const S: i32 = 0;
     pub const V: i32 = 8;
     pub const SCC: i32 = 16;
-    pub const MODE: i32 = 24;
     pub const STATUS: i32 = 32;
     pub const PC: i32 = 40;
 }

@@ -302,7 +302,6 @@ pub(super) struct Em<'a> {
     pub s_base: Value,
     pub v_base: Value,
     scc_ptr: Value,
-    mode_ptr: Value,
     status_ptr: Value,
     pc_ptr: Value,
     /// Cached SGPRs: value (i32) and whether it differs from memory.
@@ -310,7 +309,6 @@ pub(super) struct Em<'a> {
     /// Cached SCC (i8, 0 or 1).
     scc: Option<(Value, bool)>,
     status: Option<(Value, bool)>,
-    mode: Option<Value>,
 }
 
 impl Em<'_> {
@@ -320,7 +318,6 @@ impl Em<'_> {
         self.s_base = self.b.ins().load(types::I64, fl, f, frame::S);
         self.v_base = self.b.ins().load(types::I64, fl, f, frame::V);
         self.scc_ptr = self.b.ins().load(types::I64, fl, f, frame::SCC);
-        self.mode_ptr = self.b.ins().load(types::I64, fl, f, frame::MODE);
         self.status_ptr = self.b.ins().load(types::I64, fl, f, frame::STATUS);
         self.pc_ptr = self.b.ins().load(types::I64, fl, f, frame::PC);
     }
@@ -401,15 +398,6 @@ impl Em<'_> {
     pub fn set_scc_nz(&mut self, x: Value) {
         let v = self.b.ins().icmp_imm_u(IntCC::NotEqual, x, 0);
         self.set_scc(v);
-    }
-
-    pub fn mode(&mut self) -> Value {
-        if let Some(v) = self.mode {
-            return v;
-        }
-        let v = self.b.ins().load(types::I32, self.fl, self.mode_ptr, 0);
-        self.mode = Some(v);
-        v
     }
 
     pub fn status(&mut self) -> Value {
@@ -503,7 +491,6 @@ impl Em<'_> {
         self.sregs.clear();
         self.scc = None;
         self.status = None;
-        self.mode = None;
     }
 
     /// A 128-bit constant of four u32 lanes.
@@ -583,13 +570,11 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
         s_base: Value::from_u32(0),
         v_base: Value::from_u32(0),
         scc_ptr: Value::from_u32(0),
-        mode_ptr: Value::from_u32(0),
         status_ptr: Value::from_u32(0),
         pc_ptr: Value::from_u32(0),
         sregs: BTreeMap::new(),
         scc: None,
         status: None,
-        mode: None,
     };
     let entry = em.b.create_block();
     em.b.append_block_params_for_function_params(entry);
@@ -674,7 +659,9 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
     if !code.buffer.relocs().is_empty() {
         return Err("the code needs relocations".into());
     }
-    let mem = ExecMem::new(code.code_buffer()).map_err(|e| format!("cannot map code: {e}"))?;
+    let bytes = code.code_buffer().to_vec();
+    dump(start, &ctx.func, &bytes);
+    let mem = ExecMem::new(&bytes).map_err(|e| format!("cannot map code: {e}"))?;
     // SAFETY: the mapping holds a complete function compiled for the host
     // with the signature `BlockFn` declares (two i64 parameters, an i64
     // result, the host's C calling convention).
@@ -686,6 +673,19 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
         names,
         _code: mem,
     })
+}
+
+/// With `ROCJITSU_JIT_DUMP=DIR` (a debugging aid), writes each block's
+/// Cranelift IR and machine code to `DIR/<pc>.clif` and `DIR/<pc>.bin`
+/// (`objdump -D -b binary -m i386:x86-64` reads the latter).
+fn dump(pc: u64, func: &Function, code: &[u8]) {
+    static DIR: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    let Some(dir) = DIR.get_or_init(|| std::env::var_os("ROCJITSU_JIT_DUMP").map(Into::into))
+    else {
+        return;
+    };
+    let _ = std::fs::write(dir.join(format!("{pc:x}.clif")), func.display().to_string());
+    let _ = std::fs::write(dir.join(format!("{pc:x}.bin")), code);
 }
 
 /// Emits the block's final branch: PC = target or the next instruction,

@@ -668,12 +668,15 @@ fn bfe(em: &mut Em, x: Value, off: Value, width: Value, signed: bool) -> Value {
     }
 }
 
-/// Emits the lane loop of a run's vector instructions and writes their
-/// masks.
+/// Chunks (of four lanes) one pass of a lane loop works on, interleaved
+/// so that the host overlaps their operations.
+const CHUNKS_PER_PASS: i64 = 2;
+
+/// Emits the lane loops of a run's vector instructions and writes their
+/// masks: one loop without EXEC selects, taken when every EXEC the run's
+/// instructions see is all ones, and one with them.
 pub(super) fn emit_lanes(em: &mut Em, lanes: &[(&VOp, LaneIn)]) {
-    let i_var = em.b.declare_var(types::I64);
     let zero = em.b.ins().iconst(types::I64, 0);
-    em.b.def_var(i_var, zero);
     let accs: Vec<Option<cranelift_frontend::Variable>> = lanes
         .iter()
         .map(|(v, _)| {
@@ -684,54 +687,110 @@ pub(super) fn emit_lanes(em: &mut Em, lanes: &[(&VOp, LaneIn)]) {
             })
         })
         .collect();
-    let body = em.b.create_block();
-    let after = em.b.create_block();
-    em.b.ins().jump(body, &[]);
-    em.b.switch_to_block(body);
-    let i = em.b.use_var(i_var);
-    let off = em.b.ins().ishl_imm_u(i, 4);
-    let vb = em.b.ins().iadd(em.v_base, off);
-    let shift = em.b.ins().ishl_imm_u(i, 2);
-    let mut ch = Chunk {
-        vb,
-        shift,
-        vals: BTreeMap::new(),
-        masks: HashMap::new(),
-        local: vec![None; lanes.len()],
-    };
-    for (k, (v, inp)) in lanes.iter().enumerate() {
-        let exec = ch.mask(em, inp.exec);
-        let out = emit_op(em, &mut ch, v, inp);
-        if let Some(d) = out.d {
-            ch.vset(em, v.vdst, d, exec);
-        }
-        if let Some(h) = out.hi {
-            ch.vset(em, v.vdst + 1, h, exec);
-        }
-        if let (Some(m), Some(acc)) = (out.mask, accs[k]) {
-            let m = em.b.ins().band(m, exec);
-            ch.local[k] = Some(m);
-            let bits = em.b.ins().vhigh_bits(types::I64, m);
-            let bits = em.b.ins().ishl(bits, shift);
-            let a = em.b.use_var(acc);
-            let a = em.b.ins().bor(a, bits);
-            em.b.def_var(acc, a);
+    let mut execs: Vec<Value> = Vec::new();
+    for (_, inp) in lanes {
+        if !execs.contains(&inp.exec) {
+            execs.push(inp.exec);
         }
     }
-    for (&r, &(v, dirty)) in ch.vals.iter() {
-        if dirty {
-            em.b.ins().store(em.vfl, v, ch.vb, i32::from(r) * 256);
-        }
+    let mut full = None;
+    for &e in &execs {
+        let f = em.b.ins().icmp_imm_s(IntCC::Equal, e, -1);
+        full = Some(match full {
+            None => f,
+            Some(g) => em.b.ins().band(g, f),
+        });
     }
-    let i1 = em.b.ins().iadd_imm_s(i, 1);
-    em.b.def_var(i_var, i1);
-    let more = em.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, i1, 16);
-    em.b.ins().brif(more, body, &[], after, &[]);
-    em.b.switch_to_block(after);
+    let fast = em.b.create_block();
+    let slow = em.b.create_block();
+    let join = em.b.create_block();
+    em.b.ins()
+        .brif(full.expect("a lane instruction"), fast, &[], slow, &[]);
+    for (block, masked) in [(fast, false), (slow, true)] {
+        em.b.switch_to_block(block);
+        lane_loop(em, lanes, &accs, masked);
+        em.b.ins().jump(join, &[]);
+    }
+    em.b.switch_to_block(join);
     for (k, (v, _)) in lanes.iter().enumerate() {
         if let (Some(d), Some(acc)) = (v.mask_out(), accs[k]) {
             let a = em.b.use_var(acc);
             em.sset64(d, a);
         }
     }
+}
+
+/// One loop over the wave's chunks; `masked`: results are selected by
+/// EXEC (else every lane is written).
+fn lane_loop(
+    em: &mut Em,
+    lanes: &[(&VOp, LaneIn)],
+    accs: &[Option<cranelift_frontend::Variable>],
+    masked: bool,
+) {
+    let i_var = em.b.declare_var(types::I64);
+    let zero = em.b.ins().iconst(types::I64, 0);
+    em.b.def_var(i_var, zero);
+    let body = em.b.create_block();
+    let after = em.b.create_block();
+    em.b.ins().jump(body, &[]);
+    em.b.switch_to_block(body);
+    let i = em.b.use_var(i_var);
+    let mut chunks: Vec<Chunk> = (0..CHUNKS_PER_PASS)
+        .map(|c| {
+            let k = em.b.ins().iadd_imm_s(i, c);
+            let off = em.b.ins().ishl_imm_u(k, 4);
+            let vb = em.b.ins().iadd(em.v_base, off);
+            let shift = em.b.ins().ishl_imm_u(k, 2);
+            Chunk {
+                vb,
+                shift,
+                vals: BTreeMap::new(),
+                masks: HashMap::new(),
+                local: vec![None; lanes.len()],
+            }
+        })
+        .collect();
+    for (k, (v, inp)) in lanes.iter().enumerate() {
+        for ch in chunks.iter_mut() {
+            let exec = masked.then(|| ch.mask(em, inp.exec));
+            let out = emit_op(em, ch, v, inp);
+            let write = |em: &mut Em, ch: &mut Chunk, r: u16, x: Value| match exec {
+                Some(m) => ch.vset(em, r, x, m),
+                None => {
+                    ch.vals.insert(r, (x, true));
+                }
+            };
+            if let Some(d) = out.d {
+                write(em, ch, v.vdst, d);
+            }
+            if let Some(h) = out.hi {
+                write(em, ch, v.vdst + 1, h);
+            }
+            if let (Some(m), Some(acc)) = (out.mask, accs[k]) {
+                let m = match exec {
+                    Some(e) => em.b.ins().band(m, e),
+                    None => m,
+                };
+                ch.local[k] = Some(m);
+                let bits = em.b.ins().vhigh_bits(types::I64, m);
+                let bits = em.b.ins().ishl(bits, ch.shift);
+                let a = em.b.use_var(acc);
+                let a = em.b.ins().bor(a, bits);
+                em.b.def_var(acc, a);
+            }
+        }
+    }
+    for ch in &chunks {
+        for (&r, &(v, dirty)) in ch.vals.iter() {
+            if dirty {
+                em.b.ins().store(em.vfl, v, ch.vb, i32::from(r) * 256);
+            }
+        }
+    }
+    let i1 = em.b.ins().iadd_imm_s(i, CHUNKS_PER_PASS);
+    em.b.def_var(i_var, i1);
+    let more = em.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, i1, 16);
+    em.b.ins().brif(more, body, &[], after, &[]);
+    em.b.switch_to_block(after);
 }
