@@ -609,6 +609,10 @@ fn print_jit(s: &JitStats) {
     );
 }
 
+/// What `--exec check` found: the dispatch's result (both tiers agree), or
+/// the first difference.
+type CheckResult = std::result::Result<std::result::Result<Stats, DispatchError>, String>;
+
 /// `--exec check`: runs the dispatch on the interpreter, restores the
 /// buffers, runs it again with every block translated (one host thread
 /// each), and compares the outcome, the instruction count, the buffers and
@@ -619,7 +623,7 @@ fn check_tiers(
     prog: &Program,
     launch: &Launch,
     buffers: &[(u64, u64)],
-) -> Result<std::result::Result<std::result::Result<Stats, DispatchError>, String>> {
+) -> Result<CheckResult> {
     use rocjitsu_gpu::plugin::WaveId;
     use std::collections::BTreeMap;
     use std::sync::Mutex;
@@ -632,11 +636,13 @@ fn check_tiers(
         .map(|&(addr, len)| vm.read_vec(addr, len))
         .collect::<std::result::Result<_, _>>()?;
     type Waves = BTreeMap<([u32; 3], u32), WaveDigest>;
-    let run = |mode: ExecMode| -> Result<(
+    /// A run's outcome, final wave states and buffers.
+    type Outcome = (
         std::result::Result<Stats, DispatchError>,
         Waves,
         Vec<Vec<u8>>,
-    )> {
+    );
+    let run = |mode: ExecMode| -> Result<Outcome> {
         for (&(addr, _), data) in buffers.iter().zip(&inputs) {
             vm.fill(addr, data)?;
         }

@@ -19,6 +19,9 @@ pub const WATCHDOG: &str = "ROCJITSU_WATCHDOG";
 pub const PLUGINS: &str = "ROCJITSU_PLUGINS";
 /// The directory plugins write their files to (default: stderr).
 pub const PLUGIN_OUT: &str = "ROCJITSU_PLUGIN_OUT";
+/// A directory the translation tier writes each block's Cranelift IR and
+/// machine code to (a debugging aid).
+pub const JIT_DUMP: &str = "ROCJITSU_JIT_DUMP";
 /// The execution tier of the wave engine: `interp`, `jit` or `auto`
 /// (`rocjitsu run-kernel --exec` overrides it).
 pub const EXEC: &str = "ROCJITSU_EXEC";
@@ -60,6 +63,7 @@ pub const ALL: &[&str] = &[
     PLUGINS,
     PLUGIN_OUT,
     EXEC,
+    JIT_DUMP,
     LOG,
     PRELOAD,
     HOOKS,

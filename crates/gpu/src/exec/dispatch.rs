@@ -102,6 +102,9 @@ pub trait CodeAt: Sync {
     fn program_at(&self, vm: &Vm, tlb: &mut Tlb, pc: u64) -> Result<Arc<Program>, String>;
 }
 
+/// A callback given each wave's final state ([`Extra::wave_end`]).
+pub type WaveEndFn<'a> = dyn Fn(WaveId, &Wave) + Sync + 'a;
+
 /// What a command processor supplies beyond a [`Launch`].
 #[derive(Clone, Copy, Default)]
 pub struct Extra<'a> {
@@ -136,7 +139,7 @@ pub struct Extra<'a> {
     pub exec: Option<crate::jit::ExecMode>,
     /// Called with each wave's final state when it ends (`run-kernel
     /// --exec check` compares the tiers' register files with it).
-    pub wave_end: Option<&'a (dyn Fn(WaveId, &Wave) + Sync)>,
+    pub wave_end: Option<&'a WaveEndFn<'a>>,
 }
 
 impl Extra<'_> {

@@ -27,7 +27,7 @@ pub enum Rng<'a> {
 }
 
 impl Rng<'_> {
-    pub fn next(&mut self) -> u64 {
+    pub fn word(&mut self) -> u64 {
         match self {
             Rng::Seed(s) => {
                 *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -48,7 +48,7 @@ impl Rng<'_> {
 
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.word() % n.max(1)
     }
 
     fn chance(&mut self, percent: u64) -> bool {
@@ -137,7 +137,7 @@ fn vreg(r: &mut Rng) -> u32 {
 /// words (the decoder decides how many it uses).
 fn instance(r: &mut Rng, o: &Opcode) -> [u32; 4] {
     let mut w = o.words;
-    let lit = r.next() as u32;
+    let lit = r.word() as u32;
     let lit = if r.chance(30) {
         r.pick(&[
             0,
@@ -271,7 +271,7 @@ fn value(r: &mut Rng) -> u32 {
         3 => {
             // An f32 of modest magnitude.
             let e = 100 + r.below(56) as u32;
-            (r.below(2) as u32) << 31 | e << 23 | (r.next() as u32 & 0x7f_ffff)
+            (r.below(2) as u32) << 31 | e << 23 | (r.word() as u32 & 0x7f_ffff)
         }
         4 => {
             // Two halves.
@@ -281,7 +281,7 @@ fn value(r: &mut Rng) -> u32 {
             h(r) | h(r) << 16
         }
         5 => 1 << r.below(32),
-        _ => r.next() as u32,
+        _ => r.word() as u32,
     }
 }
 
@@ -291,12 +291,12 @@ pub fn wave(r: &mut Rng) -> Wave {
     for i in 0..16 {
         w.s[i] = value(r);
     }
-    w.set_vcc(r.next());
+    w.set_vcc(r.word());
     w.s[usize::from(sreg::M0)] = value(r);
     let exec = match r.below(6) {
         0..=2 => u64::MAX,
-        3 => r.next(),
-        4 => r.next() & r.next(),
+        3 => r.word(),
+        4 => r.word() & r.word(),
         _ => 1 << r.below(64),
     };
     w.set_exec(exec);
