@@ -43,6 +43,7 @@ test: setup corpus
 	$(CARGO) test --release --workspace
 	$(MAKE) test-kernels
 	$(MAKE) test-hazards
+	$(MAKE) test-jit SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-guest SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-hooks DBT_HOOKS_ARGS=--no-hip-set
@@ -75,6 +76,19 @@ test-hazards: setup
 test-hazards-full: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(PYTHON) scripts/hazard_deletion.py
+
+# The translation tier (crates/gpu/src/jit) against the interpreter: its
+# unit tests and the seeded differential fuzzer (random SALU/VALU sequences;
+# JIT_FUZZ_CASES per target), then every tests/kernels case with
+# `run-kernel --exec check` (interpreter, then every block translated, from
+# the same buffers: registers of every wave, buffers, fault and instruction
+# count must agree, besides the numpy reference).
+JIT_FUZZ_CASES ?= 600
+.PHONY: test-jit fuzz-jit
+test-jit: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(if $(SKIP_CARGO_TESTS),@echo "(done by cargo test --workspace:) jit tests",ROCJITSU_JIT_FUZZ_CASES=$(JIT_FUZZ_CASES) $(CARGO) test --release -p rocjitsu-gpu --lib jit::)
+	$(PYTHON) scripts/kernels.py run --exec check $(KERNELS_ARGS)
 
 # The DBT translator (crates/code/src/dbt): its unit tests, the rewrites
 # against the VM (crates/gpu exec::dbt_tests), and the differential test:
@@ -338,7 +352,7 @@ FUZZ_RUSTFLAGS := --cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Zsanitizer=address -Cdebug-assertions -Coverflow-checks
 # `make fuzz` runs both libFuzzer targets for FUZZ_TIME seconds each: the
 # decoder (crates/isa/fuzz) and the code-object parser (crates/code/fuzz).
-fuzz: fuzz-decode fuzz-container fuzz-rpc
+fuzz: fuzz-decode fuzz-container fuzz-rpc fuzz-jit
 
 fuzz-decode:
 	$(call run_fuzz,crates/isa/fuzz,decode)
@@ -348,6 +362,12 @@ fuzz-container:
 
 fuzz-rpc:
 	$(call run_fuzz,crates/rpc/fuzz,message)
+
+# The translation tier against the interpreter on random ALU sequences
+# (crates/gpu/fuzz/fuzz_targets/jit_diff.rs; the bounded seeded run is
+# `cargo test -p rocjitsu-gpu --lib jit::fuzz`, part of `make test`).
+fuzz-jit:
+	$(call run_fuzz,crates/gpu/fuzz,jit_diff)
 
 define run_fuzz
 	cd $(1) && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(FUZZ_CARGO) build --release --target $(FUZZ_HOST) --bin $(2)

@@ -8,6 +8,14 @@ figures.
   MFMA GEMM       Triton 1024^3 fp16 GEMM on gfx942, 1 thread and all threads
   FP8 GEMM        Triton 1024^3 fp8 (e4m3) GEMM on gfx950, 1 thread and all threads
 
+Each figure runs on the interpreter and on the translation tier (`--exec
+interp,jit` by default; `auto` too if named), interleaved, best of --reps,
+with the ratio; the GEMM lines add GFLOP/s and their fraction of the host's
+single-core SGEMM (numpy's OpenBLAS, one thread, measured in the same run);
+jit lines add the translation time and the share of instructions that ran
+through the interpreter's semantic functions. Wall time and the process's
+CPU time are both printed: on a shared machine the CPU time is the steadier.
+
 With --plugins: the ALU, triad and GEMM (fp16, gfx942) runs without a
 plugin and with each built-in plugin (metrics, trace, hazards, races,
 coverage), each the best of --reps runs, interleaved, and the ratios to the
@@ -15,7 +23,8 @@ run without a plugin (targets: metrics under 1.3x, hazards and races under
 3x); with --baseline BIN also the run without a plugin on another build (the
 one before the plugins: "no plugin, unchanged").
 
-Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME] [--plugins [--reps N] [--baseline BIN]]
+Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME] [--exec interp,jit,auto]
+                             [--reps N] [--threads N] [--plugins [--baseline BIN]]
 Kernels are built by `scripts/corpus.py build --src tests/bench/src --out build/bench-kernels`.
 Run with the Triton venv's python (it has numpy), as `make bench-exec` does.
 """
@@ -51,6 +60,8 @@ def dbt_code(binary, code):
 # With --plugins: the extra run-kernel options of the current run, and the
 # binary to run instead of --bin (the baseline build).
 PLUGIN = {"args": [], "bin": None}
+# The execution tier of the current run (run-kernel --exec).
+EXEC = {"mode": None}
 
 
 def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
@@ -59,6 +70,8 @@ def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
     binary = PLUGIN["bin"] or binary
     cmd = [str(binary), "run-kernel", "--gpu", gpu, str(code), "--kernel", kernel, "--grid", grid,
            "--block", block, "--stats", "--threads", str(threads), "--dynamic-lds", str(lds)] + PLUGIN["args"]
+    if EXEC["mode"]:
+        cmd += ["--exec", EXEC["mode"]]
     for a in args:
         cmd += ["--arg", a]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -72,15 +85,21 @@ def run(binary, code, kernel, grid, block, args, threads, gpu, lds=0):
 
 
 WALLS = []
+# The stats of every figure, in order.
+RUNS = []
 
 
 def figure(name, gpu, threads, stats, ok):
     insts = int(stats["instructions"].split()[0])
     wall = float(stats["wall time"].split()[0])
     WALLS.append(wall)
+    RUNS.append(stats)
     if DBT["on"] and gpu == "gfx950":
         gpu = "dbt>942"
-    print(f"{name:<28} {gpu:<7} threads={stats['threads']:<3} wall={wall:9.3f} s  "
+    cpu = stats.get("cpu time", "").split()
+    cpu = f" cpu={float(cpu[0]):8.3f} s" if cpu else ""
+    mode = f" {EXEC['mode']:<6}" if EXEC["mode"] else ""
+    print(f"{name:<28} {gpu:<7}{mode} threads={stats['threads']:<3} wall={wall:9.3f} s{cpu}  "
           f"{insts / wall / 1e6:8.1f} M wave-inst/s  insts={insts:>12}  result={'ok' if ok else 'WRONG'}",
           flush=True)
     return ok
@@ -181,7 +200,11 @@ def main():
                          "translate) and run there; prints the time ratio (target <= 1.5x)")
     ap.add_argument("--plugins", action="store_true",
                     help="each benchmark without a plugin, with metrics and with trace; prints the ratios")
-    ap.add_argument("--reps", type=int, default=3, help="with --plugins: runs per figure (the best counts)")
+    ap.add_argument("--reps", type=int, default=3, help="runs per figure (the best counts)")
+    ap.add_argument("--exec", default="interp,jit",
+                    help="execution tiers to compare, comma-separated (interp, jit, auto)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="the all-threads GEMM runs' host threads (default: every core)")
     ap.add_argument("--baseline", help="with --plugins: another rocjitsu build to run without a plugin too")
     args = ap.parse_args()
     if args.dbt:
@@ -189,21 +212,85 @@ def main():
     if args.plugins:
         return main_plugins(args)
     only = set(args.only or ["alu", "triad", "gemm-f16", "gemm-fp8"])
-    all_threads = os.cpu_count() or 1
+    all_threads = args.threads or os.cpu_count() or 1
+    modes = [m for m in args.exec.split(",") if m]
+    sgemm = host_sgemm_gflops()
+    print(f"host SGEMM 1024^3 (numpy's BLAS, 1 thread): {sgemm:.1f} GFLOP/s", flush=True)
     ok = True
+    rows = []
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
+        benches = []
         for gpu in ("gfx90a", "gfx942", "gfx950"):
             if "alu" in only:
-                ok &= bench_alu(args.bin, tmp, gpu, 1, args.quick)
+                benches.append((f"ALU-bound {gpu}", 1, lambda g=gpu: bench_alu(args.bin, tmp, g, 1, args.quick)))
             if "triad" in only:
-                ok &= bench_triad(args.bin, tmp, gpu, 1, args.quick)
-        for threads in (1, all_threads):
+                benches.append((f"triad {gpu}", 1, lambda g=gpu: bench_triad(args.bin, tmp, g, 1, args.quick)))
+        for threads in sorted({1, all_threads}):
             if "gemm-f16" in only:
-                ok &= bench_gemm(args.bin, tmp, "gfx942", threads, "f16")
+                benches.append((f"GEMM fp16 gfx942 t{threads}", threads,
+                                lambda t=threads: bench_gemm(args.bin, tmp, "gfx942", t, "f16")))
             if "gemm-fp8" in only:
-                ok &= bench_gemm(args.bin, tmp, "gfx950", threads, "fp8")
+                benches.append((f"GEMM fp8 gfx950 t{threads}", threads,
+                                lambda t=threads: bench_gemm(args.bin, tmp, "gfx950", t, "fp8")))
+        for label, threads, fn in benches:
+            best = {}
+            # Interleaved repetitions, so that a slow spell of the machine
+            # hits every tier alike.
+            for _ in range(args.reps):
+                for m in modes:
+                    EXEC["mode"] = m
+                    ok &= fn()
+                    st = RUNS[-1]
+                    wall = WALLS[-1]
+                    cpu = float(st.get("cpu time", "0").split()[0])
+                    prev = best.get(m)
+                    if prev is None or wall < prev[0]:
+                        best[m] = (wall, cpu if prev is None else min(cpu, prev[1]), st)
+                    else:
+                        best[m] = (prev[0], min(cpu, prev[1]), prev[2])
+            EXEC["mode"] = None
+            rows.append((label, threads, best))
+    print(f"\nexec tiers: best of {args.reps} runs each, interleaved; ratio = interp time / tier time "
+          f"(this machine: {os.cpu_count()} cores{', shared' if os.environ.get('CI') is None else ''})")
+    for label, threads, best in rows:
+        base = best.get("interp")
+        for m, (wall, cpu, st) in best.items():
+            insts = int(st["instructions"].split()[0])
+            line = f"  {label:<24} {m:<6} wall {wall:8.3f} s  cpu {cpu:8.3f} s  {insts / wall / 1e6:8.1f} M wave-inst/s"
+            if base and m != "interp":
+                line += f"  {base[0] / wall:5.2f}x wall, {base[1] / cpu if cpu else 0:5.2f}x cpu"
+            if label.startswith("GEMM"):
+                gflops = 2 * 1024 ** 3 / wall / 1e9
+                line += f"  {gflops:6.2f} GFLOP/s"
+                if threads == 1 and sgemm:
+                    line += f" = {100 * gflops / sgemm:5.2f}% of host SGEMM"
+            if "jit translation" in st:
+                blocks = st.get("jit blocks", "").split(" (")[0]
+                tinsts = st.get("jit blocks", "(0").split("(")[1].split()[0]
+                calls = st.get("jit calls", "0 (0%)").split(")")[0].split("(")[-1]
+                line += f"  [{blocks} blocks, {tinsts} insts translated in {st['jit translation']}; {calls} via calls]"
+            print(line, flush=True)
     return 0 if ok else 1
+
+
+def host_sgemm_gflops():
+    """1024^3 f32 matrix product with numpy on one thread (OpenBLAS in
+    numpy's wheels): the host's single-core limit the GEMM figures are
+    compared with. Run in a child so that the thread limit applies."""
+    code = ("import numpy as np, time\n"
+            "a = np.random.default_rng(0).standard_normal((1024, 1024), dtype=np.float32)\n"
+            "b = np.random.default_rng(1).standard_normal((1024, 1024), dtype=np.float32)\n"
+            "a @ b\n"
+            "best = min((lambda t: (a @ b, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(5))\n"
+            "print(2 * 1024 ** 3 / best / 1e9)\n")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    try:
+        return float(p.stdout.strip())
+    except ValueError:
+        print(f"bench: host SGEMM did not run: {p.stderr.strip()}", flush=True)
+        return 0.0
 
 
 def main_dbt(args):

@@ -5,7 +5,7 @@ references computed in numpy (the cases are in tests/kernels/cases.py).
 
   scripts/kernels.py build [--target T ...] [--jobs N] [--force]
   scripts/kernels.py run   [--target T ...] [-k FILTER] [--bin PATH] [--jobs N] [--threads N]
-                           [--keep DIR] [--dry-run] [--no-build] [--dbt]
+                           [--keep DIR] [--dry-run] [--no-build] [--dbt] [--exec MODE]
   scripts/kernels.py list  [--target T ...] [-k FILTER]
 
 Building reuses scripts/corpus.py (same compilers, flags and incremental
@@ -16,7 +16,11 @@ mismatching index, expected and got values on failure, then
 `kernels: N passed, M failed`; the exit status is 1 on any failure.
 `--dry-run` builds, generates every input, computes every reference and
 checks each case's arguments against the code object's metadata, without
-running the emulator.
+running the emulator. `--exec interp|jit|auto|check` picks run-kernel's
+execution tier; `check` runs every case on the interpreter and again with
+every block translated to host code, and fails a case whose registers,
+buffers, fault or instruction count differ (exit 3 from run-kernel), besides
+checking the numpy reference.
 
 numpy is needed: when the interpreter lacks it, the script re-runs itself
 with the Triton venv's python (scripts/setup.sh installs numpy there)."""
@@ -225,7 +229,8 @@ CHECKERS = {"hazards": "hazard", "races": "race"}
 
 def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, keep: str | None = None,
              hsaco_override=None, gpu: str | None = None, want_outputs: bool = False,
-             plugins: tuple[str, ...] = (), extra: tuple[str, ...] = (), check_plugins: bool = True):
+             plugins: tuple[str, ...] = (), extra: tuple[str, ...] = (), check_plugins: bool = True,
+             exec_mode: str | None = None):
     """(ok, detail, seconds, stats) of one case on one target. With `keep`,
     the inputs, outputs, the expected values (expected-NAME.bin) and a
     cmd.sh reproducing the run stay in keep/<target>/<case>/. `plugins`
@@ -287,6 +292,8 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
         cmd = [binary, "run-kernel", "--stats", "--gpu", gpu or target, str(hsaco), "--kernel", case.kernel,
                "--grid", ",".join(map(str, g)), "--block", ",".join(map(str, block)),
                "--timeout", str(case.timeout), "--threads", str(threads)]
+        if exec_mode:
+            cmd += ["--exec", exec_mode]
         if launch.dynamic_lds:
             cmd += ["--dynamic-lds", str(launch.dynamic_lds)]
         for s in specs:
@@ -580,10 +587,10 @@ def _init_worker():
 
 
 def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep: str | None,
-         plugins: tuple[str, ...] = ()):
+         plugins: tuple[str, ...] = (), exec_mode: str | None = None):
     from harness import REGISTRY
     case = next(c for c in REGISTRY if c.name == name)
-    return run_case(case, target, binary, dry_run, threads, keep, plugins=plugins)
+    return run_case(case, target, binary, dry_run, threads, keep, plugins=plugins, exec_mode=exec_mode)
 
 
 def selected(args):
@@ -622,7 +629,8 @@ def cmd_run(args) -> int:
     insts = emu_wall = 0.0
     t0 = time.monotonic()
     with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
-        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads, args.keep, tuple(args.plugin)): (c, t)
+        futs = {pool.submit(_job, c.name, t, binary, args.dry_run, args.threads, args.keep, tuple(args.plugin),
+                            args.exec): (c, t)
                 for c, t in jobs}
         for fut in cf.as_completed(futs):
             c, t = futs[fut]
@@ -689,6 +697,8 @@ def main() -> int:
     ap.add_argument("--dbt", action="store_true",
                     help="differential DBT test: translate every gfx950 case for gfx942 (rocjitsu dbt translate), "
                          "run it there and compare with the native gfx950 run; prints coverage and the time ratio")
+    ap.add_argument("--exec", choices=("interp", "jit", "auto", "check"),
+                    help="run-kernel's execution tier; check: interpreter and translated runs must agree")
     args = ap.parse_args()
     args.target = args.target or list(TARGETS)
     try:

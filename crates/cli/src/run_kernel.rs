@@ -6,8 +6,11 @@ use anyhow::{Context, Result, anyhow, bail};
 use rocjitsu_code::{Container, KernelArg, ValueKind};
 use rocjitsu_config::GpuConfig;
 use rocjitsu_gpu::exec::dispatch::{self, Launch};
+use rocjitsu_gpu::exec::dispatch::{DispatchError, Stats};
+use rocjitsu_gpu::exec::engine::Program;
 use rocjitsu_gpu::exec::{Env, loader};
 use rocjitsu_gpu::float::{Rounding, f32_to_bf16, f32_to_f16};
+use rocjitsu_gpu::jit::{ExecMode, JitStats, WaveDigest};
 use rocjitsu_gpu::mem::{Perms, Vm};
 use rocjitsu_isa::Target;
 use std::path::PathBuf;
@@ -28,7 +31,8 @@ Hidden arguments (hidden_block_count_x, hidden_group_size_x, ...) are filled
 as ROCm's runtime fills them.
 
 EXIT STATUS: 0 success; 1 bad input (file, kernel, arguments); 2 the kernel
-faulted (memory fault, illegal instruction, trap) or timed out.
+faulted (memory fault, illegal instruction, trap) or timed out; 3 with
+--exec check, the translated run differs from the interpreter's.
 
 EXAMPLES:
   rocjitsu run-kernel --gpu gfx942 saxpy.hsaco --kernel saxpy --grid 4 --block 256 \\
@@ -76,6 +80,13 @@ pub struct Args {
     /// Print the first N instructions that wave 0 of workgroup (0,0,0) executes, with the registers each changed (SGPR index = operand field: 106 vcc, 126 exec; v256+ are AccVGPRs)
     #[arg(long, value_name = "N", default_value_t = 0)]
     trace: u64,
+    /// Execution tier: interp, jit (every block translated to host code),
+    /// auto (hot blocks translated), or check (the interpreter, then jit from
+    /// the same inputs, on one host thread; every wave's final registers, the
+    /// buffers, the fault and the instruction count must agree). Default:
+    /// ROCJITSU_EXEC, else interp
+    #[arg(long, value_name = "MODE")]
+    exec: Option<String>,
     #[command(flatten)]
     plugins: crate::plugins::PluginArgs,
 }
@@ -280,6 +291,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     }
     let mut outputs = Vec::new();
+    // Every buffer made for an argument: (address, length).
+    let mut buffers = Vec::new();
     let mut dynamic_lds = a.dynamic_lds;
     let put = |off: u64, v: &[u8], kernarg: &mut Vec<u8>| {
         let o = off as usize;
@@ -336,6 +349,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     vm.fill(addr, &data)?;
                     (addr, data.len() as u64, PathBuf::from(rest))
                 };
+                buffers.push((addr, len));
                 if kind != "in" {
                     outputs.push(Output { path, addr, len });
                 }
@@ -471,12 +485,35 @@ pub fn run(a: Args) -> Result<ExitCode> {
         max_lds,
         trace: a.trace,
     };
-    let plugins = a.plugins.plugins()?;
-    let extra = dispatch::Extra {
-        plugins: plugins.as_ref(),
-        ..Default::default()
+    let (mode, check) = match a.exec.as_deref() {
+        None => (None, false),
+        Some("check") => (Some(ExecMode::Jit), true),
+        Some(m) => (
+            Some(ExecMode::parse(m).map_err(|e| anyhow!("--exec: {e}, or check"))?),
+            false,
+        ),
     };
-    let r = dispatch::dispatch_with(&vm, &env, &loaded.program, &launch, &extra);
+    let plugins = a.plugins.plugins()?;
+    if check && plugins.is_some() {
+        bail!("--exec check runs without plugins (plugins run on the interpreter)");
+    }
+    let cpu0 = cpu_seconds();
+    let r = if check {
+        match check_tiers(&vm, &env, &loaded.program, &launch, &buffers)? {
+            Ok(r) => r,
+            Err(why) => {
+                eprintln!("rocjitsu: check: kernel {}: {why}", kernel.name);
+                return Ok(ExitCode::from(3));
+            }
+        }
+    } else {
+        let extra = dispatch::Extra {
+            plugins: plugins.as_ref(),
+            exec: mode,
+            ..Default::default()
+        };
+        dispatch::dispatch_with(&vm, &env, &loaded.program, &launch, &extra)
+    };
     if let Some(p) = &plugins {
         p.finish();
     }
@@ -508,7 +545,19 @@ pub fn run(a: Args) -> Result<ExitCode> {
             stats.instructions
         );
         println!("wall time:            {:.6} s", secs);
+        println!(
+            "cpu time:             {:.6} s (the process's, over the dispatch)",
+            cpu_seconds() - cpu0
+        );
         println!("threads:              {}", stats.threads);
+        let exec = mode.unwrap_or_else(ExecMode::from_env);
+        println!(
+            "exec:                 {}",
+            a.exec.as_deref().unwrap_or(exec.name())
+        );
+        if let Some(j) = loaded.program.jit().filter(|_| exec != ExecMode::Interp) {
+            print_jit(&j.stats());
+        }
         println!(
             "wave-instructions/s:  {:.0}",
             if secs > 0.0 {
@@ -519,4 +568,157 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The translation tier's figures for `--stats`.
+fn print_jit(s: &JitStats) {
+    let total = s.jit_insts + s.interp_insts;
+    let pct = |x: u64| {
+        if total > 0 {
+            100.0 * x as f64 / total as f64
+        } else {
+            0.0
+        }
+    };
+    println!(
+        "jit blocks:           {} ({} instructions; {} left to the interpreter)",
+        s.blocks, s.translated_insts, s.declined
+    );
+    println!(
+        "jit translation:      {:.3} ms",
+        s.translate_ns as f64 / 1e6
+    );
+    println!(
+        "jit instructions:     {} in translated blocks ({:.1}%), {} interpreted",
+        s.jit_insts,
+        pct(s.jit_insts),
+        s.interp_insts
+    );
+    let calls = s.call_insts();
+    let top: Vec<String> = s
+        .calls
+        .iter()
+        .take(6)
+        .map(|(n, c)| format!("{n} {c}"))
+        .collect();
+    println!(
+        "jit calls:            {} ({:.1}%) through the interpreter's semantics: {}",
+        calls,
+        pct(calls),
+        top.join(", ")
+    );
+}
+
+/// What `--exec check` found: the dispatch's result (both tiers agree), or
+/// the first difference.
+type CheckResult = std::result::Result<std::result::Result<Stats, DispatchError>, String>;
+
+/// `--exec check`: runs the dispatch on the interpreter, restores the
+/// buffers, runs it again with every block translated (one host thread
+/// each), and compares the outcome, the instruction count, the buffers and
+/// every wave's final registers. `Ok(Err(why))` names the first difference.
+fn check_tiers(
+    vm: &Vm,
+    env: &Env,
+    prog: &Program,
+    launch: &Launch,
+    buffers: &[(u64, u64)],
+) -> Result<CheckResult> {
+    use rocjitsu_gpu::plugin::WaveId;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    let launch = Launch {
+        threads: 1,
+        ..launch.clone()
+    };
+    let inputs: Vec<Vec<u8>> = buffers
+        .iter()
+        .map(|&(addr, len)| vm.read_vec(addr, len))
+        .collect::<std::result::Result<_, _>>()?;
+    type Waves = BTreeMap<([u32; 3], u32), WaveDigest>;
+    /// A run's outcome, final wave states and buffers.
+    type Outcome = (
+        std::result::Result<Stats, DispatchError>,
+        Waves,
+        Vec<Vec<u8>>,
+    );
+    let run = |mode: ExecMode| -> Result<Outcome> {
+        for (&(addr, _), data) in buffers.iter().zip(&inputs) {
+            vm.fill(addr, data)?;
+        }
+        let seen: Mutex<Waves> = Mutex::new(BTreeMap::new());
+        let hook = |id: WaveId, w: &rocjitsu_gpu::exec::Wave| {
+            let d = WaveDigest::of(w);
+            seen.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert((id.group, id.wave), d);
+        };
+        let extra = dispatch::Extra {
+            exec: Some(mode),
+            wave_end: Some(&hook),
+            ..Default::default()
+        };
+        let r = dispatch::dispatch_with(vm, env, prog, &launch, &extra);
+        let after = buffers
+            .iter()
+            .map(|&(addr, len)| vm.read_vec(addr, len))
+            .collect::<std::result::Result<_, _>>()?;
+        Ok((
+            r,
+            seen.into_inner().unwrap_or_else(|e| e.into_inner()),
+            after,
+        ))
+    };
+    let (ri, wi, bi) = run(ExecMode::Interp)?;
+    let (rj, wj, bj) = run(ExecMode::Jit)?;
+    let outcome = |r: &std::result::Result<Stats, DispatchError>| match r {
+        Ok(s) => format!("ended after {} wave-instructions", s.instructions),
+        Err(e) => format!("stopped: {e}"),
+    };
+    if outcome(&ri) != outcome(&rj) {
+        return Ok(Err(format!(
+            "the interpreter's run {}, the translated run {}",
+            outcome(&ri),
+            outcome(&rj)
+        )));
+    }
+    for (k, (x, y)) in bi.iter().zip(&bj).enumerate() {
+        if let Some(off) = x.iter().zip(y).position(|(p, q)| p != q) {
+            return Ok(Err(format!(
+                "argument buffer {k} (at 0x{:x}) differs at byte {off}: 0x{:02x} vs 0x{:02x}",
+                buffers[k].0, x[off], y[off]
+            )));
+        }
+    }
+    if wi.len() != wj.len() {
+        return Ok(Err(format!("{} vs {} waves ended", wi.len(), wj.len())));
+    }
+    for ((id, a), (_, b)) in wi.iter().zip(&wj) {
+        if let Some(d) = a.diff(b) {
+            return Ok(Err(format!(
+                "workgroup ({}, {}, {}) wave {}: {d}",
+                id.0[0], id.0[1], id.0[2], id.1
+            )));
+        }
+    }
+    eprintln!(
+        "rocjitsu: check: the interpreter and the translated run agree ({} waves, {} buffer bytes)",
+        wi.len(),
+        bi.iter().map(Vec::len).sum::<usize>()
+    );
+    Ok(Ok(rj))
+}
+
+/// User and system CPU seconds this process has used (on a shared machine a
+/// steadier measure of the engine's work than wall time).
+fn cpu_seconds() -> f64 {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one rusage into the zeroed buffer it is given.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) } != 0 {
+        return 0.0;
+    }
+    // SAFETY: zero-initialised and filled by getrusage: every field is valid.
+    let u = unsafe { u.assume_init() };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(u.ru_utime) + t(u.ru_stime)
 }

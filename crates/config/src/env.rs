@@ -19,6 +19,12 @@ pub const WATCHDOG: &str = "ROCJITSU_WATCHDOG";
 pub const PLUGINS: &str = "ROCJITSU_PLUGINS";
 /// The directory plugins write their files to (default: stderr).
 pub const PLUGIN_OUT: &str = "ROCJITSU_PLUGIN_OUT";
+/// A directory the translation tier writes each block's Cranelift IR and
+/// machine code to (a debugging aid).
+pub const JIT_DUMP: &str = "ROCJITSU_JIT_DUMP";
+/// The execution tier of the wave engine: `interp`, `jit` or `auto`
+/// (`rocjitsu run-kernel --exec` overrides it).
+pub const EXEC: &str = "ROCJITSU_EXEC";
 /// A tracing filter for the emulator's log (`debug`, `rocjitsu_kmd=trace`).
 pub const LOG: &str = "ROCJITSU_LOG";
 /// The preload library (`librocjitsu.so`) to use instead of the one beside
@@ -56,6 +62,8 @@ pub const ALL: &[&str] = &[
     WATCHDOG,
     PLUGINS,
     PLUGIN_OUT,
+    EXEC,
+    JIT_DUMP,
     LOG,
     PRELOAD,
     HOOKS,

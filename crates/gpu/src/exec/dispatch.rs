@@ -102,6 +102,9 @@ pub trait CodeAt: Sync {
     fn program_at(&self, vm: &Vm, tlb: &mut Tlb, pc: u64) -> Result<Arc<Program>, String>;
 }
 
+/// A callback given each wave's final state ([`Extra::wave_end`]).
+pub type WaveEndFn<'a> = dyn Fn(WaveId, &Wave) + Sync + 'a;
+
 /// What a command processor supplies beyond a [`Launch`].
 #[derive(Clone, Copy, Default)]
 pub struct Extra<'a> {
@@ -131,6 +134,12 @@ pub struct Extra<'a> {
     pub first_group: [u32; 3],
     /// Execution plugins observing the dispatch.
     pub plugins: Option<&'a Plugins>,
+    /// The tier that runs the waves (`None`: as `ROCJITSU_EXEC` says).
+    /// With plugins enabled the interpreter runs them.
+    pub exec: Option<crate::jit::ExecMode>,
+    /// Called with each wave's final state when it ends (`run-kernel
+    /// --exec check` compares the tiers' register files with it).
+    pub wave_end: Option<&'a WaveEndFn<'a>>,
 }
 
 impl Extra<'_> {
@@ -451,13 +460,17 @@ fn run_group(
             } else if let Some((o, _)) = obs.as_mut() {
                 engine::run_observed(&mut ctx, p, QUANTUM, id, o)
             } else {
-                engine::run(&mut ctx, p, QUANTUM)
+                let mode = x.exec.unwrap_or_else(crate::jit::ExecMode::from_env);
+                crate::jit::run(&mut ctx, p, QUANTUM, mode)
             };
             total += w.insts - before;
             match r {
                 Ok(Stop::Ended) => {
                     if let Some((o, _)) = obs.as_mut() {
                         o.wave_end(id);
+                    }
+                    if let Some(f) = x.wave_end {
+                        f(id, w);
                     }
                 }
                 Ok(Stop::Barrier) => {

@@ -7,7 +7,7 @@ use super::wave::WaveState;
 use crate::mem::Vm;
 use crate::plugin::{Fanout, InstEvent, MemKind, WaveId};
 use rocjitsu_isa::Target;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Code at a GPU address range, decoded on first execution of each
 /// instruction and kept (one slot per dword), shared by every wave of every
@@ -17,6 +17,8 @@ pub struct Program {
     base: u64,
     bytes: Vec<u8>,
     ops: Vec<OnceLock<Result<Op, Fault>>>,
+    /// The translation tier's state for this code, made on first use.
+    jit: OnceLock<Option<Arc<crate::jit::ProgramJit>>>,
 }
 
 impl Program {
@@ -30,7 +32,16 @@ impl Program {
             base,
             bytes,
             ops,
+            jit: OnceLock::new(),
         }
+    }
+
+    /// The translation tier's state for this code (`None` where the host
+    /// cannot run translated code).
+    pub fn jit(&self) -> Option<&crate::jit::ProgramJit> {
+        self.jit
+            .get_or_init(|| crate::jit::ProgramJit::for_program(self))
+            .as_deref()
     }
 
     /// Reads the code from GPU memory.

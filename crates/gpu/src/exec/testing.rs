@@ -9,9 +9,10 @@
 //! assert_eq!(f32::from_bits(t.wave.v[2][0]), 3.0);
 //! ```
 
-use super::engine::{self, Program, Stop};
+use super::engine::{Program, Stop};
 use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave};
+use crate::jit::ExecMode;
 use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
 use std::process::Command;
@@ -74,17 +75,62 @@ pub const CODE_BASE: u64 = 0x1000;
 /// Runs `asm` (followed by `s_endpgm`) on one wave with EXEC all ones,
 /// 64 KiB of LDS and 256 bytes of private memory per lane, after `setup`
 /// prepares registers and memory. Gives up after a million instructions.
+///
+/// The snippet runs on the interpreter, then again from a fresh setup on
+/// the translation tier (every block translated, [`crate::jit`]) where the
+/// host has one: the two must end with the same fault or the same wave
+/// state and LDS, else this panics naming the first difference. The
+/// interpreter's run is returned.
 pub fn run(
     target: Target,
     asm: &str,
-    setup: impl FnOnce(&mut Wave, &Vm),
+    mut setup: impl FnMut(&mut Wave, &Vm),
 ) -> Result<Run, (Fault, u64)> {
     let code = assemble(target, &format!("{asm}\ns_endpgm\n"));
+    let prog = Program::new(target, CODE_BASE, code.clone());
+    let interp = run_program(target, &prog, &mut setup, ExecMode::Interp);
     let prog = Program::new(target, CODE_BASE, code);
+    if prog.jit().is_some() {
+        let jit = run_program(target, &prog, &mut setup, ExecMode::Jit);
+        if let Some(d) = diff_runs(&interp, &jit) {
+            panic!("the translated run differs from the interpreter's on\n{asm}\n{d}");
+        }
+    }
+    interp
+}
+
+/// The first difference between two runs' outcomes (fault, wave state,
+/// LDS), if any.
+pub fn diff_runs(a: &Result<Run, (Fault, u64)>, b: &Result<Run, (Fault, u64)>) -> Option<String> {
+    match (a, b) {
+        (Err(x), Err(y)) if x == y => None,
+        (Ok(x), Ok(y)) => crate::jit::diff_waves(&x.wave, &y.wave).or_else(|| {
+            let l = x.lds.iter().zip(&y.lds).position(|(p, q)| p != q)?;
+            Some(format!(
+                "LDS byte {l}: 0x{:02x} vs 0x{:02x}",
+                x.lds[l], y.lds[l]
+            ))
+        }),
+        (x, y) => Some(format!(
+            "interpreter: {:?}\ntranslated:  {:?}",
+            x.as_ref().map(|_| "ended"),
+            y.as_ref().map(|_| "ended")
+        )),
+    }
+}
+
+/// Runs `prog` from its first instruction on one wave on the tier `mode`
+/// names.
+pub fn run_program(
+    target: Target,
+    prog: &Program,
+    setup: &mut impl FnMut(&mut Wave, &Vm),
+    mode: ExecMode,
+) -> Result<Run, (Fault, u64)> {
     let vm = Vm::new();
     let mut wave = Wave::new(VREGS);
     wave.set_exec(u64::MAX);
-    wave.pc = CODE_BASE;
+    wave.pc = prog.base();
     wave.lane_bytes = 256;
     wave.scratch = vec![0; 256 * 64];
     setup(&mut wave, &vm);
@@ -100,7 +146,7 @@ pub fn run(
         env: &env,
     };
     loop {
-        match engine::run(&mut ctx, &prog, 1_000_000)? {
+        match crate::jit::run(&mut ctx, prog, 1_000_000, mode)? {
             Stop::Ended => break,
             // A lone wave passes barriers at once.
             Stop::Barrier => ctx.wave.state = super::wave::WaveState::Running,

@@ -26,7 +26,7 @@ fn lds_case(
     t: Target,
     asm: &str,
     init: &[u8; 1024],
-    setup: impl FnOnce(&mut crate::exec::wave::Wave),
+    mut setup: impl FnMut(&mut crate::exec::wave::Wave),
 ) -> Run {
     let prelude = "ds_write_b128 v30, v[20:23]\ns_waitcnt lgkmcnt(0)\ns_mov_b64 exec, s[40:41]\n";
     run(t, &format!("{prelude}{asm}"), |w, _| {

@@ -3,10 +3,11 @@
 //! reference results computed here in plain wide-integer Rust, written
 //! from the ISA manual's pseudo-code.
 
-use crate::exec::engine::{self, Program, Stop};
+use crate::exec::engine::{Program, Stop};
 use crate::exec::op::{Ctx, Env, Fault};
 use crate::exec::testing::CODE_BASE;
-use crate::exec::wave::{Wave, WaveState};
+use crate::exec::wave::{VREGS, Wave, WaveState};
+use crate::jit::ExecMode;
 use crate::mem::{Tlb, Vm};
 use rocjitsu_isa::Target;
 
@@ -44,10 +45,23 @@ impl Code {
         Code::new(target, &assemble_each(target, &lines).concat())
     }
 
-    /// Runs one wave (EXEC all ones) after `setup`, until it ends.
-    pub(crate) fn run(&self, setup: impl FnOnce(&mut Wave)) -> Result<Wave, (Fault, u64)> {
-        let vm = Vm::new();
-        self.run_vm(&vm, setup)
+    /// Runs one wave (EXEC all ones) after `setup`, until it ends, on
+    /// the interpreter; then again on the translation tier (every block
+    /// translated), which must end the same way (else this panics).
+    pub(crate) fn run(&self, mut setup: impl FnMut(&mut Wave)) -> Result<Wave, (Fault, u64)> {
+        let interp = self.run_on(&Vm::new(), &mut setup, ExecMode::Interp);
+        if self.prog.jit().is_some() {
+            let jit = self.run_on(&Vm::new(), &mut setup, ExecMode::Jit);
+            let d = match (&interp, &jit) {
+                (Ok(a), Ok(b)) => crate::jit::diff_waves(a, b),
+                (Err(a), Err(b)) if a == b => None,
+                (a, b) => Some(format!("{:?} vs {:?}", a.as_ref().err(), b.as_ref().err())),
+            };
+            if let Some(d) = d {
+                panic!("the translated run differs from the interpreter's: {d}");
+            }
+        }
+        interp
     }
 
     pub(crate) fn run_vm(
@@ -55,7 +69,21 @@ impl Code {
         vm: &Vm,
         setup: impl FnOnce(&mut Wave),
     ) -> Result<Wave, (Fault, u64)> {
-        let mut wave = Wave::new(8);
+        let mut setup = Some(setup);
+        self.run_on(
+            vm,
+            &mut |w| (setup.take().expect("run once"))(w),
+            ExecMode::Interp,
+        )
+    }
+
+    fn run_on(
+        &self,
+        vm: &Vm,
+        setup: &mut dyn FnMut(&mut Wave),
+        mode: ExecMode,
+    ) -> Result<Wave, (Fault, u64)> {
+        let mut wave = Wave::new(VREGS);
         wave.set_exec(u64::MAX);
         wave.pc = CODE_BASE;
         setup(&mut wave);
@@ -71,7 +99,7 @@ impl Code {
             env: &env,
         };
         loop {
-            match engine::run(&mut ctx, &self.prog, 100_000)? {
+            match crate::jit::run(&mut ctx, &self.prog, 100_000, mode)? {
                 Stop::Ended => break,
                 Stop::Barrier => ctx.wave.state = WaveState::Running,
                 Stop::Quantum => return Err((Fault::Invalid("did not end".into()), ctx.wave.pc)),

@@ -56,7 +56,7 @@ pub fn vals(k: u32) -> Lanes {
 }
 
 /// Runs `asm` after `setup`, panicking with the fault if it faults.
-pub fn exec(target: Target, asm: &str, setup: impl FnOnce(&mut Wave)) -> Run {
+pub fn exec(target: Target, asm: &str, mut setup: impl FnMut(&mut Wave)) -> Run {
     match run(target, asm, |w, _| setup(w)) {
         Ok(r) => r,
         Err((f, pc)) => panic!("`{asm}` faulted at 0x{pc:x}: {f}"),
