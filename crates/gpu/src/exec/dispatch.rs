@@ -131,6 +131,8 @@ pub struct Extra<'a> {
     pub first_group: [u32; 3],
     /// Execution plugins observing the dispatch.
     pub plugins: Option<&'a Plugins>,
+    /// The GPU (configuration index) running it, as plugins are told.
+    pub gpu: u32,
 }
 
 impl Extra<'_> {
@@ -235,6 +237,7 @@ pub fn dispatch_with(
             block: l.block,
             dispatch_id: x.dispatch_id,
             threads,
+            gpu: x.gpu,
             start,
         })
     });
