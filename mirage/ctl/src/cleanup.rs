@@ -11,7 +11,6 @@ use mirage_core::session::{self, LABEL_RUNTIME, LABEL_SESSION_DIR, Liveness, Ses
 use mirage_host::cleanup::{Report, one_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
 
 fn pid_alive(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

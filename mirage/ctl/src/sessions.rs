@@ -9,13 +9,12 @@ use mirage_core::model::{Overrides, parse_env};
 use mirage_core::session::{self, Liveness, Mode, SessionDir, SessionLock};
 use mirage_core::{Mount, Resolved};
 use mirage_host::{BootOptions, Io, Launch, Session, Target, manage};
-use std::io::{BufRead, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Subcommand)]
 pub enum SessionCmd {

@@ -170,6 +170,11 @@ pub fn start_detached(s: Start) -> Result<SessionDir> {
         }
         return Err(err(why));
     }
+    // Reaped when it exits (a long-lived caller such as `mirage serve`
+    // would otherwise keep it as a zombie).
+    std::thread::spawn(move || {
+        let _ = child.wait();
+    });
     Ok(dir)
 }
 

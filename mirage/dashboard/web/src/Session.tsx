@@ -48,7 +48,7 @@ function Chart({ title, unit, times, series, testid }: { title: string; unit: st
       height: 180,
       title,
       scales: { x: { time: true } },
-      axes: [{}, { label: unit, size: 60 }],
+      axes: [{}, { label: unit, size: 90 }],
       series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2 }))],
     };
     plot.current = new uPlot(opts, [times, ...series.map((s) => s.values)] as uPlot.AlignedData, el.current);
@@ -191,7 +191,11 @@ function Terminal({ id, node }: { id: string; node: number }) {
     term.open(el.current);
     fit.fit();
     const ws = socket(`/api/sessions/${id}/terminal?node=${node}&rows=${term.rows}&cols=${term.cols}`);
-    ws.onopen = () => setState("open");
+    ws.onopen = () => {
+      setState("open");
+      fit.fit();
+      ws.send(JSON.stringify({ type: "resize", rows: term.rows, cols: term.cols }));
+    };
     ws.onmessage = (m) => {
       if (typeof m.data === "string") {
         const msg = JSON.parse(m.data);

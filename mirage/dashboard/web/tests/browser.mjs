@@ -93,8 +93,10 @@ const api = async (method, p, body) => {
   return JSON.parse(t);
 };
 
-const browser = await chromium.launch({
+process.on("exit", () => server.kill("SIGKILL"));
+const context = await chromium.launchPersistentContext(path.join(tmp, "chromium"), {
   executablePath: chromiumPath,
+  viewport: { width: 1400, height: 1000 },
   args: [
     "--headless",
     "--no-sandbox",
@@ -104,10 +106,9 @@ const browser = await chromium.launch({
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    `--user-data-dir=${path.join(tmp, "chromium")}`,
   ],
 });
-const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+const page = context.pages()[0] ?? (await context.newPage());
 const shot = (name) => page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
 const termText = () =>
   page.evaluate(() => {
@@ -151,6 +152,7 @@ try {
   await shot("02-topology-error");
   await page.getByTestId("topology-gpus").fill("1");
   await page.getByTestId("add-gpu").click();
+  await page.getByTestId("topology-link").selectOption("xgmi");
   await page.locator('[data-gpu="0.1"]').waitFor();
   const links = await page.locator("line.xgmi").count();
   check(links === 1, `2 GPUs drawn with ${links} XGMI link`);
@@ -160,6 +162,7 @@ try {
   await page.getByTestId("profile-dash-mi210").waitFor();
   const stored = await api("GET", "/api/profiles/dash-mi210");
   check(stored.object.topology.gpus_per_node === 2, "the stored profile has 2 GPUs per node");
+  check(stored.object.topology.gpu_link === "xgmi", "linked by XGMI");
   check(typeof stored.object.topology.agent === "string" && stored.object.topology.agent === "MI210", "its topology names the MI210 agent");
 
   // 3. A session of it.
@@ -208,7 +211,8 @@ try {
   await page.getByTestId("stop-session").click();
   await page.getByTestId("session-ended").waitFor({ timeout: 60000 });
   await shot("08-stopped");
-  check(!alive(supervisor), `the supervisor (pid ${supervisor}) is gone`);
+  const gone = await waitFor(async () => !alive(supervisor), 30000, 100);
+  check(!!gone, `the supervisor (pid ${supervisor}) is gone`);
   const left = processesOf(dir);
   check(left.length === 0, `no process of the session is left (${left.join(" ") || "none"})`);
   check(!fs.existsSync(dir), "the session directory is removed");
@@ -235,7 +239,7 @@ try {
   await shot("error").catch(() => {});
 } finally {
   if (sessionId) await api("POST", `/api/sessions/${sessionId}/stop`).catch(() => {});
-  await browser.close().catch(() => {});
+  await context.close().catch(() => {});
   server.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 500));
   fs.rmSync(tmp, { recursive: true, force: true });
