@@ -48,6 +48,27 @@ pub fn write_token_file(file: &Path, token: &str) -> Result<(), ServeError> {
     } else {
         dir
     };
+    if let Ok(m) = std::fs::symlink_metadata(dir) {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: getuid has no preconditions.
+        let me = unsafe { libc::getuid() };
+        let why = if !m.is_dir() {
+            Some("it is not a directory".to_string())
+        } else if m.uid() != me {
+            Some(format!("it belongs to uid {}", m.uid()))
+        } else if m.mode() & 0o022 != 0 {
+            Some("others can write to it".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(ServeError::Token(format!(
+                "--token-file {}: its directory {} is not private ({why}): name a file in a directory you own that only you can write to (the default is $MIRAGE_RUNTIME_DIR/serve.token)",
+                file.display(),
+                dir.display()
+            )));
+        }
+    }
     let d = PrivateDir::ensure(dir, "--token-file")
         .map_err(|e| ServeError::Token(format!("--token-file {}: {e}", file.display())))?;
     d.replace_file(
