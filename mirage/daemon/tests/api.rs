@@ -5,6 +5,8 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
+// Linked for its inventory registration: the profile tests validate its options.
+use mirage_backend_rocjitsu as _;
 use mirage_daemon::{AppState, State, app};
 use serde_json::{Value, json};
 use std::sync::Arc;
