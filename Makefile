@@ -9,7 +9,7 @@ VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 setup:
 	@bash scripts/setup.sh
 
-build: setup
+build: setup dashboard
 	$(CARGO) build --release --workspace
 
 demo: build
@@ -37,7 +37,7 @@ test-corpus: corpus
 SKIP_CARGO_TESTS ?=
 CARGO_TEST = $(if $(SKIP_CARGO_TESTS),@echo "(done by cargo test --workspace:) cargo test",$(CARGO) test)
 
-test: setup corpus
+test: setup corpus dashboard
 	$(CARGO) build --release --workspace
 	$(MAKE) lint
 	$(CARGO) test --release --workspace
@@ -54,6 +54,7 @@ test: setup corpus
 	$(MAKE) test-daemon
 	$(MAKE) test-mirage
 	$(MAKE) test-frameworks
+	$(MAKE) test-dashboard
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
@@ -281,6 +282,31 @@ bench-frameworks: setup
 	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
 	$(PYTHON) scripts/frameworks.py setup
 	$(PYTHON) scripts/frameworks.py bench $(BENCH_FRAMEWORKS_ARGS)
+
+# mirage's dashboard (mirage/dashboard/web): React + TypeScript built by
+# Vite into dist/, which `mirage serve` embeds (mirage/daemon). npm installs
+# from the lockfile when node_modules is missing or older than it. Without
+# npm nothing is built and `mirage serve` answers a page saying how.
+DASHBOARD := mirage/dashboard/web
+.PHONY: dashboard test-dashboard
+dashboard:
+	@if command -v npm >/dev/null; then \
+	  cd $(DASHBOARD) && \
+	  { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && \
+	  npm run build; \
+	else echo "dashboard: npm not found; not built (mirage serve says how to build it)"; fi
+
+# `mirage serve`: the API's tests (auth, stores, OpenAPI document, sessions,
+# executions and WebSockets against real sessions), then the dashboard in
+# Debian's chromium against a running `mirage serve` (screenshots in
+# build/dashboard/screenshots).
+test-dashboard: setup dashboard
+	$(CARGO) build --release -p mirage-ctl -p rocjitsu-preload
+	$(CARGO) test --release -p mirage-daemon
+	$(PYTHON) scripts/hip_tests.py build --target gfx90a -k vector_add
+	$(PYTHON) scripts/hip_tests.py build --target gfx90a -k long_kernel
+	cd $(DASHBOARD) && node tests/browser.mjs --mirage ../../../target/release/mirage \
+	  --programs ../../../build/hip/gfx90a --out ../../../build/dashboard/screenshots
 
 # The sid sysroots alone (Debian sid with ROCm 6.4.3, and with ROCm 7.2.4; cached under $ROCJITSU_CACHE).
 sysroot: setup

@@ -69,3 +69,4 @@ printf '%s$ %s%s\n' "$bold" "$BIN disasm --mcpu gfx942 --kernel saxpy --json $OB
 
 step "Done"
 say "Try: $BIN --help, $BIN run-kernel --help, $BIN disasm --help"
+say "mirage's dashboard: run target/release/mirage serve and open the URL it prints."

@@ -99,4 +99,11 @@ done
 if ((${#need[@]})); then
   apt_install --no-install-recommends "${need[@]}"
 fi
-log "ok (llvm-22, clang-22, lld-22, triton ${TRITON_VERSION} and numpy in $VENV)"
+# 6. Debian's chromium: the dashboard's browser test (playwright-core drives
+#    it; no browser download). Node.js and npm build the dashboard: the
+#    machine's own (mirage builds without them and says how to add it).
+if [[ "$(dpkg-query -W -f='${Status}' chromium 2>/dev/null)" != "install ok installed" ]]; then
+  apt_install --no-install-recommends chromium
+fi
+command -v npm >/dev/null || log "npm not found: the dashboard is not built (mirage serve says how to build it)"
+log "ok (llvm-22, clang-22, lld-22, triton ${TRITON_VERSION} and numpy in $VENV, chromium)"

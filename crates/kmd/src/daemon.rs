@@ -134,6 +134,8 @@ pub struct Status {
     pub queues: usize,
     /// VRAM in use per GPU, bytes.
     pub vram_used: Vec<u64>,
+    /// Queues per GPU.
+    pub queues_by_gpu: Vec<usize>,
     /// Connections refused since the daemon started because their
     /// process had [`ClientLimits::connections`] open already.
     pub refused_connections: usize,
@@ -275,6 +277,15 @@ impl State {
             vram_used: (0..self.device.config().gpus.len())
                 .map(|g| self.device.vram_used(g))
                 .collect(),
+            queues_by_gpu: clients.iter().map(|c| c.driver.queues_by_gpu()).fold(
+                vec![0; self.device.config().gpus.len()],
+                |mut a, q| {
+                    for (x, y) in a.iter_mut().zip(q) {
+                        *x += y;
+                    }
+                    a
+                },
+            ),
             refused_connections: self.refused.load(Ordering::Relaxed),
         }
     }
@@ -352,10 +363,19 @@ fn reply(t: &UnixTransport, req: &Header, result: i32, payload: &[u8], fds: &[Bo
 impl Daemon {
     /// Sets up the GPUs and listens at `opts.socket`.
     pub fn bind(opts: DaemonOptions) -> Result<Daemon, String> {
+        Daemon::bind_with_plugins(opts, Vec::new())
+    }
+
+    /// [`Daemon::bind`] with plugin objects of the embedder's (see
+    /// [`Device::with_plugins`]).
+    pub fn bind_with_plugins(
+        opts: DaemonOptions,
+        plugins: Vec<Box<dyn rocjitsu_gpu::plugin::Plugin>>,
+    ) -> Result<Daemon, String> {
         opts.limits.check()?;
         let config_json = serde_json::to_string(&opts.driver.config)
             .map_err(|e| format!("cannot serialise the GPU configuration: {e}"))?;
-        let device = Device::new(opts.driver)?;
+        let device = Device::with_plugins(opts.driver, plugins)?;
         let server = UnixServer::bind(&opts.socket)
             .map_err(|e| format!("cannot listen on {}: {e}", opts.socket.display()))?;
         let owner = match opts.owner {

@@ -265,6 +265,16 @@ impl cp::Host for Host {
 impl Device {
     /// Sets up the GPUs of `opts.config` and writes their sysfs tree.
     pub fn new(opts: DriverOptions) -> Result<Arc<Device>, String> {
+        Device::with_plugins(opts, Vec::new())
+    }
+
+    /// [`Device::new`] with plugin objects of the embedder's beside those
+    /// of the configuration and `ROCJITSU_PLUGINS` (mirage's publisher of
+    /// live counters).
+    pub fn with_plugins(
+        opts: DriverOptions,
+        extra: Vec<Box<dyn rocjitsu_gpu::plugin::Plugin>>,
+    ) -> Result<Arc<Device>, String> {
         let sysfs = SysfsTree::create(&opts.config, &opts.runtime_dir).map_err(|e| {
             format!(
                 "cannot write the KFD sysfs tree under {}: {e} (set ROCJITSU_RUNTIME_DIR to a writable directory)",
@@ -288,14 +298,18 @@ impl Device {
                 .map(|g| g.memory.size_bytes)
                 .collect(),
         ));
-        let plugins = Plugins::from_config_and_env(&opts.config.plugins)
-            .map_err(|e| {
-                format!(
-                    "{e} (plugins come from the configuration's plugins block and {})",
-                    rocjitsu_config::env::PLUGINS
-                )
-            })?
-            .map(Arc::new);
+        let plugins = Plugins::from_config_and_env(&opts.config.plugins).map_err(|e| {
+            format!(
+                "{e} (plugins come from the configuration's plugins block and {})",
+                rocjitsu_config::env::PLUGINS
+            )
+        })?;
+        let plugins = match (plugins, extra.is_empty()) {
+            (Some(p), _) => Some(p.with(extra)),
+            (None, false) => Some(Plugins::of(extra)),
+            (None, true) => None,
+        }
+        .map(Arc::new);
         if let Some(p) = &plugins {
             finish_at_exit(p);
         }
@@ -501,6 +515,17 @@ impl SimulatedDriver {
     /// Queues of this process (tests and the daemon's accounting).
     pub fn queue_count(&self) -> usize {
         self.proc().queues.len()
+    }
+
+    /// Queues of this process per GPU (index in the configuration).
+    pub fn queues_by_gpu(&self) -> Vec<usize> {
+        let mut n = vec![0; self.device.gpus.len()];
+        for q in self.proc().queues.values() {
+            if let Some(c) = n.get_mut(q.gpu) {
+                *c += 1;
+            }
+        }
+        n
     }
 
     fn apertures(&self, gpu: usize) -> [u8; kfd::process_device_apertures::SIZE] {

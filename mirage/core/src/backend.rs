@@ -85,6 +85,12 @@ pub trait NodeEmulator: Send + Sync {
     }
     /// Ends the node's emulator (the session is stopping).
     fn shutdown(&self) {}
+    /// The node's live counters per GPU, with the dispatch events whose
+    /// id is above `after_event`; `None` when the emulator counts nothing
+    /// the supervisor can read (e.g. every process emulates its own GPUs).
+    fn sample(&self, _after_event: u64) -> Option<crate::metrics::NodeSample> {
+        None
+    }
 }
 
 /// An emulator backend.

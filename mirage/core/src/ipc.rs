@@ -27,6 +27,10 @@ pub enum Request {
     Stop,
     /// Asks what runs.
     Status,
+    /// Subscribes to the session's live metrics: a [`Reply::Metrics`]
+    /// every `interval_ms` (clamped to 100..=5000) until the client closes
+    /// the connection.
+    Metrics { interval_ms: u32 },
 }
 
 /// Terminal size.
@@ -74,6 +78,8 @@ pub enum Reply {
     Stopping,
     /// What runs.
     Status { executions: Vec<ExecutionInfo> },
+    /// The nodes' live counters (see [`crate::metrics`]).
+    Metrics { frame: crate::metrics::Frame },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

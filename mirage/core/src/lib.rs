@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod discovery;
 pub mod elfver;
 pub mod ipc;
+pub mod metrics;
 pub mod model;
 pub mod paths;
 pub mod proctable;

@@ -8,86 +8,9 @@ use crate::{Ctx, print_json};
 use anyhow::Result;
 use mirage_container::Engine;
 use mirage_core::session::{self, LABEL_RUNTIME, LABEL_SESSION_DIR, Liveness, SessionDir};
-use serde::Serialize;
+use mirage_host::cleanup::{Report, one_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
-
-#[derive(Debug, Default, Serialize)]
-pub struct Report {
-    pub sessions: Vec<String>,
-    pub processes: Vec<u32>,
-    pub containers: Vec<String>,
-    pub networks: Vec<String>,
-    pub directories: Vec<PathBuf>,
-}
-
-impl Report {
-    pub fn summary(&self) -> String {
-        format!(
-            "{} process(es), {} container(s), {} network(s), {} directorie(s)",
-            self.processes.len(),
-            self.containers.len(),
-            self.networks.len(),
-            self.directories.len()
-        )
-    }
-
-    fn add(&mut self, o: Report) {
-        self.sessions.extend(o.sessions);
-        self.processes.extend(o.processes);
-        self.containers.extend(o.containers);
-        self.networks.extend(o.networks);
-        self.directories.extend(o.directories);
-    }
-}
-
-fn remove_containers(engine: Option<&Engine>, session_dir: &Path, dry: bool, r: &mut Report) {
-    let Some(e) = engine else { return };
-    let value = session_dir.display().to_string();
-    for (name, _) in e
-        .containers_with_label(LABEL_SESSION_DIR, &value)
-        .unwrap_or_default()
-    {
-        if dry || e.remove(&name).is_ok() {
-            r.containers.push(name);
-        }
-    }
-    for net in e
-        .networks_with_label(LABEL_SESSION_DIR, &value)
-        .unwrap_or_default()
-    {
-        if dry || e.network_remove(&net).is_ok() {
-            r.networks.push(net);
-        }
-    }
-}
-
-/// Removes what one dead session left.
-pub fn one(ctx: &Ctx, d: &SessionDir, dry: bool) -> Report {
-    let engine = Engine::detect().ok();
-    one_with(ctx, d, dry, engine.as_ref())
-}
-
-fn one_with(_ctx: &Ctx, d: &SessionDir, dry: bool, engine: Option<&Engine>) -> Report {
-    let mut r = Report {
-        sessions: vec![d.id.clone()],
-        ..Default::default()
-    };
-    r.processes = if dry {
-        mirage_core::proctable::of_session(&d.dir)
-    } else {
-        mirage_core::proctable::kill_session(&d.dir, Duration::from_secs(2))
-    };
-    remove_containers(engine, &d.dir, dry, &mut r);
-    if d.dir.exists() {
-        r.directories.push(d.dir.clone());
-        if !dry {
-            mirage_host::remove_session_dir(d);
-        }
-    }
-    r
-}
 
 fn pid_alive(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -106,7 +29,7 @@ pub fn command(ctx: &Ctx, dry: bool) -> Result<ExitCode> {
     // 1. Session directories whose supervisor is gone.
     for (d, l) in session::scan(&sessions) {
         if l == Liveness::Dead {
-            report.add(one_with(ctx, &d, dry, engine.as_ref()));
+            report.add(one_with(&d, dry, engine.as_ref()));
         }
     }
     // 2. Directories a teardown was removing when it died.

@@ -115,6 +115,15 @@ enum Command {
     /// Container images for profiles
     #[command(subcommand)]
     Image(image::ImageCmd),
+    /// Serve the REST/WebSocket API and the dashboard (loopback; every request needs the token)
+    Serve {
+        /// Address and port to listen on (port 0: any free one)
+        #[arg(long, default_value = "127.0.0.1:8470", value_name = "ADDR:PORT")]
+        listen: std::net::SocketAddr,
+        /// Where to write the token, mode 0600, in a directory only you can write (default: $MIRAGE_RUNTIME_DIR/serve.token)
+        #[arg(long, value_name = "FILE")]
+        token_file: Option<PathBuf>,
+    },
     /// The session supervisor (started by `mirage session start`)
     #[command(hide = true)]
     Supervise(sessions::SuperviseArgs),
@@ -175,7 +184,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
     };
     if matches!(
         cli.command,
-        Command::Run { .. } | Command::Session(_) | Command::Exec(_) | Command::Cleanup { .. }
+        Command::Run { .. }
+            | Command::Session(_)
+            | Command::Exec(_)
+            | Command::Cleanup { .. }
+            | Command::Serve { .. }
     ) {
         // Sessions are read (and their processes signalled) from there:
         // a runtime directory another user could write is refused first.
@@ -196,6 +209,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Cleanup { dry_run } => cleanup::command(&ctx, dry_run),
         Command::Emulators => objects::emulators(&ctx),
         Command::Image(c) => image::command(&ctx, c),
+        Command::Serve { listen, token_file } => serve(&ctx, listen, token_file),
         Command::Supervise(_) => unreachable!("handled in main"),
     }
 }
@@ -232,4 +246,43 @@ pub fn print_table(header: &[&str], rows: &[Vec<String>]) {
     for r in rows {
         line(r.clone());
     }
+}
+
+fn serve(ctx: &Ctx, listen: std::net::SocketAddr, token_file: Option<PathBuf>) -> Result<ExitCode> {
+    let token_file = match token_file {
+        Some(f) => f,
+        None => {
+            ctx.paths.ensure_sessions()?;
+            ctx.paths.runtime.join("serve.token")
+        }
+    };
+    if !listen.ip().is_loopback() {
+        eprintln!(
+            "mirage: warning: listening on {listen}, beyond this machine: anyone who can reach it and has the token controls your sessions"
+        );
+    }
+    let exe = std::env::current_exe()?;
+    let dashboard = mirage_daemon::assets::embedded();
+    mirage_daemon::serve(
+        mirage_daemon::Options {
+            listen,
+            token_file: token_file.clone(),
+            exe,
+        },
+        |url| {
+            println!("{url}");
+            eprintln!(
+                "mirage serve: token in {} (send it as `Authorization: Bearer TOKEN`){}",
+                token_file.display(),
+                if dashboard {
+                    ""
+                } else {
+                    "; the dashboard is not built into this binary (`make dashboard`)"
+                }
+            );
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+        },
+    )?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -8,14 +8,13 @@ use mirage_core::ipc::{Channel, ExecRequest, Reply, Request};
 use mirage_core::model::{Overrides, parse_env};
 use mirage_core::session::{self, Liveness, Mode, SessionDir, SessionLock};
 use mirage_core::{Mount, Resolved};
-use mirage_host::{BootOptions, Io, Launch, Session, Target};
-use std::io::{BufRead, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use mirage_host::{BootOptions, Io, Launch, Session, Target, manage};
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Subcommand)]
 pub enum SessionCmd {
@@ -116,20 +115,11 @@ fn resolve(ctx: &Ctx, p: &ProfileArgs) -> Result<Resolved> {
                 .filter(|s| !s.is_empty())
         })
         .unwrap_or_else(|| "mi210".into());
-    let mut r = ctx.catalog.resolve_name(&name)?;
-    r.apply(&overrides(p)?)
-        .map_err(|(path, m)| anyhow!("profile '{name}': {path}: {m}"))?;
-    mirage_core::backend::check_profile(&r).map_err(|e| anyhow!("profile '{name}': {e}"))?;
-    Ok(r)
+    Ok(manage::resolve(&ctx.catalog, &name, &overrides(p)?)?)
 }
 
 fn new_session_dir(ctx: &Ctx, id: Option<String>) -> Result<(SessionDir, SessionLock)> {
-    let sessions = ctx.paths.ensure_sessions()?;
-    let id = id.unwrap_or_else(session::new_id);
-    mirage_core::check_name(&id).map_err(|m| anyhow!("--id: {m}"))?;
-    let d = SessionDir::new(&sessions, &id);
-    let lock = d.create()?;
-    Ok((d, lock))
+    Ok(manage::new_session_dir(&ctx.paths, id)?)
 }
 
 fn client_env() -> Vec<(String, String)> {
@@ -254,119 +244,16 @@ pub fn session(ctx: &Ctx, c: SessionCmd) -> Result<ExitCode> {
     }
 }
 
-const BOOT_TIMEOUT_MS: i32 = 300_000;
-
-fn clear_cloexec(fd: i32) -> std::io::Result<()> {
-    // SAFETY: fcntl on a descriptor of this process.
-    if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 fn start(ctx: &Ctx, p: &ProfileArgs, id: Option<String>) -> Result<ExitCode> {
     let resolved = resolve(ctx, p)?;
-    let (dir, lock) = new_session_dir(ctx, id)?;
-    let cleanup = |e: anyhow::Error| {
-        mirage_host::remove_session_dir(&dir);
-        e
-    };
-    mirage_core::atomic::write_json(&dir.profile_file(), &resolved.profile)
-        .map_err(|e| cleanup(e.into()))?;
-    let (ready_r, ready_w) = std::io::pipe().map_err(|e| cleanup(e.into()))?;
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.log_file())
-        .map_err(|e| cleanup(anyhow!("{}: {e}", dir.log_file().display())))?;
-    let exe = std::env::current_exe().map_err(|e| cleanup(e.into()))?;
-    let lock_fd = lock.file().as_raw_fd();
-    let ready_fd = ready_w.as_raw_fd();
-    let mut cmd = std::process::Command::new(exe);
-    cmd.arg("supervise")
-        .arg("--dir")
-        .arg(&dir.dir)
-        .arg("--runtime")
-        .arg(&ctx.paths.runtime)
-        .args([
-            "--lock-fd",
-            &lock_fd.to_string(),
-            "--ready-fd",
-            &ready_fd.to_string(),
-        ]);
-    if let Ok(c) = std::env::current_dir() {
-        cmd.arg("--cwd").arg(c);
-    }
-    if ctx.verbose > 1 {
-        cmd.arg("-".to_string() + &"v".repeat(ctx.verbose as usize));
-    }
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(log.try_clone().map_err(|e| cleanup(e.into()))?)
-        .stderr(log);
-    // SAFETY: the closure makes only async-signal-safe calls (setsid,
-    // fcntl) on descriptors of this process.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::setsid();
-            clear_cloexec(lock_fd)?;
-            clear_cloexec(ready_fd)
-        });
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| cleanup(anyhow!("cannot start the supervisor: {e}")))?;
-    drop(ready_w);
-    // The supervisor holds the lock now (the same open file); ours goes.
-    drop(lock);
-    // Booting pulls nothing from a network; 5 minutes is far beyond it.
-    let mut p = libc::pollfd {
-        fd: ready_r.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd.
-    if unsafe { libc::poll(&mut p, 1, BOOT_TIMEOUT_MS) } == 0 {
-        let log = std::fs::read_to_string(dir.log_file()).unwrap_or_default();
-        // SIGTERM: the supervisor removes what it started.
-        // SAFETY: kill has no memory arguments.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-        let _ = child.wait();
-        let tail: Vec<&str> = log.lines().rev().take(5).collect();
-        bail!(
-            "session {}: not booted after {} s; the supervisor's last words:\n{}",
-            dir.id,
-            BOOT_TIMEOUT_MS / 1000,
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-        );
-    }
-    let mut line = String::new();
-    let mut reader = std::io::BufReader::new(ready_r);
-    let read = reader.read_line(&mut line);
-    // The supervisor is detached: reap it when it has exited already.
-    let _ = child.try_wait();
-    let msg: serde_json::Value =
-        serde_json::from_str(line.trim()).unwrap_or(serde_json::Value::Null);
-    if read.is_err() || msg["ok"] != serde_json::Value::Bool(true) {
-        let _ = child.wait();
-        let why = msg["error"].as_str().map(String::from).unwrap_or_else(|| {
-            let log = std::fs::read_to_string(dir.log_file()).unwrap_or_default();
-            format!(
-                "the supervisor exited during boot: {}",
-                log.lines()
-                    .rev()
-                    .take(5)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        });
-        if dir.dir.exists() && dir.liveness() == Liveness::Dead {
-            mirage_host::remove_session_dir(&dir);
-        }
-        bail!("{why}");
-    }
+    let dir = manage::start_detached(manage::Start {
+        paths: &ctx.paths,
+        resolved: &resolved,
+        id,
+        cwd: std::env::current_dir().ok(),
+        exe: std::env::current_exe()?,
+        verbose: ctx.verbose,
+    })?;
     if ctx.json {
         print_json(&serde_json::json!({ "id": dir.id, "dir": dir.dir }))?;
     } else {
@@ -402,14 +289,7 @@ pub fn supervise(a: SuperviseArgs) -> ExitCode {
 }
 
 fn live(ctx: &Ctx) -> Vec<(SessionDir, Option<session::SessionState>)> {
-    session::scan(&ctx.paths.sessions())
-        .into_iter()
-        .filter(|(_, l)| *l == Liveness::Alive)
-        .map(|(d, _)| {
-            let s = d.read_state().ok();
-            (d, s)
-        })
-        .collect()
+    manage::live(&ctx.paths)
 }
 
 fn uptime(started: u64) -> String {
@@ -495,30 +375,11 @@ fn list(ctx: &Ctx) -> Result<ExitCode> {
 }
 
 fn find(ctx: &Ctx, id: &str) -> Result<SessionDir> {
-    mirage_core::check_name(id).map_err(|m| anyhow!("session {m}"))?;
-    let d = SessionDir::new(&ctx.paths.sessions(), id);
-    if !d.dir.is_dir() {
-        let known: Vec<String> = live(ctx).into_iter().map(|(d, _)| d.id).collect();
-        bail!(
-            "no session '{id}'; {}",
-            if known.is_empty() {
-                "none is running (`mirage session start` boots one)".to_string()
-            } else {
-                format!("running: {}", known.join(", "))
-            }
-        );
-    }
-    Ok(d)
+    Ok(manage::find(&ctx.paths, id)?)
 }
 
 fn require_alive(d: &SessionDir) -> Result<()> {
-    if d.liveness() == Liveness::Dead {
-        bail!(
-            "session '{}' is not running: its supervisor is gone; `mirage cleanup` removes what it left",
-            d.id
-        );
-    }
-    Ok(())
+    Ok(manage::require_alive(d)?)
 }
 
 fn show(ctx: &Ctx, id: &str) -> Result<ExitCode> {
@@ -593,80 +454,26 @@ fn show(ctx: &Ctx, id: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Waits until a process has exited (pidfd when the kernel has it).
-fn wait_exit(pid: u32, timeout: Duration) -> bool {
-    let deadline = Instant::now() + timeout;
-    // SAFETY: pidfd_open has no memory arguments.
-    let pfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::c_long, 0 as libc::c_long) }
-        as i32;
-    if pfd >= 0 {
-        // SAFETY: pfd is a new descriptor we own.
-        let pfd = unsafe { OwnedFd::from_raw_fd(pfd) };
-        let mut p = libc::pollfd {
-            fd: pfd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-        // SAFETY: p is one valid pollfd.
-        return unsafe { libc::poll(&mut p, 1, ms) } == 1;
-    }
-    while Instant::now() < deadline {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat
-            .rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().next())
-            .unwrap_or("");
-        if stat.is_empty() || state == "Z" || state == "X" {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
 fn stop(ctx: &Ctx, id: &str) -> Result<()> {
     let d = find(ctx, id)?;
-    if d.liveness() == Liveness::Dead {
-        let r = crate::cleanup::one(ctx, &d, false);
-        if ctx.json {
-            print_json(&serde_json::json!({ "id": id, "stopped": false, "cleaned": r }))?;
-        } else {
-            println!(
-                "session {id}: its supervisor was gone; removed what it left ({})",
-                r.summary()
-            );
+    match manage::stop(&d) {
+        manage::Stopped::Cleaned(r) => {
+            if ctx.json {
+                print_json(&serde_json::json!({ "id": id, "stopped": false, "cleaned": r }))?;
+            } else {
+                println!(
+                    "session {id}: its supervisor was gone; removed what it left ({})",
+                    r.summary()
+                );
+            }
         }
-        return Ok(());
-    }
-    let s = d.read_state().ok();
-    let pid = s.as_ref().map(|s| s.supervisor_pid);
-    let asked = Channel::connect(&d.socket()).and_then(|ch| {
-        ch.send(&Request::Stop, &[])?;
-        ch.recv::<Reply>()
-    });
-    if asked.is_err()
-        && let Some(p) = pid
-    {
-        // SAFETY: kill has no memory arguments; p is the lock holder's pid.
-        unsafe { libc::kill(p as i32, libc::SIGTERM) };
-    }
-    let exited = pid
-        .map(|p| wait_exit(p, Duration::from_secs(30)))
-        .unwrap_or(false);
-    if !exited {
-        if let Some(p) = pid {
-            // SAFETY: as above.
-            unsafe { libc::kill(p as i32, libc::SIGKILL) };
-            wait_exit(p, Duration::from_secs(5));
+        manage::Stopped::Stopped => {
+            if ctx.json {
+                print_json(&serde_json::json!({ "id": id, "stopped": true }))?;
+            } else {
+                println!("session {id} stopped");
+            }
         }
-        crate::cleanup::one(ctx, &d, false);
-    }
-    if ctx.json {
-        print_json(&serde_json::json!({ "id": id, "stopped": true }))?;
-    } else {
-        println!("session {id} stopped");
     }
     Ok(())
 }

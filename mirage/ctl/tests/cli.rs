@@ -97,6 +97,7 @@ fn help_everywhere() {
         &["session", "stop"],
         &["session", "logs"],
         &["exec"],
+        &["serve"],
         &["cleanup"],
         &["emulators"],
         &["image"],
@@ -549,4 +550,23 @@ fn noop_run_on_the_host() {
             .next()
             .is_none()
     );
+}
+
+#[test]
+fn serve_refuses_a_token_file_others_can_replace() {
+    let e = Env::new("serve-token");
+    // /tmp is writable by everyone: a token there could be swapped.
+    let err = e.fails(&[
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--token-file",
+        "/tmp/mirage-serve-test.token",
+    ]);
+    assert!(
+        err.contains("--token-file /tmp/mirage-serve-test.token"),
+        "{err}"
+    );
+    assert!(err.contains("only you can write to"), "{err}");
+    assert!(!std::path::Path::new("/tmp/mirage-serve-test.token").exists());
 }

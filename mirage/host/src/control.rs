@@ -60,6 +60,7 @@ fn connection(session: Arc<Session>, ch: Channel) {
                 &[],
             );
         }
+        Request::Metrics { interval_ms } => metrics(&session, &ch, interval_ms),
         Request::Signal { .. } => {
             let _ = ch.send(
                 &Reply::Error {
@@ -157,4 +158,24 @@ fn exec(session: &Arc<Session>, ch: &Arc<Channel>, e: ExecRequest, fds: Vec<Owne
         }
     }
     let _ = waiter.join();
+}
+
+/// Sends the session's live counters every `interval_ms` until the client
+/// goes away or the session stops. Each frame carries the dispatch events
+/// this client has not seen yet.
+fn metrics(session: &Arc<Session>, ch: &Channel, interval_ms: u32) {
+    let every = std::time::Duration::from_millis(u64::from(interval_ms.clamp(100, 5000)));
+    let mut seen: Vec<u64> = vec![0; session.nodes()];
+    while !session.is_stopping() {
+        let frame = session.sample(&seen);
+        for n in &frame.nodes {
+            if let (Some(s), Some(last)) = (seen.get_mut(n.node as usize), n.events.last()) {
+                *s = last.id;
+            }
+        }
+        if ch.send(&Reply::Metrics { frame }, &[]).is_err() {
+            return;
+        }
+        std::thread::sleep(every);
+    }
 }

@@ -14,9 +14,11 @@
 //! tag, removes the containers and the network, and removes the session
 //! directory; the session lock dies with the process.
 
+pub mod cleanup;
 mod compat;
 mod control;
 mod exec;
+pub mod manage;
 pub mod pty;
 pub mod spawn;
 
@@ -438,6 +440,26 @@ impl Session {
 
     pub fn id(&self) -> &str {
         &self.dir.id
+    }
+
+    /// The nodes' live counters now, with the dispatch events after
+    /// `after[node]` (the last event id the reader has, per node).
+    pub fn sample(&self, after: &[u64]) -> mirage_core::metrics::Frame {
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        mirage_core::metrics::Frame {
+            time,
+            nodes: self
+                .nodes
+                .iter()
+                .filter_map(|n| {
+                    n.emulator
+                        .sample(after.get(n.index as usize).copied().unwrap_or(0))
+                })
+                .collect(),
+        }
     }
 
     pub fn mode(&self) -> Mode {

@@ -61,6 +61,7 @@ pub(crate) fn run(
         workers: Some(pool),
         code: Some(&code),
         plugins: cx.shared.opts.plugins.as_deref(),
+        gpu: cx.desc.gpu,
         ..extra
     };
     match dispatch::dispatch_with(cx.vm(), &cx.gpu().env, prog, launch, &extra) {

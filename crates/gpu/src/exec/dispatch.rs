@@ -140,6 +140,8 @@ pub struct Extra<'a> {
     /// Called with each wave's final state when it ends (`run-kernel
     /// --exec check` compares the tiers' register files with it).
     pub wave_end: Option<&'a WaveEndFn<'a>>,
+    /// The GPU (configuration index) running it, as plugins are told.
+    pub gpu: u32,
 }
 
 impl Extra<'_> {
@@ -245,6 +247,7 @@ pub fn dispatch_with(
             block: l.block,
             dispatch_id: x.dispatch_id,
             threads,
+            gpu: x.gpu,
             start,
             code: p
                 .wants()

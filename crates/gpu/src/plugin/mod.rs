@@ -124,6 +124,8 @@ pub struct DispatchInfo {
     pub dispatch_id: u64,
     /// Host threads the dispatch runs on.
     pub threads: usize,
+    /// The GPU (index in the configuration) whose queue dispatched it.
+    pub gpu: u32,
     /// When it started.
     pub start: Instant,
     /// The kernel's code, when a plugin wants it ([`Wants::code`]) and it
@@ -635,6 +637,14 @@ impl Plugins {
                 .map(PathBuf::from),
         };
         Plugins::new(&specs, &out).map(Some)
+    }
+
+    /// These plugins and `more` (plugin objects an embedder adds, e.g. a
+    /// publisher of live counters).
+    pub fn with(mut self, more: Vec<Box<dyn Plugin>>) -> Plugins {
+        let mut list = std::mem::take(&mut self.list);
+        list.extend(more);
+        Plugins::of(list)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -176,6 +176,9 @@ impl NodeEmulator for Node {
     fn shutdown(&self) {
         self.inner.shutdown();
     }
+    fn sample(&self, after_event: u64) -> Option<mirage_core::metrics::NodeSample> {
+        self.inner.sample(after_event)
+    }
     fn describe(&self) -> serde_json::Value {
         let mut v = self.inner.describe();
         if let Some(m) = v.as_object_mut() {

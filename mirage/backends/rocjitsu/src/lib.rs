@@ -21,6 +21,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod live;
+
 use mirage_core::backend::{self, Registration};
 use mirage_core::{
     Attach, Availability, Backend, BackendError, GpuLink, NodeEmulator, NodeSetup, Resolved, atomic,
@@ -34,7 +36,7 @@ pub struct Rocjitsu;
 
 /// The `backend.options` keys of the rocjitsu backend (the hotswap
 /// backend passes these through).
-pub const OPTION_KEYS: &[&str] = &["threads", "watchdog_s", "log", "mode"];
+pub const OPTION_KEYS: &[&str] = &["threads", "watchdog_s", "log", "mode", "live_metrics"];
 
 /// `backend.options` of a rocjitsu profile.
 #[derive(Debug, Default, Deserialize)]
@@ -49,6 +51,9 @@ struct Options {
     /// `daemon` (default: the node's processes share one emulated machine)
     /// or `local` (each process emulates its own).
     mode: Option<String>,
+    /// Count live metrics in the node's daemon (default true; daemon mode
+    /// only): what the dashboard charts.
+    live_metrics: Option<bool>,
 }
 
 fn options(map: &serde_json::Map<String, serde_json::Value>) -> Result<Options, BackendError> {
@@ -78,11 +83,18 @@ enum Mode {
 /// supervisor) until [`HostedDaemon::stop`].
 pub struct HostedDaemon {
     pub socket: PathBuf,
+    /// Its live counters, when it counts them.
+    pub live: Option<std::sync::Arc<live::Live>>,
     daemon: std::sync::Arc<rocjitsu_kmd::daemon::Daemon>,
     server: std::sync::Mutex<Option<std::thread::JoinHandle<Result<(), String>>>>,
 }
 
 impl HostedDaemon {
+    /// The daemon's own accounting (clients, queues, VRAM per GPU).
+    pub fn status(&self) -> rocjitsu_kmd::daemon::Status {
+        self.daemon.status()
+    }
+
     /// Stops the daemon and waits for its thread.
     pub fn stop(&self) {
         (self.daemon.stopper())();
@@ -114,6 +126,8 @@ struct Node {
     gpus: u32,
     target: &'static str,
     options: Options,
+    node: u32,
+    vram_size: Vec<u64>,
 }
 
 /// Creates (mode 0700) or checks the node's runtime directory (it must be
@@ -212,11 +226,15 @@ impl Backend for Rocjitsu {
         let mode = if options.mode.as_deref() == Some("local") {
             Mode::Local
         } else {
-            Mode::Daemon(start_daemon(
+            Mode::Daemon(start_daemon_with(
                 &cfg,
                 &runtime_dir,
                 options.threads,
                 options.watchdog_s,
+                options
+                    .live_metrics
+                    .unwrap_or(true)
+                    .then(|| live::Live::new(cfg.gpus.len())),
             )?)
         };
         tracing::info!(
@@ -236,6 +254,8 @@ impl Backend for Rocjitsu {
             gpus: setup.gpus,
             target: setup.agent.gpu.gfx_target.name(),
             options,
+            node: setup.node,
+            vram_size: cfg.gpus.iter().map(|g| g.memory.size_bytes).collect(),
         }))
     }
 }
@@ -248,21 +268,36 @@ pub fn start_daemon(
     threads: Option<u32>,
     watchdog_s: Option<u64>,
 ) -> Result<HostedDaemon, BackendError> {
+    start_daemon_with(cfg, runtime_dir, threads, watchdog_s, None)
+}
+
+/// [`start_daemon`], counting live metrics into `live` when given.
+pub fn start_daemon_with(
+    cfg: &GpuConfig,
+    runtime_dir: &Path,
+    threads: Option<u32>,
+    watchdog_s: Option<u64>,
+    live: Option<std::sync::Arc<live::Live>>,
+) -> Result<HostedDaemon, BackendError> {
     use rocjitsu_kmd::daemon::{Daemon, DaemonOptions};
     let socket = runtime_dir.join("daemon.sock");
-    let daemon = Daemon::bind(DaemonOptions {
-        driver: rocjitsu_kmd::DriverOptions {
-            config: cfg.clone(),
-            runtime_dir: runtime_dir.to_path_buf(),
-            threads: threads.unwrap_or(0) as usize,
-            watchdog: watchdog_s
-                .filter(|&s| s > 0)
-                .map(std::time::Duration::from_secs),
+    let plugins = live.iter().map(|l| l.plugin()).collect();
+    let daemon = Daemon::bind_with_plugins(
+        DaemonOptions {
+            driver: rocjitsu_kmd::DriverOptions {
+                config: cfg.clone(),
+                runtime_dir: runtime_dir.to_path_buf(),
+                threads: threads.unwrap_or(0) as usize,
+                watchdog: watchdog_s
+                    .filter(|&s| s > 0)
+                    .map(std::time::Duration::from_secs),
+            },
+            socket: socket.clone(),
+            owner: None,
+            limits: Default::default(),
         },
-        socket: socket.clone(),
-        owner: None,
-        limits: Default::default(),
-    })
+        plugins,
+    )
     .map_err(|e| BackendError::Node(format!("the node's rocjitsu daemon: {e}")))?;
     let daemon = std::sync::Arc::new(daemon);
     let d = daemon.clone();
@@ -272,6 +307,7 @@ pub fn start_daemon(
         .map_err(|e| BackendError::Node(format!("cannot start the daemon's thread: {e}")))?;
     Ok(HostedDaemon {
         socket,
+        live,
         daemon,
         server: std::sync::Mutex::new(Some(server)),
     })
@@ -306,6 +342,21 @@ impl NodeEmulator for Node {
         if let Mode::Daemon(d) = &self.mode {
             d.stop();
         }
+    }
+
+    fn sample(&self, after_event: u64) -> Option<mirage_core::metrics::NodeSample> {
+        let Mode::Daemon(d) = &self.mode else {
+            return None;
+        };
+        let live = d.live.as_ref()?;
+        let st = d.status();
+        Some(live.sample(
+            self.node,
+            after_event,
+            &st.vram_used,
+            &self.vram_size,
+            &st.queues_by_gpu,
+        ))
     }
 
     fn describe(&self) -> serde_json::Value {
