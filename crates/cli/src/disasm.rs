@@ -216,6 +216,18 @@ fn disasm_file(
                 continue;
             }
         };
+        if !co.target().decodes() {
+            if bare || target.is_some() {
+                bail!(
+                    "{}: {} machine code is not disassembled yet; rocjitsu disassembles gfx90a, \
+                     gfx942 and gfx950 code objects",
+                    e.name,
+                    co.target()
+                );
+            }
+            skipped.push(e.id.target_id.clone());
+            continue;
+        }
         if !co.elf().sections.iter().any(objdump::is_code) {
             bail!(
                 "{}: section headers at byte offset 0x{:x}: no executable section (.text) to \

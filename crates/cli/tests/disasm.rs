@@ -512,12 +512,12 @@ fn bad_inputs() {
     let (_, e) = bad_input("x86.o", &x86);
     assert!(e.contains("e_machine 62") || e.contains("machine"), "{e}");
 
-    // EF_AMDGPU_MACH of gfx1100 (0x041).
+    // EF_AMDGPU_MACH of gfx1102 (0x047), a target rocjitsu does not know.
     let mut rdna = good.clone();
-    rdna[48] = 0x41;
+    rdna[48] = 0x47;
     rdna[49] = 0;
-    let (_, e) = bad_input("gfx1100.hsaco", &rdna);
-    assert!(e.contains("gfx1100") && e.contains("gfx942"), "{e}");
+    let (_, e) = bad_input("gfx1102.hsaco", &rdna);
+    assert!(e.contains("gfx1102") && e.contains("gfx942"), "{e}");
 
     // No executable section: clear SHF_EXECINSTR in every section header.
     let mut nocode = good.clone();

@@ -25,6 +25,9 @@ pub enum DecodeError {
     /// The word at this position is not a valid instruction on the target.
     #[error("invalid {target} instruction word 0x{word:08x}")]
     Invalid { target: Target, word: u32 },
+    /// The target's machine code is not decoded yet.
+    #[error("{target} machine code is not decoded yet")]
+    Unsupported { target: Target },
     /// The instruction needs more bytes than were given.
     #[error("truncated instruction: needs {need} bytes, {have} available")]
     Truncated { need: u32, have: u32 },
@@ -37,7 +40,8 @@ pub enum DecodeError {
 #[inline(always)]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     match target.family() {
-        Family::Gfx9 => gfx9::decode(target, bytes),
+        Family::Gfx9 if target.decodes() => gfx9::decode(target, bytes),
+        _ => Err(DecodeError::Unsupported { target }),
     }
 }
 
