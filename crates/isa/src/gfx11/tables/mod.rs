@@ -1,0 +1,8 @@
+//! Opcode tables generated from LLVM 22's disassembler by `scripts/gen/gfx11/`.
+
+#[rustfmt::skip]
+pub mod sop;
+#[rustfmt::skip]
+pub mod smem;
+#[rustfmt::skip]
+pub(crate) mod vop3;
