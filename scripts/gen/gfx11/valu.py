@@ -95,6 +95,9 @@ def lit_text(ty, v):
         marked, shown = (-16 <= _i16(lo) <= 64 or lo in BF16_INL), v
     elif ty == "V2F16":
         marked, shown = (-16 <= _i32(v) <= 64 or (lo in F16_INL and v >> 16 == 0)), v
+    elif ty == "V2F16S":
+        splat = lo == v >> 16 and (lo in F16_INL or lo <= 64)
+        marked, shown = -16 <= _i32(v) <= 64 or splat, v
     elif ty == "V2BF16":
         marked, shown = (-16 <= _i32(v) <= 64 or (lo in BF16_INL and v >> 16 == 0)), v
     elif ty in ("F64", "V2F32"):
@@ -119,8 +122,8 @@ def inline_text(ty, field):
     return FTXT[i]
 
 
-TYPES = ["I32", "F16", "I16", "BF16", "V2F16", "V2BF16", "V2I16", "F64", "I64", "V2F32", "P32"]
-LITS = [0x12345678, 0x3C00, 0xFFFF3C00, 0x3F800000, 0x40, 0x3FF00000, 0x3F80, 0x3E22F983]
+TYPES = ["I32", "F16", "I16", "BF16", "V2F16", "V2BF16", "V2I16", "F64", "I64", "V2F32", "P32", "V2F16S"]
+LITS = [0x12345678, 0x3C00, 0xFFFF3C00, 0x3F800000, 0x40, 0x3FF00000, 0x3F80, 0x3E22F983, 0x3C003C00]
 
 
 def value_type(inl, lits):

@@ -74,6 +74,14 @@ def probes_for(op, vdst, hi0=0):
         for j, v in enumerate(LITS):
             p[f"s{k}lit{j}"] = w(srcs=with_src(SRC, k, 255), lit=v)
     p["dsthi"] = w(vdst=0xC0)
+    # DPP forms: src0 0xFA (DPP16 dword: src0 v1, quad_perm identity, all
+    # rows and banks) or 0xE9 (DPP8 identity) with a third dword.
+    p["dpp"] = w(srcs=with_src(SRC, 0, 0xFA), lit=0xFF00E401)
+    for b in (18, 19, 20, 21, 22, 23):
+        p[f"dpp{b}"] = w(srcs=with_src(SRC, 0, 0xFA), lit=0xFF00E401 | 1 << b)
+    p["dpp8"] = w(srcs=with_src(SRC, 0, 0xE9), lit=0xFAC68801)
+    for k in (1, 2):
+        p[f"dpps{k}lit"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 255), lit=0xFF00E401)
     p["hi2"] = w(hi=2)
     for b in W0BITS:
         p[f"w0b{b}"] = w(hi=1 << (b - 8))
@@ -197,8 +205,18 @@ def analyse(op, vdst, r, r64, hi0=0):
     tx = t("w0b14")
     if opsel and tx and "op_sel:[" in tx and tx.split("op_sel:[")[1].split("]")[0].endswith("1"):
         opsel |= 8
+    # DPP forms: which exist, and the DPP16 dword's bits 23:18 (fi,
+    # bound_ctrl, neg/abs) LLVM rejects.
+    dpp = 0
+    if t("dpp"):
+        dpp |= 1
+        for j, b in enumerate((18, 19, 20, 21, 22, 23)):
+            if t(f"dpp{b}") is None:
+                dpp |= 4 << j
+    if t("dpp8"):
+        dpp |= 2
     return dict(name=name, suffix=suffix, order=order, dst=dst, sdst=sdst, srcs=srcs,
-                zero_src=zero_src, lo128=lo128, classes=classes, opsel=opsel)
+                zero_src=zero_src, lo128=lo128, classes=classes, opsel=opsel, dpp=dpp)
 
 
 def learn(cpu):
@@ -254,6 +272,8 @@ def rust_src(s):
     w, ty, t16, bad = s
     f = lambda x: "" if x in ("", "REJECT") else x
     flags = []
+    if ty == "V2F16S":
+        ty = "V2F16Splat"
     if ty == "P32":
         ty = "I32"
         flags.append("PLAIN")
@@ -293,7 +313,7 @@ def emit(per, table):
             rows.append(
                 f"    Row {{ op: 0x{op:03x}, tg: {mask}, name: \"{d['name']}\", e64: {str(d['suffix']).lower()}, "
                 f"dst: Dst::{d['dst']}, sdst: {str(d['sdst']).lower()}, srcs: &[{srcs}], "
-                f"zero_src: {d['zero_src']}, lo128: {d['lo128']}, zero: 0x{zero:04x}, mods: 0x{mods:04x}, fake: 0x{fake:04x}, opsel: {d['opsel']} }},")
+                f"zero_src: {d['zero_src']}, lo128: {d['lo128']}, dpp: 0x{d['dpp']:02x}, zero: 0x{zero:04x}, mods: 0x{mods:04x}, fake: 0x{fake:04x}, opsel: {d['opsel']} }},")
     return rows
 
 

@@ -14,6 +14,7 @@ pub mod smem;
 pub mod sop;
 pub mod tables;
 pub mod valu;
+pub mod vop;
 pub mod vop3;
 
 use crate::{DecodeError, Target};
@@ -58,6 +59,8 @@ pub enum Body {
     Sopp(sop::Sopp),
     Smem(smem::Smem),
     Vop3(vop3::Vop3),
+    /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
+    Vop(vop::Vop),
 }
 
 impl Inst {
@@ -141,13 +144,14 @@ impl Inst {
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(r, len, w0, w1)),
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
+                Body::Vop(vop::Vop::from_raw(r, self.wave64(), len, w0, w1))
+            }
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
                 self.row(),
                 self.wave64(),
                 len,
-                w0,
-                w1,
-                self.word(2),
+                [0, 1, 2, 3].map(|i| self.word(i)),
             )),
             e => unreachable!("no {e:?} instruction decodes yet"),
         }
@@ -161,6 +165,7 @@ impl Inst {
             Body::Sopp(i) => i.encode_into(out),
             Body::Smem(i) => i.encode_into(out),
             Body::Vop3(i) => i.encode_into(out),
+            Body::Vop(i) => i.encode_into(out),
         }
     }
 
@@ -189,6 +194,7 @@ impl Inst {
             Body::Sopp(i) => i.mnemonic(),
             Body::Smem(i) => i.mnemonic(),
             Body::Vop3(i) => i.mnemonic(),
+            Body::Vop(i) => i.mnemonic(),
         }
     }
 }
@@ -202,6 +208,7 @@ impl fmt::Display for Inst {
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
             Body::Vop3(i) => i.fmt(f),
+            Body::Vop(i) => i.fmt(f),
         }
     }
 }
@@ -280,6 +287,9 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
     use sop::AluForm::{Sop1, Sop2, Sopc};
     let w0 = word(bytes, 0)?;
+    if w0 >> 31 == 0 {
+        return vop::decode(target, wave64, w0, bytes);
+    }
     let invalid = DecodeError::Invalid { target, word: w0 };
     match encoding_of(w0) {
         Some(Encoding::Sopp) => sop::Sopp::decode(target, wave64, w0),

@@ -16,6 +16,7 @@ use super::Inst;
 use super::operand::{Operand, ValType, decode_src, decode_sreg};
 use super::tables::vop3::{VOP3, VOP3_FAKE16};
 use super::valu::{Slot, fmt_mod_src, fmt_omod, fmt_operand, fmt_v16, fmt_vgpr};
+use super::vop::{fmt_dpp8, fmt_dpp16};
 use crate::gfx9::sop::{Warnings, fmt_sop};
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -83,10 +84,18 @@ pub struct Row {
     pub mods: u16,
     /// Modifier bits that select the fake-16-bit form.
     pub fake: u16,
+    /// DPP forms: [`DPP16`], [`DPP8`], and (bits 2..7) the DPP16 dword's
+    /// bits 18..23 LLVM rejects.
+    pub dpp: u8,
     /// Entries of the printed `op_sel:[...]` (0: not printed), plus
     /// [`OPSEL_DST`] when the last is the destination's (op_sel bit 3).
     pub opsel: u8,
 }
+
+/// [`Row::dpp`]: the `_e64_dpp` form with a DPP16 dword exists.
+pub const DPP16: u8 = 1;
+/// [`Row::dpp`]: the `_e64_dpp` form with a DPP8 dword exists.
+pub const DPP8: u8 = 2;
 
 /// [`Row::opsel`]: the last entry is the destination's select.
 pub const OPSEL_DST: u8 = 8;
@@ -224,9 +233,25 @@ pub(crate) fn decode(
         return Err(invalid);
     }
     let fields = src_fields(w1);
+    let dpp = match fields[0] {
+        0xfa if row.dpp & DPP16 != 0 => {
+            let d = super::word(bytes, 2)?;
+            if (d >> 18) as u8 & 0x3f & (row.dpp >> 2) != 0 {
+                return Err(invalid);
+            }
+            true
+        }
+        0xe9 | 0xea if row.dpp & DPP8 != 0 => {
+            super::word(bytes, 2)?;
+            true
+        }
+        _ => false,
+    };
     let mut lit = row.dst == Dst::Mask && vdst == 255;
     for (k, &v) in fields.iter().enumerate() {
         match row.srcs.get(k) {
+            // A DPP form's src0 is the VGPR of its DPP dword.
+            Some(_) if k == 0 && dpp => {}
             Some(s) => {
                 if !src_decodes(v, s, wave64) || row.lo128 & (1 << k) != 0 && v >= 384 {
                     return Err(invalid);
@@ -237,12 +262,17 @@ pub(crate) fn decode(
             None => {}
         }
     }
-    let (w2, len) = if lit {
-        (super::word(bytes, 2)?, 12)
-    } else {
-        (0, 8)
-    };
-    Ok(Inst::new(target, wave64, i, len, [w0, w1, w2, 0]))
+    let mut words = [w0, w1, 0, 0];
+    let mut len = 8;
+    if dpp {
+        words[2] = super::word(bytes, 2)?;
+        len = 12;
+    }
+    if lit {
+        words[len / 4] = super::word(bytes, len / 4)?;
+        len += 4;
+    }
+    Ok(Inst::new(target, wave64, i, len as u8, words))
 }
 
 fn src_fields(w1: u32) -> [u16; 3] {
@@ -256,18 +286,26 @@ pub struct Vop3 {
     pub wave64: bool,
     pub w0: u32,
     pub w1: u32,
+    /// The DPP16 or DPP8 dword of an `_e64_dpp` form (src0 0xFA or
+    /// 0xE9/0xEA).
+    pub dpp: Option<u32>,
     /// The literal constant, when a source field is 255.
     pub literal: Option<u32>,
 }
 
 impl Vop3 {
-    pub(crate) fn from_raw(r: u16, wave64: bool, len: u8, w0: u32, w1: u32, w2: u32) -> Vop3 {
+    pub(crate) fn from_raw(r: u16, wave64: bool, len: u8, words: [u32; 4]) -> Vop3 {
+        let [w0, w1, w2, w3] = words;
+        let row = row_at(r);
+        let dpp = row.dpp != 0 && matches!(w1 & 0x1ff, 0xfa | 0xe9 | 0xea);
+        let base = if dpp { 12 } else { 8 };
         Vop3 {
-            row: row_at(r),
+            row,
             wave64,
             w0,
             w1,
-            literal: (len == 12).then_some(w2),
+            dpp: dpp.then_some(w2),
+            literal: (len > base).then_some(if dpp { w3 } else { w2 }),
         }
     }
 
@@ -278,6 +316,9 @@ impl Vop3 {
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.w0.to_le_bytes());
         out.extend_from_slice(&self.w1.to_le_bytes());
+        if let Some(d) = self.dpp {
+            out.extend_from_slice(&d.to_le_bytes());
+        }
         if let Some(l) = self.literal {
             out.extend_from_slice(&l.to_le_bytes());
         }
@@ -291,11 +332,11 @@ impl Vop3 {
     /// Source `k`'s operand, if the opcode has it.
     pub fn src(&self, k: usize) -> Option<Operand> {
         let s = self.row.srcs.get(k)?;
-        decode_src(
-            src_fields(self.w1)[k],
-            width(s.w, self.wave64),
-            self.literal,
-        )
+        let v = match self.dpp {
+            Some(d) if k == 0 => 256 | (d & 0xff) as u16,
+            _ => src_fields(self.w1)[k],
+        };
+        decode_src(v, width(s.w, self.wave64), self.literal)
     }
 }
 
@@ -306,7 +347,9 @@ impl fmt::Display for Vop3 {
         let opsel = (m >> M_OPSEL) & 0xf;
         let mut warn = Warnings::default();
         f.write_str(row.name)?;
-        if row.e64 {
+        if self.dpp.is_some() {
+            f.write_str("_e64_dpp")?;
+        } else if row.e64 {
             f.write_str("_e64")?;
         }
         let mut sep = " ";
@@ -370,17 +413,47 @@ impl fmt::Display for Vop3 {
                 t16: s.t16,
                 hi: opsel & (1 << k) != 0,
             };
+            // LLVM's DPP form of a multiply-accumulate (`v_fmac_*`) inserts
+            // an operand before src1, which then prints an inline constant
+            // as its raw field value.
+            let op = match op {
+                Operand::InlineInt(_) | Operand::InlineFloat(_)
+                    if k == 1 && self.dpp.is_some() && row.name.starts_with("v_fmac_") =>
+                {
+                    Operand::Literal(u32::from(src_fields(self.w1)[1]))
+                }
+                op => op,
+            };
+            let raw = k == 1
+                && self.dpp.is_some()
+                && row.name.starts_with("v_fmac_")
+                && self.literal.is_none();
+            let slot = Slot {
+                plain: slot.plain || raw && matches!(op, Operand::Literal(_)),
+                ..slot
+            };
             let k = k as u16;
             let neg = has(M_NEG + k) && m & (1 << (M_NEG + k)) != 0;
             let abs = has(M_ABS + k) && !row.sdst && m & (1 << (M_ABS + k)) != 0;
             fmt_mod_src(f, &op, &slot, neg, abs, &mut warn)?;
         }
-        fmt_opsel(f, row.opsel, opsel & (row.mods >> M_OPSEL))?;
+        // A VOPC's DPP form prints no destination select.
+        let layout = if self.dpp.is_some() && row.dst == Dst::Mask {
+            (row.opsel & 7).min(row.srcs.len() as u8)
+        } else {
+            row.opsel
+        };
+        fmt_opsel(f, layout, opsel & (row.mods >> M_OPSEL))?;
         if has(M_CLAMP) && m & (1 << M_CLAMP) != 0 {
             f.write_str(" clamp")?;
         }
         if has(M_OMOD) || has(M_OMOD + 1) {
             fmt_omod(f, ((m >> M_OMOD) & 3) as u8)?;
+        }
+        match self.dpp {
+            Some(d) if self.w1 & 0x1ff == 0xfa => fmt_dpp16(f, d)?,
+            Some(d) => fmt_dpp8(f, d, self.w1 & 0x1ff == 0xea)?,
+            None => {}
         }
         warn.write(f)
     }

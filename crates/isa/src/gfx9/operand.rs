@@ -100,6 +100,9 @@ pub enum ValType {
     V2BF16,
     /// Packed pair of f32 (gfx90a+ `v_pk_*_f32`), read from 64 bits.
     V2F32,
+    /// Packed pair of halves whose inline constants fill both halves
+    /// (GFX11 `v_pk_fmac_f16_e32`).
+    V2F16Splat,
 }
 
 /// The inline floating-point constants (source field 240..248).
@@ -481,6 +484,11 @@ pub fn fmt_literal(f: &mut fmt::Formatter<'_>, v: u32, ty: ValType) -> fmt::Resu
             inline_int32(v) || F16_INLINE.contains(&(v as u16)) && v >> 16 == 0,
             v,
         ),
+        ValType::V2F16Splat => {
+            let hi = (v >> 16) as u16;
+            let splat = hi == lo && (F16_INLINE.contains(&lo) || lo <= 64);
+            (inline_int32(v) || splat, v)
+        }
         ValType::V2BF16 => (
             inline_int32(v) || BF16_INLINE.contains(&(v as u16)) && v >> 16 == 0,
             v,

@@ -6,3 +6,5 @@ pub mod sop;
 pub mod smem;
 #[rustfmt::skip]
 pub(crate) mod vop3;
+#[rustfmt::skip]
+pub(crate) mod vop;
