@@ -16,6 +16,7 @@ pub mod tables;
 pub mod valu;
 pub mod vop;
 pub mod vop3;
+pub mod vop3p;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -61,6 +62,7 @@ pub enum Body {
     Vop3(vop3::Vop3),
     /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
     Vop(vop::Vop),
+    Vop3p(vop3p::Vop3p),
 }
 
 impl Inst {
@@ -144,6 +146,12 @@ impl Inst {
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(r, len, w0, w1)),
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
+            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
+                r,
+                self.wave64(),
+                len,
+                [0, 1, 2, 3].map(|i| self.word(i)),
+            )),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
                 Body::Vop(vop::Vop::from_raw(r, self.wave64(), len, w0, w1))
             }
@@ -166,6 +174,7 @@ impl Inst {
             Body::Smem(i) => i.encode_into(out),
             Body::Vop3(i) => i.encode_into(out),
             Body::Vop(i) => i.encode_into(out),
+            Body::Vop3p(i) => i.encode_into(out),
         }
     }
 
@@ -195,6 +204,7 @@ impl Inst {
             Body::Smem(i) => i.mnemonic(),
             Body::Vop3(i) => i.mnemonic(),
             Body::Vop(i) => i.mnemonic(),
+            Body::Vop3p(i) => i.mnemonic(),
         }
     }
 }
@@ -209,6 +219,7 @@ impl fmt::Display for Inst {
             Body::Smem(i) => i.fmt(f),
             Body::Vop3(i) => i.fmt(f),
             Body::Vop(i) => i.fmt(f),
+            Body::Vop3p(i) => i.fmt(f),
         }
     }
 }
@@ -299,6 +310,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sopk) => sop::Sopk::decode(target, wave64, w0, bytes),
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3) => vop3::decode(target, wave64, w0, bytes),
+        Some(Encoding::Vop3p) => vop3p::decode(target, wave64, w0, bytes),
         _ => Err(invalid),
     }
 }

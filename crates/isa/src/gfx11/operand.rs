@@ -43,6 +43,16 @@ pub fn decode_sreg(field: u16, count: u8) -> Option<Operand> {
 #[inline]
 pub fn decode_src(field: u16, count: u8, literal: Option<u32>) -> Option<Operand> {
     let wide = count >= 2;
+    if count > 2 {
+        // Tuples of three or more dwords: SGPR/TTMP tuples and `null`, or
+        // a constant; no other special register.
+        return match field {
+            0..=127 => decode_stuple(field, count),
+            128..=208 | 240..=248 | 255 => decode_src(field, 1, literal),
+            256..=511 => Some(Operand::Reg(Reg::new(RegFile::Vgpr, field - 256, count))),
+            _ => None,
+        };
+    }
     let full = |sp: Special| Some(Operand::Special(sp, Half::Full));
     match field {
         0..=127 => decode_sreg(field, count),

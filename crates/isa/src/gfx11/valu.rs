@@ -52,7 +52,7 @@ pub(crate) struct Slot {
 fn inline_value(sp: Special) -> bool {
     !matches!(
         sp,
-        Special::Vcc | Special::Exec | Special::M0 | Special::Null | Special::SrcFlatScratchBase
+        Special::Vcc | Special::Exec | Special::M0 | Special::SrcLdsDirect
     )
 }
 
@@ -66,6 +66,14 @@ pub(crate) fn fmt_operand(
     let note = |f: &mut fmt::Formatter<'_>, class: &str| {
         if class.is_empty() {
             Ok(())
+        } else if class.starts_with("VReg_") {
+            // Vector tuple classes follow the slot's width (WMMA's halve in
+            // wave64).
+            write!(
+                f,
+                "/*Invalid register, operand has 'VReg_{}' register class*/",
+                32 * u32::from(s.width)
+            )
         } else {
             write!(
                 f,
@@ -88,7 +96,8 @@ pub(crate) fn fmt_operand(
         }
         Operand::Special(sp, half) => {
             fmt_special(f, sp, half)?;
-            if inline_value(sp) {
+            // `src_lds_direct` belongs to the `...OrLds` classes.
+            if inline_value(sp) || sp == Special::SrcLdsDirect && s.bad_s.contains("Lds") {
                 Ok(())
             } else {
                 note(f, s.bad_s)

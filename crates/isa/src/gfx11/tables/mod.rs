@@ -8,3 +8,5 @@ pub mod smem;
 pub(crate) mod vop3;
 #[rustfmt::skip]
 pub(crate) mod vop;
+#[rustfmt::skip]
+pub(crate) mod vop3p;
