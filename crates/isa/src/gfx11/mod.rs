@@ -9,6 +9,7 @@
 //! takes from the `wavefrontsize32`/`wavefrontsize64` features and a code
 //! object from its kernel descriptor.
 
+pub mod interp;
 pub mod operand;
 pub mod smem;
 pub mod sop;
@@ -17,6 +18,7 @@ pub mod valu;
 pub mod vop;
 pub mod vop3;
 pub mod vop3p;
+pub mod vopd;
 
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -63,6 +65,9 @@ pub enum Body {
     /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
     Vop(vop::Vop),
     Vop3p(vop3p::Vop3p),
+    Vopd(vopd::Vopd),
+    Vinterp(interp::Vinterp),
+    Ldsdir(interp::Ldsdir),
 }
 
 impl Inst {
@@ -152,6 +157,13 @@ impl Inst {
                 len,
                 [0, 1, 2, 3].map(|i| self.word(i)),
             )),
+            Encoding::Vopd => {
+                Body::Vopd(vopd::Vopd::from_raw(self.row(), len, w0, w1, self.word(2)))
+            }
+            Encoding::Vinterp => {
+                Body::Vinterp(interp::Vinterp::from_raw(r, len, w0, w1, self.word(2)))
+            }
+            Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
                 Body::Vop(vop::Vop::from_raw(r, self.wave64(), len, w0, w1))
             }
@@ -175,6 +187,9 @@ impl Inst {
             Body::Vop3(i) => i.encode_into(out),
             Body::Vop(i) => i.encode_into(out),
             Body::Vop3p(i) => i.encode_into(out),
+            Body::Vopd(i) => i.encode_into(out),
+            Body::Vinterp(i) => i.encode_into(out),
+            Body::Ldsdir(i) => i.encode_into(out),
         }
     }
 
@@ -205,6 +220,9 @@ impl Inst {
             Body::Vop3(i) => i.mnemonic(),
             Body::Vop(i) => i.mnemonic(),
             Body::Vop3p(i) => i.mnemonic(),
+            Body::Vopd(i) => i.mnemonic(),
+            Body::Vinterp(i) => i.mnemonic(),
+            Body::Ldsdir(i) => i.mnemonic(),
         }
     }
 }
@@ -220,6 +238,9 @@ impl fmt::Display for Inst {
             Body::Vop3(i) => i.fmt(f),
             Body::Vop(i) => i.fmt(f),
             Body::Vop3p(i) => i.fmt(f),
+            Body::Vopd(i) => i.fmt(f),
+            Body::Vinterp(i) => i.fmt(f),
+            Body::Ldsdir(i) => i.fmt(f),
         }
     }
 }
@@ -311,6 +332,9 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3) => vop3::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3p) => vop3p::decode(target, wave64, w0, bytes),
+        Some(Encoding::Vopd) => vopd::decode(target, wave64, w0, bytes),
+        Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
+        Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
         _ => Err(invalid),
     }
 }

@@ -10,3 +10,7 @@ pub(crate) mod vop3;
 pub(crate) mod vop;
 #[rustfmt::skip]
 pub(crate) mod vop3p;
+#[rustfmt::skip]
+pub(crate) mod vopd;
+#[rustfmt::skip]
+pub(crate) mod vinterp;
