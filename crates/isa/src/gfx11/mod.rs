@@ -9,6 +9,8 @@
 //! takes from the `wavefrontsize32`/`wavefrontsize64` features and a code
 //! object from its kernel descriptor.
 
+pub mod ds;
+pub mod flat;
 pub mod interp;
 pub mod operand;
 pub mod smem;
@@ -68,6 +70,8 @@ pub enum Body {
     Vopd(vopd::Vopd),
     Vinterp(interp::Vinterp),
     Ldsdir(interp::Ldsdir),
+    Ds(ds::Ds),
+    Flat(flat::Flat),
 }
 
 impl Inst {
@@ -164,6 +168,8 @@ impl Inst {
                 Body::Vinterp(interp::Vinterp::from_raw(r, len, w0, w1, self.word(2)))
             }
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
+            Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
                 Body::Vop(vop::Vop::from_raw(r, self.wave64(), len, w0, w1))
             }
@@ -190,6 +196,8 @@ impl Inst {
             Body::Vopd(i) => i.encode_into(out),
             Body::Vinterp(i) => i.encode_into(out),
             Body::Ldsdir(i) => i.encode_into(out),
+            Body::Ds(i) => i.encode_into(out),
+            Body::Flat(i) => i.encode_into(out),
         }
     }
 
@@ -223,6 +231,8 @@ impl Inst {
             Body::Vopd(i) => i.mnemonic(),
             Body::Vinterp(i) => i.mnemonic(),
             Body::Ldsdir(i) => i.mnemonic(),
+            Body::Ds(i) => i.mnemonic(),
+            Body::Flat(i) => i.mnemonic(),
         }
     }
 }
@@ -241,6 +251,8 @@ impl fmt::Display for Inst {
             Body::Vopd(i) => i.fmt(f),
             Body::Vinterp(i) => i.fmt(f),
             Body::Ldsdir(i) => i.fmt(f),
+            Body::Ds(i) => i.fmt(f),
+            Body::Flat(i) => i.fmt(f),
         }
     }
 }
@@ -335,6 +347,8 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vopd) => vopd::decode(target, wave64, w0, bytes),
         Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
+        Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),
+        Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
         _ => Err(invalid),
     }
 }

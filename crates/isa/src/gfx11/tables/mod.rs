@@ -14,3 +14,7 @@ pub(crate) mod vop3p;
 pub(crate) mod vopd;
 #[rustfmt::skip]
 pub(crate) mod vinterp;
+#[rustfmt::skip]
+pub mod ds;
+#[rustfmt::skip]
+pub mod flat;
