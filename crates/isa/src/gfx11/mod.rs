@@ -12,6 +12,7 @@
 pub mod ds;
 pub mod flat;
 pub mod interp;
+pub mod mubuf;
 pub mod operand;
 pub mod smem;
 pub mod sop;
@@ -72,6 +73,8 @@ pub enum Body {
     Ldsdir(interp::Ldsdir),
     Ds(ds::Ds),
     Flat(flat::Flat),
+    /// MUBUF and MTBUF.
+    Buf(mubuf::Buf),
 }
 
 impl Inst {
@@ -170,6 +173,14 @@ impl Inst {
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
+            Encoding::Mubuf | Encoding::Mtbuf => Body::Buf(mubuf::Buf::from_raw(
+                r,
+                self.encoding() == Encoding::Mtbuf,
+                len,
+                w0,
+                w1,
+                self.word(2),
+            )),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
                 Body::Vop(vop::Vop::from_raw(r, self.wave64(), len, w0, w1))
             }
@@ -198,6 +209,7 @@ impl Inst {
             Body::Ldsdir(i) => i.encode_into(out),
             Body::Ds(i) => i.encode_into(out),
             Body::Flat(i) => i.encode_into(out),
+            Body::Buf(i) => i.encode_into(out),
         }
     }
 
@@ -233,6 +245,7 @@ impl Inst {
             Body::Ldsdir(i) => i.mnemonic(),
             Body::Ds(i) => i.mnemonic(),
             Body::Flat(i) => i.mnemonic(),
+            Body::Buf(i) => i.mnemonic(),
         }
     }
 }
@@ -253,6 +266,7 @@ impl fmt::Display for Inst {
             Body::Ldsdir(i) => i.fmt(f),
             Body::Ds(i) => i.fmt(f),
             Body::Flat(i) => i.fmt(f),
+            Body::Buf(i) => i.fmt(f),
         }
     }
 }
@@ -349,6 +363,8 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
         Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),
         Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
+        Some(Encoding::Mubuf) => mubuf::decode(target, wave64, w0, bytes, false),
+        Some(Encoding::Mtbuf) => mubuf::decode(target, wave64, w0, bytes, true),
         _ => Err(invalid),
     }
 }

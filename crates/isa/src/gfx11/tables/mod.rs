@@ -18,3 +18,5 @@ pub(crate) mod vinterp;
 pub mod ds;
 #[rustfmt::skip]
 pub mod flat;
+#[rustfmt::skip]
+pub mod mubuf;
