@@ -10,6 +10,7 @@
 //! object from its kernel descriptor.
 
 pub mod ds;
+pub mod exp;
 pub mod flat;
 pub mod interp;
 pub mod mubuf;
@@ -75,6 +76,7 @@ pub enum Body {
     Flat(flat::Flat),
     /// MUBUF and MTBUF.
     Buf(mubuf::Buf),
+    Exp(exp::Exp),
 }
 
 impl Inst {
@@ -173,6 +175,7 @@ impl Inst {
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
+            Encoding::Exp => Body::Exp(exp::Exp { w0, w1 }),
             Encoding::Mubuf | Encoding::Mtbuf => Body::Buf(mubuf::Buf::from_raw(
                 r,
                 self.encoding() == Encoding::Mtbuf,
@@ -210,6 +213,7 @@ impl Inst {
             Body::Ds(i) => i.encode_into(out),
             Body::Flat(i) => i.encode_into(out),
             Body::Buf(i) => i.encode_into(out),
+            Body::Exp(i) => i.encode_into(out),
         }
     }
 
@@ -246,6 +250,7 @@ impl Inst {
             Body::Ds(i) => i.mnemonic(),
             Body::Flat(i) => i.mnemonic(),
             Body::Buf(i) => i.mnemonic(),
+            Body::Exp(i) => i.mnemonic(),
         }
     }
 }
@@ -267,6 +272,7 @@ impl fmt::Display for Inst {
             Body::Ds(i) => i.fmt(f),
             Body::Flat(i) => i.fmt(f),
             Body::Buf(i) => i.fmt(f),
+            Body::Exp(i) => i.fmt(f),
         }
     }
 }
@@ -363,6 +369,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
         Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),
         Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
+        Some(Encoding::Exp) => exp::decode(target, wave64, w0, bytes),
         Some(Encoding::Mubuf) => mubuf::decode(target, wave64, w0, bytes, false),
         Some(Encoding::Mtbuf) => mubuf::decode(target, wave64, w0, bytes, true),
         _ => Err(invalid),

@@ -20,3 +20,5 @@ pub mod ds;
 pub mod flat;
 #[rustfmt::skip]
 pub mod mubuf;
+#[rustfmt::skip]
+pub mod exp;
