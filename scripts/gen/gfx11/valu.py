@@ -5,7 +5,7 @@ import re
 
 # Text LLVM appends to an operand (a comment) or after the operands.
 NOTE = re.compile(r"/\*[^*]*\*/")
-MODS = re.compile(r" (op_sel|op_sel_hi|neg_lo|neg_hi|index_key|quad_perm|row_\w+|bank_mask|bound_ctrl|fi|dpp8|wait_exp|wait_va_vdst|wait_vdst|wait_vm_vsrc|byte_sel):| clamp| mul:| div:| fi:1| bound_ctrl")
+MODS = re.compile(r" (op_sel|op_sel_hi|neg_lo|neg_hi|index_key|quad_perm|row_\w+|bank_mask|bound_ctrl|fi|dpp8|wait_exp|wait_va_vdst|wait_vdst|wait_vm_vsrc|byte_sel):| clamp| mul:| div:| fi:1| bound_ctrl| dmask:| dim:| unorm\b| glc\b| slc\b| dlc\b| r128\b| a16\b| tfe\b| lwe\b| d16\b")
 
 
 def split(text):

@@ -13,6 +13,7 @@ pub mod ds;
 pub mod exp;
 pub mod flat;
 pub mod interp;
+pub mod mimg;
 pub mod mubuf;
 pub mod operand;
 pub mod smem;
@@ -77,6 +78,7 @@ pub enum Body {
     /// MUBUF and MTBUF.
     Buf(mubuf::Buf),
     Exp(exp::Exp),
+    Mimg(mimg::Mimg),
 }
 
 impl Inst {
@@ -176,6 +178,7 @@ impl Inst {
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
             Encoding::Exp => Body::Exp(exp::Exp { w0, w1 }),
+            Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, len, w0, w1, self.word(2))),
             Encoding::Mubuf | Encoding::Mtbuf => Body::Buf(mubuf::Buf::from_raw(
                 r,
                 self.encoding() == Encoding::Mtbuf,
@@ -193,7 +196,6 @@ impl Inst {
                 len,
                 [0, 1, 2, 3].map(|i| self.word(i)),
             )),
-            e => unreachable!("no {e:?} instruction decodes yet"),
         }
     }
 
@@ -214,6 +216,7 @@ impl Inst {
             Body::Flat(i) => i.encode_into(out),
             Body::Buf(i) => i.encode_into(out),
             Body::Exp(i) => i.encode_into(out),
+            Body::Mimg(i) => i.encode_into(out),
         }
     }
 
@@ -251,6 +254,7 @@ impl Inst {
             Body::Flat(i) => i.mnemonic(),
             Body::Buf(i) => i.mnemonic(),
             Body::Exp(i) => i.mnemonic(),
+            Body::Mimg(i) => i.mnemonic(),
         }
     }
 }
@@ -273,6 +277,7 @@ impl fmt::Display for Inst {
             Body::Flat(i) => i.fmt(f),
             Body::Buf(i) => i.fmt(f),
             Body::Exp(i) => i.fmt(f),
+            Body::Mimg(i) => i.fmt(f),
         }
     }
 }
@@ -370,6 +375,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),
         Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
         Some(Encoding::Exp) => exp::decode(target, wave64, w0, bytes),
+        Some(Encoding::Mimg) => mimg::decode(target, wave64, w0, bytes),
         Some(Encoding::Mubuf) => mubuf::decode(target, wave64, w0, bytes, false),
         Some(Encoding::Mtbuf) => mubuf::decode(target, wave64, w0, bytes, true),
         _ => Err(invalid),

@@ -22,3 +22,5 @@ pub mod flat;
 pub mod mubuf;
 #[rustfmt::skip]
 pub mod exp;
+#[rustfmt::skip]
+pub mod mimg;
