@@ -339,6 +339,9 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
             2 => Ldsdir,
             _ => return None,
         },
+        // LLVM also decodes the GFX9 VOP3P layout (0xD3 high byte) of the
+        // fma_mix opcodes.
+        0x34 if w >> 23 == 0x1a7 => Vop3p,
         0x35 => Vop3,
         0x36 => Ds,
         0x37 => Flat,

@@ -96,12 +96,15 @@ pub(crate) fn decode(
     let w1 = super::word(bytes, 1)?;
     let i = IDX[target.index() & 1][((w0 >> 16) & 0x7f) as usize];
     let row = VOP3P.get(usize::from(i)).ok_or(invalid.clone())?;
-    // Bit 23 is not part of the opcode and must be clear.
-    if w0 & 1 << 23 != 0 || mod_bits(w0, w1) & row.zero != 0 {
+    // Bit 23 is not part of the opcode and must be clear, except in the
+    // GFX9 layout LLVM accepts for the fma_mix opcodes (no DPP there).
+    let gfx9 = gfx9_layout(w0);
+    if (gfx9 && !row.mix) || (!gfx9 && w0 & 1 << 23 != 0) || mod_bits(w0, w1) & row.zero != 0 {
         return Err(invalid);
     }
     let fields = src_fields(w1);
     let dpp = match fields[0] {
+        _ if gfx9 => false,
         0xfa if row.dpp & DPP16 != 0 => {
             let d = super::word(bytes, 2)?;
             if (d >> 18) as u8 & 0x3f & (row.dpp >> 2) != 0 {
@@ -149,6 +152,11 @@ pub(crate) fn decode(
     Ok(Inst::new(target, wave64, u16::from(i), len as u8, words))
 }
 
+/// Whether `w0` is in the GFX9 VOP3P layout (high byte 0xD3, bit 23 set).
+fn gfx9_layout(w0: u32) -> bool {
+    w0 >> 24 == 0xd3
+}
+
 /// LLVM 22 decodes the DPP16 control of `v_fma_mixlo_f16` and
 /// `v_fma_mixhi_f16` (16-bit results merged into the destination) as a
 /// source operand: an inline integer
@@ -183,7 +191,7 @@ impl Vop3p {
     pub(crate) fn from_raw(r: usize, wave64: bool, len: u8, words: [u32; 4]) -> Vop3p {
         let [w0, w1, w2, w3] = words;
         let row = &VOP3P[r];
-        let dpp = row.dpp & 3 != 0 && matches!(w1 & 0x1ff, 0xfa | 0xe9 | 0xea);
+        let dpp = row.dpp & 3 != 0 && !gfx9_layout(w0) && matches!(w1 & 0x1ff, 0xfa | 0xe9 | 0xea);
         let base = if dpp { 12 } else { 8 };
         Vop3p {
             row,
