@@ -113,7 +113,7 @@ impl Target {
     /// Whether `rocjitsu_isa` decodes, encodes and prints this target's
     /// machine code.
     pub fn decodes(self) -> bool {
-        self.family() == Family::Gfx9 && self != Target::Gfx908
+        matches!(self.family(), Family::Gfx9 | Family::Gfx11) && self != Target::Gfx908
     }
 
     /// Whether the emulator executes code of this target (it is in
