@@ -150,10 +150,17 @@ pub(crate) fn fmt_mod_src(
         op,
         Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_)
     );
-    let neg_call = neg && !abs && imm;
-    if neg_call {
-        f.write_str("neg(")?;
-    } else if neg {
+    if neg && !abs && imm {
+        // LLVM holds a `lit(...)` constant as an expression, which takes a
+        // plain `-`; other constants take `neg(...)`.
+        let text = ConstText(op, s).to_string();
+        return if text.starts_with("lit(") {
+            write!(f, "-{text}")
+        } else {
+            write!(f, "neg({text})")
+        };
+    }
+    if neg {
         f.write_str("-")?;
     }
     if abs {
@@ -163,10 +170,17 @@ pub(crate) fn fmt_mod_src(
     if abs {
         f.write_str("|")?;
     }
-    if neg_call {
-        f.write_str(")")?;
-    }
     Ok(())
+}
+
+/// A constant source as [`fmt_operand`] prints it (constants raise no
+/// warnings).
+struct ConstText<'a>(&'a Operand, &'a Slot);
+
+impl fmt::Display for ConstText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_operand(f, self.0, self.1, &mut Warnings::default())
+    }
 }
 
 /// Writes ` mul:2`, ` mul:4` or ` div:2` for an output modifier.
