@@ -24,6 +24,65 @@ const CASES: &[(&str, &str, Option<&str>)] = &[
         None,
     ),
     ("070089bf", "s_waitcnt vmcnt(0) lgkmcnt(0)", None),
+    // The SReg_32_XM0 destinations of the lane reads.
+    (
+        "c23060d789daac00",
+        "v_readlane_b32 -2/*Invalid immediate*/, 9/*Invalid immediate*/, ttmp1",
+        None,
+    ),
+    (
+        "eb05fa7e",
+        "v_readfirstlane_b32 m0/*Invalid register, operand has 'SReg_32_XM0' register class*/, v235",
+        None,
+    ),
+    // v_nop and v_pipeflush ignore src0, a DPP marker included.
+    ("e900007e", "v_nop", None),
+    ("fa36007e", "v_pipeflush", None),
+    // The tid-addressed global ops take EXEC as saddr without a note.
+    (
+        "b695a6deae0d7ec6",
+        "global_store_addtid_b32 v13, exec offset:-2634 slc",
+        None,
+    ),
+    // v_fmac's DPP form prints a src1 of 255 as its field value, with no
+    // literal dword.
+    (
+        "05002bd5fafe150401e400ff",
+        "v_fmac_f32_e64_dpp v5, v1, 0xff quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        None,
+    ),
+    (
+        "050036d5fafe150401e400ff",
+        "v_fmac_f16_e64_dpp v5.l, v1.l, 0xff quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        None,
+    ),
+    (
+        "05002bd5e9fe15040188c6fa",
+        "v_fmac_f32_e64_dpp v5, v1, 0xff dpp8:[0,1,2,3,4,5,6,7]",
+        None,
+    ),
+    (
+        "05002bd5fae0010401e400ff",
+        "v_fmac_f32_e64_dpp v5, v1, 0xf0 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        None,
+    ),
+    // The DPP forms of the dot products type their literals as 16-bit
+    // scalars.
+    (
+        "05401accfafe0d1c01e400ff0000803f",
+        "v_dot2_f32_bf16_e64_dpp v5, v1, lit(0x3f800000), v3 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        None,
+    ),
+    (
+        "054013ccfafe0d1c01e400ff78563412",
+        "v_dot2_f32_f16_e64_dpp v5, v1, 0x12345678, v3 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        None,
+    ),
+    (
+        "054013ccfafe0d1c01e400ff0000803f",
+        "v_dot2_f32_f16_e64_dpp v5, v1, lit(0x3f800000), v3 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
+        None,
+    ),
     (
         "004040cc0821021c",
         "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]",

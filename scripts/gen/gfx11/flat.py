@@ -4,7 +4,9 @@ disassembler for the GFX11 FLAT, SCRATCH and GLOBAL opcodes (gfx1100,
 gfx1151): per segment and opcode the mnemonic, the bits that must hold a
 fixed value (learned separately with glc clear and set, since atomics
 return a value only with glc), the vdst and data widths and whether the
-address is printed; and per segment how LLVM prints each saddr value.
+address is printed; and how LLVM prints each saddr value, per opcode (the
+tid-addressed global opcodes take EXEC without the register-class note the
+others print), as a list of distinct tables.
 
 Layout: offset 12:0, dlc 13, glc 14, slc 15, seg 17:16, op 24:18; addr
 39:32, data 47:40, saddr 54:48 (null: off), sve 55, vdst 63:56.
@@ -64,9 +66,9 @@ def learn(o, seg, op):
     return res
 
 
-def saddr_names(o, seg):
+def saddr_names(o, seg, op):
     names = []
-    w0 = ENC | (seg << 16) | (0x14 << 18)
+    w0 = ENC | (seg << 16) | (op << 18)
     for s in range(128):
         t, _ = dec(o, w0, 10 | (40 << 24) | (s << 16))
         if t is None:
@@ -78,7 +80,7 @@ def saddr_names(o, seg):
 
 
 def main():
-    rows, index, per_cpu, sad = [], {}, {}, {}
+    rows, index, per_cpu, tables = [], {}, {}, []
     for cpu in CPUS:
         o = FeatOracle(cpu)
         tab = []
@@ -88,28 +90,32 @@ def main():
                 if r is None:
                     tab.append(0xFF)
                     continue
-                key = tuple(r)
+                sad = 0xFF
+                if seg != 0:
+                    names = saddr_names(o, seg, op)
+                    if names not in tables:
+                        tables.append(names)
+                    sad = tables.index(names)
+                key = (*r, sad)
                 if key not in index:
                     index[key] = len(rows)
                     rows.append(key)
                 tab.append(index[key])
         per_cpu[cpu] = tab
-        sad[cpu] = (saddr_names(o, 1), saddr_names(o, 2))
-    assert sad[CPUS[0]] == sad[CPUS[1]]
     out = [header("flat.py", "FLAT/SCRATCH/GLOBAL opcodes: mnemonic, fixed bits (glc clear, set),\n"
                   "//! vdst and data widths, address printed; saddr texts per segment.").rstrip(), "",
            "use crate::gfx11::flat::{FlatForm, FlatOp};", "",
            f"pub static FLAT_OPS: [FlatOp; {len(rows)}] = ["]
     for r in rows:
         forms = []
-        for f in r:
+        for f in r[:2]:
             if f is None:
                 forms.append("None")
             else:
                 name, fix, val, vdst, data, addr = f
                 forms.append(f"Some(FlatForm {{ fix: 0x{fix:016x}, val: 0x{val:016x}, vdst: {vdst}, data: {data}, addr: {str(addr).lower()} }})")
-        name = next(f[0] for f in r if f)
-        out.append(f"    FlatOp {{ name: {rust_str(name)}, forms: [{forms[0]}, {forms[1]}] }},")
+        name = next(f[0] for f in r[:2] if f)
+        out.append(f"    FlatOp {{ name: {rust_str(name)}, forms: [{forms[0]}, {forms[1]}], saddr: {r[2]} }},")
     out.append("];")
     for cpu in CPUS:
         out.append("")
@@ -119,13 +125,15 @@ def main():
         for i in range(0, 384, 16):
             out.append("    " + ", ".join(str(x) for x in t[i:i + 16]) + ",")
         out.append("];")
-    for seg, nm in ((0, "SCRATCH"), (1, "GLOBAL")):
-        out.append("")
-        out.append(f"/// How LLVM prints each saddr value of a {nm.lower()} access (None: invalid).")
-        out.append(f"pub static SADDR_{nm}: [Option<&str>; 128] = [")
-        for x in sad[CPUS[0]][seg]:
-            out.append(f"    {'None' if x is None else 'Some(' + rust_str(x) + ')'},")
-        out.append("];")
+    out.append("")
+    out.append("/// How LLVM prints each saddr value (None: invalid), per `FlatOp::saddr`.")
+    out.append(f"pub static SADDR: [[Option<&str>; 128]; {len(tables)}] = [")
+    for t in tables:
+        out.append("    [")
+        for x in t:
+            out.append(f"        {'None' if x is None else 'Some(' + rust_str(x) + ')'},")
+        out.append("    ],")
+    out.append("];")
     with open(OUT, "w") as fh:
         fh.write("\n".join(out) + "\n")
 

@@ -89,6 +89,8 @@ def lit_text(ty, v):
         marked, shown = inl32, v
     elif ty == "F16":
         marked, shown = (-16 <= _i16(lo) <= 64 or lo in F16_INL), lo
+    elif ty == "F16W":
+        marked, shown = (-16 <= _i16(lo) <= 64 or lo in F16_INL), v
     elif ty == "I16":
         marked, shown = inl32, lo
     elif ty == "BF16":
@@ -122,7 +124,7 @@ def inline_text(ty, field):
     return FTXT[i]
 
 
-TYPES = ["I32", "F16", "I16", "BF16", "V2F16", "V2BF16", "V2I16", "F64", "I64", "V2F32", "P32", "V2F16S"]
+TYPES = ["I32", "F16", "I16", "BF16", "V2F16", "V2BF16", "V2I16", "F64", "I64", "V2F32", "P32", "V2F16S", "F16W"]
 LITS = [0x12345678, 0x3C00, 0xFFFF3C00, 0x3F800000, 0x40, 0x3FF00000, 0x3F80, 0x3E22F983, 0x3C003C00]
 
 

@@ -185,7 +185,7 @@ def rust_src0(s):
         flags.append("NO_CONST")
     if bad_c == "REJECT":
         flags.append("REJECT_CONST")
-    return (f"Some(Src {{ w: {n}, ty: {ty}, t16: {str(t16).lower()}, bad_s: \"{f(bad_s)}\", "
+    return (f"Some(Src {{ w: {n}, ty: {ty}, dpp_ty: {ty}, t16: {str(t16).lower()}, bad_s: \"{f(bad_s)}\", "
             f"bad_v: \"{f(bad_v)}\", flags: {'|'.join(flags) or '0'} }})")
 
 

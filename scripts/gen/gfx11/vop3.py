@@ -26,10 +26,10 @@ W0BITS = list(range(8, 16))  # abs[2:0] / sdst, op_sel[3:0], clamp
 W1BITS = list(range(27, 32))  # omod[1:0], neg[2:0]
 
 
-def word(op, vdst=5, hi=0, srcs=SRC, w1bits=0, lit=0x12345678):
+def word(op, vdst=5, hi=0, srcs=SRC, w1bits=0, lit=0x12345678, w3=0x9ABCDEF0):
     w0 = 0xD4000000 | (op << 16) | (hi << 8) | vdst
     w1 = srcs[0] | (srcs[1] << 9) | (srcs[2] << 18) | w1bits
-    return words(w0, w1, lit, 0x9ABCDEF0)
+    return words(w0, w1, lit, w3)
 
 
 class Batch:
@@ -82,6 +82,9 @@ def probes_for(op, vdst, hi0=0):
     p["dpp8"] = w(srcs=with_src(SRC, 0, 0xE9), lit=0xFAC68801)
     for k in (1, 2):
         p[f"dpps{k}lit"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 255), lit=0xFF00E401)
+        # Literals after the DPP dword: how the DPP form prints them.
+        for j, v in enumerate(LITS):
+            p[f"dpps{k}lit{j}"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 255), lit=0xFF00E401, w3=v)
     p["hi2"] = w(hi=2)
     for b in W0BITS:
         p[f"w0b{b}"] = w(hi=1 << (b - 8))
@@ -95,6 +98,21 @@ def changed(a, b):
     if a is None or b is None or len(a) != len(b):
         return None
     return [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+
+
+def dpp_type(t, k, i, ty):
+    """The type constants of source `k` (token `i`) print as in the DPP16
+    form, from the `dpps{k}lit{j}` probes; `ty` where they agree or there
+    are none."""
+    lits = {}
+    for j, v in enumerate(LITS):
+        tx = t(f"dpps{k}lit{j}") if k else None
+        if tx:
+            toks = split(tx)[1]
+            if i < len(toks):
+                lits[v] = strip_note(toks[i])[0].strip("-|")
+    tys = value_type({}, lits) if lits else [ty]
+    return ty if ty in tys or not tys else tys[0]
 
 
 def analyse(op, vdst, r, r64, hi0=0):
@@ -165,7 +183,7 @@ def analyse(op, vdst, r, r64, hi0=0):
         for kind, key in (("s", f"s{k}sgpr"), ("v", "base"), ("c", f"s{k}const")):
             tx = t(key)
             bad[kind] = strip_note(split(tx)[1][i])[1] if tx else "REJECT"
-        srcs.append((w, ty, bool(half), bad))
+        srcs.append((w, ty, bool(half), bad, dpp_type(t, k, i, ty)))
     # Unused source fields: does LLVM accept 0x1ff there? Used ones: a
     # VGPR above v127 (the fake-16-bit forms take v0..v127 only)?
     zero_src = 0
@@ -215,8 +233,12 @@ def analyse(op, vdst, r, r64, hi0=0):
                 dpp |= 4 << j
     if t("dpp8"):
         dpp |= 2
+    # A DPP form whose src1 field of 255 takes no literal dword (LLVM's
+    # multiply-accumulate DPP forms print the raw field value there).
+    raw_src1 = bool(dpp) and nsrc > 1 and t("dpps1lit") is not None and r["dpps1lit"][1] == 12
     return dict(name=name, suffix=suffix, order=order, dst=dst, sdst=sdst, srcs=srcs,
-                zero_src=zero_src, lo128=lo128, classes=classes, opsel=opsel, dpp=dpp)
+                zero_src=zero_src, lo128=lo128, classes=classes, opsel=opsel, dpp=dpp,
+                raw_src1=raw_src1)
 
 
 def learn(cpu):
@@ -269,7 +291,8 @@ def learn(cpu):
 
 
 def rust_src(s):
-    w, ty, t16, bad = s
+    w, ty, t16, bad, dty = s
+    dty = {"V2F16S": "V2F16Splat", "P32": "I32", "F16W": "F16Wide"}.get(dty, dty)
     f = lambda x: "" if x in ("", "REJECT") else x
     flags = []
     if ty == "V2F16S":
@@ -281,7 +304,7 @@ def rust_src(s):
         flags.append("NO_CONST")
     if bad["c"] == "REJECT":
         flags.append("REJECT_CONST")
-    return (f"Src {{ w: {w}, ty: {ty}, t16: {str(t16).lower()}, bad_s: \"{f(bad['s'])}\", "
+    return (f"Src {{ w: {w}, ty: {ty}, dpp_ty: {dty}, t16: {str(t16).lower()}, bad_s: \"{f(bad['s'])}\", "
             f"bad_v: \"{f(bad['v'])}\", flags: {'|'.join(flags) or '0'} }}")
 
 
@@ -313,7 +336,7 @@ def emit(per, table):
             rows.append(
                 f"    Row {{ op: 0x{op:03x}, tg: {mask}, name: \"{d['name']}\", e64: {str(d['suffix']).lower()}, "
                 f"dst: Dst::{d['dst']}, sdst: {str(d['sdst']).lower()}, srcs: &[{srcs}], "
-                f"zero_src: {d['zero_src']}, lo128: {d['lo128']}, dpp: 0x{d['dpp']:02x}, zero: 0x{zero:04x}, mods: 0x{mods:04x}, fake: 0x{fake:04x}, opsel: {d['opsel']} }},")
+                f"zero_src: {d['zero_src']}, lo128: {d['lo128']}, dpp: 0x{d['dpp']:02x}, raw_src1: {str(d['raw_src1']).lower()}, zero: 0x{zero:04x}, mods: 0x{mods:04x}, fake: 0x{fake:04x}, opsel: {d['opsel']} }},")
     return rows
 
 

@@ -62,6 +62,9 @@ def probes(op, vdst, hi):
     p["dpp8"] = w(srcs=with_src(SRC, 0, 0xE9), lit=0xFAC68801)
     for k in (1, 2):
         p[f"dpps{k}sgpr"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 2), lit=0xFF00E401)
+        # Literals after the DPP dword: how the DPP form prints them.
+        for j, v in enumerate(LITS):
+            p[f"dpps{k}lit{j}"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 255), lit=0xFF00E401, w3=v)
     return p
 
 
@@ -112,7 +115,15 @@ def analyse(op, r, r64):
         for kind, key in (("s", f"s{k}sgpr"), ("v", "base"), ("c", f"s{k}const")):
             tx = text(r, key)
             bad[kind] = strip_note(split(tx)[1][i])[1] if tx else "REJECT"
-        srcs.append((n32, n64, ty, bad))
+        # The type constants print as in the DPP16 form.
+        dlits = {}
+        for j, v in enumerate(LITS):
+            tx = text(r, f"dpps{k}lit{j}") if k else None
+            if tx and i < len(split(tx)[1]):
+                dlits[v] = strip_note(split(tx)[1][i])[0].strip("-|")
+        dtys = value_type({}, dlits) if dlits else [ty]
+        dty = ty if ty in dtys or not dtys else dtys[0]
+        srcs.append((n32, n64, ty, bad, dty))
     zero_src = 0
     for k in range(nsrc, 3):
         if text(r, f"s{k}zero") is None:
@@ -173,28 +184,29 @@ def learn(cpu):
         # Constants may print differently when a source is narrower in
         # wave64: the value type per wave size.
         d64 = analyse(op, q, q)
-        d["srcs"] = [(a[0], a[1], a[2], a[3], b[2]) for a, b in zip(d["srcs"], d64["srcs"])]
+        d["srcs"] = [(a[0], a[1], a[2], a[3], b[2], a[4]) for a, b in zip(d["srcs"], d64["srcs"])]
         d["packed"] = packed
         rows[op] = d
     return rows
 
 
 def rust_ty(ty):
-    return {"V2F16S": "V2F16Splat", "P32": "I32"}.get(ty, ty)
+    return {"V2F16S": "V2F16Splat", "P32": "I32", "F16W": "F16Wide"}.get(ty, ty)
 
 
 def rust_src(s):
-    n32, n64, ty, bad, ty64 = s
+    n32, n64, ty, bad, ty64, dty = s
     f = lambda x: "" if x in ("", "REJECT") else x
     flags = []
     if ty == "P32":
         flags.append("PLAIN")
+    dty = rust_ty(dty)
     ty = f"[{rust_ty(ty)}, {rust_ty(ty64)}]"
     if bad["c"] == "imm":
         flags.append("NO_CONST")
     if bad["c"] == "REJECT":
         flags.append("REJECT_CONST")
-    return (f"PSrc {{ w: [{n32}, {n64}], ty: {ty}, bad_s: \"{f(bad['s'])}\", "
+    return (f"PSrc {{ w: [{n32}, {n64}], ty: {ty}, dpp_ty: {dty}, bad_s: \"{f(bad['s'])}\", "
             f"bad_v: \"{f(bad['v'])}\", flags: {'|'.join(flags) or '0'} }}")
 
 

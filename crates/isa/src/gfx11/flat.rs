@@ -6,7 +6,7 @@
 //! `tables/flat.rs` (learned from LLVM 22).
 
 use super::Inst;
-use super::tables::flat::{FLAT_GFX1100, FLAT_GFX1151, FLAT_OPS, SADDR_GLOBAL, SADDR_SCRATCH};
+use super::tables::flat::{FLAT_GFX1100, FLAT_GFX1151, FLAT_OPS, SADDR};
 use super::valu::fmt_vgpr;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -29,6 +29,9 @@ pub struct FlatForm {
 pub struct FlatOp {
     pub name: &'static str,
     pub forms: [Option<FlatForm>; 2],
+    /// The `SADDR` table of how LLVM prints each saddr value (0xff: FLAT,
+    /// which has none).
+    pub saddr: u8,
 }
 
 /// The null saddr: no scalar address.
@@ -64,12 +67,7 @@ pub(crate) fn decode(
         return Err(invalid);
     }
     let saddr = ((w1 >> 16) & 0x7f) as usize;
-    let names: &[Option<&str>; 128] = if seg == 1 {
-        &SADDR_SCRATCH
-    } else {
-        &SADDR_GLOBAL
-    };
-    if seg != 0 && names[saddr].is_none() {
+    if seg != 0 && SADDR[usize::from(op.saddr)][saddr].is_none() {
         return Err(invalid);
     }
     Ok(Inst::new(target, wave64, u16::from(row), 8, [w0, w1, 0, 0]))
@@ -148,12 +146,7 @@ impl fmt::Display for Flat {
         }
         let mut warn = None;
         if seg != 0 {
-            let names: &[Option<&str>; 128] = if seg == 1 {
-                &SADDR_SCRATCH
-            } else {
-                &SADDR_GLOBAL
-            };
-            let text = names[saddr as usize].unwrap_or("");
+            let text = SADDR[usize::from(self.op.saddr)][saddr as usize].unwrap_or("");
             let (name, w) = match text.split_once(" ; ") {
                 Some((a, b)) => (a, Some(b)),
                 None => (text, None),

@@ -173,6 +173,32 @@ pub(crate) fn fmt_mod_src(
     Ok(())
 }
 
+/// Writes the scalar destination of `v_readlane_b32`/`v_readfirstlane_b32`,
+/// an 8-bit source-style field of class `SReg_32_XM0`: constants decode as
+/// invalid immediates, and `m0` and `src_lds_direct` carry the class note.
+pub(crate) fn fmt_sdst(
+    f: &mut fmt::Formatter<'_>,
+    op: &Operand,
+    width: u8,
+    warn: &mut Warnings,
+) -> fmt::Result {
+    let slot = Slot {
+        width,
+        ty: ValType::I32,
+        plain: true,
+        bad_const: true,
+        bad_s: "",
+        bad_v: "",
+        t16: false,
+        hi: false,
+    };
+    fmt_operand(f, op, &slot, warn)?;
+    if matches!(op, Operand::Special(Special::M0 | Special::SrcLdsDirect, _)) {
+        f.write_str("/*Invalid register, operand has 'SReg_32_XM0' register class*/")?;
+    }
+    Ok(())
+}
+
 /// A constant source as [`fmt_operand`] prints it (constants raise no
 /// warnings).
 struct ConstText<'a>(&'a Operand, &'a Slot);

@@ -13,9 +13,9 @@
 //! src0's register number) selects `.h`, so only v0..v127 are reachable.
 
 use super::Inst;
-use super::operand::{Operand, Reg, RegFile, ValType, decode_src};
+use super::operand::{Operand, Reg, RegFile, decode_src};
 use super::tables::vop::VOP;
-use super::valu::{Slot, fmt_mod_src, fmt_operand, fmt_v16, fmt_vgpr};
+use super::valu::{Slot, fmt_mod_src, fmt_sdst, fmt_v16, fmt_vgpr};
 use super::vop3::{NO_CONST, PLAIN, REJECT_CONST, Src};
 use crate::gfx9::sop::Warnings;
 use crate::{DecodeError, Target};
@@ -155,7 +155,9 @@ pub(crate) fn decode(
     };
     let i = IDX[target.index() & 1][base + op];
     let row = VOP.get(usize::from(i)).ok_or(invalid.clone())?;
-    let form = form_of(w0);
+    // `v_nop` and `v_pipeflush` have no DPP forms and ignore src0, so a DPP
+    // marker there decodes as the plain instruction.
+    let form = if row.bare { Form::E32 } else { form_of(w0) };
     let len = match form {
         Form::Dpp16 if !row.dpp.is_empty() => {
             let w1 = super::word(bytes, 1)?;
@@ -234,7 +236,11 @@ impl Vop {
     }
 
     pub fn form(&self) -> Form {
-        form_of(self.w0)
+        if self.row.bare {
+            Form::E32
+        } else {
+            form_of(self.w0)
+        }
     }
 
     pub fn mnemonic(&self) -> &'static str {
@@ -345,17 +351,7 @@ impl fmt::Display for Vop {
                         // An 8-bit source-style field: constants decode,
                         // as invalid immediates.
                         if let Some(op) = decode_src(vdst, n, self.literal()) {
-                            let slot = Slot {
-                                width: n,
-                                ty: ValType::I32,
-                                plain: true,
-                                bad_const: true,
-                                bad_s: "",
-                                bad_v: "",
-                                t16: false,
-                                hi: false,
-                            };
-                            fmt_operand(f, &op, &slot, &mut warn)?;
+                            fmt_sdst(f, &op, n, &mut warn)?;
                         }
                     }
                     VDst::None => {}

@@ -15,7 +15,7 @@
 use super::Inst;
 use super::operand::{Operand, ValType, decode_src, decode_sreg};
 use super::tables::vop3::{VOP3, VOP3_FAKE16};
-use super::valu::{Slot, fmt_mod_src, fmt_omod, fmt_operand, fmt_v16, fmt_vgpr};
+use super::valu::{Slot, fmt_mod_src, fmt_omod, fmt_operand, fmt_sdst, fmt_v16, fmt_vgpr};
 use super::vop::{fmt_dpp8, fmt_dpp16};
 use crate::gfx9::sop::{Warnings, fmt_sop};
 use crate::{DecodeError, Target};
@@ -43,6 +43,8 @@ pub struct Src {
     pub w: u8,
     /// How constants print.
     pub ty: ValType,
+    /// How constants print in the `_e64_dpp` forms.
+    pub dpp_ty: ValType,
     /// A VGPR is a 16-bit half.
     pub t16: bool,
     /// The register class LLVM names after an SGPR operand ("": accepted).
@@ -87,6 +89,10 @@ pub struct Row {
     /// DPP forms: [`DPP16`], [`DPP8`], and (bits 2..7) the DPP16 dword's
     /// bits 18..23 LLVM rejects.
     pub dpp: u8,
+    /// In the DPP forms, a src1 field of 255 takes no literal dword and
+    /// prints as its value (LLVM's `v_fmac_*` DPP forms insert the tied
+    /// accumulator before src1).
+    pub raw_src1: bool,
     /// Entries of the printed `op_sel:[...]` (0: not printed), plus
     /// [`OPSEL_DST`] when the last is the destination's (op_sel bit 3).
     pub opsel: u8,
@@ -226,7 +232,7 @@ pub(crate) fn decode(
     let dst_ok = match row.dst {
         Dst::No(v) => vdst == u16::from(v),
         Dst::V(_) | Dst::V16 => row.lo128 & 8 == 0 || vdst < 128,
-        Dst::S(n) => decode_sreg(vdst, n).is_some(),
+        Dst::S(n) => decode_src(vdst, n, Some(0)).is_some(),
         Dst::Mask => decode_src(vdst, width(0, wave64), Some(0)).is_some(),
     };
     if !dst_ok {
@@ -247,7 +253,7 @@ pub(crate) fn decode(
         }
         _ => false,
     };
-    let mut lit = row.dst == Dst::Mask && vdst == 255;
+    let mut lit = matches!(row.dst, Dst::Mask | Dst::S(_)) && vdst == 255;
     for (k, &v) in fields.iter().enumerate() {
         match row.srcs.get(k) {
             // A DPP form's src0 is the VGPR of its DPP dword.
@@ -256,7 +262,7 @@ pub(crate) fn decode(
                 if !src_decodes(v, s, wave64) || row.lo128 & (1 << k) != 0 && v >= 384 {
                     return Err(invalid);
                 }
-                lit |= v == 255;
+                lit |= v == 255 && !(k == 1 && dpp && row.raw_src1);
             }
             None if row.zero_src & (1 << k) != 0 && v != 0 => return Err(invalid),
             None => {}
@@ -367,8 +373,8 @@ impl fmt::Display for Vop3 {
             }
             Dst::S(n) => {
                 f.write_str(sep)?;
-                if let Some(op) = decode_sreg(vdst, n) {
-                    fmt_sop(f, &op, n, &mut warn)?;
+                if let Some(op) = decode_src(vdst, n, self.literal) {
+                    fmt_sdst(f, &op, n, &mut warn)?;
                 }
             }
             Dst::Mask => {
@@ -402,10 +408,15 @@ impl fmt::Display for Vop3 {
         for (k, s) in row.srcs.iter().enumerate() {
             f.write_str(sep)?;
             sep = ", ";
-            let Some(op) = self.src(k) else { continue };
+            let raw = k == 1 && self.dpp.is_some() && row.raw_src1;
+            let op = match self.src(k) {
+                Some(op) => op,
+                None if raw => Operand::Literal(u32::from(src_fields(self.w1)[1])),
+                None => continue,
+            };
             let slot = Slot {
                 width: width(s.w, self.wave64),
-                ty: s.ty,
+                ty: if self.dpp.is_some() { s.dpp_ty } else { s.ty },
                 plain: s.flags & PLAIN != 0,
                 bad_const: s.flags & NO_CONST != 0,
                 bad_s: s.bad_s,
@@ -413,21 +424,12 @@ impl fmt::Display for Vop3 {
                 t16: s.t16,
                 hi: opsel & (1 << k) != 0,
             };
-            // LLVM's DPP form of a multiply-accumulate (`v_fmac_*`) inserts
-            // an operand before src1, which then prints an inline constant
-            // as its raw field value.
             let op = match op {
-                Operand::InlineInt(_) | Operand::InlineFloat(_)
-                    if k == 1 && self.dpp.is_some() && row.name.starts_with("v_fmac_") =>
-                {
+                Operand::InlineInt(_) | Operand::InlineFloat(_) if raw => {
                     Operand::Literal(u32::from(src_fields(self.w1)[1]))
                 }
                 op => op,
             };
-            let raw = k == 1
-                && self.dpp.is_some()
-                && row.name.starts_with("v_fmac_")
-                && self.literal.is_none();
             let slot = Slot {
                 plain: slot.plain || raw && matches!(op, Operand::Literal(_)),
                 ..slot

@@ -28,6 +28,8 @@ pub struct PSrc {
     pub w: [u8; 2],
     /// How constants print, in wave32 and wave64.
     pub ty: [ValType; 2],
+    /// How constants print in the `_e64_dpp` forms.
+    pub dpp_ty: ValType,
     pub bad_s: &'static str,
     pub bad_v: &'static str,
     pub flags: u8,
@@ -276,7 +278,11 @@ impl fmt::Display for Vop3p {
             let vgpr_only = self.dpp.is_some() && row.dpp_vgpr & (1 << k) != 0;
             let slot = Slot {
                 width: s.w[w],
-                ty: s.ty[w],
+                ty: if self.dpp.is_some() {
+                    s.dpp_ty
+                } else {
+                    s.ty[w]
+                },
                 plain: s.flags & PLAIN != 0 || vgpr_only,
                 bad_const: s.flags & NO_CONST != 0 || vgpr_only,
                 bad_s: if vgpr_only { "VGPR_32" } else { s.bad_s },

@@ -103,6 +103,9 @@ pub enum ValType {
     /// Packed pair of halves whose inline constants fill both halves
     /// (GFX11 `v_pk_fmac_f16_e32`).
     V2F16Splat,
+    /// A half whose literal LLVM shows as the whole dword (GFX11 DPP forms
+    /// of the f16 dot products).
+    F16Wide,
 }
 
 /// The inline floating-point constants (source field 240..248).
@@ -478,6 +481,7 @@ pub fn fmt_literal(f: &mut fmt::Formatter<'_>, v: u32, ty: ValType) -> fmt::Resu
     let (marked, shown) = match ty {
         ValType::I32 | ValType::F32 | ValType::V2I16 => (inline32(v), v),
         ValType::F16 => (inline_int16(lo) || F16_INLINE.contains(&lo), u32::from(lo)),
+        ValType::F16Wide => (inline_int16(lo) || F16_INLINE.contains(&lo), v),
         ValType::I16 => (inline32(v), u32::from(lo)),
         ValType::BF16 => (inline_int16(lo) || BF16_INLINE.contains(&lo), v),
         ValType::V2F16 => (
@@ -579,6 +583,8 @@ mod tests {
             (ValType::BF16, 0x3f80, "lit(0x3f80)"),
             (ValType::BF16, 0x1234_5678, "0x12345678"),
             (ValType::V2BF16, 0x3f80, "lit(0x3f80)"),
+            (ValType::F16Wide, 0x3f80_0000, "lit(0x3f800000)"),
+            (ValType::F16Wide, 0x1234_5678, "0x12345678"),
             (ValType::V2BF16, 0xffff_3f80, "0xffff3f80"),
             (ValType::F64, 0, "0"),
             (ValType::F64, 0x3ff0_0000, "1.0"),
