@@ -66,6 +66,50 @@ const CASES: &[(&str, &str, Option<&str>)] = &[
         "v_fmac_f32_e64_dpp v5, v1, 0xf0 quad_perm:[0,1,2,3] row_mask:0xf bank_mask:0xf",
         None,
     ),
+    // Below 256, LLVM reads the DPP8 selector of some VOP1/VOP2/VOP3P
+    // opcodes as a source operand: inline integers and f32 constants print
+    // as their values' low 24 bits; other opcodes and values print raw.
+    (
+        "eaba590488a10000",
+        "v_dot2acc_f32_f16_dpp v44, v136, v221 dpp8:[1,4,0,0,0,0,0,0] fi:1",
+        None,
+    ),
+    (
+        "e90e587e88c10000",
+        "v_cvt_u32_f32_dpp v44, v136 dpp8:[7,7,7,7,7,7,7,7]",
+        None,
+    ),
+    (
+        "e916587e88f80000",
+        "v_cvt_f32_f16_dpp v44, v8.h dpp8:[3,0,6,4,7,5,0,1]",
+        None,
+    ),
+    (
+        "e916587e88d10000",
+        "v_cvt_f32_f16_dpp v44, v8.h dpp8:[1,2,3,0,0,0,0,0]",
+        None,
+    ),
+    (
+        "050021cce9040e1c88d00000",
+        "v_fma_mixlo_f16_e64_dpp v5, v136, v2, v3 op_sel_hi:[1,1,0] dpp8:[0,6,7,7,7,7,7,7]",
+        None,
+    ),
+    // A selector of 255 reads the literal dword that follows.
+    (
+        "e944d87febff000052372cf5",
+        "v_ceil_f32_dpp v236, v235 dpp8:[2,2,5,3,3,0,3,1]",
+        None,
+    ),
+    (
+        "050021cce9040e1c88ff000052372cf5",
+        "v_fma_mixlo_f16_e64_dpp v5, v136, v2, v3 op_sel_hi:[1,1,0] dpp8:[2,2,5,3,3,0,3,1]",
+        None,
+    ),
+    (
+        "050003d5e904020001c10000",
+        "v_add_f32_e64_dpp v5, v1, v2 dpp8:[1,0,3,0,0,0,0,0]",
+        None,
+    ),
     // The DPP forms of the dot products type their literals as 16-bit
     // scalars.
     (

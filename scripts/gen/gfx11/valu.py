@@ -137,3 +137,48 @@ def value_type(inl, lits):
                 lit_text(ty, v) == t for v, t in lits.items()):
             out.append(ty)
     return out
+
+
+# DPP8 selectors probed to tell how LLVM prints an opcode's dpp8:[...]
+# (see `dpp8_src`): inline integers, a negative one, a reserved value, the
+# f32 constants 1.0 and 1/(2*pi), and a special register value.
+DPP8_SELS = [0xC1, 0x80, 0xD0, 0xD1, 0xF2, 0xF8, 0xF9, 0x141]
+F32_INLINE = [0x3F000000, 0xBF000000, 0x3F800000, 0xBF800000,
+              0x40000000, 0xC0000000, 0x40800000, 0xC0800000, 0x3E22F983]
+
+
+def dpp8_src_value(sel):
+    """The selector field as LLVM prints it for opcodes whose DPP8 selector
+    goes through its source-operand decoder: below 256, inline integers and
+    the f32 inline constants become their 32-bit values (low 24 bits)."""
+    if 128 <= sel <= 192:
+        v = sel - 128
+    elif 193 <= sel <= 208:
+        v = 192 - sel
+    elif 240 <= sel <= 248:
+        v = F32_INLINE[sel - 240]
+    else:
+        v = sel
+    return v & 0xFFFFFF
+
+
+def dpp8_value(text):
+    """The 24-bit selector printed in a dpp8:[...] modifier (None: none
+    printed, as for `v_nop`)."""
+    if text is None or "dpp8:[" not in text:
+        return None
+    sels = text.split("dpp8:[")[1].split("]")[0].split(",")
+    return sum(int(x) << (3 * i) for i, x in enumerate(sels))
+
+
+def dpp8_src(texts):
+    """Whether LLVM prints the DPP8 selector through its source-operand
+    decoder, from the texts of the `DPP8_SELS` probes (None: form invalid);
+    raises if the texts fit neither the raw nor the decoded reading."""
+    got = [dpp8_value(t) for t in texts]
+    if all(g is None for g in got):
+        return False
+    raw = all(g == s for g, s in zip(got, DPP8_SELS))
+    src = all(g == dpp8_src_value(s) for g, s in zip(got, DPP8_SELS))
+    assert raw or src, ("dpp8 selector printed neither raw nor decoded", texts)
+    return src

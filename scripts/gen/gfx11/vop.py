@@ -18,7 +18,7 @@ import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
-from valu import LITS, reg, split, strip_note, value_type  # noqa: E402
+from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
 OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop.rs")
 KINDS = (("Vop1", 256), ("Vop2", 64), ("Vopc", 256))
@@ -57,6 +57,8 @@ def probes(kind, op):
         p[f"dpp{b}"] = words(w0(kind, op, src0=0xFA), DPP16 | 1 << b, 0)
     p["dpphi"] = words(w0(kind, op, src0=0xFA), DPP16 | 0x80, 0)
     p["dpp8"] = words(w0(kind, op, src0=0xE9), DPP8, 0)
+    for j, sel in enumerate(DPP8_SELS):
+        p[f"dpp8sel{j}"] = words(w0(kind, op, src0=0xE9), 1 | sel << 8, 0)
     return p
 
 
@@ -131,10 +133,12 @@ def analyse(kind, op, r, r64):
             elif tb != td:
                 dpp_mods |= 1 << j
     t8 = text(r, "dpp8")
+    sel_src = False
     if t8:
         dpp8_name = split(t8)[0]
+        sel_src = dpp8_src([text(r, f"dpp8sel{j}") for j in range(len(DPP8_SELS))])
     return dict(name=name, roles=roles, dst=dst, src0=src0, src1=src1, dpp=dpp_name,
-                dpp8=dpp8_name, dpp_zero=dpp_zero, dpp_mods=dpp_mods)
+                dpp8=dpp8_name, dpp_zero=dpp_zero, dpp_mods=dpp_mods, dpp8_src=sel_src)
 
 
 def learn(cpu):
@@ -164,7 +168,7 @@ def learn(cpu):
                 # Opcodes without operands (v_nop, v_pipeflush): the fields
                 # must be zero.
                 d = dict(name=text(r, "alt"), roles=[], dst="None", src0=None, src1=None,
-                         dpp="", dpp8="", dpp_zero=0, dpp_mods=0, bare=True)
+                         dpp="", dpp8="", dpp_zero=0, dpp_mods=0, dpp8_src=False, bare=True)
             if d is not None:
                 out[(kind, op)] = d
     return out
@@ -212,7 +216,8 @@ def main():
                     f"    VopRow {{ kind: Kind::{kind}, op: {op}, tg: {mask}, name: \"{d['name']}\", "
                     f"dpp: \"{d['dpp']}\", dpp8: \"{d['dpp8']}\", roles: &[{roles}], dst: VDst::{d['dst']}, "
                     f"src0: {rust_src0(d['src0'])}, src1: {s1}, bare: {str(d.get('bare', False)).lower()}, "
-                    f"dpp_zero: {d['dpp_zero']}, dpp_mods: {d['dpp_mods']} }},")
+                    f"dpp_zero: {d['dpp_zero']}, dpp_mods: {d['dpp_mods']}, "
+                    f"dpp8_src: {str(d['dpp8_src']).lower()} }},")
     body = "\n".join(rows)
     used = [c for c in ("NO_CONST", "PLAIN", "REJECT_CONST") if c in body]
     with open(OUT, "w") as fh:

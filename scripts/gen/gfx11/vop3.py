@@ -18,7 +18,7 @@ import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
-from valu import LITS, reg, split, strip_note, value_type  # noqa: E402
+from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
 OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop3.rs")
 SRC = (0x101, 0x102, 0x103)
@@ -80,6 +80,8 @@ def probes_for(op, vdst, hi0=0):
     for b in (18, 19, 20, 21, 22, 23):
         p[f"dpp{b}"] = w(srcs=with_src(SRC, 0, 0xFA), lit=0xFF00E401 | 1 << b)
     p["dpp8"] = w(srcs=with_src(SRC, 0, 0xE9), lit=0xFAC68801)
+    for j, sel in enumerate(DPP8_SELS):
+        p[f"dpp8sel{j}"] = w(srcs=with_src(SRC, 0, 0xE9), lit=1 | sel << 8)
     for k in (1, 2):
         p[f"dpps{k}lit"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 255), lit=0xFF00E401)
         # Literals after the DPP dword: how the DPP form prints them.
@@ -233,6 +235,9 @@ def analyse(op, vdst, r, r64, hi0=0):
                 dpp |= 4 << j
     if t("dpp8"):
         dpp |= 2
+        # The VOP3 DPP8 forms print their selector raw; the VOP1/VOP2/VOP3P
+        # tables record the opcodes that do not.
+        assert not dpp8_src([t(f"dpp8sel{j}") for j in range(len(DPP8_SELS))]), (op, name, [t(f"dpp8sel{j}") for j in range(len(DPP8_SELS))])
     # A DPP form whose src1 field of 255 takes no literal dword (LLVM's
     # multiply-accumulate DPP forms print the raw field value there).
     raw_src1 = bool(dpp) and nsrc > 1 and t("dpps1lit") is not None and r["dpps1lit"][1] == 12

@@ -16,7 +16,7 @@ import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
-from valu import LITS, reg, split, strip_note, value_type  # noqa: E402
+from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
 OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop3p.rs")
 SRC = (0x101, 0x102, 0x103)
@@ -60,6 +60,8 @@ def probes(op, vdst, hi):
     for b in (18, 19, 20, 21, 22, 23):
         p[f"dpp{b}"] = w(srcs=with_src(SRC, 0, 0xFA), lit=0xFF00E401 | 1 << b)
     p["dpp8"] = w(srcs=with_src(SRC, 0, 0xE9), lit=0xFAC68801)
+    for j, sel in enumerate(DPP8_SELS):
+        p[f"dpp8sel{j}"] = w(srcs=with_src(SRC, 0, 0xE9), lit=1 | sel << 8)
     for k in (1, 2):
         p[f"dpps{k}sgpr"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 2), lit=0xFF00E401)
         # Literals after the DPP dword: how the DPP form prints them.
@@ -143,15 +145,18 @@ def analyse(op, r, r64):
         for j, b in enumerate((18, 19, 20, 21, 22, 23)):
             if text(r, f"dpp{b}") is None:
                 dpp |= 4 << j
+    sel_src = False
     if text(r, "dpp8"):
         dpp |= 2
+        sel_src = dpp8_src([text(r, f"dpp8sel{j}") for j in range(len(DPP8_SELS))])
     # Sources the DPP form takes as VGPR_32 (an SGPR is noted as invalid).
     dpp_vgpr = 0
     for k in (1, 2):
         tx = text(r, f"dpps{k}sgpr")
         if tx and "VGPR_32" in tx:
             dpp_vgpr |= 1 << k
-    return dict(dpp_vgpr=dpp_vgpr, name=name, dst=dst, srcs=srcs, zero_src=zero_src, classes=classes, mix=mix, dpp=dpp)
+    return dict(dpp_vgpr=dpp_vgpr, name=name, dst=dst, srcs=srcs, zero_src=zero_src, classes=classes, mix=mix, dpp=dpp,
+                dpp8_src=sel_src)
 
 
 def learn(cpu):
@@ -238,7 +243,8 @@ def main():
             rows.append(
                 f"    PRow {{ op: {op}, tg: {mask}, name: \"{d['name']}\", dst: {dst}, srcs: &[{srcs}], "
                 f"packed: {str(d['packed']).lower()}, mix: {str(d['mix']).lower()}, zero_src: {d['zero_src']}, "
-                f"dpp: 0x{d['dpp']:02x}, dpp_vgpr: {d['dpp_vgpr']}, zero: 0x{zero:04x}, mods: 0x{mods:04x} }},")
+                f"dpp: 0x{d['dpp']:02x}, dpp_vgpr: {d['dpp_vgpr']}, dpp8_src: {str(d['dpp8_src']).lower()}, "
+                f"zero: 0x{zero:04x}, mods: 0x{mods:04x} }},")
     body = "\n".join(rows)
     used = [c for c in ("NO_CONST", "PLAIN", "REJECT_CONST") if c in body]
     with open(OUT, "w") as fh:

@@ -187,9 +187,12 @@ impl Inst {
                 w1,
                 self.word(2),
             )),
-            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
-                Body::Vop(vop::Vop::from_raw(r, self.wave64(), len, w0, w1))
-            }
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
+                r,
+                self.wave64(),
+                len,
+                [w0, w1, self.word(2)],
+            )),
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
                 self.row(),
                 self.wave64(),

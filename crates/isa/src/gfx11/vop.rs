@@ -17,6 +17,7 @@ use super::operand::{Operand, Reg, RegFile, decode_src};
 use super::tables::vop::VOP;
 use super::valu::{Slot, fmt_mod_src, fmt_sdst, fmt_v16, fmt_vgpr};
 use super::vop3::{NO_CONST, PLAIN, REJECT_CONST, Src};
+use crate::gfx9::operand::F32_INLINE;
 use crate::gfx9::sop::Warnings;
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -77,6 +78,9 @@ pub struct VopRow {
     /// neg, 3 src1 abs) and prints.
     pub dpp_zero: u8,
     pub dpp_mods: u8,
+    /// LLVM reads the DPP8 selector through its source-operand decoder
+    /// (see [`dpp8_sel`]).
+    pub dpp8_src: bool,
 }
 
 /// Row index per (target, kind, opcode): VOP1 at 0, VOP2 at 256, VOPC at
@@ -167,8 +171,14 @@ pub(crate) fn decode(
             8
         }
         Form::Dpp8 if !row.dpp8.is_empty() => {
-            super::word(bytes, 1)?;
-            8
+            // A selector LLVM reads as the literal source takes a literal
+            // dword (see `dpp8_sel`).
+            if row.dpp8_src && super::word(bytes, 1)? >> 8 == 0xff {
+                super::word(bytes, 2)?;
+                12
+            } else {
+                8
+            }
         }
         Form::Dpp16 | Form::Dpp8 => return Err(invalid),
         Form::E32 => {
@@ -209,8 +219,9 @@ pub(crate) fn decode(
             }
         }
     };
-    let w1 = if len == 8 { super::word(bytes, 1)? } else { 0 };
-    Ok(Inst::new(target, wave64, i, len, [w0, w1, 0, 0]))
+    let w1 = if len >= 8 { super::word(bytes, 1)? } else { 0 };
+    let w2 = if len == 12 { super::word(bytes, 2)? } else { 0 };
+    Ok(Inst::new(target, wave64, i, len, [w0, w1, w2, 0]))
 }
 
 /// A decoded VOP1, VOP2 or VOPC instruction.
@@ -221,16 +232,21 @@ pub struct Vop {
     pub w0: u32,
     /// The literal or DPP dword (0 when there is none).
     pub w1: u32,
+    /// The literal after a DPP8 dword whose selector reads one (0 when
+    /// there is none).
+    pub w2: u32,
     pub len: u8,
 }
 
 impl Vop {
-    pub(crate) fn from_raw(r: usize, wave64: bool, len: u8, w0: u32, w1: u32) -> Vop {
+    pub(crate) fn from_raw(r: usize, wave64: bool, len: u8, words: [u32; 3]) -> Vop {
+        let [w0, w1, w2] = words;
         Vop {
             row: &VOP[r],
             wave64,
             w0,
             w1,
+            w2,
             len,
         }
     }
@@ -253,8 +269,11 @@ impl Vop {
 
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.w0.to_le_bytes());
-        if self.len == 8 {
+        if self.len >= 8 {
             out.extend_from_slice(&self.w1.to_le_bytes());
+        }
+        if self.len == 12 {
+            out.extend_from_slice(&self.w2.to_le_bytes());
         }
     }
 
@@ -311,15 +330,36 @@ pub(crate) fn fmt_dpp16(f: &mut fmt::Formatter<'_>, d: u32) -> fmt::Result {
     Ok(())
 }
 
-/// Writes ` dpp8:[...]` for the 24 select bits of a DPP8 dword, and
-/// ` fi:1` when `fi`.
-pub(crate) fn fmt_dpp8(f: &mut fmt::Formatter<'_>, d: u32, fi: bool) -> fmt::Result {
+/// The 24 select bits LLVM 22 prints for the DPP8 dword `d`. For the
+/// opcodes whose selector goes through its source-operand decoder (`src`:
+/// the rows with `dpp8_src`, which the generators learn), a selector below
+/// 256 that names an inline integer or f32 inline constant stands for its
+/// 32-bit value, and 255 for the literal dword that then follows; the low
+/// 24 bits are printed.
+pub(crate) fn dpp8_sel(d: u32, src: bool, literal: u32) -> u32 {
+    let sel = d >> 8;
+    if !src {
+        return sel;
+    }
+    let v = match sel {
+        128..=192 => sel - 128,
+        193..=208 => 192u32.wrapping_sub(sel),
+        240..=248 => F32_INLINE[(sel - 240) as usize],
+        255 => literal,
+        _ => sel,
+    };
+    v & 0xff_ffff
+}
+
+/// Writes ` dpp8:[...]` for 24 select bits (see [`dpp8_sel`]), and ` fi:1`
+/// when `fi`.
+pub(crate) fn fmt_dpp8(f: &mut fmt::Formatter<'_>, sel: u32, fi: bool) -> fmt::Result {
     f.write_str(" dpp8:[")?;
     for i in 0..8 {
         if i > 0 {
             f.write_str(",")?;
         }
-        write!(f, "{}", (d >> (8 + 3 * i)) & 7)?;
+        write!(f, "{}", (sel >> (3 * i)) & 7)?;
     }
     f.write_str("]")?;
     if fi {
@@ -424,7 +464,11 @@ impl fmt::Display for Vop {
         match form {
             Form::E32 => {}
             Form::Dpp16 => fmt_dpp16(f, self.w1)?,
-            Form::Dpp8 => fmt_dpp8(f, self.w1, self.w0 & 0x1ff == 0xea)?,
+            Form::Dpp8 => fmt_dpp8(
+                f,
+                dpp8_sel(self.w1, row.dpp8_src, self.w2),
+                self.w0 & 0x1ff == 0xea,
+            )?,
         }
         warn.write(f)
     }

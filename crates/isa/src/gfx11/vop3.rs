@@ -454,7 +454,7 @@ impl fmt::Display for Vop3 {
         }
         match self.dpp {
             Some(d) if self.w1 & 0x1ff == 0xfa => fmt_dpp16(f, d)?,
-            Some(d) => fmt_dpp8(f, d, self.w1 & 0x1ff == 0xea)?,
+            Some(d) => fmt_dpp8(f, d >> 8, self.w1 & 0x1ff == 0xea)?,
             None => {}
         }
         warn.write(f)

@@ -15,7 +15,7 @@ use super::Inst;
 use super::operand::{Operand, ValType, decode_src};
 use super::tables::vop3p::VOP3P;
 use super::valu::{Slot, fmt_mod_src, fmt_vgpr};
-use super::vop::{fmt_dpp8, fmt_dpp16};
+use super::vop::{dpp8_sel, fmt_dpp8, fmt_dpp16};
 use super::vop3::{DPP8, DPP16, NO_CONST, PLAIN, REJECT_CONST};
 use crate::gfx9::sop::Warnings;
 use crate::{DecodeError, Target};
@@ -55,6 +55,9 @@ pub struct PRow {
     /// Sources (bit k) the DPP form takes as VGPRs only: an SGPR prints
     /// with a `VGPR_32` note, a constant as an invalid immediate.
     pub dpp_vgpr: u8,
+    /// LLVM reads the DPP8 selector through its source-operand decoder
+    /// (see [`super::vop::dpp8_sel`]).
+    pub dpp8_src: bool,
     /// Modifier bits LLVM rejects / prints (bit i < 8: word 0 bit 8+i;
     /// 8+j: word 1 bit 27+j).
     pub zero: u16,
@@ -117,10 +120,12 @@ pub(crate) fn decode(
         0xe9 | 0xea if row.dpp & DPP8 != 0 => true,
         _ => false,
     };
+    // A DPP control or selector LLVM reads as the literal source.
     let mut lit = dpp
-        && fields[0] == 0xfa
-        && mixhi_ctrl(row)
-        && (super::word(bytes, 2)? >> 8) & 0x1ff == 0xff;
+        && match fields[0] {
+            0xfa => mixhi_ctrl(row) && (super::word(bytes, 2)? >> 8) & 0x1ff == 0xff,
+            _ => row.dpp8_src && super::word(bytes, 2)? >> 8 == 0xff,
+        };
     for (k, &v) in fields.iter().enumerate() {
         match row.srcs.get(k) {
             Some(_) if k == 0 && dpp => {}
@@ -321,7 +326,11 @@ impl fmt::Display for Vop3p {
                 }
             }
             Some(d) if self.w1 & 0x1ff == 0xfa => fmt_dpp16(f, d)?,
-            Some(d) => fmt_dpp8(f, d, self.w1 & 0x1ff == 0xea)?,
+            Some(d) => fmt_dpp8(
+                f,
+                dpp8_sel(d, row.dpp8_src, self.literal.unwrap_or(0)),
+                self.w1 & 0x1ff == 0xea,
+            )?,
             None => {}
         }
         warn.write(f)

@@ -396,7 +396,7 @@ impl fmt::Display for Typed<'_> {
 }
 
 /// The f32 bit patterns of the inline float constants (source 240..248).
-const F32_INLINE: [u32; 9] = [
+pub(crate) const F32_INLINE: [u32; 9] = [
     0x3f00_0000,
     0xbf00_0000,
     0x3f80_0000,
