@@ -220,9 +220,9 @@ bench-kmd: setup
 test-diff: setup
 	$(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture
 
-# Exhaustive sweeps against LLVM 22 (about 60M words, ~3 min on 2 cores; by
-# hand, not part of `make test`): every GFX11 SOPP and SOPK opcode with every
-# 16-bit immediate (crates/llvm-oracle/tests/sweep.rs).
+# Exhaustive sweeps against LLVM 22 (about 88M words, ~4.5 min on 2 cores;
+# by hand, not part of `make test`): every gfx1100, gfx1151 and gfx1201 SOPP
+# and SOPK opcode with every 16-bit immediate (crates/llvm-oracle/tests/sweep.rs).
 test-diff-sweep: setup
 	$(CARGO) test --release -p llvm-oracle --test sweep -- --nocapture
 

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod gfx11;
+pub mod gfx12;
 pub mod gfx9;
 
 pub use gfx9::Inst;

@@ -152,15 +152,16 @@ impl Inst {
     /// The encoding-specific fields, read from the dwords.
     pub fn body(&self) -> Body {
         use sop::AluForm;
+        const T: &sop::SopTables = &sop::TABLES;
         let r = usize::from(self.row());
         let len = self.len() as u8;
         let [w0, w1] = [0, 1].map(|i| self.word(i));
         match self.encoding() {
-            Encoding::Sop1 => Body::Salu(sop::Salu::from_raw(AluForm::Sop1, r, len, w0, w1)),
-            Encoding::Sop2 => Body::Salu(sop::Salu::from_raw(AluForm::Sop2, r, len, w0, w1)),
-            Encoding::Sopc => Body::Salu(sop::Salu::from_raw(AluForm::Sopc, r, len, w0, w1)),
-            Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(r, len, w0, w1)),
-            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(r, w0)),
+            Encoding::Sop1 => Body::Salu(sop::Salu::from_raw(T, AluForm::Sop1, r, len, w0, w1)),
+            Encoding::Sop2 => Body::Salu(sop::Salu::from_raw(T, AluForm::Sop2, r, len, w0, w1)),
+            Encoding::Sopc => Body::Salu(sop::Salu::from_raw(T, AluForm::Sopc, r, len, w0, w1)),
+            Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(T, r, len, w0, w1)),
+            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(T, r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
             Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
                 r,
@@ -366,12 +367,14 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         return vop::decode(target, wave64, w0, bytes);
     }
     let invalid = DecodeError::Invalid { target, word: w0 };
+    let t = &sop::TABLES;
+    let inst = |(r, len, words): sop::Raw| Inst::new(target, wave64, r, len, words);
     match encoding_of(w0) {
-        Some(Encoding::Sopp) => sop::Sopp::decode(target, wave64, w0),
-        Some(Encoding::Sop1) => sop::Salu::decode(target, wave64, Sop1, w0, bytes),
-        Some(Encoding::Sop2) => sop::Salu::decode(target, wave64, Sop2, w0, bytes),
-        Some(Encoding::Sopc) => sop::Salu::decode(target, wave64, Sopc, w0, bytes),
-        Some(Encoding::Sopk) => sop::Sopk::decode(target, wave64, w0, bytes),
+        Some(Encoding::Sopp) => sop::Sopp::decode(t, target, w0).map(inst),
+        Some(Encoding::Sop1) => sop::Salu::decode(t, target, Sop1, w0, bytes).map(inst),
+        Some(Encoding::Sop2) => sop::Salu::decode(t, target, Sop2, w0, bytes).map(inst),
+        Some(Encoding::Sopc) => sop::Salu::decode(t, target, Sopc, w0, bytes).map(inst),
+        Some(Encoding::Sopk) => sop::Sopk::decode(t, target, w0, bytes).map(inst),
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3) => vop3::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3p) => vop3p::decode(target, wave64, w0, bytes),

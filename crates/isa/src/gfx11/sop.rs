@@ -2,11 +2,11 @@
 //! operands, optional 32-bit literal), SOPK (16-bit immediate) and SOPP
 //! (program control). Field layouts follow the RDNA3 ISA manual's
 //! "Microcode formats" chapter; opcode tables are generated from LLVM 22
-//! (`tables/sop.rs`).
+//! (`tables/sop.rs`). GFX12 shares the layouts: its module decodes with its
+//! own [`SopTables`] through the functions here.
 
-use super::Inst;
 use super::operand::{
-    Operand, ValType, decode_src, decode_sreg, encode_src, fmt_inline_float, fmt_literal,
+    Operand, Special, ValType, decode_src, decode_sreg, encode_src, fmt_inline_float, fmt_literal,
 };
 use super::tables::sop as tab;
 use crate::gfx9::sop::{Field, Warnings, fmt_imm32, fmt_invalid_imm, fmt_sop};
@@ -24,30 +24,33 @@ pub struct AluRow {
     pub dst: u8,
     pub src0: u8,
     pub src1: u8,
-    pub flags: u8,
-    /// Bit 0 gfx1100, bit 1 gfx1151.
+    pub flags: u16,
+    /// Bit 0 gfx1100, bit 1 gfx1151 (GFX12's tables: bit 0 gfx1201).
     pub targets: u8,
 }
 
 /// [`AluRow::flags`] bits.
 pub mod alu_flags {
     /// src0 takes registers only; LLVM notes constants as invalid.
-    pub const REG_ONLY: u8 = 1;
+    pub const REG_ONLY: u16 = 1;
     /// src0 is an 8-bit `sendmsg(...)` immediate (`s_sendmsg_rtn_*`).
-    pub const SENDMSG: u8 = 2;
+    pub const SENDMSG: u16 = 2;
     /// A field that is not an operand must be zero.
-    pub const ZERO_UNUSED: u8 = 4;
+    pub const ZERO_UNUSED: u16 = 4;
     /// src0 reads a 16-bit float (a literal prints its low half).
-    pub const SRC0_F16: u8 = 8;
+    pub const SRC0_F16: u16 = 8;
     /// src1 reads a 16-bit float.
-    pub const SRC1_F16: u8 = 16;
+    pub const SRC1_F16: u16 = 16;
     /// A literal constant K follows src1 (`s_fmaak_f32`).
-    pub const K_LAST: u8 = 32;
+    pub const K_LAST: u16 = 32;
     /// A literal constant K sits between src0 and src1 (`s_fmamk_f32`).
-    pub const K_MIDDLE: u8 = 64;
+    pub const K_MIDDLE: u16 = 64;
     /// The sources are typed as 16-bit integers (`s_cmp_*_f16`): inline
     /// floats print as f16 bit patterns, a literal as its low half.
-    pub const SRC_I16: u8 = 128;
+    pub const SRC_I16: u16 = 128;
+    /// src0 names `src_lds_direct` without the register-class note (GFX12's
+    /// barrier opcodes).
+    pub const LDS_DIRECT: u16 = 256;
 }
 use alu_flags as af;
 
@@ -123,6 +126,8 @@ pub struct Salu {
     pub src1: Field,
     /// The literal constant K of `s_fmaak_f32` / `s_fmamk_f32`.
     pub k: Option<u32>,
+    /// The family's symbolic `sendmsg` names (`s_sendmsg_rtn_*`).
+    pub sendmsg: &'static [(u8, &'static str, u8)],
 }
 
 /// A SOPK instruction.
@@ -134,6 +139,8 @@ pub struct Sopk {
     pub simm16: u16,
     /// The trailing dword of `s_setreg_imm32_b32`.
     pub imm32: Option<u32>,
+    /// The family's symbolic `hwreg` names.
+    pub hwreg: &'static [(u8, &'static str, u8)],
 }
 
 /// A SOPP instruction.
@@ -141,6 +148,28 @@ pub struct Sopk {
 pub struct Sopp {
     pub row: &'static PRow,
     pub simm16: u16,
+    /// The family's symbolic `sendmsg` names.
+    pub sendmsg: &'static [(u8, &'static str, u8)],
+}
+
+/// One family's scalar ALU opcode tables (a generated `tables/sop.rs`) with
+/// their opcode-to-row maps; built by [`sop_tables!`].
+pub struct SopTables {
+    pub sop2: &'static [AluRow],
+    pub sop1: &'static [AluRow],
+    pub sopc: &'static [AluRow],
+    pub sopk: &'static [KRow],
+    pub sopp: &'static [PRow],
+    /// Symbolic `hwreg` names: (id, name, targets).
+    pub hwreg: &'static [(u8, &'static str, u8)],
+    /// Symbolic `sendmsg` names: (id, name, targets).
+    pub sendmsg: &'static [(u8, &'static str, u8)],
+    /// Row index per opcode (0xff: none).
+    pub sop2_idx: [u8; 128],
+    pub sop1_idx: [u8; 256],
+    pub sopc_idx: [u8; 128],
+    pub sopk_idx: [u8; 32],
+    pub sopp_idx: [u8; 128],
 }
 
 /// Maps opcodes to row indices at compile time (0xff: no row).
@@ -155,18 +184,41 @@ macro_rules! ops_of {
         t
     }};
 }
+pub(crate) use ops_of;
 
-static SOP2_IDX: [u8; 128] = ops_of!(tab::SOP2, 128);
-static SOP1_IDX: [u8; 256] = ops_of!(tab::SOP1, 256);
-static SOPC_IDX: [u8; 128] = ops_of!(tab::SOPC, 128);
-static SOPK_IDX: [u8; 32] = ops_of!(tab::SOPK, 32);
-static SOPP_IDX: [u8; 128] = ops_of!(tab::SOPP, 128);
+/// The [`SopTables`] of a generated `tables/sop.rs` module.
+macro_rules! sop_tables {
+    ($tab:ident) => {
+        $crate::gfx11::sop::SopTables {
+            sop2: $tab::SOP2,
+            sop1: $tab::SOP1,
+            sopc: $tab::SOPC,
+            sopk: $tab::SOPK,
+            sopp: $tab::SOPP,
+            hwreg: $tab::HWREG,
+            sendmsg: $tab::SENDMSG,
+            sop2_idx: $crate::gfx11::sop::ops_of!($tab::SOP2, 128),
+            sop1_idx: $crate::gfx11::sop::ops_of!($tab::SOP1, 256),
+            sopc_idx: $crate::gfx11::sop::ops_of!($tab::SOPC, 128),
+            sopk_idx: $crate::gfx11::sop::ops_of!($tab::SOPK, 32),
+            sopp_idx: $crate::gfx11::sop::ops_of!($tab::SOPP, 128),
+        }
+    };
+}
+pub(crate) use sop_tables;
 
-fn rows(form: AluForm) -> &'static [AluRow] {
+/// GFX11's tables.
+pub static TABLES: SopTables = sop_tables!(tab);
+
+/// What a scalar decoder found: the opcode's row, the size in bytes and the
+/// dwords, for the family's `Inst`.
+pub(crate) type Raw = (u16, u8, [u32; 4]);
+
+fn rows(t: &'static SopTables, form: AluForm) -> &'static [AluRow] {
     match form {
-        AluForm::Sop2 => tab::SOP2,
-        AluForm::Sop1 => tab::SOP1,
-        AluForm::Sopc => tab::SOPC,
+        AluForm::Sop2 => t.sop2,
+        AluForm::Sop1 => t.sop1,
+        AluForm::Sopc => t.sopc,
     }
 }
 
@@ -182,17 +234,17 @@ fn fields(form: AluForm, w0: u32) -> (usize, u8, u8, u8) {
     }
 }
 
-fn row_of(form: AluForm, op: usize) -> Option<usize> {
+fn row_of(t: &'static SopTables, form: AluForm, op: usize) -> Option<usize> {
     let idx: &[u8] = match form {
-        AluForm::Sop2 => &SOP2_IDX,
-        AluForm::Sop1 => &SOP1_IDX,
-        AluForm::Sopc => &SOPC_IDX,
+        AluForm::Sop2 => &t.sop2_idx,
+        AluForm::Sop1 => &t.sop1_idx,
+        AluForm::Sopc => &t.sopc_idx,
     };
     idx.get(op).copied().filter(|&r| r != 0xff).map(usize::from)
 }
 
 /// Whether a source field names an operand read from the literal dword.
-fn reads_literal(v: u8, width: u8, flags: u8, is_src0: bool) -> bool {
+fn reads_literal(v: u8, width: u8, flags: u16, is_src0: bool) -> bool {
     v == 255 && width != 0 && !(is_src0 && flags & af::SENDMSG != 0)
 }
 
@@ -200,23 +252,23 @@ impl Salu {
     /// Decodes a SOP1, SOP2 or SOPC word (and its literal).
     #[inline(always)]
     pub(crate) fn decode(
+        t: &'static SopTables,
         target: Target,
-        wave64: bool,
         form: AluForm,
         w0: u32,
         bytes: &[u8],
-    ) -> Result<Inst, DecodeError> {
+    ) -> Result<Raw, DecodeError> {
         let invalid = DecodeError::Invalid { target, word: w0 };
         let (op, d, s0, s1) = fields(form, w0);
-        let r = row_of(form, op).ok_or(invalid.clone())?;
-        let row = &rows(form)[r];
+        let r = row_of(t, form, op).ok_or(invalid.clone())?;
+        let row = &rows(t, form)[r];
         if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
         let lit = reads_literal(s0, row.src0, row.flags, true)
             || reads_literal(s1, row.src1, row.flags, false)
             || row.flags & (af::K_LAST | af::K_MIDDLE) != 0;
-        let w1 = if lit { super::word(bytes, 1)? } else { 0 };
+        let w1 = if lit { crate::gfx9::word(bytes, 1)? } else { 0 };
         if row.dst != 0 && decode_sreg(u16::from(d), row.dst).is_none() {
             return Err(invalid);
         }
@@ -237,12 +289,19 @@ impl Salu {
             }
         }
         let len = if lit { 8 } else { 4 };
-        Ok(Inst::new(target, wave64, r as u16, len, [w0, w1, 0, 0]))
+        Ok((r as u16, len, [w0, w1, 0, 0]))
     }
 
     /// The fields of an instruction whose opcode is row `r` of `form`'s table.
-    pub(crate) fn from_raw(form: AluForm, r: usize, len: u8, w0: u32, w1: u32) -> Salu {
-        let row = &rows(form)[r];
+    pub(crate) fn from_raw(
+        t: &'static SopTables,
+        form: AluForm,
+        r: usize,
+        len: u8,
+        w0: u32,
+        w1: u32,
+    ) -> Salu {
+        let row = &rows(t, form)[r];
         let (_, d, s0, s1) = fields(form, w0);
         let lit = (len == 8).then_some(w1);
         let field = |v: u8, width: u8, sendmsg: bool| -> Field {
@@ -266,6 +325,7 @@ impl Salu {
             src0: field(s0, row.src0, row.flags & af::SENDMSG != 0),
             src1: field(s1, row.src1, false),
             k: lit.filter(|_| row.flags & (af::K_LAST | af::K_MIDDLE) != 0),
+            sendmsg: t.sendmsg,
         }
     }
 
@@ -316,7 +376,7 @@ fn fmt_ssrc(
 }
 
 /// The value type of source `i` (0 or 1) of a row.
-fn src_type(flags: u8, i: usize) -> ValType {
+fn src_type(flags: u16, i: usize) -> ValType {
     if flags & af::SRC_I16 != 0 {
         ValType::I16
     } else if flags & [af::SRC0_F16, af::SRC1_F16][i] != 0 {
@@ -341,7 +401,12 @@ impl fmt::Display for Salu {
             f.write_str(sep)?;
             sep = ", ";
             match op {
-                Operand::Imm(v) if row.flags & af::SENDMSG != 0 => fmt_sendmsg(f, *v as u16)?,
+                Operand::Imm(v) if row.flags & af::SENDMSG != 0 => {
+                    fmt_sendmsg(f, self.sendmsg, *v as u16)?
+                }
+                Operand::Special(Special::SrcLdsDirect, _) if row.flags & af::LDS_DIRECT != 0 => {
+                    f.write_str("src_lds_direct")?
+                }
                 Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_)
                     if row.flags & af::REG_ONLY != 0 =>
                 {
@@ -382,14 +447,14 @@ fn sdst_width(kind: SopkKind) -> u8 {
 impl Sopk {
     #[inline(always)]
     pub(crate) fn decode(
+        t: &'static SopTables,
         target: Target,
-        wave64: bool,
         w0: u32,
         bytes: &[u8],
-    ) -> Result<Inst, DecodeError> {
+    ) -> Result<Raw, DecodeError> {
         let invalid = DecodeError::Invalid { target, word: w0 };
-        let r = SOPK_IDX[((w0 >> 23) & 0x1f) as usize];
-        let row = tab::SOPK.get(usize::from(r)).ok_or(invalid.clone())?;
+        let r = t.sopk_idx[((w0 >> 23) & 0x1f) as usize];
+        let row = t.sopk.get(usize::from(r)).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 {
             return Err(invalid);
         }
@@ -399,15 +464,16 @@ impl Sopk {
             return Err(invalid);
         }
         let (w1, len) = match row.kind {
-            SopkKind::SetRegImm32 => (super::word(bytes, 1)?, 8),
+            SopkKind::SetRegImm32 => (crate::gfx9::word(bytes, 1)?, 8),
             _ => (0, 4),
         };
-        Ok(Inst::new(target, wave64, u16::from(r), len, [w0, w1, 0, 0]))
+        Ok((u16::from(r), len, [w0, w1, 0, 0]))
     }
 
-    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32) -> Sopk {
+    pub(crate) fn from_raw(t: &'static SopTables, r: usize, len: u8, w0: u32, w1: u32) -> Sopk {
         Sopk {
-            row: &tab::SOPK[r],
+            row: &t.sopk[r],
+            hwreg: t.hwreg,
             sdst_bits: (w0 >> 16) as u8 & 0x7f,
             simm16: w0 as u16,
             imm32: (len == 8).then_some(w1),
@@ -465,15 +531,15 @@ impl Sopk {
             SopkKind::GetReg => {
                 dst(f, &mut warn)?;
                 f.write_str(", ")?;
-                fmt_hwreg(f, target, self.simm16)?;
+                fmt_hwreg(f, self.hwreg, target, self.simm16)?;
             }
             SopkKind::SetReg => {
-                fmt_hwreg(f, target, self.simm16)?;
+                fmt_hwreg(f, self.hwreg, target, self.simm16)?;
                 f.write_str(", ")?;
                 dst(f, &mut warn)?;
             }
             SopkKind::SetRegImm32 => {
-                fmt_hwreg(f, target, self.simm16)?;
+                fmt_hwreg(f, self.hwreg, target, self.simm16)?;
                 f.write_str(", ")?;
                 fmt_imm32(f, self.imm32.unwrap_or(0))?;
             }
@@ -484,15 +550,17 @@ impl Sopk {
 
 /// Writes `hwreg(NAME, offset, size)` (or `hwreg(NAME)` for the whole
 /// register) for a `simm16` hardware-register selector.
-fn fmt_hwreg(f: &mut fmt::Formatter<'_>, target: Target, v: u16) -> fmt::Result {
+fn fmt_hwreg(
+    f: &mut fmt::Formatter<'_>,
+    names: &[(u8, &str, u8)],
+    target: Target,
+    v: u16,
+) -> fmt::Result {
     let id = (v & 0x3f) as u8;
     let offset = (v >> 6) & 0x1f;
     let size = (v >> 11) + 1;
     f.write_str("hwreg(")?;
-    match tab::HWREG
-        .iter()
-        .find(|r| r.0 == id && r.2 & target.bit() != 0)
-    {
+    match names.iter().find(|r| r.0 == id && r.2 & target.bit() != 0) {
         Some(r) => f.write_str(r.1)?,
         None => write!(f, "{id}")?,
     }
@@ -541,20 +609,25 @@ fn fmt_version(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
 
 impl Sopp {
     #[inline(always)]
-    pub(crate) fn decode(target: Target, wave64: bool, w0: u32) -> Result<Inst, DecodeError> {
+    pub(crate) fn decode(
+        t: &'static SopTables,
+        target: Target,
+        w0: u32,
+    ) -> Result<Raw, DecodeError> {
         let invalid = DecodeError::Invalid { target, word: w0 };
-        let r = SOPP_IDX[((w0 >> 16) & 0x7f) as usize];
-        let row = tab::SOPP.get(usize::from(r)).ok_or(invalid.clone())?;
+        let r = t.sopp_idx[((w0 >> 16) & 0x7f) as usize];
+        let row = t.sopp.get(usize::from(r)).ok_or(invalid.clone())?;
         if row.targets & target.bit() == 0 || row.kind == SoppKind::NoImm && w0 as u16 != 0 {
             return Err(invalid);
         }
-        Ok(Inst::new(target, wave64, u16::from(r), 4, [w0, 0, 0, 0]))
+        Ok((u16::from(r), 4, [w0, 0, 0, 0]))
     }
 
-    pub(crate) fn from_raw(r: usize, w0: u32) -> Sopp {
+    pub(crate) fn from_raw(t: &'static SopTables, r: usize, w0: u32) -> Sopp {
         Sopp {
-            row: &tab::SOPP[r],
+            row: &t.sopp[r],
             simm16: w0 as u16,
+            sendmsg: t.sendmsg,
         }
     }
 
@@ -672,9 +745,9 @@ fn fmt_delay_alu(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
 
 /// `sendmsg(NAME)` for a known message id (bits 7:0), `sendmsg(ID, 0, 0)`
 /// for another id with no other bits set, else the decimal immediate.
-fn fmt_sendmsg(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
+fn fmt_sendmsg(f: &mut fmt::Formatter<'_>, names: &[(u8, &str, u8)], v: u16) -> fmt::Result {
     let id = v & 0xff;
-    match tab::SENDMSG.iter().find(|r| u16::from(r.0) == id) {
+    match names.iter().find(|r| u16::from(r.0) == id) {
         Some(r) => write!(f, "sendmsg({})", r.1),
         None if v < 256 => write!(f, "sendmsg({id}, 0, 0)"),
         None => write!(f, "{v}"),
@@ -705,7 +778,7 @@ impl fmt::Display for Sopp {
             }
             SoppKind::Sendmsg => {
                 write!(f, "{name} ")?;
-                fmt_sendmsg(f, v)
+                fmt_sendmsg(f, self.sendmsg, v)
             }
         }
     }
