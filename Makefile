@@ -4,7 +4,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: fuzz-decode fuzz-container fuzz-rpc setup build demo test test-unit test-corpus test-diff test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container fuzz-rpc setup build demo test test-unit test-corpus test-diff test-diff-sweep test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -325,6 +325,12 @@ bench-kmd: setup
 # `make test`), with its report printed.
 test-diff: setup
 	$(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture
+
+# Exhaustive sweeps against LLVM 22 (about 88M words, ~4.5 min on 2 cores;
+# by hand, not part of `make test`): every gfx1100, gfx1151 and gfx1201 SOPP
+# and SOPK opcode with every 16-bit immediate (crates/llvm-oracle/tests/sweep.rs).
+test-diff-sweep: setup
+	$(CARGO) test --release -p llvm-oracle --test sweep -- --nocapture
 
 # Decode throughput on one core over the corpus's .text (criterion; the plain
 # instructions/s figure per target is printed first).

@@ -13,7 +13,17 @@ Sources:
   *.py   Triton kernels (a CORPUS list, see scripts/corpus_triton.py), compiled with
          Triton in the venv made by scripts/setup.sh
 A `corpus-flags: FLAGS` line in the first lines of a .cl/.hip source replaces
-the default optimisation flags (-O2), e.g. `// corpus-flags: -O0`.
+the default optimisation flags (-O2), e.g. `// corpus-flags: -O0`; a
+`corpus-targets: T...` line builds the source for those targets only.
+
+On the RDNA targets (GFX10+), whose kernels run in 32- or 64-lane waves, every
+.cl/.hip source is built twice: <name> in the default wave32 mode and
+<name>_w64 with -mwavefrontsize64 (and -DCORPUS_WAVE64, for code that
+differs by mode, such as the wave-sized WMMA builtins). LLVM's disassembler assumes wave32 there,
+so a code object whose kernels all declare `.wavefront_size: 64` in their
+metadata is disassembled with --mattr=+wavefrontsize64, and its listing
+starts with the line `; rocjitsu-corpus: wavefront-size 64` (32 otherwise);
+a code object mixing both modes is an error.
 
 Incremental: each (source, target) has a stamp under <target>/.stamps holding
 a hash of the source, the shared headers, the flags, this recipe and the
@@ -36,7 +46,9 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "corpus" / "src"
 INCLUDE = SRC / "include"
-TARGETS = ("gfx90a", "gfx942", "gfx950")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151")
+# Targets with a wave64 build of each clang source (see above).
+WAVE64_TARGETS = ("gfx1100", "gfx1151")
 CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".cache" / "rocjitsu"))
 VENV_PYTHON = CACHE / "triton-venv" / "bin" / "python"
 TRITON_WORKER = ROOT / "scripts" / "corpus_triton.py"
@@ -47,6 +59,7 @@ RECIPE = "1"
 CLANG = "clang-22"
 CLANGXX = "clang++-22"
 OBJDUMP = "llvm-objdump-22"
+READELF = "llvm-readelf-22"
 
 
 def log(msg: str) -> None:
@@ -77,13 +90,26 @@ def triton_version() -> str:
     raise BuildError(f"Triton not installed in {VENV_PYTHON.parent.parent}; run scripts/setup.sh")
 
 
-def source_flags(path: pathlib.Path) -> list[str]:
+def header_line(path: pathlib.Path, key: str) -> list[str] | None:
+    """The words after `key:` in the first lines of a source, if present."""
     with path.open(encoding="utf-8") as f:
         for _, line in zip(range(5), f):
-            m = re.search(r"corpus-flags:\s*(.*)$", line)
+            m = re.search(key + r":\s*(.*)$", line)
             if m:
                 return m.group(1).split()
-    return list(DEFAULT_FLAGS)
+    return None
+
+
+def source_flags(path: pathlib.Path) -> list[str]:
+    flags = header_line(path, "corpus-flags")
+    return list(DEFAULT_FLAGS) if flags is None else flags
+
+
+def source_targets(path: pathlib.Path) -> list[str] | None:
+    """The targets a source is limited to (`corpus-targets:`), or None for all."""
+    if path.suffix == ".py":
+        return None
+    return header_line(path, "corpus-targets")
 
 
 def sha(*parts) -> str:
@@ -121,18 +147,40 @@ class Unit:
         tmp.replace(self.stamp)
 
 
-def objdump(outdir: pathlib.Path, name: str) -> None:
-    # Run in the output directory so the text names the file, not a path.
-    p = run([OBJDUMP, "-d", f"{name}.hsaco"], cwd=outdir)
+def wavefront_size(outdir: pathlib.Path, name: str) -> int:
+    """The wave size every kernel of a code object declares in its metadata
+    (`.wavefront_size`); 64 for an object without kernels."""
+    p = run([READELF, "--notes", f"{name}.hsaco"], cwd=outdir)
     if p.returncode != 0:
-        raise BuildError(f"{OBJDUMP} -d {outdir / name}.hsaco failed:\n{p.stderr}")
+        raise BuildError(f"{READELF} --notes {outdir / name}.hsaco failed:\n{p.stderr}")
+    sizes = {int(m) for m in re.findall(r"\.wavefront_size:\s*(\d+)", p.stdout)}
+    if len(sizes) > 1:
+        raise BuildError(f"{outdir / name}.hsaco mixes wave sizes {sorted(sizes)}: one listing "
+                         "cannot show both; build its kernels in one mode")
+    return sizes.pop() if sizes else 64
+
+
+def objdump(outdir: pathlib.Path, name: str, target: str) -> None:
+    # Run in the output directory so the text names the file, not a path.
+    cmd = [OBJDUMP, "-d", f"{name}.hsaco"]
+    header = ""
+    if not target.startswith("gfx9"):
+        wave = wavefront_size(outdir, name)
+        if wave == 64:
+            cmd.insert(1, "--mattr=+wavefrontsize64")
+        header = f"; rocjitsu-corpus: wavefront-size {wave}\n"
+    p = run(cmd, cwd=outdir)
+    if p.returncode != 0:
+        raise BuildError(f"{' '.join(cmd)} in {outdir} failed:\n{p.stderr}")
     tmp = outdir / f"{name}.objdump.tmp"
-    tmp.write_text(p.stdout)
+    tmp.write_text(header + p.stdout)
     tmp.replace(outdir / f"{name}.objdump")
 
 
-def clang_command(src: pathlib.Path, target: str, out: pathlib.Path) -> list[str]:
+def clang_command(src: pathlib.Path, target: str, out: pathlib.Path, wave64: bool = False) -> list[str]:
     flags = source_flags(src)
+    if wave64:
+        flags += ["-mwavefrontsize64", "-DCORPUS_WAVE64"]
     common = ["-nogpulib", "-mcode-object-version=5", f"-I{INCLUDE}", "-Wno-everything", *flags]
     if src.suffix == ".cl":
         return [CLANG, "-x", "cl", "-target", "amdgcn-amd-amdhsa", f"-mcpu={target}", *common, str(src), "-o", str(out)]
@@ -141,16 +189,19 @@ def clang_command(src: pathlib.Path, target: str, out: pathlib.Path) -> list[str
 
 
 def build_clang(unit: Unit) -> list[str]:
-    name = unit.src.stem
-    tmp = unit.outdir / f"{name}.hsaco.tmp"
-    cmd = clang_command(unit.src, unit.target, tmp)
-    p = run(cmd)
-    if p.returncode != 0:
-        raise BuildError(f"compiling {unit.src.relative_to(ROOT)} for {unit.target} failed:\n"
-                         f"$ {' '.join(cmd)}\n{p.stderr}")
-    tmp.replace(unit.outdir / f"{name}.hsaco")
-    objdump(unit.outdir, name)
-    return [name]
+    names = []
+    for wave64 in (False, True) if unit.target in WAVE64_TARGETS else (False,):
+        name = unit.src.stem + ("_w64" if wave64 else "")
+        tmp = unit.outdir / f"{name}.hsaco.tmp"
+        cmd = clang_command(unit.src, unit.target, tmp, wave64)
+        p = run(cmd)
+        if p.returncode != 0:
+            raise BuildError(f"compiling {unit.src.relative_to(ROOT)} for {unit.target} failed:\n"
+                             f"$ {' '.join(cmd)}\n{p.stderr}")
+        tmp.replace(unit.outdir / f"{name}.hsaco")
+        objdump(unit.outdir, name, unit.target)
+        names.append(name)
+    return names
 
 
 def build_triton(units: list[Unit]) -> dict[Unit, list[str]]:
@@ -169,7 +220,7 @@ def build_triton(units: list[Unit]) -> dict[Unit, list[str]]:
         rec = json.loads(line)
         unit = by_src[rec["source"]]
         for name in rec["outputs"]:
-            objdump(outdir, name)
+            objdump(outdir, name, target)
         done[unit] = rec["outputs"]
     missing = [str(u.src) for u in units if u not in done]
     if missing:
@@ -201,11 +252,15 @@ def cmd_build(args) -> int:
         outdir = args.out / target
         outdir.mkdir(parents=True, exist_ok=True)
         for src in srcs:
+            only = source_targets(src)
+            if only is not None and target not in only:
+                continue
             body = src.read_bytes()
             if src.suffix == ".py":
                 key = sha(RECIPE, "triton", body, triton_v, worker, objdump_v, target)
             else:
-                key = sha(RECIPE, "clang", body, headers, source_flags(src), clang_v, objdump_v, target)
+                key = sha(RECIPE, "clang", body, headers, source_flags(src), clang_v, objdump_v, target,
+                          target in WAVE64_TARGETS)
             unit = Unit(src, target, outdir, key)
             all_units.append(unit)
             outs = None if args.force else unit.stamped_outputs()

@@ -83,10 +83,16 @@ def main() -> int:
     bad_total = 0
     shown = 0
     for tdir in sorted(p for p in args.out.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        oracle = Oracle(tdir.name)
+        oracles = {}
         n = bad = 0
         for f in sorted(tdir.glob("*.objdump")):
-            for data, items, _start in parse(f.read_text()):
+            text = f.read_text()
+            # corpus.py marks wave64 listings of RDNA targets.
+            features = "+wavefrontsize64" if text.startswith("; rocjitsu-corpus: wavefront-size 64") else ""
+            if features not in oracles:
+                oracles[features] = Oracle(tdir.name, features)
+            oracle = oracles[features]
+            for data, items, _start in parse(text):
                 for addr, off, size, text in items:
                     n += 1
                     got, got_size = oracle.decode(bytes(data[off:]))

@@ -54,7 +54,8 @@ def main() -> int:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    gpu = GPUTarget("hip", target, 64)
+    # RDNA (GFX10+) kernels run in 32-lane waves under Triton.
+    gpu = GPUTarget("hip", target, 64 if target.startswith("gfx9") else 32)
     for src in map(pathlib.Path, sources):
         outputs = []
         for entry in load(src).CORPUS:

@@ -2,7 +2,7 @@
 """LLVM 22's AMDGPU disassembler through its C API (ctypes), for development probes.
 
     from llvm_oracle import Oracle
-    o = Oracle("gfx942")
+    o = Oracle("gfx942")     # Oracle("gfx1100", "+wavefrontsize64") for wave64 code
     o.decode(bytes)          -> (text or None, size)   # None = <invalid>
     o.decode_words([w0, w1]) -> same, from little-endian dwords
 
@@ -16,7 +16,7 @@ LIB = os.environ.get("ROCJITSU_LIBLLVM", "/usr/lib/llvm-22/lib/libLLVM.so.22.1")
 
 
 class Oracle:
-    def __init__(self, cpu):
+    def __init__(self, cpu, features=""):
         self.lib = ctypes.CDLL(LIB)
         L = self.lib
         for f in ("LLVMInitializeAMDGPUTargetInfo", "LLVMInitializeAMDGPUTargetMC", "LLVMInitializeAMDGPUDisassembler"):
@@ -27,7 +27,8 @@ class Oracle:
         L.LLVMDisasmInstruction.restype = ctypes.c_size_t
         L.LLVMDisasmInstruction.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_uint64,
                                             ctypes.c_char_p, ctypes.c_size_t]
-        self.ctx = L.LLVMCreateDisasmCPUFeatures(b"amdgcn-amd-amdhsa", cpu.encode(), b"", None, 0, None, None)
+        self.ctx = L.LLVMCreateDisasmCPUFeatures(b"amdgcn-amd-amdhsa", cpu.encode(), features.encode(), None, 0,
+                                                  None, None)
         if not self.ctx:
             raise RuntimeError("LLVMCreateDisasmCPUFeatures failed for " + cpu)
         self.buf = ctypes.create_string_buffer(512)

@@ -2,7 +2,7 @@
 
 use crate::objdump;
 use anyhow::{Context, Result, bail};
-use rocjitsu_isa::{Inst, Target};
+use rocjitsu_isa::{Instruction, Target, WaveSize};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,18 +12,23 @@ use std::process::ExitCode;
     after_help = "Output: what `llvm-objdump-22 -d FILE` prints (LLVM 22 syntax; address and \
     encoding in a `//` comment; branch targets as <symbol+offset>). Without --mcpu, every code \
     object of a bundle or HIP fat binary is listed in turn, after a `; code object N of M` line.\n\n\
+    RDNA code (gfx1100, gfx1151) is decoded in the wave size its kernels declare (their \
+    descriptors' wave32 bit): llvm-objdump assumes wave32 there, so the listing of a wave64 code \
+    object is what `llvm-objdump-22 -d --mattr=+wavefrontsize64` prints. --wave32/--wave64 \
+    override it; with --hex the default is wave32 for RDNA targets.\n\n\
     Examples:\n  \
     rocjitsu disasm kernel.hsaco                  # like llvm-objdump -d kernel.hsaco\n  \
     rocjitsu disasm --list-targets app.o          # the GPUs a HIP object was built for\n  \
     rocjitsu disasm --mcpu gfx942 app.o           # its MI300X code\n  \
     rocjitsu disasm --mcpu gfx942 --kernel saxpy --json app.o\n  \
-    echo '0x00 0x00 0x80 0xbf' | rocjitsu disasm --mcpu gfx942 --hex   # s_nop 0"
+    echo '0x00 0x00 0x80 0xbf' | rocjitsu disasm --mcpu gfx942 --hex   # s_nop 0\n  \
+    echo '0x6a 0x00 0x02 0x7c' | rocjitsu disasm --mcpu gfx1100 --wave64 --hex   # v_cmp_class_f32_e32 vcc, ..."
 )]
 pub struct Args {
     /// Code object, clang offload bundle, or executable with a .hip_fatbin section
     file: Option<PathBuf>,
-    /// Target processor (gfx90a, gfx942, gfx950); required with --hex, picks the
-    /// code object of a bundle otherwise
+    /// Target processor (gfx90a, gfx942, gfx950, gfx1100, gfx1151); required with
+    /// --hex, picks the code object of a bundle otherwise
     #[arg(long, value_name = "CPU")]
     mcpu: Option<String>,
     /// Read hex bytes (`0x01 0x05 ...`, as `llvm-mc --disassemble` does) from stdin
@@ -35,6 +40,12 @@ pub struct Args {
     /// Print one JSON object per instruction
     #[arg(long)]
     json: bool,
+    /// Decode RDNA code for 32-lane waves (VCC and EXEC as vcc_lo, exec_lo)
+    #[arg(long, conflicts_with = "wave64")]
+    wave32: bool,
+    /// Decode RDNA code for 64-lane waves (VCC and EXEC as 64-bit pairs)
+    #[arg(long)]
+    wave64: bool,
     /// List the code objects in FILE (target ID, bundle entry, kernels) and exit
     #[arg(long)]
     list_targets: bool,
@@ -53,17 +64,34 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .map(str::parse::<Target>)
         .transpose()
         .context("--mcpu")?;
+    let wave = match (a.wave32, a.wave64) {
+        (true, _) => Some(WaveSize::Wave32),
+        (_, true) => Some(WaveSize::Wave64),
+        _ => None,
+    };
+    if let Some(t) = target
+        && !t.decodes()
+    {
+        bail!(
+            "--mcpu {t}: {t} machine code is not disassembled yet; rocjitsu disassembles {}",
+            decoded_targets()
+        );
+    }
     if a.hex {
         let Some(target) = target else {
-            bail!("--hex needs --mcpu (gfx90a, gfx942 or gfx950)");
+            bail!("--hex needs --mcpu ({})", decoded_targets());
         };
+        if wave == Some(WaveSize::Wave32) && target.wave_size() == 64 {
+            bail!("--wave32: {target} runs 64-lane waves only; drop --wave32");
+        }
+        let wave = wave.unwrap_or(WaveSize::default_for(target));
         if a.file.is_some() {
             bail!("--hex reads bytes from stdin; do not also name a file");
         }
         let bytes = read_hex(std::io::stdin().lock())?;
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
-        for line in rocjitsu_isa::disassemble(target, &bytes) {
+        for line in rocjitsu_isa::disassemble_in(target, wave, &bytes) {
             let raw = &bytes[line.offset..line.offset + line.len];
             if a.json {
                 writeln!(
@@ -90,6 +118,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         no_leading_addr: a.no_leading_addr,
         only: a.kernel.clone(),
         json: a.json,
+        wave,
     };
     if a.list_targets {
         list_targets(&file)?;
@@ -104,8 +133,8 @@ fn hint(e: &rocjitsu_code::Error) -> &'static str {
     use rocjitsu_code::ErrorKind as K;
     match &e.kind {
         K::UnknownTarget { .. } => {
-            "; rocjitsu disassembles gfx90a, gfx942 and gfx950 code objects: recompile with \
-             --offload-arch=gfx90a, gfx942 or gfx950"
+            "; rocjitsu disassembles gfx90a, gfx942, gfx950, gfx1100 and gfx1151 code objects: \
+             recompile with --offload-arch set to one of them"
         }
         K::WrongMachine(_) => "; this is not AMDGPU code: pass an AMDGPU code object (.hsaco)",
         K::UnknownFormat => {
@@ -164,13 +193,14 @@ fn disasm_file(
     if entries.is_empty() {
         bail!(
             "{name}: contains no AMDGPU code object (entries: {}); compile with \
-             --offload-arch=gfx90a, gfx942 or gfx950",
+             --offload-arch set to one of {}",
             container
                 .entries
                 .iter()
                 .map(|e| e.id.id.as_str())
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            decoded_targets()
         );
     }
     let chosen: Vec<_> = match target {
@@ -216,6 +246,19 @@ fn disasm_file(
                 continue;
             }
         };
+        if !co.target().decodes() {
+            if bare || target.is_some() {
+                bail!(
+                    "{}: {} machine code is not disassembled yet; rocjitsu disassembles {} code \
+                     objects",
+                    e.name,
+                    co.target(),
+                    decoded_targets()
+                );
+            }
+            skipped.push(e.id.target_id.clone());
+            continue;
+        }
         if !co.elf().sections.iter().any(objdump::is_code) {
             bail!(
                 "{}: section headers at byte offset 0x{:x}: no executable section (.text) to \
@@ -256,8 +299,9 @@ fn disasm_file(
     if skipped.len() == total {
         bail!(
             "{name}: no code object for a supported target (found {}); recompile with \
-             --offload-arch=gfx90a, gfx942 or gfx950",
-            skipped.join(", ")
+             --offload-arch set to one of {}",
+            skipped.join(", "),
+            decoded_targets()
         );
     }
     if let Some(k) = &opts.only
@@ -272,6 +316,16 @@ fn disasm_file(
     direct.write_all(&held)?;
     direct.flush()?;
     Ok(())
+}
+
+/// The targets whose code rocjitsu disassembles, for messages.
+fn decoded_targets() -> String {
+    let v: Vec<&str> = Target::KNOWN
+        .into_iter()
+        .filter(|t| t.decodes())
+        .map(|t| t.name())
+        .collect();
+    v.join(", ")
 }
 
 /// Parses `llvm-mc --disassemble` style input: byte tokens such as `0x1f` or
@@ -305,7 +359,7 @@ fn read_hex(r: impl BufRead) -> Result<Vec<u8>> {
 
 /// One instruction as a JSON object: offset, bytes, text, mnemonic, operands
 /// and modifiers (the latter two split from LLVM's syntax).
-pub fn json_line(offset: u64, raw: &[u8], inst: Option<&Inst>) -> serde_json::Value {
+pub fn json_line(offset: u64, raw: &[u8], inst: Option<&Instruction>) -> serde_json::Value {
     let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
     let Some(inst) = inst else {
         return serde_json::json!({ "offset": offset, "bytes": hex, "invalid": true });

@@ -19,8 +19,7 @@
 
 use rocjitsu_code::CodeObject;
 use rocjitsu_code::elf::{Section, SymbolTable, SymbolType};
-use rocjitsu_isa::Target;
-use rocjitsu_isa::gfx9::Body;
+use rocjitsu_isa::{Target, WaveSize};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -34,6 +33,29 @@ pub struct Options {
     pub only: Option<String>,
     /// Print JSON lines instead of text.
     pub json: bool,
+    /// The wave size RDNA code is decoded for; `None` for the one the code
+    /// object's kernels declare (see [`wave_size`]).
+    pub wave: Option<WaveSize>,
+}
+
+/// The wave size a code object's code runs in: 64 on targets with only
+/// 64-lane waves; otherwise wave32 if any kernel descriptor sets
+/// ENABLE_WAVEFRONT_SIZE32 (or there are no kernels), else wave64.
+pub fn wave_size(co: &CodeObject) -> WaveSize {
+    let target = co.target();
+    if target.wave_size() == 64 {
+        return WaveSize::Wave64;
+    }
+    let ks = co.kernels();
+    if ks.is_empty()
+        || ks
+            .iter()
+            .any(|k| k.descriptor.kernel_code_properties.enable_wavefront_size32)
+    {
+        WaveSize::Wave32
+    } else {
+        WaveSize::Wave64
+    }
 }
 
 /// A symbol as the listing uses it.
@@ -196,6 +218,7 @@ pub fn write_object(
     let index = SymbolIndex::new(co);
     let elf = co.elf();
     let target = co.target();
+    let wave = opts.wave.unwrap_or_else(|| wave_size(co));
     let mut printed = Printed::default();
     if !opts.json {
         write!(out, "\n{display_name}:\tfile format elf64-amdgpu\n\n")?;
@@ -257,6 +280,7 @@ pub fn write_object(
                 index: &index,
                 section: si,
                 target,
+                wave,
             };
             let mut off = lo;
             while off < hi {
@@ -275,6 +299,7 @@ struct Ctx<'a> {
     index: &'a SymbolIndex,
     section: usize,
     target: Target,
+    wave: WaveSize,
 }
 
 /// Writes one instruction (or undecodable word) at `pc`, the start of
@@ -287,7 +312,7 @@ fn write_inst(
     rest: &[u8],
     json: bool,
 ) -> io::Result<usize> {
-    let decoded = rocjitsu_isa::decode(ctx.target, rest).ok();
+    let decoded = rocjitsu_isa::decode_in(ctx.target, ctx.wave, rest).ok();
     let size = match &decoded {
         Some(inst) => inst.len(),
         None => rest.len().min(4),
@@ -307,7 +332,7 @@ fn write_inst(
             if let Some((head, _)) = text.rsplit_once(' ') {
                 text = format!("{head} {}", s.name);
             }
-        } else if matches!(inst.body(), Body::Sopp(_))
+        } else if inst.is_sopp()
             && let Some(s) = ctx.index.annotation_symbol(ctx.co, ctx.section, t)
         {
             note = rocjitsu_isa::objdump::branch_note(&s.name, t.wrapping_sub(s.addr));

@@ -197,6 +197,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X) or gfx950 (MI355X)"
                 )
             })?;
+            if let Some(e) = t.not_executable() {
+                bail!("--gpu {g}: {e}");
+            }
             Some(GpuConfig::builtin(t))
         }
         (None, None) => None,
@@ -223,9 +226,6 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     };
     let target = co.target();
-    let config = config.unwrap_or_else(|| GpuConfig::builtin(target));
-    let max_lds = config.gpus.first().map_or(65536, |g| g.cu.lds_bytes);
-
     if a.list {
         for k in co.kernels() {
             println!("{}", k.name);
@@ -237,6 +237,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(e) = target.not_executable() {
+        bail!("{fname}: {e}");
+    }
+    let config = config.unwrap_or_else(|| GpuConfig::builtin(target));
+    let max_lds = config.gpus.first().map_or(65536, |g| g.cu.lds_bytes);
 
     let kernel = match &a.kernel {
         Some(n) => co.kernel(n).ok_or_else(|| {

@@ -731,19 +731,19 @@ extern "C" __attribute__((global)) void dynlds(float *a) {
 #[test]
 fn unknown_targets_and_wrong_machines_are_named() {
     let dir = TempDir::new("unknown");
-    let path = compile_cl(&dir, KERNELS_CL, "gfx1100", 5, &[]);
+    let path = compile_cl(&dir, KERNELS_CL, "gfx1102", 5, &[]);
     let p = path.to_str().unwrap();
     let e = CodeObject::parse(p, fs::read(&path).unwrap()).unwrap_err();
     assert_eq!(
         e.kind,
         ErrorKind::UnknownTarget {
-            mach: 0x41,
-            name: Some("gfx1100")
+            mach: 0x47,
+            name: Some("gfx1102")
         }
     );
     assert!(e.to_string().starts_with(p), "{e}");
     assert!(
-        e.to_string().contains("EF_AMDGPU_MACH 0x041 (gfx1100)"),
+        e.to_string().contains("EF_AMDGPU_MACH 0x047 (gfx1102)"),
         "{e}"
     );
 

@@ -100,6 +100,8 @@ fn versions(target: Target) -> &'static [(&'static str, u16, IpVersion)] {
             ("MP0", h::MP0, (13, 0, 6)),
         ],
         Target::Gfx950 => &[("GC", h::GC, (9, 5, 0))],
+        // Not executed: a configuration naming one is refused.
+        _ => &[],
     }
 }
 
@@ -147,6 +149,7 @@ mod tests {
                 Target::Gfx90a => (9, 4, 2),
                 Target::Gfx942 => (9, 4, 3),
                 Target::Gfx950 => (9, 5, 0),
+                _ => unreachable!("{t} has no configuration"),
             };
             assert_eq!(gc, want);
             let blocks = ip_blocks(g);

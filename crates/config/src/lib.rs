@@ -15,7 +15,7 @@ pub mod target;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use target::{Family, Target, UnknownTarget};
+pub use target::{Family, NotExecutable, Target, UnknownTarget};
 
 use std::fmt;
 use std::path::Path;
@@ -574,6 +574,9 @@ pub struct Kfd {
 impl GpuConfig {
     /// The configuration shipped in `configs/` for a target: MI210
     /// (gfx90a), MI300X (gfx942) or MI355X (gfx950).
+    ///
+    /// # Panics
+    /// For a target outside [`Target::ALL`] (none is shipped).
     pub fn builtin(target: Target) -> GpuConfig {
         let (name, text) = match target {
             Target::Gfx90a => (
@@ -588,6 +591,7 @@ impl GpuConfig {
                 "configs/gfx950_cdna4_kmd.json",
                 include_str!("../../../configs/gfx950_cdna4_kmd.json"),
             ),
+            t => panic!("{}", NotExecutable(t)),
         };
         // The shipped files are validated by this crate's tests.
         GpuConfig::from_str(name, text).unwrap_or_else(|e| panic!("{e}"))
@@ -771,6 +775,9 @@ fn fail(path: String, message: String) -> Check {
 impl GpuSpec {
     fn validate(&self, p: &str) -> Check {
         let t = self.gfx_target;
+        if let Some(e) = t.not_executable() {
+            return fail(format!("{p}.gfx_target"), e.to_string());
+        }
         if self.gfx_target_version != t.gfx_target_version() {
             return fail(
                 format!("{p}.gfx_target_version"),
@@ -1258,9 +1265,14 @@ mod tests {
         }));
         assert_eq!(path, "gpus[0].memory.size_bytes");
         assert!(shown.contains("invalid value"), "{shown}");
+        let (path, shown) = err(&edited(|v| v["gpus"][0]["gfx_target"] = "gfx1102".into()));
+        assert_eq!(path, "gpus[0].gfx_target");
+        assert!(shown.contains("unknown variant `gfx1102`"), "{shown}");
+        // A known target the emulator does not execute is refused by name.
         let (path, shown) = err(&edited(|v| v["gpus"][0]["gfx_target"] = "gfx1100".into()));
         assert_eq!(path, "gpus[0].gfx_target");
-        assert!(shown.contains("unknown variant `gfx1100`"), "{shown}");
+        assert!(shown.contains("gfx1100"), "{shown}");
+        assert!(shown.contains("not execute yet"), "{shown}");
         let (path, _) = err("true");
         assert_eq!(path, "$");
         let (_, shown) = err("{\"version\": 1, \"gpus\": [");

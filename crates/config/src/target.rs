@@ -1,16 +1,17 @@
-//! The GPU targets the emulator implements, and the features that make their
+//! The GPU targets the emulator knows, and the features that make their
 //! encodings and their KFD identities differ: the one target type of every
 //! crate (`rocjitsu_isa` re-exports it for its decoders).
 
 use std::fmt;
 use std::str::FromStr;
 
-/// An AMDGPU processor the emulator implements: whose machine code
-/// `rocjitsu_isa` reads and writes and whose GPUs a configuration describes
-/// (`gfx_target`, spelt as LLVM names it: `"gfx942"`).
+/// An AMDGPU processor the emulator knows: whose machine code
+/// `rocjitsu_isa` reads and writes and whose GPUs a configuration may
+/// describe (`gfx_target`, spelt as LLVM names it: `"gfx942"`).
 ///
-/// Only the GFX9 CDNA family is implemented today; RDNA targets (gfx11, gfx12)
-/// get their own [`Family`] and decoder module.
+/// [`Target::ALL`] lists the targets the emulator executes; the others
+/// ([`Target::KNOWN`]) are read by the ISA layer (disassembly, analysis)
+/// and refused by the GPU side with [`Target::not_executable`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Target {
@@ -20,6 +21,18 @@ pub enum Target {
     Gfx942,
     /// CDNA4 (MI350 series, MI355X).
     Gfx950,
+    /// CDNA1 (MI100).
+    Gfx908,
+    /// RDNA1 (Navi 10: RX 5700 XT).
+    Gfx1010,
+    /// RDNA2 (Navi 21: RX 6900 XT, W6800).
+    Gfx1030,
+    /// RDNA3 (Navi 31: RX 7900 XTX, W7900).
+    Gfx1100,
+    /// RDNA3.5 (Strix Halo: Radeon 8060S).
+    Gfx1151,
+    /// RDNA4 (Navi 48: RX 9070 XT, R9700).
+    Gfx1201,
 }
 
 /// The encoding family a target belongs to; one decoder module per family.
@@ -27,11 +40,32 @@ pub enum Target {
 pub enum Family {
     /// GFX9 encodings (Vega, CDNA1-4).
     Gfx9,
+    /// GFX10 encodings (RDNA1-2).
+    Gfx10,
+    /// GFX11 encodings (RDNA3, RDNA3.5).
+    Gfx11,
+    /// GFX12 encodings (RDNA4).
+    Gfx12,
 }
 
 impl Target {
-    /// Every implemented target, in release order.
+    /// Every target the emulator executes (configurations, kernels), in
+    /// release order.
     pub const ALL: [Target; 3] = [Target::Gfx90a, Target::Gfx942, Target::Gfx950];
+
+    /// Every target the emulator knows: [`Target::ALL`] and those whose code
+    /// is read but not yet executed.
+    pub const KNOWN: [Target; 9] = [
+        Target::Gfx90a,
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx908,
+        Target::Gfx1010,
+        Target::Gfx1030,
+        Target::Gfx1100,
+        Target::Gfx1151,
+        Target::Gfx1201,
+    ];
 
     /// LLVM's processor name (`-mcpu`).
     pub fn name(self) -> &'static str {
@@ -39,17 +73,24 @@ impl Target {
             Target::Gfx90a => "gfx90a",
             Target::Gfx942 => "gfx942",
             Target::Gfx950 => "gfx950",
+            Target::Gfx908 => "gfx908",
+            Target::Gfx1010 => "gfx1010",
+            Target::Gfx1030 => "gfx1030",
+            Target::Gfx1100 => "gfx1100",
+            Target::Gfx1151 => "gfx1151",
+            Target::Gfx1201 => "gfx1201",
         }
     }
 
-    /// The target's position in [`Target::ALL`]; generated opcode tables
-    /// index per-target columns and availability masks by it.
+    /// The target's position among its [`Family`]'s targets; generated
+    /// opcode tables index per-target columns and availability masks by it.
     #[inline]
     pub const fn index(self) -> usize {
         match self {
-            Target::Gfx90a => 0,
-            Target::Gfx942 => 1,
+            Target::Gfx90a | Target::Gfx1010 | Target::Gfx1100 | Target::Gfx1201 => 0,
+            Target::Gfx942 | Target::Gfx1030 | Target::Gfx1151 => 1,
             Target::Gfx950 => 2,
+            Target::Gfx908 => 3,
         }
     }
 
@@ -61,7 +102,30 @@ impl Target {
 
     /// The encoding family.
     pub fn family(self) -> Family {
-        Family::Gfx9
+        match self {
+            Target::Gfx90a | Target::Gfx942 | Target::Gfx950 | Target::Gfx908 => Family::Gfx9,
+            Target::Gfx1010 | Target::Gfx1030 => Family::Gfx10,
+            Target::Gfx1100 | Target::Gfx1151 => Family::Gfx11,
+            Target::Gfx1201 => Family::Gfx12,
+        }
+    }
+
+    /// Whether `rocjitsu_isa` decodes, encodes and prints this target's
+    /// machine code.
+    pub fn decodes(self) -> bool {
+        matches!(self.family(), Family::Gfx9 | Family::Gfx11) && self != Target::Gfx908
+    }
+
+    /// Whether the emulator executes code of this target (it is in
+    /// [`Target::ALL`]).
+    pub fn executes(self) -> bool {
+        Target::ALL.contains(&self)
+    }
+
+    /// The error the GPU side gives for a target it does not execute, or
+    /// `None` for one it does.
+    pub fn not_executable(self) -> Option<NotExecutable> {
+        (!self.executes()).then_some(NotExecutable(self))
     }
 
     /// The KFD `gfx_target_version` (major * 10000 + minor * 100 + stepping).
@@ -70,6 +134,12 @@ impl Target {
             Target::Gfx90a => 90010,
             Target::Gfx942 => 90402,
             Target::Gfx950 => 90500,
+            Target::Gfx908 => 90008,
+            Target::Gfx1010 => 100100,
+            Target::Gfx1030 => 100300,
+            Target::Gfx1100 => 110000,
+            Target::Gfx1151 => 110501,
+            Target::Gfx1201 => 120001,
         }
     }
 
@@ -79,6 +149,12 @@ impl Target {
             Target::Gfx90a => "CDNA2",
             Target::Gfx942 => "CDNA3",
             Target::Gfx950 => "CDNA4",
+            Target::Gfx908 => "CDNA1",
+            Target::Gfx1010 => "RDNA1",
+            Target::Gfx1030 => "RDNA2",
+            Target::Gfx1100 => "RDNA3",
+            Target::Gfx1151 => "RDNA3.5",
+            Target::Gfx1201 => "RDNA4",
         }
     }
 
@@ -93,14 +169,25 @@ impl Target {
         matches!(self, Target::Gfx950)
     }
 
-    /// Has accumulation VGPRs (AccVGPRs, `a0`..`a255`). All CDNA targets do.
+    /// Has accumulation VGPRs (AccVGPRs, `a0`..`a255`): the CDNA targets.
     pub fn has_agprs(self) -> bool {
-        true
+        self.family() == Family::Gfx9
     }
 
-    /// Native wavefront size.
+    /// The wavefront size code runs in unless its kernel descriptor asks
+    /// for the other one: 64 on GFX9, 32 on GFX10 and later (LLVM's default
+    /// too).
     pub fn wave_size(self) -> u32 {
-        64
+        match self.family() {
+            Family::Gfx9 => 64,
+            Family::Gfx10 | Family::Gfx11 | Family::Gfx12 => 32,
+        }
+    }
+
+    /// Whether waves of 32 lanes exist (GFX10 and later; `wavefront_size32`
+    /// in the kernel descriptor).
+    pub fn supports_wave32(self) -> bool {
+        self.family() != Family::Gfx9
     }
 
     /// The ELF `e_flags` machine value (EF_AMDGPU_MACH_*).
@@ -109,12 +196,18 @@ impl Target {
             Target::Gfx90a => 0x3f,
             Target::Gfx942 => 0x4c,
             Target::Gfx950 => 0x4f,
+            Target::Gfx908 => 0x30,
+            Target::Gfx1010 => 0x33,
+            Target::Gfx1030 => 0x36,
+            Target::Gfx1100 => 0x41,
+            Target::Gfx1151 => 0x4a,
+            Target::Gfx1201 => 0x4e,
         }
     }
 
-    /// The target for an ELF `e_flags` machine value, if implemented.
+    /// The target for an ELF `e_flags` machine value, if known.
     pub fn from_elf_mach(mach: u32) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.elf_mach() == mach)
+        Target::KNOWN.into_iter().find(|t| t.elf_mach() == mach)
     }
 }
 
@@ -124,9 +217,21 @@ impl fmt::Display for Target {
     }
 }
 
-/// A processor name that is not an implemented target.
+/// A target the emulator knows but does not execute yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0} {what} not execute yet: the emulator runs gfx90a, gfx942 and gfx950 code; \
+     pick one of those (a configuration's gfx_target, a code object's --offload-arch)",
+    what = if self.0.decodes() { "decodes but does" } else { "code does" }
+)]
+pub struct NotExecutable(pub Target);
+
+/// A processor name that is not a known target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown GPU target `{0}`: expected one of gfx90a, gfx942, gfx950")]
+#[error(
+    "unknown GPU target `{0}`: expected one of gfx90a, gfx942, gfx950, gfx908, gfx1010, \
+     gfx1030, gfx1100, gfx1151, gfx1201"
+)]
 pub struct UnknownTarget(pub String);
 
 impl FromStr for Target {
@@ -135,7 +240,7 @@ impl FromStr for Target {
         // Accept target IDs with features (`gfx90a:xnack-`) and the triple form.
         let base = s.split(':').next().unwrap_or(s);
         let base = base.rsplit('-').next().unwrap_or(base);
-        Target::ALL
+        Target::KNOWN
             .into_iter()
             .find(|t| t.name() == base)
             .ok_or_else(|| UnknownTarget(s.to_string()))
@@ -157,13 +262,43 @@ mod tests {
             "amdgcn-amd-amdhsa--gfx950".parse::<Target>().unwrap(),
             Target::Gfx950
         );
-        assert!("gfx1100".parse::<Target>().is_err());
+        assert_eq!("gfx1100".parse::<Target>().unwrap(), Target::Gfx1100);
+        assert!("gfx1102".parse::<Target>().is_err());
+        assert!("gfx906".parse::<Target>().is_err());
     }
 
     #[test]
     fn elf_mach_round_trips() {
-        for t in Target::ALL {
+        for t in Target::KNOWN {
             assert_eq!(Target::from_elf_mach(t.elf_mach()), Some(t));
+        }
+    }
+
+    /// Targets of one family have distinct table indices.
+    #[test]
+    fn indices_are_distinct_within_a_family() {
+        for a in Target::KNOWN {
+            for b in Target::KNOWN {
+                if a != b && a.family() == b.family() {
+                    assert_ne!(a.index(), b.index(), "{a} {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_the_executed_targets_execute() {
+        for t in Target::KNOWN {
+            assert_eq!(t.not_executable().is_none(), Target::ALL.contains(&t));
+        }
+        for t in Target::KNOWN.into_iter().filter(|t| !t.executes()) {
+            let e = t.not_executable().unwrap().to_string();
+            let want = if t.decodes() {
+                format!("{t} decodes but does not execute yet")
+            } else {
+                format!("{t} code does not execute yet")
+            };
+            assert!(e.starts_with(&want), "{e}");
         }
     }
 }

@@ -5,16 +5,18 @@
 //!
 //! `make bench` (`cargo bench -p rocjitsu-isa --bench decode`) first prints a
 //! plain instructions-per-second figure per target, then runs the criterion
-//! benchmark, whose throughput is in instructions (`elem/s`).
+//! benchmark, whose throughput is in instructions (`elem/s`). RDNA code
+//! objects are decoded in the wave size their corpus listing records (`;
+//! rocjitsu-corpus: wavefront-size N`).
 //!
 //! Decoding makes every check that decides whether the word is valid and
-//! yields the typed [`rocjitsu_isa::Inst`] (encoding, opcode row, size,
-//! dwords); its operand fields are read from the dwords on demand by
-//! `Inst::body`. A second plain figure per target includes that: every
-//! instruction decoded and its fields read.
+//! yields the typed instruction (encoding, opcode row, size, dwords); its
+//! operand fields are read from the dwords on demand by `body()`. A second
+//! plain figure per target includes that: every instruction decoded and its
+//! fields read.
 
 use criterion::{Criterion, Throughput};
-use rocjitsu_isa::{Target, decode};
+use rocjitsu_isa::{Instruction, Target, WaveSize, decode_in};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -68,8 +70,22 @@ fn elf_text(elf: &[u8]) -> Option<&[u8]> {
     })
 }
 
+/// One code object's `.text` and the wave size it runs in.
+type Code = (WaveSize, Vec<u8>);
+
+/// The wave size of a corpus code object: from the first line of its
+/// `.objdump` listing on RDNA targets.
+fn wave_of(target: Target, hsaco: &Path) -> WaveSize {
+    let listing = std::fs::read_to_string(hsaco.with_extension("objdump")).unwrap_or_default();
+    if target.wave_size() == 64 || listing.starts_with("; rocjitsu-corpus: wavefront-size 64") {
+        WaveSize::Wave64
+    } else {
+        WaveSize::Wave32
+    }
+}
+
 /// The `.text` of every code object of `target` in the corpus.
-fn corpus(target: Target) -> Vec<Vec<u8>> {
+fn corpus(target: Target) -> Vec<Code> {
     let dir = corpus_dir().join(target.name());
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| Some(e.ok()?.path())).collect())
@@ -78,21 +94,31 @@ fn corpus(target: Target) -> Vec<Vec<u8>> {
     paths.sort();
     paths
         .iter()
-        .filter_map(|p| Some(elf_text(&std::fs::read(p).ok()?)?.to_vec()))
+        .filter_map(|p| {
+            let text = elf_text(&std::fs::read(p).ok()?)?.to_vec();
+            Some((wave_of(target, p), text))
+        })
         .collect()
 }
 
 /// Decodes `code` linearly (and, with `FIELDS`, reads every instruction's
 /// operand fields); returns (instructions, of which decoded).
-fn decode_linear<const FIELDS: bool>(target: Target, code: &[u8]) -> (u64, u64) {
+fn decode_linear<const FIELDS: bool>(target: Target, wave: WaveSize, code: &[u8]) -> (u64, u64) {
     let (mut n, mut ok) = (0, 0);
     let mut rest = code;
     while !rest.is_empty() {
-        let step = match decode(target, rest) {
+        let step = match decode_in(target, wave, rest) {
             Ok(inst) => {
                 ok += 1;
                 if FIELDS {
-                    black_box(inst.body());
+                    match &inst {
+                        Instruction::Gfx9(i) => {
+                            black_box(i.body());
+                        }
+                        Instruction::Gfx11(i) => {
+                            black_box(i.body());
+                        }
+                    }
                 }
                 black_box(&inst).len()
             }
@@ -104,16 +130,16 @@ fn decode_linear<const FIELDS: bool>(target: Target, code: &[u8]) -> (u64, u64) 
     (n, ok)
 }
 
-fn decode_corpus(target: Target, code: &[Vec<u8>]) -> (u64, u64) {
-    code.iter().fold((0, 0), |(n, ok), c| {
-        let (a, b) = decode_linear::<false>(target, black_box(c));
+fn decode_corpus(target: Target, code: &[Code]) -> (u64, u64) {
+    code.iter().fold((0, 0), |(n, ok), (w, c)| {
+        let (a, b) = decode_linear::<false>(target, *w, black_box(c));
         (n + a, ok + b)
     })
 }
 
-fn decode_corpus_fields(target: Target, code: &[Vec<u8>]) -> (u64, u64) {
-    code.iter().fold((0, 0), |(n, ok), c| {
-        let (a, b) = decode_linear::<true>(target, black_box(c));
+fn decode_corpus_fields(target: Target, code: &[Code]) -> (u64, u64) {
+    code.iter().fold((0, 0), |(n, ok), (w, c)| {
+        let (a, b) = decode_linear::<true>(target, *w, black_box(c));
         (n + a, ok + b)
     })
 }
@@ -135,9 +161,9 @@ fn thread_cpu_time() -> Option<Duration> {
 /// telling, per second of this thread's CPU time.
 fn plain_rate(
     target: Target,
-    code: &[Vec<u8>],
+    code: &[Code],
     budget: Duration,
-    pass: fn(Target, &[Vec<u8>]) -> (u64, u64),
+    pass: fn(Target, &[Code]) -> (u64, u64),
 ) -> (f64, Option<f64>) {
     let cpu0 = thread_cpu_time();
     let start = Instant::now();
@@ -157,9 +183,9 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     let quick = std::env::args().any(|a| a == "--test" || a == "--list");
     let mut group = c.benchmark_group("decode");
-    for target in Target::ALL {
+    for target in Target::KNOWN.into_iter().filter(|t| t.decodes()) {
         let code = corpus(target);
-        let bytes: usize = code.iter().map(Vec::len).sum();
+        let bytes: usize = code.iter().map(|c| c.1.len()).sum();
         if bytes == 0 {
             println!(
                 "{}: no corpus in {} (run `make corpus`)",

@@ -6,11 +6,15 @@
 //! syntax; the encoder writes the bytes back from the fields.
 //! LLVM 22's disassembler is the oracle the decoder is tested against.
 //!
-//! Only the GFX9 CDNA targets (gfx90a, gfx942, gfx950) are implemented; the
-//! [`Target`]/[`Family`] split leaves room for the RDNA encodings.
+//! One module per encoding family: [`gfx9`] (CDNA: gfx90a, gfx942, gfx950)
+//! and [`gfx11`] (RDNA3: gfx1100, gfx1151). [`decode`] and [`Inst`] are the
+//! GFX9 decoder the execution engine runs; [`decode_in`] and
+//! [`Instruction`] cover every family, for a wavefront size.
 
 #![forbid(unsafe_code)]
 
+pub mod gfx11;
+pub mod gfx12;
 pub mod gfx9;
 pub mod objdump;
 
@@ -26,31 +30,165 @@ pub enum DecodeError {
     /// The word at this position is not a valid instruction on the target.
     #[error("invalid {target} instruction word 0x{word:08x}")]
     Invalid { target: Target, word: u32 },
+    /// The target's machine code is not decoded yet.
+    #[error("{target} machine code is not decoded yet")]
+    Unsupported { target: Target },
     /// The instruction needs more bytes than were given.
     #[error("truncated instruction: needs {need} bytes, {have} available")]
     Truncated { need: u32, have: u32 },
 }
 
-/// Decodes one instruction from the start of `bytes`.
+/// The wavefront size code is decoded for. On GFX10 and later it decides
+/// the width of the operands that hold a bit per lane (VCC, EXEC, carry
+/// and compare masks), which LLVM prints as `vcc_lo` or `vcc`; GFX9 runs
+/// 64-lane waves only.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum WaveSize {
+    Wave32,
+    Wave64,
+}
+
+impl WaveSize {
+    /// The wave size code of `target` runs in by default (LLVM's default
+    /// when disassembling).
+    pub fn default_for(target: Target) -> WaveSize {
+        if target.wave_size() == 32 {
+            WaveSize::Wave32
+        } else {
+            WaveSize::Wave64
+        }
+    }
+
+    /// The LLVM target feature that selects it (`+wavefrontsize64`).
+    pub fn llvm_feature(self) -> &'static str {
+        match self {
+            WaveSize::Wave32 => "+wavefrontsize32",
+            WaveSize::Wave64 => "+wavefrontsize64",
+        }
+    }
+
+    /// Lanes per wave.
+    pub fn lanes(self) -> u32 {
+        match self {
+            WaveSize::Wave32 => 32,
+            WaveSize::Wave64 => 64,
+        }
+    }
+}
+
+/// A decoded instruction of any family.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Instruction {
+    Gfx9(Inst),
+    Gfx11(gfx11::Inst),
+}
+
+impl Instruction {
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Instruction::Gfx9(i) => i.len(),
+            Instruction::Gfx11(i) => i.len(),
+        }
+    }
+
+    /// Never true: every instruction has at least one dword.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The target it was decoded for.
+    pub fn target(&self) -> Target {
+        match self {
+            Instruction::Gfx9(i) => i.target(),
+            Instruction::Gfx11(i) => i.target(),
+        }
+    }
+
+    /// The instruction's bytes, re-encoded from its fields.
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Instruction::Gfx9(i) => i.encode(),
+            Instruction::Gfx11(i) => i.encode(),
+        }
+    }
+
+    /// For PC-relative branches, the address the instruction at `pc`
+    /// branches to.
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        match self {
+            Instruction::Gfx9(i) => i.branch_target(pc),
+            Instruction::Gfx11(i) => i.branch_target(pc),
+        }
+    }
+
+    /// Whether a branch target is printed as a label when it has one (SOPP
+    /// branches; `llvm-objdump` annotates only those).
+    pub fn is_sopp(&self) -> bool {
+        match self {
+            Instruction::Gfx9(i) => i.encoding() == gfx9::Encoding::Sopp,
+            Instruction::Gfx11(i) => i.encoding() == gfx11::Encoding::Sopp,
+        }
+    }
+
+    /// LLVM's mnemonic, with the encoding suffix where LLVM prints one.
+    pub fn mnemonic(&self) -> &'static str {
+        match self {
+            Instruction::Gfx9(i) => i.mnemonic(),
+            Instruction::Gfx11(i) => i.mnemonic(),
+        }
+    }
+}
+
+impl std::fmt::Display for Instruction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Instruction::Gfx9(i) => i.fmt(f),
+            Instruction::Gfx11(i) => i.fmt(f),
+        }
+    }
+}
+
+/// Decodes one instruction of any implemented family from the start of
+/// `bytes`, for waves of `wave` lanes (ignored on GFX9).
+#[inline(always)]
+pub fn decode_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Result<Instruction, DecodeError> {
+    match target.family() {
+        Family::Gfx9 => decode(target, bytes).map(Instruction::Gfx9),
+        Family::Gfx11 => {
+            gfx11::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx11)
+        }
+        Family::Gfx10 | Family::Gfx12 => Err(DecodeError::Unsupported { target }),
+    }
+}
+
+/// [`disassemble`] for any implemented family, for waves of `wave` lanes.
+pub fn disassemble_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Vec<Line<Instruction>> {
+    linear(bytes, |b| decode_in(target, wave, b))
+}
+
+/// Decodes one instruction from the start of `bytes` with the GFX9 decoder
+/// (gfx90a, gfx942, gfx950; other targets give [`DecodeError::Unsupported`]).
 ///
 /// On error, a disassembler prints `<invalid>` and resumes 4 bytes later, as
 /// LLVM does.
 #[inline(always)]
 pub fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     match target.family() {
-        Family::Gfx9 => gfx9::decode(target, bytes),
+        Family::Gfx9 if target.decodes() => gfx9::decode(target, bytes),
+        _ => Err(DecodeError::Unsupported { target }),
     }
 }
 
 /// One line of a linear disassembly.
 #[derive(Debug, Clone)]
-pub struct Line {
+pub struct Line<I = Inst> {
     /// Byte offset of the instruction in the input.
     pub offset: usize,
     /// Its bytes (4 for an undecodable word).
     pub len: usize,
     /// The decoded instruction, or `None` for `<invalid>`.
-    pub inst: Option<Inst>,
+    pub inst: Option<I>,
 }
 
 /// Decodes `bytes` linearly, as `llvm-mc --disassemble` and `llvm-objdump -d`
@@ -58,12 +196,20 @@ pub struct Line {
 /// bytes later. A trailing fragment shorter than 4 bytes is reported as one
 /// invalid line of its length.
 pub fn disassemble(target: Target, bytes: &[u8]) -> Vec<Line> {
+    linear(bytes, |b| decode(target, b))
+}
+
+/// The linear sweep of [`disassemble`] with any decoder.
+fn linear<I: Copy + InstLen>(
+    bytes: &[u8],
+    decode: impl Fn(&[u8]) -> Result<I, DecodeError>,
+) -> Vec<Line<I>> {
     let mut out = Vec::with_capacity(bytes.len() / 6);
     let mut off = 0;
     while off < bytes.len() {
-        match decode(target, &bytes[off..]) {
+        match decode(&bytes[off..]) {
             Ok(inst) => {
-                let len = inst.len();
+                let len = inst.size();
                 out.push(Line {
                     offset: off,
                     len,
@@ -83,4 +229,21 @@ pub fn disassemble(target: Target, bytes: &[u8]) -> Vec<Line> {
         }
     }
     out
+}
+
+/// The size of a decoded instruction, for [`linear`].
+trait InstLen {
+    fn size(&self) -> usize;
+}
+
+impl InstLen for Inst {
+    fn size(&self) -> usize {
+        self.len()
+    }
+}
+
+impl InstLen for Instruction {
+    fn size(&self) -> usize {
+        self.len()
+    }
 }

@@ -3,12 +3,11 @@
 //! in a `//` comment, then any branch annotation. Shared by `rocjitsu
 //! disasm` and the coverage plugin's listings.
 
-use crate::Inst;
 use std::fmt::Write as _;
 
 /// The text of what decodes at the start of `raw` (`decoded`), or of an
 /// undecodable word (`.long`) or tail of fewer than 4 bytes (`.byte`).
-pub fn text(decoded: Option<&Inst>, raw: &[u8]) -> String {
+pub fn text<I: std::fmt::Display>(decoded: Option<&I>, raw: &[u8]) -> String {
     match decoded {
         Some(inst) => inst.to_string(),
         None if raw.len() >= 4 => {

@@ -4,18 +4,23 @@
 //! into `build/corpus/<target>/<name>.hsaco` and stores `llvm-objdump-22 -d`'s
 //! text of each beside it as `<name>.objdump`. This test reads every
 //! `.objdump`, decodes the raw bytes of each instruction line with
-//! [`rocjitsu_isa::decode`] and checks that
+//! [`rocjitsu_isa::decode_in`] and checks that
 //!   (a) our text equals LLVM's, whitespace-normalised,
 //!   (b) our length equals the number of bytes LLVM consumed,
 //!   (c) re-encoding gives back the same bytes.
 //! Words LLVM cannot decode appear as `.long`/`.byte` data lines; for those
 //! our decoder must report an error too.
 //!
+//! RDNA listings start with `; rocjitsu-corpus: wavefront-size N`, the wave
+//! size the code object's kernels declare (corpus.py disassembles wave64
+//! objects with `--mattr=+wavefrontsize64`); they are decoded in that mode,
+//! and every RDNA target must have listings of both modes.
+//!
 //! The directory can be overridden with `ROCJITSU_CORPUS_DIR`. Run it alone
 //! with `make test-corpus` (or `cargo test -p rocjitsu-isa --test corpus --
 //! --nocapture`) to see the report.
 
-use rocjitsu_isa::Target;
+use rocjitsu_isa::{Target, WaveSize};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -56,6 +61,8 @@ struct Listing {
     /// Function symbols, less clang's callable copies of OpenCL kernels
     /// (`__clang_ocl_kern_imp_*`).
     kernels: usize,
+    /// The wave size of the `; rocjitsu-corpus: wavefront-size N` line.
+    wave: Option<WaveSize>,
 }
 
 /// Collapses runs of whitespace to one space and trims the ends.
@@ -92,6 +99,14 @@ fn parse_objdump(text: &str) -> Result<Listing, String> {
     let mut cur: Option<Region> = None;
     for (n, line) in text.lines().enumerate() {
         let trimmed = line.trim();
+        if let Some(w) = trimmed.strip_prefix("; rocjitsu-corpus: wavefront-size ") {
+            listing.wave = Some(match w {
+                "32" => WaveSize::Wave32,
+                "64" => WaveSize::Wave64,
+                _ => return Err(format!("line {}: bad wave size `{line}`", n + 1)),
+            });
+            continue;
+        }
         if trimmed.is_empty() || trimmed.starts_with(';') || trimmed.contains("file format") {
             continue;
         }
@@ -185,13 +200,20 @@ struct Totals {
     /// Distinct byte sequences, and those of them that mismatch.
     distinct: HashSet<Vec<u8>>,
     distinct_bad: HashSet<Vec<u8>>,
+    /// Instructions in wave64 listings of RDNA targets.
+    wave64_insts: usize,
 }
 
 /// Checks one item; returns what differs (first difference only).
-fn check_item(target: Target, region: &Region, item: &Item) -> Option<(&'static str, String)> {
+fn check_item(
+    target: Target,
+    wave: WaveSize,
+    region: &Region,
+    item: &Item,
+) -> Option<(&'static str, String)> {
     let rest = region.bytes.get(item.off..).unwrap_or(&[]);
     let own = rest.get(..item.len).unwrap_or(rest);
-    match (rocjitsu_isa::decode(target, rest), &item.text) {
+    match (rocjitsu_isa::decode_in(target, wave, rest), &item.text) {
         (Ok(inst), Some(llvm)) => {
             let ours = normalize(&format!("{inst}"));
             if &ours != llvm {
@@ -279,11 +301,24 @@ fn corpus_matches_llvm_objdump() {
                     continue;
                 }
             };
+            let wave = match (target.wave_size(), listing.wave) {
+                (64, None) => WaveSize::Wave64,
+                (32, Some(w)) => w,
+                (_, w) => {
+                    parse_errors.push(format!(
+                        "{rel}: wave size line {w:?} does not fit {target}: rebuild with `make corpus`"
+                    ));
+                    continue;
+                }
+            };
             totals.files += 1;
             totals.kernels += listing.kernels;
             for region in &listing.regions {
                 for item in &region.items {
                     totals.insts += 1;
+                    if target.wave_size() == 32 && wave == WaveSize::Wave64 {
+                        totals.wave64_insts += 1;
+                    }
                     if item.text.is_none() {
                         totals.data += 1;
                     }
@@ -293,7 +328,7 @@ fn corpus_matches_llvm_objdump() {
                         .unwrap_or(&[])
                         .to_vec();
                     let first_seen = totals.distinct.insert(bytes.clone());
-                    let Some((what, ours)) = check_item(target, region, item) else {
+                    let Some((what, ours)) = check_item(target, wave, region, item) else {
                         continue;
                     };
                     totals.mismatches += 1;
@@ -332,7 +367,7 @@ fn corpus_matches_llvm_objdump() {
             report,
             "corpus {t}: {} code objects, {} kernels, {} instructions ({} data lines), {} mismatches \
              (text {}, length {}, re-encoding {}), agreement {:.3}%; distinct encodings {}, \
-             {} mismatching, agreement {:.3}%",
+             {} mismatching, agreement {:.3}%{}",
             s.files,
             s.kernels,
             s.insts,
@@ -345,7 +380,12 @@ fn corpus_matches_llvm_objdump() {
             s.distinct.len(),
             s.distinct_bad.len(),
             100.0 * (s.distinct.len() - s.distinct_bad.len()) as f64
-                / s.distinct.len().max(1) as f64
+                / s.distinct.len().max(1) as f64,
+            if s.wave64_insts > 0 {
+                format!("; {} instructions in wave64 code objects", s.wave64_insts)
+            } else {
+                String::new()
+            }
         );
         all.insts += s.insts;
         all.mismatches += s.mismatches;
@@ -389,12 +429,21 @@ fn corpus_matches_llvm_objdump() {
         "unparsed objdump output:\n{}",
         parse_errors.join("\n")
     );
-    for t in Target::ALL {
-        let kernels = per_target.get(t.name()).map_or(0, |s| s.kernels);
+    for t in Target::KNOWN.into_iter().filter(|t| t.decodes()) {
+        let s = per_target.get(t.name());
+        let kernels = s.map_or(0, |s| s.kernels);
         assert!(
             kernels >= MIN_KERNELS_PER_TARGET,
             "corpus has {kernels} kernels for {t}, expected at least {MIN_KERNELS_PER_TARGET}: run `make corpus`"
         );
+        if t.wave_size() == 32 {
+            let (all, w64) = s.map_or((0, 0), |s| (s.insts, s.wave64_insts));
+            assert!(
+                w64 > 0 && w64 < all,
+                "corpus for {t} has {w64} of {all} instructions in wave64 code objects; both \
+                 modes must be covered: run `make corpus`"
+            );
+        }
     }
     assert!(
         all.insts >= MIN_INSTRUCTIONS,

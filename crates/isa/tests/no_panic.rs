@@ -2,15 +2,27 @@
 //! progress, on random bytes and on every truncation of random instructions.
 //! A panic is caught per chunk and reported with the chunk's bytes.
 
-use rocjitsu_isa::{Target, decode, disassemble};
+use rocjitsu_isa::{Target, WaveSize, decode_in, disassemble_in};
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// Random bytes fed to the disassembler per target.
 const RANDOM_BYTES: usize = 4 << 20;
 const CHUNK: usize = 4096;
-/// Random 12-byte instructions of which every prefix is decoded.
+/// Random 16-byte instructions of which every prefix is decoded.
 const TRUNCATED: usize = 500;
+
+/// Every decoded target in each wave size it runs.
+fn modes() -> Vec<(Target, WaveSize)> {
+    let mut v = Vec::new();
+    for t in Target::KNOWN.into_iter().filter(|t| t.decodes()) {
+        v.push((t, WaveSize::Wave64));
+        if t.wave_size() == 32 {
+            v.push((t, WaveSize::Wave32));
+        }
+    }
+    v
+}
 
 /// splitmix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
 /// generators").
@@ -39,8 +51,8 @@ fn hex(b: &[u8]) -> String {
 
 /// Disassembles `bytes`, prints and re-encodes every instruction, and checks
 /// that the lines tile the input exactly.
-fn exercise(target: Target, bytes: &[u8], text: &mut String) {
-    let lines = disassemble(target, bytes);
+fn exercise(target: Target, wave: WaveSize, bytes: &[u8], text: &mut String) {
+    let lines = disassemble_in(target, wave, bytes);
     let mut off = 0;
     for l in &lines {
         assert_eq!(l.offset, off, "lines must tile the input");
@@ -62,12 +74,14 @@ fn exercise(target: Target, bytes: &[u8], text: &mut String) {
     assert_eq!(off, bytes.len());
 }
 
-fn check(target: Target, bytes: &[u8], what: &str) {
+fn check(target: Target, wave: WaveSize, bytes: &[u8], what: &str) {
     let mut text = String::new();
-    let r = catch_unwind(AssertUnwindSafe(|| exercise(target, bytes, &mut text)));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        exercise(target, wave, bytes, &mut text)
+    }));
     assert!(
         r.is_ok(),
-        "{}: panic on {what}: {}",
+        "{} {wave:?}: panic on {what}: {}",
         target.name(),
         hex(bytes)
     );
@@ -77,10 +91,10 @@ fn check(target: Target, bytes: &[u8], what: &str) {
 fn random_bytes_never_panic() {
     let mut rng = SplitMix64(0x6e6f_7061_6e69_6321);
     let mut buf = vec![0u8; RANDOM_BYTES];
-    for target in Target::ALL {
+    for (target, wave) in modes() {
         rng.fill(&mut buf);
         for (i, chunk) in buf.chunks(CHUNK).enumerate() {
-            check(target, chunk, &format!("random chunk {i}"));
+            check(target, wave, chunk, &format!("random chunk {i}"));
         }
     }
 }
@@ -88,15 +102,20 @@ fn random_bytes_never_panic() {
 #[test]
 fn truncations_never_panic() {
     let mut rng = SplitMix64(0x7472_756e_6361_7465);
-    let mut case = [0u8; 12];
-    for target in Target::ALL {
+    let mut case = [0u8; 16];
+    for (target, wave) in modes() {
         for i in 0..TRUNCATED {
             rng.fill(&mut case);
             for k in 0..=case.len() {
                 let bytes = &case[..k];
-                check(target, bytes, &format!("case {i} truncated to {k} bytes"));
+                check(
+                    target,
+                    wave,
+                    bytes,
+                    &format!("case {i} truncated to {k} bytes"),
+                );
                 // A decoded instruction never claims more bytes than it got.
-                let r = catch_unwind(|| decode(target, bytes).map(|inst| inst.len()));
+                let r = catch_unwind(|| decode_in(target, wave, bytes).map(|inst| inst.len()));
                 match r {
                     Ok(Ok(len)) => assert!(
                         len <= k,

@@ -109,8 +109,15 @@ pub struct Oracle {
 impl Oracle {
     /// Loads libLLVM 22 and creates a disassembler for `cpu` (`gfx942`, ...).
     pub fn new(cpu: &str) -> Result<Oracle, Error> {
+        Oracle::with_features(cpu, "")
+    }
+
+    /// Like [`Oracle::new`], with LLVM target features (`+wavefrontsize64`:
+    /// wave64 operand widths on GFX10 and later, whose default is wave32).
+    pub fn with_features(cpu: &str, features: &str) -> Result<Oracle, Error> {
         let path = libllvm_path();
         let ccpu = CString::new(cpu).map_err(|_| Error::CpuName(cpu.to_string()))?;
+        let cfeat = CString::new(features).map_err(|_| Error::CpuName(features.to_string()))?;
         // SAFETY: loading libLLVM runs its static initialisers, which have no
         // preconditions; the library stays loaded for the life of `Oracle`.
         let lib = unsafe { libloading::Library::new(&path) }.map_err(|source| Error::Load {
@@ -141,7 +148,7 @@ impl Oracle {
             create(
                 triple.as_ptr(),
                 ccpu.as_ptr(),
-                c"".as_ptr(),
+                cfeat.as_ptr(),
                 std::ptr::null_mut(),
                 0,
                 std::ptr::null(),
@@ -220,10 +227,11 @@ pub const WORKER_READY: &str = "ready";
 /// happened on.
 pub fn worker_main(
     cpu: &str,
+    features: &str,
     input: impl BufRead,
     mut out: impl Write,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let oracle = Oracle::new(cpu)?;
+    let oracle = Oracle::with_features(cpu, features)?;
     writeln!(out, "{WORKER_READY}")?;
     out.flush()?;
     let mut bytes = Vec::with_capacity(16);
@@ -258,10 +266,21 @@ fn hex_line(bytes: &[u8], out: &mut String) {
 /// `worker` (the `llvm-oracle-worker` binary). A case on which LLVM crashes
 /// is [`Outcome::Crashed`]; a fresh worker continues with the next case.
 pub fn decode_isolated(worker: &Path, cpu: &str, cases: &[Vec<u8>]) -> Result<Vec<Outcome>, Error> {
+    decode_isolated_with(worker, cpu, "", cases)
+}
+
+/// [`decode_isolated`] with LLVM target features (see
+/// [`Oracle::with_features`]).
+pub fn decode_isolated_with(
+    worker: &Path,
+    cpu: &str,
+    features: &str,
+    cases: &[Vec<u8>],
+) -> Result<Vec<Outcome>, Error> {
     let mut out = Vec::with_capacity(cases.len());
     while out.len() < cases.len() {
         let start = out.len();
-        run_worker(worker, cpu, &cases[start..], &mut out)?;
+        run_worker(worker, cpu, features, &cases[start..], &mut out)?;
         if out.len() < cases.len() {
             out.push(Outcome::Crashed);
         }
@@ -274,6 +293,7 @@ pub fn decode_isolated(worker: &Path, cpu: &str, cases: &[Vec<u8>]) -> Result<Ve
 fn run_worker(
     worker: &Path,
     cpu: &str,
+    features: &str,
     cases: &[Vec<u8>],
     out: &mut Vec<Outcome>,
 ) -> Result<(), Error> {
@@ -283,6 +303,7 @@ fn run_worker(
     };
     let mut child = Command::new(worker)
         .arg(cpu)
+        .arg(features)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

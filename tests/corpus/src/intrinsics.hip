@@ -8,13 +8,23 @@ typedef _Float16 v2h __attribute__((ext_vector_type(2)));
 typedef short v2s __attribute__((ext_vector_type(2)));
 
 KERNEL void scalar_state(unsigned long long *out, int n) {
+#ifdef __GFX9__
   unsigned long long t0 = __builtin_amdgcn_s_memtime();
+#else
+  unsigned long long t0 = __builtin_readcyclecounter();
+#endif
   __builtin_amdgcn_s_sleep(2);
   __builtin_amdgcn_s_setprio(3);
   unsigned hw = __builtin_amdgcn_s_getreg((20 << 0) | (0 << 6) | (31 << 11)); // HW_REG_HW_ID
+#ifdef __GFX9__
   unsigned long long t1 = __builtin_amdgcn_s_memrealtime();
+#else
+  unsigned long long t1 = __builtin_amdgcn_s_sendmsg_rtnl(0x83); // MSG_RTN_GET_REALTIME
+#endif
   __builtin_amdgcn_s_setprio(0);
+#ifdef __GFX9__
   __builtin_amdgcn_s_dcache_wb();
+#endif
   __builtin_amdgcn_sched_barrier(0);
   __builtin_amdgcn_s_waitcnt(0);
   if (TID_X == 0)
@@ -26,10 +36,18 @@ KERNEL void dot_products(float *of, int *oi, unsigned *ou, const v2h *a, const v
   int i = GID_X;
   if (i < n) {
     of[i] = __builtin_amdgcn_fdot2(a[i], b[i], of[i], false);
+#ifdef __GFX9__
     oi[i] = __builtin_amdgcn_sdot4(x[i], y[i], oi[i], false) + __builtin_amdgcn_sdot8(x[i], y[i], 3, true);
     ou[i] = __builtin_amdgcn_udot4((unsigned)x[i], (unsigned)y[i], ou[i], false) +
             __builtin_amdgcn_udot8((unsigned)x[i], (unsigned)y[i], 5, false) +
             __builtin_amdgcn_sdot2(__builtin_bit_cast(v2s, x[i]), __builtin_bit_cast(v2s, y[i]), 1, false);
+#else
+    // Mixed-sign dot products (v_dot4_i32_iu8, v_dot8_i32_iu4).
+    oi[i] = __builtin_amdgcn_sudot4(true, x[i], false, y[i], oi[i], false) +
+            __builtin_amdgcn_sudot8(false, x[i], true, y[i], 3, true);
+    ou[i] = __builtin_amdgcn_udot4((unsigned)x[i], (unsigned)y[i], ou[i], false) +
+            __builtin_amdgcn_udot8((unsigned)x[i], (unsigned)y[i], 5, false);
+#endif
   }
 }
 
@@ -63,8 +81,13 @@ KERNEL void buffer_atomics(float *out, int *cnt, const float *in, int n) {
   int old = __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(1, rc, (i & 15) * 4, 0, 0);
   __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(old, rc, 0, 16, 0);
   __builtin_amdgcn_raw_ptr_buffer_atomic_fadd_f32(v, rf, i * 4, 0, 0);
+#ifdef __GFX9__
   __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f64((double)v, rf, 8 * (i & 7), 0, 0);
   __builtin_amdgcn_raw_ptr_buffer_load_lds(rin, (__attribute__((address_space(3))) void *)tile, 4, i * 4, 0, 0, 0);
+#else
+  __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f32(v, rf, 4 * (i & 7), 0, 0);
+  tile[TID_X & 63] = __builtin_amdgcn_raw_buffer_load_b32(rin, i * 4, 0, 0);
+#endif
   SYNC();
   out[n + i] = tile[TID_X & 63];
 }

@@ -6,8 +6,8 @@ static float wave_sum(float v) {
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x112, 0xf, 0xf, false));
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x114, 0xf, 0xe, false));
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x118, 0xf, 0xc, false));
-  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x142, 0xa, 0xf, false));
-  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x143, 0xc, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), DPP_ROW_BCAST15, 0xa, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), DPP_ROW_BCAST31, 0xc, 0xf, false));
   return AS_FLOAT(__builtin_amdgcn_readlane(AS_INT(v), 63));
 }
 

@@ -1,3 +1,4 @@
+// corpus-targets: gfx90a gfx942 gfx950
 // Matrix cores through clang's MFMA builtins (v_mfma_*, v_smfmac_*), with
 // per-target variants (CDNA2 gfx90a, CDNA3 gfx942, CDNA4 gfx950).
 #include "hip.h"

@@ -18,15 +18,15 @@ __kernel void reduce_lds(__global float *out, __global const float *in, int n) {
 }
 
 // DPP controls: row_shr:1 = 0x111, row_shr:2 = 0x112, row_shr:4 = 0x114,
-// row_shr:8 = 0x118, row_bcast:15 = 0x142, row_bcast:31 = 0x143.
+// row_shr:8 = 0x118, then the row broadcasts of ocl.h.
 __kernel void reduce_dpp(__global int *out, __global const int *in) {
   int v = in[GID_X];
   v += __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false);
   v += __builtin_amdgcn_update_dpp(0, v, 0x112, 0xf, 0xf, false);
   v += __builtin_amdgcn_update_dpp(0, v, 0x114, 0xf, 0xe, false);
   v += __builtin_amdgcn_update_dpp(0, v, 0x118, 0xf, 0xc, false);
-  v += __builtin_amdgcn_update_dpp(0, v, 0x142, 0xa, 0xf, false);
-  v += __builtin_amdgcn_update_dpp(0, v, 0x143, 0xc, 0xf, false);
+  v += __builtin_amdgcn_update_dpp(0, v, DPP_ROW_BCAST15, 0xa, 0xf, false);
+  v += __builtin_amdgcn_update_dpp(0, v, DPP_ROW_BCAST31, 0xc, 0xf, false);
   out[GROUP_X] = __builtin_amdgcn_readlane(v, 63);
 }
 
@@ -35,7 +35,7 @@ __kernel void reduce_mov_dpp(__global float *out, __global const float *in) {
   for (int k = 0; k < 4; ++k) {
     int b = __builtin_amdgcn_mov_dpp(AS_INT(v), 0x1b, 0xf, 0xf, true); // quad_perm:[3,2,1,0]
     v += AS_FLOAT(b);
-    b = __builtin_amdgcn_mov_dpp(AS_INT(v), 0x130, 0xf, 0xf, false); // wave_shl:1
+    b = __builtin_amdgcn_mov_dpp(AS_INT(v), DPP_WAVE_SHL1, 0xf, 0xf, false);
     v = __builtin_fmaxf(v, AS_FLOAT(b));
   }
   if (TID_X == 0)

@@ -26,7 +26,7 @@ __kernel void scan_wave(__global float *out, __global const float *in) {
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x113, 0xf, 0xf, false));
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x114, 0xf, 0xe, false));
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x118, 0xf, 0xc, false));
-  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x142, 0xa, 0xf, false));
-  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x143, 0xc, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), DPP_ROW_BCAST15, 0xa, 0xf, false));
+  v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), DPP_ROW_BCAST31, 0xc, 0xf, false));
   out[GID_X] = v;
 }

@@ -22,6 +22,9 @@ pub struct Loaded {
 /// Loads `co`'s `PT_LOAD` segments into a new allocation of `vm` and
 /// applies its `R_AMDGPU_RELATIVE64` dynamic relocations.
 pub fn load(vm: &Vm, co: &CodeObject) -> Result<Loaded, String> {
+    if let Some(e) = co.target().not_executable() {
+        return Err(format!("{}: {e}", co.name()));
+    }
     let elf = co.elf();
     let loads: Vec<_> = elf.segments.iter().filter(|s| s.kind == PT_LOAD).collect();
     let end = loads

@@ -122,6 +122,8 @@ pub const fn target_bit(t: Target) -> u8 {
         Target::Gfx90a => GFX90A,
         Target::Gfx942 => GFX942,
         Target::Gfx950 => GFX950,
+        // Targets the emulator does not execute have no MFMA entries.
+        _ => 0,
     }
 }
 

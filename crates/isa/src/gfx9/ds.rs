@@ -79,7 +79,8 @@ fn table(target: Target) -> &'static [u8; 256] {
     match target {
         Target::Gfx90a => &DS_GFX90A,
         Target::Gfx942 => &DS_GFX942,
-        Target::Gfx950 => &DS_GFX950,
+        // gfx950: the decoder is given GFX9 targets only.
+        _ => &DS_GFX950,
     }
 }
 

@@ -62,7 +62,8 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
     let tab = match target {
         Target::Gfx90a => &MIMG_GFX90A,
         Target::Gfx942 => &MIMG_GFX942,
-        Target::Gfx950 => &MIMG_GFX950,
+        // gfx950: the decoder is given GFX9 targets only.
+        _ => &MIMG_GFX950,
     };
     let opcode = ((w0 >> 18) & 0x7f) as u8;
     let row = tab.get(usize::from(opcode)).copied().unwrap_or(0xff);

@@ -74,7 +74,8 @@ fn tables(target: Target) -> (&'static [u8; 128], &'static [u8; 16]) {
     match target {
         Target::Gfx90a => (&MUBUF_GFX90A, &MTBUF_GFX90A),
         Target::Gfx942 => (&MUBUF_GFX942, &MTBUF_GFX942),
-        Target::Gfx950 => (&MUBUF_GFX950, &MTBUF_GFX950),
+        // gfx950: the decoder is given GFX9 targets only.
+        _ => (&MUBUF_GFX950, &MTBUF_GFX950),
     }
 }
 

@@ -100,6 +100,12 @@ pub enum ValType {
     V2BF16,
     /// Packed pair of f32 (gfx90a+ `v_pk_*_f32`), read from 64 bits.
     V2F32,
+    /// Packed pair of halves whose inline constants fill both halves
+    /// (GFX11 `v_pk_fmac_f16_e32`).
+    V2F16Splat,
+    /// A half whose literal LLVM shows as the whole dword (GFX11 DPP forms
+    /// of the f16 dot products).
+    F16Wide,
 }
 
 /// The inline floating-point constants (source field 240..248).
@@ -390,7 +396,7 @@ impl fmt::Display for Typed<'_> {
 }
 
 /// The f32 bit patterns of the inline float constants (source 240..248).
-const F32_INLINE: [u32; 9] = [
+pub(crate) const F32_INLINE: [u32; 9] = [
     0x3f00_0000,
     0xbf00_0000,
     0x3f80_0000,
@@ -475,12 +481,18 @@ pub fn fmt_literal(f: &mut fmt::Formatter<'_>, v: u32, ty: ValType) -> fmt::Resu
     let (marked, shown) = match ty {
         ValType::I32 | ValType::F32 | ValType::V2I16 => (inline32(v), v),
         ValType::F16 => (inline_int16(lo) || F16_INLINE.contains(&lo), u32::from(lo)),
+        ValType::F16Wide => (inline_int16(lo) || F16_INLINE.contains(&lo), v),
         ValType::I16 => (inline32(v), u32::from(lo)),
         ValType::BF16 => (inline_int16(lo) || BF16_INLINE.contains(&lo), v),
         ValType::V2F16 => (
             inline_int32(v) || F16_INLINE.contains(&(v as u16)) && v >> 16 == 0,
             v,
         ),
+        ValType::V2F16Splat => {
+            let hi = (v >> 16) as u16;
+            let splat = hi == lo && (F16_INLINE.contains(&lo) || lo <= 64);
+            (inline_int32(v) || splat, v)
+        }
         ValType::V2BF16 => (
             inline_int32(v) || BF16_INLINE.contains(&(v as u16)) && v >> 16 == 0,
             v,
@@ -571,6 +583,8 @@ mod tests {
             (ValType::BF16, 0x3f80, "lit(0x3f80)"),
             (ValType::BF16, 0x1234_5678, "0x12345678"),
             (ValType::V2BF16, 0x3f80, "lit(0x3f80)"),
+            (ValType::F16Wide, 0x3f80_0000, "lit(0x3f800000)"),
+            (ValType::F16Wide, 0x1234_5678, "0x12345678"),
             (ValType::V2BF16, 0xffff_3f80, "0xffff3f80"),
             (ValType::F64, 0, "0"),
             (ValType::F64, 0x3ff0_0000, "1.0"),

@@ -339,7 +339,7 @@ const INLINE_F32: [(u32, InlineFloat); 9] = [
 
 /// Writes a 32-bit immediate as LLVM prints an untyped one: inline integers
 /// in decimal, inline float bit patterns as floats, anything else in hex.
-fn fmt_imm32(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
+pub(crate) fn fmt_imm32(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
     if v <= 64 || v >= 0xffff_fff0 {
         write!(f, "{}", v as i32)
     } else if let Some(&(_, c)) = INLINE_F32.iter().find(|e| e.0 == v) {
@@ -351,7 +351,11 @@ fn fmt_imm32(f: &mut fmt::Formatter<'_>, v: u32) -> fmt::Result {
 
 /// Writes a constant given to a register-only source the way LLVM does: as
 /// a 32-bit immediate followed by an `Invalid immediate` note.
-fn fmt_invalid_imm(f: &mut fmt::Formatter<'_>, op: &Operand, w: &mut Warnings) -> fmt::Result {
+pub(crate) fn fmt_invalid_imm(
+    f: &mut fmt::Formatter<'_>,
+    op: &Operand,
+    w: &mut Warnings,
+) -> fmt::Result {
     match *op {
         Operand::Literal(v) => fmt_imm32(f, v)?,
         _ => fmt_sop(f, op, 1, w)?,

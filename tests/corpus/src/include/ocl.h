@@ -24,3 +24,16 @@
 // Reinterpreting casts (OpenCL's as_float/as_int without the library header).
 #define AS_FLOAT(x) __builtin_astype((x), float)
 #define AS_INT(x) __builtin_astype((x), int)
+
+// DPP row broadcasts (row_bcast:15 = 0x142, row_bcast:31 = 0x143) and wave
+// shifts (wave_shl:1 = 0x130) exist up to GFX9; GFX10+ code uses row_share:15,
+// row_xmask:15 and row_shl:1 in their place.
+#ifdef __GFX9__
+#define DPP_ROW_BCAST15 0x142
+#define DPP_ROW_BCAST31 0x143
+#define DPP_WAVE_SHL1 0x130
+#else
+#define DPP_ROW_BCAST15 0x15f
+#define DPP_ROW_BCAST31 0x16f
+#define DPP_WAVE_SHL1 0x101
+#endif

@@ -1,0 +1,62 @@
+//! The GFX11 EXP encoding (exports to render targets, positions and
+//! primitive data), 64 bits: en 3:0, target 9:4, done 11, row_en 13,
+//! 0b111110 31:26; vsrc0..vsrc3 in the bytes of the second dword.
+
+use super::Inst;
+use super::tables::exp::TARGETS;
+use crate::{DecodeError, Target};
+use std::fmt;
+
+/// Decodes an EXP instruction (8 bytes); every field value decodes.
+pub(crate) fn decode(
+    target: Target,
+    wave64: bool,
+    w0: u32,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
+    let w1 = super::word(bytes, 1)?;
+    Ok(Inst::new(target, wave64, 0, 8, [w0, w1, 0, 0]))
+}
+
+/// A decoded EXP instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exp {
+    pub w0: u32,
+    pub w1: u32,
+}
+
+impl Exp {
+    pub fn mnemonic(&self) -> &'static str {
+        "exp"
+    }
+
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.w0.to_le_bytes());
+        out.extend_from_slice(&self.w1.to_le_bytes());
+    }
+}
+
+impl fmt::Display for Exp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tg = (self.w0 >> 4) & 0x3f;
+        match TARGETS[tg as usize] {
+            Some(n) => write!(f, "exp {n}")?,
+            None => write!(f, "exp invalid_target_{tg}")?,
+        }
+        for k in 0..4 {
+            f.write_str(if k == 0 { " " } else { ", " })?;
+            if self.w0 >> k & 1 != 0 {
+                write!(f, "v{}", (self.w1 >> (8 * k)) & 0xff)?;
+            } else {
+                f.write_str("off")?;
+            }
+        }
+        if self.w0 & 1 << 11 != 0 {
+            f.write_str(" done")?;
+        }
+        if self.w0 & 1 << 13 != 0 {
+            f.write_str(" row_en")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,198 @@
+//! The GFX11 SMEM encoding (scalar memory: loads from an address or a
+//! buffer resource, cache invalidation, ATC probes), 64 bits:
+//! op 25:18, glc 14, dlc 13, sdata 12:6, sbase 5:0 (in SGPR pairs);
+//! soffset 63:57, a 21-bit signed byte offset 52:32.
+
+use super::Inst;
+use super::operand::{Half, Operand, Special, decode_sreg, decode_stuple, fmt_signed_hex};
+use super::tables::smem::SMEM;
+use crate::gfx9::sop::{Warnings, fmt_sop};
+use crate::{DecodeError, Target};
+use std::fmt;
+
+/// One SMEM opcode.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SmemRow {
+    pub op: u8,
+    pub name: &'static str,
+    /// sdata width in dwords; 0: no operands at all; [`DATA_IMM`]: sdata
+    /// is a 7-bit immediate.
+    pub data: u8,
+    /// sbase width in dwords (2: an address, 4: a buffer resource).
+    pub base: u8,
+    /// LLVM accepts the glc / dlc bits.
+    pub glc: bool,
+    pub dlc: bool,
+    pub targets: u8,
+}
+
+/// [`SmemRow::data`] of an opcode whose sdata field is an immediate.
+pub const DATA_IMM: u8 = 0xff;
+
+static IDX: [u8; 256] = {
+    let mut t = [0xffu8; 256];
+    let mut i = 0;
+    while i < SMEM.len() {
+        t[SMEM[i].op as usize] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// An SMEM instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Smem {
+    pub row: &'static SmemRow,
+    pub sdata: u8,
+    pub sbase: u8,
+    pub soffset: u8,
+    /// The signed 21-bit byte offset.
+    pub offset: i32,
+    pub glc: bool,
+    pub dlc: bool,
+    /// Bits LLVM ignores (15:17 of the first dword, 56:53 of the second),
+    /// kept for re-encoding.
+    pub unused: u32,
+}
+
+const W0_UNUSED: u32 = 0x7 << 15;
+const W1_UNUSED: u32 = 0xf << 21;
+
+impl Smem {
+    #[inline(always)]
+    pub(crate) fn decode(
+        target: Target,
+        wave64: bool,
+        w0: u32,
+        bytes: &[u8],
+    ) -> Result<Inst, DecodeError> {
+        let invalid = DecodeError::Invalid { target, word: w0 };
+        let w1 = super::word(bytes, 1)?;
+        let r = IDX[((w0 >> 18) & 0xff) as usize];
+        let row = SMEM.get(usize::from(r)).ok_or(invalid.clone())?;
+        if row.targets & target.bit() == 0
+            || (!row.glc && w0 & 1 << 14 != 0)
+            || (!row.dlc && w0 & 1 << 13 != 0)
+        {
+            return Err(invalid);
+        }
+        if row.data != 0 && row.data != DATA_IMM && decode_stuple(sdata(w0), row.data).is_none() {
+            return Err(invalid);
+        }
+        if row.base != 0 && decode_stuple((w0 as u16 & 0x3f) * 2, row.base).is_none() {
+            return Err(invalid);
+        }
+        Ok(Inst::new(target, wave64, u16::from(r), 8, [w0, w1, 0, 0]))
+    }
+
+    pub(crate) fn from_raw(r: usize, w0: u32, w1: u32) -> Smem {
+        Smem {
+            row: &SMEM[r],
+            sdata: sdata(w0) as u8,
+            sbase: (w0 & 0x3f) as u8,
+            soffset: (w1 >> 25) as u8,
+            offset: ((w1 << 11) as i32) >> 11,
+            glc: w0 & 1 << 14 != 0,
+            dlc: w0 & 1 << 13 != 0,
+            unused: w0 & W0_UNUSED | w1 & W1_UNUSED,
+        }
+    }
+
+    pub fn mnemonic(&self) -> &'static str {
+        self.row.name
+    }
+
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        let w0 = 0xf400_0000
+            | u32::from(self.row.op) << 18
+            | u32::from(self.glc) << 14
+            | u32::from(self.dlc) << 13
+            | u32::from(self.sdata) << 6
+            | u32::from(self.sbase)
+            | self.unused & W0_UNUSED;
+        let w1 = u32::from(self.soffset) << 25
+            | (self.offset as u32 & 0x1f_ffff)
+            | self.unused & W1_UNUSED;
+        out.extend_from_slice(&w0.to_le_bytes());
+        out.extend_from_slice(&w1.to_le_bytes());
+    }
+
+    /// The sdata operand (a register tuple), if the opcode has one.
+    pub fn data(&self) -> Option<Operand> {
+        match self.row.data {
+            0 | DATA_IMM => None,
+            n => decode_stuple(u16::from(self.sdata), n),
+        }
+    }
+
+    /// The sbase operand.
+    pub fn base(&self) -> Option<Operand> {
+        match self.row.base {
+            0 => None,
+            n => decode_stuple(u16::from(self.sbase) * 2, n),
+        }
+    }
+
+    /// The soffset register (`null`: none).
+    pub fn soffset(&self) -> Operand {
+        decode_sreg(u16::from(self.soffset), 1)
+            .unwrap_or(Operand::Special(Special::Null, Half::Full))
+    }
+}
+
+fn sdata(w0: u32) -> u16 {
+    ((w0 >> 6) & 0x7f) as u16
+}
+
+impl fmt::Display for Smem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let row = self.row;
+        f.write_str(row.name)?;
+        if row.data == 0 {
+            return Ok(());
+        }
+        let mut warn = Warnings::default();
+        f.write_str(" ")?;
+        match self.data() {
+            Some(op) => {
+                fmt_sop(f, &op, row.data, &mut warn)?;
+                // Registers the data operand's class leaves out.
+                let class = match (row.data, op) {
+                    (1, Operand::Special(Special::M0 | Special::Exec, _)) => {
+                        Some("SReg_32_XM0_XEXEC")
+                    }
+                    (2, Operand::Special(Special::Exec, _)) => Some("SReg_64_XEXEC"),
+                    _ => None,
+                };
+                if let Some(c) = class {
+                    write!(f, "/*Invalid register, operand has '{c}' register class*/")?;
+                }
+            }
+            None if self.sdata <= 64 => write!(f, "{}", self.sdata)?,
+            None => write!(f, "0x{:x}", self.sdata)?,
+        }
+        f.write_str(", ")?;
+        if let Some(base) = self.base() {
+            fmt_sop(f, &base, row.base, &mut warn)?;
+        }
+        f.write_str(", ")?;
+        let soff = self.soffset();
+        let null = soff == Operand::Special(Special::Null, Half::Full);
+        if self.offset == 0 {
+            fmt_sop(f, &soff, 1, &mut warn)?;
+        } else if null {
+            fmt_signed_hex(f, i64::from(self.offset))?;
+        } else {
+            fmt_sop(f, &soff, 1, &mut warn)?;
+            f.write_str(" offset:")?;
+            fmt_signed_hex(f, i64::from(self.offset))?;
+        }
+        if self.glc {
+            f.write_str(" glc")?;
+        }
+        if self.dlc {
+            f.write_str(" dlc")?;
+        }
+        warn.write(f)
+    }
+}

@@ -1,0 +1,475 @@
+//! The GFX11 32-bit vector ALU encodings VOP1, VOP2 and VOPC (`_e32`, with
+//! a literal when src0 is 255) and their DPP forms: DPP16 (src0 0xFA, a
+//! second dword with src0, the control, bound_ctrl, fi, neg/abs and the row
+//! and bank masks) and DPP8 (src0 0xE9, or 0xEA for fi:1; a second dword
+//! with src0 and eight 3-bit lane selects). RDNA3 ISA manual, "VOP1",
+//! "VOP2", "VOPC", "DPP16", "DPP8".
+//!
+//! VOP1: 0b0111111 31:25, vdst 24:17, op 16:9, src0 8:0.
+//! VOP2: 0 31, op 30:25, vdst 24:17, vsrc1 16:9, src0 8:0.
+//! VOPC: 0b0111110 31:25, op 24:17, vsrc1 16:9, src0 8:0.
+//!
+//! A 16-bit operand names a VGPR half: bit 7 of an 8-bit VGPR field (or of
+//! src0's register number) selects `.h`, so only v0..v127 are reachable.
+
+use super::Inst;
+use super::operand::{Operand, Reg, RegFile, decode_src};
+use super::tables::vop::VOP;
+use super::valu::{Slot, fmt_mod_src, fmt_sdst, fmt_v16, fmt_vgpr};
+use super::vop3::{NO_CONST, PLAIN, REJECT_CONST, Src};
+use crate::gfx9::operand::F32_INLINE;
+use crate::gfx9::sop::Warnings;
+use crate::{DecodeError, Target};
+use std::fmt;
+
+/// Which 32-bit encoding an opcode belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Vop1,
+    Vop2,
+    Vopc,
+}
+
+/// A printed operand of a 32-bit or DPP form, in order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The vdst field.
+    Dst,
+    /// The implicit `vcc_lo` (wave32) or `vcc` (wave64) LLVM prints for
+    /// carries and VOPC destinations.
+    Vcc,
+    Src0,
+    /// The vsrc1 VGPR field.
+    Src1,
+    /// The literal constant of `v_fmamk`/`v_fmaak`.
+    K,
+}
+
+/// The destination of a 32-bit form.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VDst {
+    None,
+    V(u8),
+    V16,
+    S(u8),
+}
+
+/// One VOP1, VOP2 or VOPC opcode.
+#[derive(Debug, PartialEq, Eq)]
+pub struct VopRow {
+    pub kind: Kind,
+    pub op: u8,
+    pub tg: u8,
+    /// The mnemonic of the 32-bit form, as printed (`v_add_f32_e32`).
+    pub name: &'static str,
+    /// The mnemonic of the DPP16 form ("": none).
+    pub dpp: &'static str,
+    /// The mnemonic of the DPP8 form ("": none).
+    pub dpp8: &'static str,
+    pub roles: &'static [Role],
+    pub dst: VDst,
+    pub src0: Option<Src>,
+    /// vsrc1: width in dwords, 16-bit half.
+    pub src1: Option<(u8, bool)>,
+    /// No operands (`v_nop`, `v_pipeflush`, `v_illegal`): the fields must
+    /// be zero (VOP1: vdst only).
+    pub bare: bool,
+    /// DPP16 neg/abs bits LLVM rejects (bit 0 src0 neg, 1 src0 abs, 2 src1
+    /// neg, 3 src1 abs) and prints.
+    pub dpp_zero: u8,
+    pub dpp_mods: u8,
+    /// LLVM reads the DPP8 selector through its source-operand decoder
+    /// (see [`dpp8_sel`]).
+    pub dpp8_src: bool,
+}
+
+/// Row index per (target, kind, opcode): VOP1 at 0, VOP2 at 256, VOPC at
+/// 512; `u16::MAX` for none.
+static IDX: [[u16; 768]; 2] = {
+    let mut t = [[u16::MAX; 768]; 2];
+    let mut i = VOP.len();
+    while i > 0 {
+        i -= 1;
+        let r = &VOP[i];
+        let base = match r.kind {
+            Kind::Vop1 => 0,
+            Kind::Vop2 => 256,
+            Kind::Vopc => 512,
+        };
+        let mut k = 0;
+        while k < 2 {
+            if r.tg & (1 << k) != 0 {
+                t[k][base + r.op as usize] = i as u16;
+            }
+            k += 1;
+        }
+    }
+    t
+};
+
+/// Which form a word is in, from its src0 field.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Form {
+    E32,
+    Dpp16,
+    Dpp8,
+}
+
+fn form_of(w0: u32) -> Form {
+    match w0 & 0x1ff {
+        0xfa => Form::Dpp16,
+        0xe9 | 0xea => Form::Dpp8,
+        _ => Form::E32,
+    }
+}
+
+/// The kind and opcode of a first dword whose top bit is clear.
+fn kind_op(w0: u32) -> (Kind, usize) {
+    match w0 >> 25 {
+        0x3f => (Kind::Vop1, ((w0 >> 9) & 0xff) as usize),
+        0x3e => (Kind::Vopc, ((w0 >> 17) & 0xff) as usize),
+        _ => (Kind::Vop2, ((w0 >> 25) & 0x3f) as usize),
+    }
+}
+
+/// Whether source field `v` decodes in slot `s` at width `n`.
+fn src_ok(v: u16, s: &Src, n: u8) -> bool {
+    match decode_src(v, n, Some(0)) {
+        None => false,
+        Some(Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_)) => {
+            s.flags & REJECT_CONST == 0
+        }
+        Some(_) => true,
+    }
+}
+
+/// Decodes a VOP1, VOP2 or VOPC word (and its literal or DPP dword).
+pub(crate) fn decode(
+    target: Target,
+    wave64: bool,
+    w0: u32,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
+    let invalid = DecodeError::Invalid { target, word: w0 };
+    let (kind, op) = kind_op(w0);
+    let base = match kind {
+        Kind::Vop1 => 0,
+        Kind::Vop2 => 256,
+        Kind::Vopc => 512,
+    };
+    let i = IDX[target.index() & 1][base + op];
+    let row = VOP.get(usize::from(i)).ok_or(invalid.clone())?;
+    // `v_nop` and `v_pipeflush` have no DPP forms and ignore src0, so a DPP
+    // marker there decodes as the plain instruction.
+    let form = if row.bare { Form::E32 } else { form_of(w0) };
+    let len = match form {
+        Form::Dpp16 if !row.dpp.is_empty() => {
+            let w1 = super::word(bytes, 1)?;
+            if (w1 >> 20) as u8 & 0xf & row.dpp_zero != 0 {
+                return Err(invalid);
+            }
+            8
+        }
+        Form::Dpp8 if !row.dpp8.is_empty() => {
+            // A selector LLVM reads as the literal source takes a literal
+            // dword (see `dpp8_sel`).
+            if row.dpp8_src && super::word(bytes, 1)? >> 8 == 0xff {
+                super::word(bytes, 2)?;
+                12
+            } else {
+                8
+            }
+        }
+        Form::Dpp16 | Form::Dpp8 => return Err(invalid),
+        Form::E32 => {
+            if row.bare {
+                // VOP1 (`v_nop`, `v_pipeflush`) ignores src0 but not vdst.
+                let fields = match kind {
+                    Kind::Vop1 => w0 & 0x01fe_0000,
+                    Kind::Vop2 => w0 & 0x01ff_ffff,
+                    Kind::Vopc => w0 & 0x1_ffff,
+                };
+                if fields != 0 {
+                    return Err(invalid);
+                }
+                4
+            } else {
+                let mut lit = row.roles.contains(&Role::K);
+                if let Some(s) = &row.src0 {
+                    let v = (w0 & 0x1ff) as u16;
+                    let n = if s.w == 0 { 1 + u8::from(wave64) } else { s.w };
+                    if !src_ok(v, s, n) {
+                        return Err(invalid);
+                    }
+                    lit |= v == 255;
+                }
+                if let VDst::S(n) = row.dst {
+                    let d = ((w0 >> 17) & 0xff) as u16;
+                    if decode_src(d, n, Some(0)).is_none() {
+                        return Err(invalid);
+                    }
+                    lit |= d == 255;
+                }
+                if lit {
+                    super::word(bytes, 1)?;
+                    8
+                } else {
+                    4
+                }
+            }
+        }
+    };
+    let w1 = if len >= 8 { super::word(bytes, 1)? } else { 0 };
+    let w2 = if len == 12 { super::word(bytes, 2)? } else { 0 };
+    Ok(Inst::new(target, wave64, i, len, [w0, w1, w2, 0]))
+}
+
+/// A decoded VOP1, VOP2 or VOPC instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vop {
+    pub row: &'static VopRow,
+    pub wave64: bool,
+    pub w0: u32,
+    /// The literal or DPP dword (0 when there is none).
+    pub w1: u32,
+    /// The literal after a DPP8 dword whose selector reads one (0 when
+    /// there is none).
+    pub w2: u32,
+    pub len: u8,
+}
+
+impl Vop {
+    pub(crate) fn from_raw(r: usize, wave64: bool, len: u8, words: [u32; 3]) -> Vop {
+        let [w0, w1, w2] = words;
+        Vop {
+            row: &VOP[r],
+            wave64,
+            w0,
+            w1,
+            w2,
+            len,
+        }
+    }
+
+    pub fn form(&self) -> Form {
+        if self.row.bare {
+            Form::E32
+        } else {
+            form_of(self.w0)
+        }
+    }
+
+    pub fn mnemonic(&self) -> &'static str {
+        match self.form() {
+            Form::E32 => self.row.name,
+            Form::Dpp16 => self.row.dpp,
+            Form::Dpp8 => self.row.dpp8,
+        }
+    }
+
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.w0.to_le_bytes());
+        if self.len >= 8 {
+            out.extend_from_slice(&self.w1.to_le_bytes());
+        }
+        if self.len == 12 {
+            out.extend_from_slice(&self.w2.to_le_bytes());
+        }
+    }
+
+    /// The literal constant, in the 32-bit form.
+    pub fn literal(&self) -> Option<u32> {
+        (self.form() == Form::E32 && self.len == 8).then_some(self.w1)
+    }
+}
+
+/// Writes a DPP16 control as LLVM prints it on GFX10 and later.
+pub(crate) fn fmt_dpp_ctrl(f: &mut fmt::Formatter<'_>, c: u32) -> fmt::Result {
+    match c {
+        0..=0xff => write!(
+            f,
+            "quad_perm:[{},{},{},{}]",
+            c & 3,
+            c >> 2 & 3,
+            c >> 4 & 3,
+            c >> 6 & 3
+        ),
+        0x101..=0x10f => write!(f, "row_shl:{}", c & 0xf),
+        0x111..=0x11f => write!(f, "row_shr:{}", c & 0xf),
+        0x121..=0x12f => write!(f, "row_ror:{}", c & 0xf),
+        0x130 => f.write_str("/* wave_shl is not supported starting from GFX10 */"),
+        0x134 => f.write_str("/* wave_rol is not supported starting from GFX10 */"),
+        0x138 => f.write_str("/* wave_shr is not supported starting from GFX10 */"),
+        0x13c => f.write_str("/* wave_ror is not supported starting from GFX10 */"),
+        0x140 => f.write_str("row_mirror"),
+        0x141 => f.write_str("row_half_mirror"),
+        0x142 | 0x143 => f.write_str("/* row_bcast is not supported starting from GFX10 */"),
+        0x150..=0x15f => write!(f, "row_share:{}", c & 0xf),
+        0x160..=0x16f => write!(f, "row_xmask:{}", c & 0xf),
+        _ => f.write_str("/* Invalid dpp_ctrl value */"),
+    }
+}
+
+/// Writes the DPP16 controls after the operands: ` CTRL row_mask:0xR
+/// bank_mask:0xB[ bound_ctrl:1][ fi:1]`.
+pub(crate) fn fmt_dpp16(f: &mut fmt::Formatter<'_>, d: u32) -> fmt::Result {
+    f.write_str(" ")?;
+    fmt_dpp_ctrl(f, (d >> 8) & 0x1ff)?;
+    write!(
+        f,
+        " row_mask:0x{:x} bank_mask:0x{:x}",
+        d >> 28,
+        (d >> 24) & 0xf
+    )?;
+    if d & 1 << 19 != 0 {
+        f.write_str(" bound_ctrl:1")?;
+    }
+    if d & 1 << 18 != 0 {
+        f.write_str(" fi:1")?;
+    }
+    Ok(())
+}
+
+/// The 24 select bits LLVM 22 prints for the DPP8 dword `d`. For the
+/// opcodes whose selector goes through its source-operand decoder (`src`:
+/// the rows with `dpp8_src`, which the generators learn), a selector below
+/// 256 that names an inline integer or f32 inline constant stands for its
+/// 32-bit value, and 255 for the literal dword that then follows; the low
+/// 24 bits are printed.
+pub(crate) fn dpp8_sel(d: u32, src: bool, literal: u32) -> u32 {
+    let sel = d >> 8;
+    if !src {
+        return sel;
+    }
+    let v = match sel {
+        128..=192 => sel - 128,
+        193..=208 => 192u32.wrapping_sub(sel),
+        240..=248 => F32_INLINE[(sel - 240) as usize],
+        255 => literal,
+        _ => sel,
+    };
+    v & 0xff_ffff
+}
+
+/// Writes ` dpp8:[...]` for 24 select bits (see [`dpp8_sel`]), and ` fi:1`
+/// when `fi`.
+pub(crate) fn fmt_dpp8(f: &mut fmt::Formatter<'_>, sel: u32, fi: bool) -> fmt::Result {
+    f.write_str(" dpp8:[")?;
+    for i in 0..8 {
+        if i > 0 {
+            f.write_str(",")?;
+        }
+        write!(f, "{}", (sel >> (3 * i)) & 7)?;
+    }
+    f.write_str("]")?;
+    if fi {
+        f.write_str(" fi:1")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Vop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let row = self.row;
+        let form = self.form();
+        f.write_str(self.mnemonic())?;
+        let mut warn = Warnings::default();
+        let mut sep = " ";
+        let vdst = ((self.w0 >> 17) & 0xff) as u16;
+        let mask_w = 1 + u8::from(self.wave64);
+        for role in row.roles {
+            if *role == Role::K && form != Form::E32 {
+                continue;
+            }
+            f.write_str(sep)?;
+            sep = ", ";
+            match role {
+                Role::Dst => match row.dst {
+                    VDst::V(n) => fmt_vgpr(f, vdst, n)?,
+                    VDst::V16 => fmt_v16(f, vdst & 0x7f, vdst & 0x80 != 0)?,
+                    VDst::S(n) => {
+                        // An 8-bit source-style field: constants decode,
+                        // as invalid immediates.
+                        if let Some(op) = decode_src(vdst, n, self.literal()) {
+                            fmt_sdst(f, &op, n, &mut warn)?;
+                        }
+                    }
+                    VDst::None => {}
+                },
+                Role::Vcc => f.write_str(if self.wave64 { "vcc" } else { "vcc_lo" })?,
+                Role::K => write!(f, "0x{:x}", self.w1)?,
+                Role::Src0 => {
+                    let Some(s) = &row.src0 else { continue };
+                    let n = if s.w == 0 { mask_w } else { s.w };
+                    let (v, neg, abs) = match form {
+                        Form::E32 => ((self.w0 & 0x1ff) as u16, false, false),
+                        _ => {
+                            let m = (self.w1 >> 20) as u8 & row.dpp_mods;
+                            (
+                                256 | (self.w1 & 0xff) as u16,
+                                form == Form::Dpp16 && m & 1 != 0,
+                                form == Form::Dpp16 && m & 2 != 0,
+                            )
+                        }
+                    };
+                    let Some(mut op) = decode_src(v, n, self.literal()) else {
+                        continue;
+                    };
+                    let mut hi = false;
+                    if s.t16
+                        && let Operand::Reg(r) = op
+                        && r.file == RegFile::Vgpr
+                    {
+                        hi = r.index & 0x80 != 0;
+                        op = Operand::Reg(Reg::new(RegFile::Vgpr, r.index & 0x7f, 1));
+                    }
+                    let slot = Slot {
+                        width: n,
+                        ty: s.ty,
+                        plain: s.flags & PLAIN != 0,
+                        bad_const: s.flags & NO_CONST != 0,
+                        bad_s: s.bad_s,
+                        bad_v: s.bad_v,
+                        t16: s.t16,
+                        hi,
+                    };
+                    fmt_mod_src(f, &op, &slot, neg, abs, &mut warn)?;
+                }
+                Role::Src1 => {
+                    let Some((n, t16)) = row.src1 else { continue };
+                    let v = ((self.w0 >> 9) & 0xff) as u16;
+                    let m = if form == Form::Dpp16 {
+                        (self.w1 >> 20) as u8 & row.dpp_mods
+                    } else {
+                        0
+                    };
+                    let (neg, abs) = (m & 4 != 0, m & 8 != 0);
+                    if neg {
+                        f.write_str("-")?;
+                    }
+                    if abs {
+                        f.write_str("|")?;
+                    }
+                    if t16 {
+                        fmt_v16(f, v & 0x7f, v & 0x80 != 0)?;
+                    } else {
+                        fmt_vgpr(f, v, n)?;
+                    }
+                    if abs {
+                        f.write_str("|")?;
+                    }
+                }
+            }
+        }
+        match form {
+            Form::E32 => {}
+            Form::Dpp16 => fmt_dpp16(f, self.w1)?,
+            Form::Dpp8 => fmt_dpp8(
+                f,
+                dpp8_sel(self.w1, row.dpp8_src, self.w2),
+                self.w0 & 0x1ff == 0xea,
+            )?,
+        }
+        warn.write(f)
+    }
+}

@@ -1,0 +1,196 @@
+//! The GFX12 encoding family as implemented by RDNA4's gfx1201.
+//!
+//! Decoding has begun with the scalar ALU encodings (SOP1, SOP2, SOPC,
+//! SOPK, SOPP), whose field layouts GFX12 shares with GFX11: they decode,
+//! re-encode and print through `gfx11::sop` with GFX12's own opcode,
+//! `hwreg` and `sendmsg` tables (`tables/sop.rs`, learned from LLVM 22),
+//! which hold GFX12's split wait counters (`s_wait_loadcnt`, ...),
+//! `s_wait_alu` and its barrier opcodes. The other encodings give
+//! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
+//! gfx1201 until they are done.
+
+pub mod tables;
+
+use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
+use crate::{DecodeError, Target};
+use std::fmt;
+
+/// GFX12's scalar ALU tables.
+pub static SOP: SopTables = sop::sop_tables!(sop_tab);
+use tables::sop as sop_tab;
+
+/// The encodings of the GFX12 family decoded so far, by a word's top bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    Sop1,
+    Sop2,
+    Sopk,
+    Sopc,
+    Sopp,
+}
+
+/// The scalar encoding a first instruction dword belongs to (`None`: not a
+/// scalar ALU word).
+pub fn encoding_of(w: u32) -> Option<Encoding> {
+    use Encoding::*;
+    if w >> 30 != 0b10 {
+        return None;
+    }
+    Some(match w >> 23 {
+        0x17d => Sop1,
+        0x17e => Sopc,
+        0x17f => Sopp,
+        _ if w >> 28 == 0b1011 => Sopk,
+        _ => Sop2,
+    })
+}
+
+/// A decoded GFX12 instruction: its target and wave size, the row of its
+/// opcode in its encoding's table and its dwords.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub struct Inst {
+    target: Target,
+    wave64: bool,
+    len: u8,
+    row: u16,
+    words: [u32; 2],
+}
+
+impl fmt::Debug for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inst")
+            .field("target", &self.target)
+            .field("wave64", &self.wave64)
+            .field("encoding", &self.encoding())
+            .field("row", &self.row)
+            .field("words", &&self.words[..self.len() / 4])
+            .finish()
+    }
+}
+
+/// The encoding-specific fields of an instruction (see [`Inst::body`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// SOP1, SOP2 and SOPC.
+    Salu(sop::Salu),
+    Sopk(sop::Sopk),
+    Sopp(sop::Sopp),
+}
+
+impl Inst {
+    fn new(target: Target, wave64: bool, (row, len, words): Raw) -> Inst {
+        Inst {
+            target,
+            wave64,
+            len,
+            row,
+            words: [words[0], words[1]],
+        }
+    }
+
+    /// The target the instruction was decoded for.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Whether it was decoded for 64-lane waves.
+    pub fn wave64(&self) -> bool {
+        self.wave64
+    }
+
+    /// The encoding of the first dword.
+    pub fn encoding(&self) -> Encoding {
+        // Every decoded first dword has one.
+        encoding_of(self.words[0]).unwrap_or(Encoding::Sopp)
+    }
+
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Never true: every instruction has at least one dword.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The encoding-specific fields, read from the dwords.
+    pub fn body(&self) -> Body {
+        let r = usize::from(self.row);
+        let [w0, w1] = self.words;
+        let salu = |form| Body::Salu(sop::Salu::from_raw(&SOP, form, r, self.len, w0, w1));
+        match self.encoding() {
+            Encoding::Sop1 => salu(AluForm::Sop1),
+            Encoding::Sop2 => salu(AluForm::Sop2),
+            Encoding::Sopc => salu(AluForm::Sopc),
+            Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(&SOP, r, self.len, w0, w1)),
+            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, r, w0)),
+        }
+    }
+
+    /// Writes the instruction's bytes (re-encoded from its fields).
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        match &self.body() {
+            Body::Salu(i) => i.encode_into(out),
+            Body::Sopk(i) => i.encode_into(out),
+            Body::Sopp(i) => i.encode_into(out),
+        }
+    }
+
+    /// The instruction's bytes, re-encoded from its fields.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.len());
+        self.encode_into(&mut v);
+        v
+    }
+
+    /// For PC-relative branches, the address the instruction at `pc`
+    /// branches to.
+    pub fn branch_target(&self, pc: u64) -> Option<u64> {
+        match &self.body() {
+            Body::Sopp(i) => i.branch_target(pc),
+            Body::Sopk(i) => i.branch_target(pc),
+            Body::Salu(_) => None,
+        }
+    }
+
+    /// LLVM's mnemonic.
+    pub fn mnemonic(&self) -> &'static str {
+        match &self.body() {
+            Body::Salu(i) => i.mnemonic(),
+            Body::Sopk(i) => i.mnemonic(),
+            Body::Sopp(i) => i.mnemonic(),
+        }
+    }
+}
+
+impl fmt::Display for Inst {
+    /// The instruction in LLVM 22's syntax, as `llvm-objdump -d` prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.body() {
+            Body::Salu(i) => i.fmt(f),
+            Body::Sopk(i) => i.fmt_with(f, self.target),
+            Body::Sopp(i) => i.fmt(f),
+        }
+    }
+}
+
+/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves:
+/// the scalar ALU encodings so far; other words give
+/// [`DecodeError::Unsupported`], and targets of other families too.
+pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    use AluForm::{Sop1, Sop2, Sopc};
+    if target.family() != crate::Family::Gfx12 {
+        return Err(DecodeError::Unsupported { target });
+    }
+    let w0 = crate::gfx9::word(bytes, 0)?;
+    let raw = match encoding_of(w0) {
+        Some(Encoding::Sopp) => sop::Sopp::decode(&SOP, target, w0),
+        Some(Encoding::Sop1) => sop::Salu::decode(&SOP, target, Sop1, w0, bytes),
+        Some(Encoding::Sop2) => sop::Salu::decode(&SOP, target, Sop2, w0, bytes),
+        Some(Encoding::Sopc) => sop::Salu::decode(&SOP, target, Sopc, w0, bytes),
+        Some(Encoding::Sopk) => sop::Sopk::decode(&SOP, target, w0, bytes),
+        None => Err(DecodeError::Unsupported { target }),
+    }?;
+    Ok(Inst::new(target, wave64, raw))
+}

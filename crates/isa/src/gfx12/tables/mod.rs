@@ -1,0 +1,5 @@
+//! Opcode tables generated from LLVM 22's disassembler by
+//! `scripts/gen/gfx11/*.py gfx12`.
+
+#[rustfmt::skip]
+pub mod sop;

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""Probes LLVM 22's disassembler for the scalar ALU encodings (SOP1, SOP2,
+SOPK, SOPC, SOPP) of GFX11 (gfx1100 and gfx1151; writes
+crates/isa/src/gfx11/tables/sop.rs) or, with `gfx12`, of GFX12 (gfx1201;
+writes crates/isa/src/gfx12/tables/sop.rs). Both families share the field
+layouts and the row types of `gfx11::sop`.
+
+Each opcode is decoded with recognisable register numbers in its fields
+(sdst=4, ssrc0=2, ssrc1=8); the printed operand list tells which fields are
+operands and how wide they are; a second probe with other values in the
+fields that are not operands tells whether LLVM ignores them. Also written:
+the symbolic `hwreg` and `sendmsg` names.
+
+    python3 scripts/gen/gfx11/sop.py [gfx12]
+"""
+import os, re, sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from oracle import FeatOracle, ROOT, decode_many, header, words  # noqa: E402
+
+FAMILY = sys.argv[1] if len(sys.argv) > 1 else "gfx11"
+CPUS = {"gfx11": ["gfx1100", "gfx1151"], "gfx12": ["gfx1201"]}[FAMILY]
+OUT = os.path.join(ROOT, "crates", "isa", "src", FAMILY, "tables", "sop.rs")
+LIT = 0x12345678
+ORACLES = [FeatOracle(c) for c in CPUS]
+
+
+def mask(texts):
+    """Target bit mask (bit i: CPUS[i]) of the inputs that decoded."""
+    return sum(1 << i for i, t in enumerate(texts) if t and t != "<crash>")
+
+
+def texts(ws):
+    """LLVM's text per target (None: invalid). GFX12 probes run
+    crash-isolated: some words crash LLVM 22 there (taken as invalid)."""
+    if FAMILY == "gfx11":
+        return [o.decode(words(*ws))[0] for o in ORACLES]
+    out = []
+    for c in CPUS:
+        t = decode_many(c, [words(*ws)])[0][0]
+        out.append(None if t == "<crash>" else t)
+    return out
+
+
+def one(ts):
+    s = {t for t in ts if t}
+    assert len(s) == 1, s
+    return s.pop()
+
+
+def width_of(tok, regs):
+    m = re.fullmatch(r"s(\d+)", tok)
+    if m:
+        return regs[int(m.group(1))], 1
+    m = re.fullmatch(r"s\[(\d+):(\d+)\]", tok)
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        return regs[lo], hi - lo + 1
+    raise ValueError(tok)
+
+
+def alu_rows(kind, word_of, nops):
+    """Rows `AluRow { op, name, dst, src0, src1, flags, targets }`; widths
+    in dwords (0: not an operand); flags: 1 src0 takes registers only, 2
+    src0 is an 8-bit sendmsg immediate, 4 an unused field must be zero, 8
+    src0 and 16 src1 read 16-bit floats (a literal prints its low half),
+    32 a literal K follows src1 (`s_fmaak`), 64 K sits between src0 and
+    src1 (`s_fmamk`), 128 the sources read 16-bit integer-typed values
+    (inline floats print as f16 bit patterns), 256 src0 names
+    src_lds_direct without the register-class note."""
+    rows = []
+    for op in range(nops):
+        ts = texts(word_of(op, 4, 2, 8))
+        if not any(ts):
+            continue
+        t = one(ts)
+        name, _, ops = t.partition(" ")
+        w = {"dst": 0, "src0": 0, "src1": 0}
+        flags = 0
+        regs = {4: "dst", 2: "src0", 8: "src1"}
+        toks = [x for x in ops.split(", ") if x]
+        if toks and toks[-1] == "0x12345678":
+            flags |= 32
+            toks = toks[:-1]
+        elif len(toks) == 4 and toks[2] == "0x12345678":
+            flags |= 64
+            toks = toks[:2] + toks[3:]
+        for tok in toks:
+            if tok.startswith("sendmsg("):
+                w["src0"] = 1
+                flags |= 2
+                continue
+            f, n = width_of(tok, regs)
+            w[f] = n
+        if w["src0"] and not flags & 2:
+            t0 = one(texts(word_of(op, 4, 0x80, 8)))
+            if "Invalid immediate" in t0:
+                flags |= 1
+        # 16-bit float sources: the literal prints as its low half; 16-bit
+        # integer-typed ones print inline floats as f16 bit patterns too.
+        for f, bit, ws in (("src0", 8, (4, 255, 8)), ("src1", 16, (4, 2, 255))):
+            # (A literal crashes LLVM 22 on GFX12's barrier opcodes: no
+            # literal to type there.)
+            tls = texts(word_of(op, *ws))
+            if w[f] == 1 and not flags & 3 and any(tls):
+                tl = one(tls)
+                if "0x5678" in tl.split(", ") or ", 0x5678" in tl:
+                    flags |= bit
+        # src_lds_direct in src0: printed without the SReg_32 note?
+        if w["src0"] and not flags & 3:
+            tls = texts(word_of(op, 4, 254, 8))
+            if any(tls) and "src_lds_direct" in one(tls) and "Invalid register" not in one(tls):
+                flags |= 256
+        if w["src0"] == 1 and not flags & 3:
+            th = one(texts(word_of(op, 4, 240, 8)))
+            if "0x3800" in th:
+                flags |= 128
+                flags &= ~(8 | 16)
+        # Fields that are not operands: other values decode the same?
+        other = {f: (v if w[f] == 0 else {"dst": 4, "src0": 2, "src1": 8}[f])
+                 for f, v in (("dst", 6), ("src0", 10), ("src1", 12))}
+        t2 = texts(word_of(op, other["dst"], other["src0"], other["src1"]))
+        if not any(t2):
+            flags |= 4
+        else:
+            assert one(t2) == t, (t, t2)
+        rows.append(f"    AluRow {{ op: {op}, name: \"{name}\", dst: {w['dst']}, src0: {w['src0']}, "
+                    f"src1: {w['src1']}, flags: {flags}, targets: {mask(ts)} }},")
+    return f"pub static {kind}: &[AluRow] = &[\n" + "\n".join(rows) + "\n];\n"
+
+
+def sopk_rows():
+    rows = []
+    for op in range(32):
+        w0 = 0xB0000000 | (op << 23) | (4 << 16) | 0x0604
+        if (w0 >> 23) in (0x17D, 0x17E, 0x17F):
+            continue
+        ts = texts([w0, LIT])
+        if not any(ts):
+            continue
+        t = one(ts)
+        name, _, args = t.partition(" ")
+        if name.startswith("s_setreg_imm32"):
+            k = "SetRegImm32"
+        elif args.startswith("hwreg("):
+            k = "SetReg"
+        elif "hwreg(" in args:
+            k = "GetReg"
+        elif name == "s_version":
+            k = "Version"
+        elif args == "s[4:5], 1540":
+            k = "Branch64"
+        elif args == "s4, 1540":
+            k = "Dec"
+        elif args == "s4, 0x604":
+            k = "Imm"
+        else:
+            raise ValueError(t)
+        zero = 0
+        if k in ("Version", "SetRegImm32"):
+            t2 = texts([w0 & ~(0x7F << 16) | (6 << 16), LIT])
+            zero = 0 if any(t2) else 1
+        rows.append(f"    KRow {{ op: {op}, name: \"{name}\", kind: SopkKind::{k}, sdst_zero: {str(bool(zero)).lower()}, targets: {mask(ts)} }},")
+    return "pub static SOPK: &[KRow] = &[\n" + "\n".join(rows) + "\n];\n"
+
+
+def sopp_rows():
+    rows = []
+    for op in range(128):
+        w = lambda imm: [0xBF800000 | (op << 16) | imm]
+        t0s = texts(w(0))
+        if not any(t0s):
+            continue
+        t0 = one(t0s)
+        name = t0.split(" ")[0]
+        t1 = texts(w(1))[0]
+        t7f = texts(w(0x7F))[0]
+        args = t0[len(name):]
+        if "vmcnt" in args:
+            k = "Waitcnt"
+        elif "depctr" in args:
+            k = "DepCtr"
+        elif name == "s_delay_alu":
+            k = "DelayAlu"
+        elif "sendmsg" in args:
+            k = "Sendmsg"
+        elif t1 is None:
+            k = "NoImm"
+        elif t0 == name:
+            k = "OptionalImm"
+        elif t7f.endswith(" 127"):
+            k = "Branch"
+        elif args == " 0x0":
+            k = "Hex"
+        elif t7f.endswith(" 0x7f") and args == " 0":
+            k = "Imm"
+        else:
+            raise ValueError(t0, t7f)
+        rows.append(f"    PRow {{ op: {op}, name: \"{name}\", kind: SoppKind::{k}, targets: {mask(t0s)} }},")
+    return "pub static SOPP: &[PRow] = &[\n" + "\n".join(rows) + "\n];\n"
+
+
+def hwreg_names():
+    rows = []
+    for i in range(64):
+        w = [0xB0000000 | (0x11 << 23) | (4 << 16) | (31 << 11) | i]
+        names = []
+        for t in texts(w):
+            n = t.split("hwreg(")[1].rstrip(")")
+            names.append(None if n.isdigit() else n)
+        if any(names):
+            rows.append(f"    ({i}, \"{one(names)}\", {mask(names)}),")
+    return ("/// Symbolic `hwreg` names: (id, name, targets).\n"
+            "pub static HWREG: &[(u8, &str, u8)] = &[\n" + "\n".join(rows) + "\n];\n")
+
+
+def sendmsg_names():
+    rows = []
+    for i in range(256):
+        names = []
+        for t in texts([0xBF800000 | (0x36 << 16) | i]):
+            n = t.split("sendmsg(")[1].rstrip(")")
+            names.append(None if n[0].isdigit() else n)
+        if any(names):
+            rows.append(f"    ({i}, \"{one(names)}\", {mask(names)}),")
+    return ("/// Symbolic `sendmsg` message names: (id, name, targets).\n"
+            "pub static SENDMSG: &[(u8, &str, u8)] = &[\n" + "\n".join(rows) + "\n];\n")
+
+
+def main():
+    sop2 = lambda op, d, s0, s1: [0x80000000 | (op << 23) | (d << 16) | (s1 << 8) | s0, LIT]
+    sop1 = lambda op, d, s0, s1: [0xBE800000 | (d << 16) | (op << 8) | s0, LIT]
+    sopc = lambda op, d, s0, s1: [0xBF000000 | (op << 16) | (s1 << 8) | s0, LIT]
+    parts = [
+        header("sop.py", "Scalar ALU opcode tables: mnemonic, operand widths in dwords (0: the\n"
+               "//! field is not an operand), flags (see `AluRow`) and targets.",
+               CPUS, "" if FAMILY == "gfx11" else FAMILY),
+        "use crate::gfx11::sop::{AluRow, KRow, PRow, SopkKind, SoppKind};\n\n",
+        alu_rows("SOP2", sop2, 0x60), "\n",
+        alu_rows("SOP1", sop1, 256), "\n",
+        alu_rows("SOPC", sopc, 128), "\n",
+        sopk_rows(), "\n", sopp_rows(), "\n", hwreg_names(), "\n", sendmsg_names(),
+    ]
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        f.write("".join(parts))
+
+
+if __name__ == "__main__":
+    main()
