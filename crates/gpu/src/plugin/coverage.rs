@@ -44,12 +44,19 @@ struct Totals {
     outside: BTreeMap<u64, (u64, Inst)>,
 }
 
+/// A kernel: its name, entry and code object base.
+type KernelKey = (String, u64, u64);
+
+/// Execution counts per instruction slot (4-byte offset from the entry)
+/// and, by PC, instructions outside the kernel's symbol (count, inst).
+type Counts = (Vec<u64>, HashMap<u64, (u64, Inst)>);
+
 struct Inner {
     format: Format,
     out: Output,
     /// Per (kernel name, entry, code object base), in order of first
     /// dispatch.
-    kernels: Mutex<Vec<((String, u64, u64), Totals)>>,
+    kernels: Mutex<Vec<(KernelKey, Totals)>>,
 }
 
 pub struct Coverage {
@@ -162,7 +169,7 @@ impl Plugin for Coverage {
 
 struct Dispatch {
     info: DispatchInfo,
-    counts: Mutex<(Vec<u64>, HashMap<u64, (u64, Inst)>)>,
+    counts: Mutex<Counts>,
     inner: Arc<Inner>,
 }
 
@@ -226,7 +233,7 @@ impl Observer for Worker<'_> {
     fn instruction(&mut self, e: &InstEvent) {
         let off = e.pc.wrapping_sub(self.entry);
         match self.counts.get_mut((off / 4) as usize) {
-            Some(c) if off % 4 == 0 => *c += 1,
+            Some(c) if off.is_multiple_of(4) => *c += 1,
             _ => self.outside.entry(e.pc).or_insert((0, e.op.inst)).0 += 1,
         }
     }
@@ -300,7 +307,7 @@ impl Listing {
                             rocjitsu_isa::objdump::branch_note(&code.symbol, tg.wrapping_sub(base));
                     }
                 }
-                let count = if off % 4 == 0 {
+                let count = if off.is_multiple_of(4) {
                     t.counts.get(off / 4).copied().unwrap_or(0)
                 } else {
                     0

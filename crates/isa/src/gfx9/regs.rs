@@ -539,7 +539,9 @@ mod tests {
     #[test]
     fn roles() {
         use Target::*;
-        let cases: &[(Target, &[u32], &[&str], &[&str])] = &[
+        /// Target, words, registers read, registers written.
+        type Case<'a> = (Target, &'a [u32], &'a [&'a str], &'a [&'a str]);
+        let cases: &[Case] = &[
             // global_load_dwordx4 v[0:3], v[4:5], off
             (Gfx942, &[0xdc5c8000, 0x007f0004], &["v[4:5]"], &["v[0:3]"]),
             // global_store_dword v[0:1], v2, off
