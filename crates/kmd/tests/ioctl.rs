@@ -638,7 +638,7 @@ fn a_configured_plugin_that_does_not_exist_is_named() {
         .err()
         .expect("an unknown required plugin fails");
     assert!(
-        e.contains("`nosuch`") && e.contains("metrics, trace"),
+        e.contains("`nosuch`") && e.contains("available: metrics,") && e.contains("trace"),
         "{e}"
     );
     // Not required: the driver starts without it.
