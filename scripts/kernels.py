@@ -303,9 +303,10 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
         plugin_dir = tmp / "plugins"
         # A races case runs with the races plugin, except under --exec check
         # (plugins run on the interpreter alone): there it checks results.
-        if (launch.races is not None and exec_mode != "check"
-                and not any(p.split(":")[0] == "races" for p in plugins)):
+        enabled = {p.split(":")[0] for p in plugins}
+        if launch.races is not None and exec_mode != "check" and "races" not in enabled:
             plugins = (*plugins, "races")
+            enabled.add("races")
         for spec in plugins:
             name = spec.split(":")[0]
             if name in CHECKERS and ":" not in spec:
@@ -354,7 +355,7 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             found = [r for r in recs if r.get("type") == kind]
             if not check_plugins:
                 continue
-            if name == "races" and launch.races is not None and any(p.split(":")[0] == "races" for p in plugins):
+            if name == "races" and launch.races is not None and "races" in enabled:
                 if not files_:
                     problems.append("races: the plugin wrote nothing")
                     continue
