@@ -15,8 +15,8 @@
 //! instructions only.
 
 use super::{
-    DispatchEnd, DispatchInfo, DispatchObserver, InstEvent, KernelCode, Observer, Output, Plugin,
-    PluginError, SCHEMA, Spec, Wants, lock,
+    DispatchEnd, DispatchInfo, DispatchObserver, Format, InstEvent, KernelCode, Observer, Options,
+    Output, Plugin, PluginError, SCHEMA, Spec, Wants, lock,
 };
 use rocjitsu_isa::{Inst, Target};
 use serde_json::json;
@@ -25,12 +25,6 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 pub const OPTIONS: &str = "format=text|jsonl (text)";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Jsonl,
-}
 
 /// One kernel's counts over its dispatches.
 struct Totals {
@@ -64,33 +58,9 @@ pub struct Coverage {
 }
 
 fn options(spec: &Spec) -> Result<Format, PluginError> {
-    let mut format = Format::Text;
-    for (k, v) in &spec.options {
-        match k.as_str() {
-            "format" => {
-                format = match v.as_str() {
-                    "text" => Format::Text,
-                    "jsonl" | "json" => Format::Jsonl,
-                    _ => {
-                        return Err(PluginError::Value {
-                            plugin: "coverage",
-                            key: k.clone(),
-                            value: v.clone(),
-                            why: "expected text or jsonl",
-                        });
-                    }
-                }
-            }
-            _ => {
-                return Err(PluginError::Option {
-                    plugin: "coverage",
-                    key: k.clone(),
-                    takes: OPTIONS,
-                });
-            }
-        }
-    }
-    Ok(format)
+    let mut o = Options::new("coverage", OPTIONS, spec);
+    let r = o.format()?;
+    o.finish().map(|()| r)
 }
 
 pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
@@ -136,11 +106,7 @@ impl Plugin for Coverage {
         if kernels.is_empty() {
             return;
         }
-        let ext = if i.format == Format::Jsonl {
-            "jsonl"
-        } else {
-            "txt"
-        };
+        let ext = i.format.ext();
         let (mut f, path) = match i.out.file("coverage", ext) {
             Ok(x) => x,
             Err(e) => {

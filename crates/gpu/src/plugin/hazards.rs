@@ -21,8 +21,9 @@
 //! of waves that hit them, unless `all=true`.
 
 use super::{
-    DispatchEnd, DispatchInfo, DispatchObserver, Family, InstEvent, MemEvent, MemKind, Observer,
-    Output, Plugin, PluginError, SCHEMA, Seg, Sink, Space, Spec, Wants, WaveId, bool_opt, lock,
+    DispatchEnd, DispatchInfo, DispatchObserver, Family, Format, InstEvent, MemEvent, MemKind,
+    Observer, Options, Output, Plugin, PluginError, SCHEMA, Seg, Sink, Space, Spec, Wants, WaveId,
+    lock,
 };
 use rocjitsu_code::analysis::waitcnt::{Events, Model, Pending, Wait};
 use rocjitsu_code::analysis::waitstates::{Facts, RULES, Violation, Window};
@@ -34,12 +35,6 @@ use std::sync::{Arc, Mutex};
 
 pub const OPTIONS: &str =
     "format=text|jsonl (text), all=true|false (false: one report per PC, producer and register)";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Jsonl,
-}
 
 /// What kind of hazard.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -97,35 +92,9 @@ pub struct Hazards {
 }
 
 fn options(spec: &Spec) -> Result<(Format, bool), PluginError> {
-    let mut format = Format::Text;
-    let mut all = false;
-    for (k, v) in &spec.options {
-        match k.as_str() {
-            "format" => {
-                format = match v.as_str() {
-                    "text" => Format::Text,
-                    "jsonl" | "json" => Format::Jsonl,
-                    _ => {
-                        return Err(PluginError::Value {
-                            plugin: "hazards",
-                            key: k.clone(),
-                            value: v.clone(),
-                            why: "expected text or jsonl",
-                        });
-                    }
-                }
-            }
-            "all" => all = bool_opt("hazards", k, v)?,
-            _ => {
-                return Err(PluginError::Option {
-                    plugin: "hazards",
-                    key: k.clone(),
-                    takes: OPTIONS,
-                });
-            }
-        }
-    }
-    Ok((format, all))
+    let mut o = Options::new("hazards", OPTIONS, spec);
+    let r = (o.format()?, o.bool("all", false)?);
+    o.finish().map(|()| r)
 }
 
 pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
@@ -134,14 +103,7 @@ pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
 
 pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
     let (format, all) = options(spec)?;
-    let sink = out.open(
-        "hazards",
-        if format == Format::Jsonl {
-            "jsonl"
-        } else {
-            "txt"
-        },
-    )?;
+    let sink = out.open("hazards", format.ext())?;
     Ok(Box::new(Hazards {
         inner: Arc::new(Inner {
             format,

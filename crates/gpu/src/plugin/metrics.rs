@@ -8,8 +8,8 @@
 //! instruction) and adds them to the dispatch's when it leaves it.
 
 use super::{
-    DispatchEnd, DispatchInfo, DispatchObserver, Family, InstEvent, MemEvent, MemKind, Observer,
-    Output, Plugin, PluginError, SCHEMA, Sink, Space, Spec, Wants, bool_opt, lock,
+    DispatchEnd, DispatchInfo, DispatchObserver, Family, Format, InstEvent, MemEvent, MemKind,
+    Observer, Options, Output, Plugin, PluginError, SCHEMA, Sink, Space, Spec, Wants, lock,
 };
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -90,12 +90,6 @@ impl Counts {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Jsonl,
-}
-
 /// One kernel's dispatches, for the summary.
 #[derive(Clone, Debug, Default)]
 struct Totals {
@@ -119,35 +113,9 @@ pub struct Metrics {
 
 /// The options of `spec`, checked.
 fn options(spec: &Spec) -> Result<(Format, bool), PluginError> {
-    let mut format = Format::Text;
-    let mut summary = true;
-    for (k, v) in &spec.options {
-        match k.as_str() {
-            "format" => {
-                format = match v.as_str() {
-                    "text" => Format::Text,
-                    "jsonl" | "json" => Format::Jsonl,
-                    _ => {
-                        return Err(PluginError::Value {
-                            plugin: "metrics",
-                            key: k.clone(),
-                            value: v.clone(),
-                            why: "expected text or jsonl",
-                        });
-                    }
-                }
-            }
-            "summary" => summary = bool_opt("metrics", k, v)?,
-            _ => {
-                return Err(PluginError::Option {
-                    plugin: "metrics",
-                    key: k.clone(),
-                    takes: OPTIONS,
-                });
-            }
-        }
-    }
-    Ok((format, summary))
+    let mut o = Options::new("metrics", OPTIONS, spec);
+    let r = (o.format()?, o.bool("summary", true)?);
+    o.finish().map(|()| r)
 }
 
 pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
@@ -156,14 +124,7 @@ pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
 
 pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
     let (format, summary) = options(spec)?;
-    let sink = out.open(
-        "metrics",
-        if format == Format::Jsonl {
-            "jsonl"
-        } else {
-            "txt"
-        },
-    )?;
+    let sink = out.open("metrics", format.ext())?;
     Ok(Box::new(Metrics {
         inner: Arc::new(Inner {
             format,

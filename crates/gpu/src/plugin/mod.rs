@@ -52,7 +52,7 @@ pub use class::{Class, Family, MemKind, Seg};
 
 use crate::exec::op::{Ctx, Fault, Op};
 use crate::exec::wave::Wave;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -788,17 +788,104 @@ pub fn micros(t: Instant) -> f64 {
     t.saturating_duration_since(epoch()).as_secs_f64() * 1e6
 }
 
-/// Parses a boolean option.
-pub(crate) fn bool_opt(plugin: &'static str, k: &str, v: &str) -> Result<bool, PluginError> {
-    match v {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(PluginError::Value {
+/// The output format of a plugin that writes reports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    Text,
+    Jsonl,
+}
+
+impl Format {
+    /// The file extension of this format's output file.
+    pub(crate) fn ext(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// A built-in plugin's options, read key by key: each getter takes its key
+/// (or the default when absent) and checks its value; [`Options::finish`]
+/// refuses any key no getter took.
+pub(crate) struct Options<'a> {
+    plugin: &'static str,
+    takes: &'static str,
+    spec: &'a Spec,
+    taken: BTreeSet<&'static str>,
+}
+
+impl<'a> Options<'a> {
+    /// `takes` is the plugin's `key=values (default)` list, for errors.
+    pub(crate) fn new(plugin: &'static str, takes: &'static str, spec: &'a Spec) -> Self {
+        Options {
             plugin,
-            key: k.to_string(),
-            value: v.to_string(),
-            why: "expected true or false",
-        }),
+            takes,
+            spec,
+            taken: BTreeSet::new(),
+        }
+    }
+
+    fn take(&mut self, key: &'static str) -> Option<&'a str> {
+        self.taken.insert(key);
+        self.spec.options.get(key).map(String::as_str)
+    }
+
+    fn bad(&self, key: &str, value: &str, why: &'static str) -> PluginError {
+        PluginError::Value {
+            plugin: self.plugin,
+            key: key.to_string(),
+            value: value.to_string(),
+            why,
+        }
+    }
+
+    /// `format=text|jsonl` (`json` is taken for `jsonl`), default text.
+    pub(crate) fn format(&mut self) -> Result<Format, PluginError> {
+        match self.take("format") {
+            None | Some("text") => Ok(Format::Text),
+            Some("jsonl" | "json") => Ok(Format::Jsonl),
+            Some(v) => Err(self.bad("format", v, "expected text or jsonl")),
+        }
+    }
+
+    /// A boolean option (`true/false`, `1/0`, `yes/no`, `on/off`).
+    pub(crate) fn bool(&mut self, key: &'static str, default: bool) -> Result<bool, PluginError> {
+        match self.take(key) {
+            None => Ok(default),
+            Some("1" | "true" | "yes" | "on") => Ok(true),
+            Some("0" | "false" | "no" | "off") => Ok(false),
+            Some(v) => Err(self.bad(key, v, "expected true or false")),
+        }
+    }
+
+    /// A non-negative count.
+    pub(crate) fn count(
+        &mut self,
+        key: &'static str,
+        default: usize,
+    ) -> Result<usize, PluginError> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| self.bad(key, v, "expected a count")),
+        }
+    }
+
+    /// Refuses the first option (in key order) that no getter took.
+    pub(crate) fn finish(self) -> Result<(), PluginError> {
+        match self
+            .spec
+            .options
+            .keys()
+            .find(|k| !self.taken.contains(k.as_str()))
+        {
+            Some(k) => Err(PluginError::Option {
+                plugin: self.plugin,
+                key: k.clone(),
+                takes: self.takes,
+            }),
+            None => Ok(()),
+        }
     }
 }
 

@@ -21,20 +21,14 @@
 //! the bytes; they are merged per pair of PCs.
 
 use super::{
-    DispatchEnd, DispatchInfo, DispatchObserver, GroupEvent, MemEvent, MemKind, Observer, Output,
-    Plugin, PluginError, SCHEMA, Seg, Sink, Space, Spec, Wants, WaveId, bool_opt, lock,
+    DispatchEnd, DispatchInfo, DispatchObserver, Format, GroupEvent, MemEvent, MemKind, Observer,
+    Options, Output, Plugin, PluginError, SCHEMA, Seg, Sink, Space, Spec, Wants, WaveId, lock,
 };
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 pub const OPTIONS: &str = "format=text|jsonl (text), global=true|false (true: also check global memory across workgroups), max_intervals=N (4000000: global intervals kept per dispatch)";
-
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Jsonl,
-}
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Access {
@@ -203,44 +197,13 @@ pub struct RacesPlugin {
 }
 
 fn options(spec: &Spec) -> Result<(Format, bool, usize), PluginError> {
-    let mut format = Format::Text;
-    let mut global = true;
-    let mut max = 4_000_000;
-    for (k, v) in &spec.options {
-        match k.as_str() {
-            "format" => {
-                format = match v.as_str() {
-                    "text" => Format::Text,
-                    "jsonl" | "json" => Format::Jsonl,
-                    _ => {
-                        return Err(PluginError::Value {
-                            plugin: "races",
-                            key: k.clone(),
-                            value: v.clone(),
-                            why: "expected text or jsonl",
-                        });
-                    }
-                }
-            }
-            "global" => global = bool_opt("races", k, v)?,
-            "max_intervals" => {
-                max = v.parse().map_err(|_| PluginError::Value {
-                    plugin: "races",
-                    key: k.clone(),
-                    value: v.clone(),
-                    why: "expected a count",
-                })?
-            }
-            _ => {
-                return Err(PluginError::Option {
-                    plugin: "races",
-                    key: k.clone(),
-                    takes: OPTIONS,
-                });
-            }
-        }
-    }
-    Ok((format, global, max))
+    let mut o = Options::new("races", OPTIONS, spec);
+    let r = (
+        o.format()?,
+        o.bool("global", true)?,
+        o.count("max_intervals", 4_000_000)?,
+    );
+    o.finish().map(|()| r)
 }
 
 pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
@@ -249,14 +212,7 @@ pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
 
 pub(crate) fn make(spec: &Spec, out: &Output) -> Result<Box<dyn Plugin>, PluginError> {
     let (format, global, max_intervals) = options(spec)?;
-    let sink = out.open(
-        "races",
-        if format == Format::Jsonl {
-            "jsonl"
-        } else {
-            "txt"
-        },
-    )?;
+    let sink = out.open("races", format.ext())?;
     Ok(Box::new(RacesPlugin {
         inner: Arc::new(Inner {
             format,

@@ -260,6 +260,30 @@ fn specs_parse_and_bad_ones_are_named() {
     assert!(e.contains("`colour`") && e.contains("format="), "{e}");
     let e = err("metrics:format=xml");
     assert!(e.contains("format=xml"), "{e}");
+    // Every built-in checks its options through the same reader: values of
+    // each kind are checked, unknown keys refused, good ones accepted.
+    for (spec, bad) in [
+        ("hazards:all=maybe", Some("all=maybe")),
+        ("races:max_intervals=-3", Some("max_intervals=-3")),
+        ("races:global=2", Some("global=2")),
+        ("coverage:format=csv", Some("format=csv")),
+        ("trace:waves=sometimes", Some("waves=sometimes")),
+        ("trace:format=jsonl", Some("`format`")),
+        ("coverage:all=true", Some("`all`")),
+        ("races:format=json,global=off,max_intervals=10", None),
+        ("hazards:format=jsonl,all=yes", None),
+        ("metrics:summary=0", None),
+        ("trace:waves=false", None),
+    ] {
+        let r = Plugins::check(&[Spec::parse(spec).unwrap()]);
+        match bad {
+            Some(part) => {
+                let e = r.expect_err(spec).to_string();
+                assert!(e.contains(part), "{spec}: {e}");
+            }
+            None => assert!(r.is_ok(), "{spec}: {r:?}"),
+        }
+    }
     // Not required: left out.
     let mut s = Spec::parse("nosuch").unwrap();
     s.require = false;

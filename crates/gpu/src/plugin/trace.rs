@@ -11,8 +11,8 @@
 //! microseconds since the plugins started.
 
 use super::{
-    DispatchEnd, DispatchInfo, DispatchObserver, GroupEvent, Observer, Output, Plugin, PluginError,
-    Spec, Wants, WaveId, bool_opt, lock, micros,
+    DispatchEnd, DispatchInfo, DispatchObserver, GroupEvent, Observer, Options, Output, Plugin,
+    PluginError, Spec, Wants, WaveId, lock, micros,
 };
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -69,20 +69,9 @@ pub struct Trace {
 }
 
 fn options(spec: &Spec) -> Result<bool, PluginError> {
-    let mut waves = true;
-    for (k, v) in &spec.options {
-        match k.as_str() {
-            "waves" => waves = bool_opt("trace", k, v)?,
-            _ => {
-                return Err(PluginError::Option {
-                    plugin: "trace",
-                    key: k.clone(),
-                    takes: OPTIONS,
-                });
-            }
-        }
-    }
-    Ok(waves)
+    let mut o = Options::new("trace", OPTIONS, spec);
+    let r = o.bool("waves", true)?;
+    o.finish().map(|()| r)
 }
 
 pub(crate) fn check(spec: &Spec) -> Result<(), PluginError> {
