@@ -506,7 +506,29 @@ const HISTORY: usize = 32;
 struct Issued<T> {
     end: u32,
     tag: T,
-    facts: Facts,
+    /// What the rules ask of a producer (not the whole [`Facts`]: one of
+    /// these is written per executed instruction).
+    facts: Producer,
+}
+
+/// The facts of an issued instruction that rules read when it is the
+/// producer.
+#[derive(Copy, Clone)]
+struct Producer {
+    mnemonic: &'static str,
+    kind: u32,
+    passes: u8,
+    first_write: Option<Range>,
+}
+
+impl Producer {
+    fn is(&self, k: u32) -> bool {
+        self.kind & k != 0
+    }
+
+    fn first_write(&self) -> Option<Range> {
+        self.first_write
+    }
 }
 
 /// The wait-state checker of one wave.
@@ -514,6 +536,8 @@ pub struct Window<T> {
     target: Target,
     now: u32,
     tabs: Box<[[u32; UNITS]; TABS]>,
+    /// The latest end time written to each table.
+    latest: [u32; TABS],
     dgemm_end: u32,
     setreg: [u32; 64],
     history: Vec<Option<Issued<T>>>,
@@ -522,6 +546,9 @@ pub struct Window<T> {
 
 /// Far enough in the past that no rule applies.
 const LONG_AGO: u32 = 0;
+/// More wait states than any rule needs: an instruction this far back
+/// constrains nothing.
+const REACH: u32 = 64;
 const START: u32 = 1 << 10;
 
 impl<T: Copy> Window<T> {
@@ -530,6 +557,7 @@ impl<T: Copy> Window<T> {
             target,
             now: START,
             tabs: Box::new([[LONG_AGO; UNITS]; TABS]),
+            latest: [LONG_AGO; TABS],
             dgemm_end: LONG_AGO,
             setreg: [LONG_AGO; 64],
             history: vec![None; HISTORY],
@@ -541,11 +569,12 @@ impl<T: Copy> Window<T> {
     pub fn clear(&mut self) {
         // Moving time on by more than any rule's reach retires every entry
         // without touching the tables.
-        self.now = self.now.saturating_add(64);
+        self.now = self.now.saturating_add(REACH);
         if self.now > u32::MAX / 2 {
             for t in self.tabs.iter_mut() {
                 t.fill(LONG_AGO);
             }
+            self.latest = [LONG_AGO; TABS];
             self.setreg = [LONG_AGO; 64];
             self.dgemm_end = LONG_AGO;
             self.now = START;
@@ -559,11 +588,19 @@ impl<T: Copy> Window<T> {
 
     /// The most recent issued instruction whose end time is `end`.
     fn issued(&self, end: u32) -> Option<&Issued<T>> {
+        if end == LONG_AGO || self.since(end) >= REACH {
+            return None;
+        }
         self.history.iter().flatten().find(|h| h.end == end)
     }
 
     /// The latest end time in table `t` over the units of `r`.
     fn last(&self, t: Tab, r: Range) -> u32 {
+        // Most tables had no entry within reach (no MFMA or trans op in the
+        // last few instructions): nothing to look up.
+        if self.since(self.latest[t as usize]) >= REACH {
+            return LONG_AGO;
+        }
         r.units()
             .map(|u| self.tabs[t as usize][usize::from(u)])
             .max()
@@ -833,6 +870,7 @@ impl<T: Copy> Window<T> {
         use kind::*;
         let end = self.now + u32::from(f.wait_states);
         let mut set = |t: Tab, r: Range| {
+            self.latest[t as usize] = end;
             for u in r.units() {
                 self.tabs[t as usize][usize::from(u)] = end;
             }
@@ -881,7 +919,12 @@ impl<T: Copy> Window<T> {
         self.history[self.head] = Some(Issued {
             end,
             tag,
-            facts: *f,
+            facts: Producer {
+                mnemonic: f.mnemonic,
+                kind: f.kind,
+                passes: f.passes,
+                first_write: f.first_write(),
+            },
         });
         self.head = (self.head + 1) % HISTORY;
         self.now = end;
