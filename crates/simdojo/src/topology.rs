@@ -333,7 +333,9 @@ impl Topology {
         let de = &mut serde_json::Deserializer::from_str(text);
         let file: File = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let path = if path == "." {
+            // `.` is the document, `?` a place serde cannot name (the end of
+            // the text).
+            let path = if path == "." || path == "?" {
                 "$".to_string()
             } else {
                 format!("$.{path}")
