@@ -1,1 +1,135 @@
-fn main() {}
+//! simdojo's event rate: the synthetic GPU model (`rocjitsu_simdojo::synthetic`)
+//! the size of an MI300X (8 XCDs x 38 compute units, every compute unit
+//! ticking at 2100 MHz) run for a stretch of simulated time at several
+//! thread counts; prints events per second and the scaling over one thread.
+//!
+//! `make bench-simdojo` (`cargo bench -p rocjitsu-simdojo --bench event_rate
+//! -- --threads 1,2,4,8,16`). Every run of one partitioning must end in the
+//! same state as its first run (the engine is deterministic at any thread
+//! count); the benchmark fails otherwise.
+
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::{Parser, ValueEnum};
+use rocjitsu_simdojo::synthetic::{Cut, GpuShape, Synthetic};
+use rocjitsu_simdojo::time::US;
+use rocjitsu_simdojo::{RunOptions, Simulation, Topology};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CutArg {
+    /// One partition per XCD, plus the memory's (9 on an MI300X).
+    Xcd,
+    /// One partition per XCD's L2 and one per shader engine, plus the
+    /// memory's (41 on an MI300X).
+    Se,
+}
+
+/// simdojo's event rate on a synthetic MI300X-sized model at several thread
+/// counts.
+#[derive(Debug, Parser)]
+#[command(name = "event_rate")]
+struct Args {
+    /// Thread counts to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16")]
+    threads: Vec<usize>,
+    /// Partitionings to run.
+    #[arg(long, value_delimiter = ',', default_value = "xcd,se")]
+    cut: Vec<CutArg>,
+    /// Simulated time per run, in microseconds.
+    #[arg(long, default_value_t = 20)]
+    sim_us: u64,
+    /// Runs per thread count; the fastest is reported.
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
+/// A digest of every component's state.
+fn digest(sim: &Simulation<Synthetic>) -> u64 {
+    sim.components().fold(0u64, |h, (_, c)| {
+        (h ^ c.state() ^ c.handled().rotate_left(32)).wrapping_mul(0x100_0000_01B3)
+    })
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if args.threads.contains(&0) {
+        bail!("--threads: 0 is not a thread count");
+    }
+    let shape = GpuShape::mi300x();
+    let until = args.sim_us * US;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "simdojo event rate: synthetic MI300X ({} XCDs x {} CUs = {} compute units at {} ps per cycle), {} us simulated, {} host cores",
+        shape.xcds,
+        shape.cus_per_shader_engine.iter().sum::<u32>(),
+        shape.compute_units(),
+        shape.clock.period(),
+        args.sim_us,
+        cores
+    );
+    println!(
+        "{:<4} {:>10} {:>13} {:>7} {:>11} {:>7} {:>8} {:>10} {:>8}",
+        "cut",
+        "partitions",
+        "lookahead ns",
+        "threads",
+        "events",
+        "epochs",
+        "wall s",
+        "Mevents/s",
+        "scaling"
+    );
+    for cut in &args.cut {
+        let (name, cut) = match cut {
+            CutArg::Xcd => ("xcd", Cut::Xcd),
+            CutArg::Se => ("se", Cut::ShaderEngine),
+        };
+        let topo = Topology::from_str("synthetic MI300X", &shape.topology_json(cut))
+            .context("the synthetic topology")?;
+        let period = shape.clock.period();
+        let mut base_rate = None;
+        let mut expect = None;
+        for &threads in &args.threads {
+            let mut best: Option<(f64, u64, u64, usize)> = None;
+            for _ in 0..args.repeat.max(1) {
+                let mut sim =
+                    topo.build(|i| Synthetic::new(i.kind, period, i.path.len() as u64))?;
+                let start = Instant::now();
+                let stats = sim.run(RunOptions { threads, until })?;
+                let wall = start.elapsed().as_secs_f64();
+                let d = digest(&sim);
+                if *expect.get_or_insert(d) != d {
+                    bail!(
+                        "{name} at {threads} threads: the model ended in another state than at {} threads",
+                        args.threads[0]
+                    );
+                }
+                if best.is_none_or(|b| wall < b.0) {
+                    best = Some((wall, stats.events, stats.epochs, sim.partitions()));
+                }
+            }
+            let Some((wall, events, epochs, partitions)) = best else {
+                continue;
+            };
+            let rate = events as f64 / wall;
+            let base = *base_rate.get_or_insert(rate);
+            println!(
+                "{:<4} {:>10} {:>13.1} {:>7} {:>11} {:>7} {:>8.3} {:>10.2} {:>7.2}x",
+                name,
+                partitions,
+                topo.lookahead().unwrap_or(0) as f64 / 1000.0,
+                threads,
+                events,
+                epochs,
+                wall,
+                rate / 1e6,
+                rate / base
+            );
+        }
+    }
+    Ok(())
+}

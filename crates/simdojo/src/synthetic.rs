@@ -160,7 +160,7 @@ impl Component for Synthetic {
     }
 }
 
-/// How [`gpu_topology`] cuts the GPU into partitions.
+/// How [`GpuShape::topology_json`] cuts the GPU into partitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cut {
     /// One partition: the whole GPU on one thread.
