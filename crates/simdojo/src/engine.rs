@@ -82,6 +82,9 @@ pub enum BuildError {
         from_partition: u32,
         to_partition: u32,
     },
+    /// More components than event keys can name.
+    #[error("{count} components; a model may have at most {MAX_COMPONENTS}")]
+    TooManyComponents { count: usize },
     /// Zero-latency links that form a cycle: time could stop advancing.
     #[error(
         "zero-latency links form a cycle ({cycle}); an event could go round it forever without time advancing: give one of them a latency"
@@ -106,6 +109,11 @@ pub enum RunError {
         window_end: Time,
         lookahead: Time,
     },
+    /// A component sent more events than sequence numbers hold.
+    #[error(
+        "component {component} has sent {MAX_SEQ} events, the most one component may send in a run"
+    )]
+    SequenceOverflow { component: u32 },
 }
 
 /// Options of one [`Simulation::run`].
@@ -175,27 +183,45 @@ impl TraceEntry {
     }
 }
 
-/// An event in a queue. Ordered by (time, source component, source
-/// sequence number): a total order that does not depend on which
-/// partition or thread produced or holds it.
+/// Components a model may have: ids are 24-bit in an event's key.
+pub const MAX_COMPONENTS: usize = 1 << SRC_BITS;
+/// Events one component may send or schedule: sequence numbers are 40-bit
+/// in an event's key (at 10^9 events a second, 18 minutes of one
+/// component's events alone).
+pub const MAX_SEQ: u64 = 1 << SEQ_BITS;
+const SRC_BITS: u32 = 24;
+const SEQ_BITS: u32 = 40;
+
+/// An event in a queue, ordered by its key: time, source component, source
+/// sequence number, packed into one `u128` (64, 24 and 40 bits) so that
+/// the queue compares one integer. The order does not depend on which
+/// partition or thread produced or holds the event.
 struct Event<M> {
-    time: Time,
-    src: u32,
-    seq: u64,
+    key: u128,
     dst_local: u32,
     port: u32,
     msg: M,
 }
 
+pub(crate) fn pack(time: Time, src: u32, seq: u64) -> u128 {
+    (u128::from(time) << 64) | (u128::from(src) << SEQ_BITS) | u128::from(seq & (MAX_SEQ - 1))
+}
+
 impl<M> Event<M> {
-    fn key(&self) -> (Time, u32, u64) {
-        (self.time, self.src, self.seq)
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
+    fn src(&self) -> u32 {
+        ((self.key >> SEQ_BITS) as u64 & ((1 << SRC_BITS) - 1)) as u32
+    }
+    fn seq(&self) -> u64 {
+        self.key as u64 & (MAX_SEQ - 1)
     }
 }
 
 impl<M> PartialEq for Event<M> {
     fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
+        self.key == other.key
     }
 }
 impl<M> Eq for Event<M> {}
@@ -208,7 +234,7 @@ impl<M> Ord for Event<M> {
     /// Reversed: `BinaryHeap` is a max-heap and the earliest event must
     /// come out first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.key().cmp(&self.key())
+        other.key.cmp(&self.key)
     }
 }
 
@@ -325,10 +351,9 @@ impl<M> Ctx<'_, M> {
     pub fn send(&mut self, port: OutPort, msg: M) {
         let r = self.routes[port.0 as usize];
         let time = self.now + r.latency;
+        let seq = self.next_seq();
         let ev = Event {
-            time,
-            src: self.me,
-            seq: self.next_seq(),
+            key: pack(time, self.me, seq),
             dst_local: r.dst_local,
             port: r.in_port,
             msg,
@@ -352,10 +377,9 @@ impl<M> Ctx<'_, M> {
     /// Schedules `msg` for this component itself, `delay` from now (it
     /// arrives on [`InPort::SELF`]).
     pub fn schedule(&mut self, delay: Time, msg: M) {
+        let seq = self.next_seq();
         let ev = Event {
-            time: self.now + delay,
-            src: self.me,
-            seq: self.next_seq(),
+            key: pack(self.now + delay, self.me, seq),
             dst_local: self.local,
             port: InPort::SELF.0,
             msg,
@@ -366,13 +390,15 @@ impl<M> Ctx<'_, M> {
     fn next_seq(&mut self) -> u64 {
         let s = *self.seq;
         *self.seq += 1;
+        if s >= MAX_SEQ && self.violation.is_none() {
+            *self.violation = Some(RunError::SequenceOverflow { component: self.me });
+        }
         s
     }
 
     fn push(&mut self, mut ev: Event<M>) {
         if self.fault == Fault::NoTieBreak {
-            ev.src = 0;
-            ev.seq = *self.fifo;
+            ev.key = pack(ev.time(), 0, *self.fifo);
             *self.fifo += 1;
         }
         self.queue.push(ev);
@@ -419,6 +445,9 @@ impl<C: Component> ModelBuilder<C> {
     /// Checks the links and builds the simulation.
     pub fn build(self) -> Result<Simulation<C>, BuildError> {
         let n = self.comps.len();
+        if n > MAX_COMPONENTS {
+            return Err(BuildError::TooManyComponents { count: n });
+        }
         let name = |i: u32| self.comps[i as usize].0.clone();
         for (l, &(from, to, latency)) in self.links.iter().enumerate() {
             for c in [from, to] {
@@ -590,17 +619,22 @@ pub(crate) fn zero_latency_cycle(n: usize, links: &[(u32, u32, Time)]) -> Option
     None
 }
 
-/// State the worker threads share during a run.
+/// State the worker threads share during a run. Everything is double
+/// buffered by epoch parity: in epoch k threads write buffer `k % 2` before
+/// the barrier and read it after, while nobody writes it again before the
+/// next barrier has been passed by all. One barrier per epoch suffices.
 struct Shared<M> {
-    /// Per partition: the time of its earliest queued event.
-    next: Vec<AtomicU64>,
-    /// `mail[from * partitions + to]`: messages between partitions, posted
-    /// at the end of a window and collected after the barrier.
-    mail: Vec<Mutex<Vec<Event<M>>>>,
+    /// Per buffer, per partition: the earliest time of its queued events
+    /// and of the messages it posted.
+    next: [Vec<AtomicU64>; 2],
+    /// Per buffer, `mail[from * partitions + to]`: messages between
+    /// partitions, posted at the end of a window and collected after the
+    /// barrier.
+    mail: [Vec<Mutex<Vec<Event<M>>>>; 2],
     barrier: Barrier,
-    /// A partition met a causality violation or a panic: every thread
-    /// stops at the next epoch.
-    failed: AtomicBool,
+    /// Per buffer: a partition met a causality violation or a panic; every
+    /// thread stops after the barrier.
+    failed: [AtomicBool; 2],
 }
 
 /// A model ready to run (see [`ModelBuilder`] and
@@ -744,19 +778,34 @@ impl<C: Component> Simulation<C> {
         let fault = self.fault;
         let until = opts.until;
         let events_before = self.events();
+        let new_mail = || (0..p * p).map(|_| Mutex::new(Vec::new())).collect();
         let shared: Shared<C::Msg> = Shared {
-            next: self
-                .parts
-                .iter()
-                .map(|part| AtomicU64::new(part.next_time().unwrap_or(Time::MAX)))
-                .collect(),
-            mail: (0..p * p).map(|_| Mutex::new(Vec::new())).collect(),
+            next: [
+                self.parts
+                    .iter()
+                    .map(|part| AtomicU64::new(part.next_time().unwrap_or(Time::MAX)))
+                    .collect(),
+                (0..p).map(|_| AtomicU64::new(Time::MAX)).collect(),
+            ],
+            mail: [new_mail(), new_mail()],
             barrier: Barrier::new(threads),
-            failed: AtomicBool::new(false),
+            failed: [AtomicBool::new(false), AtomicBool::new(false)],
         };
+        // Partitions dealt to threads by weight (their components), largest
+        // first to the least loaded thread. Any assignment gives the same
+        // result; this one balances a GPU whose partitions differ in size.
+        let mut order: Vec<usize> = (0..p).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(self.parts[i].comps.len()));
+        let mut load = vec![0usize; threads];
+        let mut owner = vec![0usize; p];
+        for i in order {
+            let t = (0..threads).min_by_key(|&t| (load[t], t)).unwrap_or(0);
+            load[t] += self.parts[i].comps.len().max(1);
+            owner[i] = t;
+        }
         let mut buckets: Vec<Vec<&mut Partition<C>>> = (0..threads).map(|_| Vec::new()).collect();
         for (i, part) in self.parts.iter_mut().enumerate() {
-            buckets[i % threads].push(part);
+            buckets[owner[i]].push(part);
         }
         let run = Run {
             shared: &shared,
@@ -805,26 +854,30 @@ struct Run<'a, M> {
 impl<M: Send> Run<'_, M> {
     /// One thread's loop over barrier epochs; returns the number of epochs.
     ///
-    /// Every thread computes the same window from `next` (written only
-    /// between the two barriers), so all leave the loop together.
+    /// Every thread computes the same window from the published times, so
+    /// all leave the loop together, after collecting their last mail.
     fn worker<C: Component<Msg = M>>(&self, mut mine: Vec<&mut Partition<C>>) -> u64 {
         let sh = self.shared;
-        let n = sh.next.len();
+        let n = sh.next[0].len();
         let mut epochs = 0;
+        let mut b = 0;
         loop {
-            let tmin = sh
-                .next
+            for part in mine.iter_mut() {
+                part.collect(&sh.mail[b], n, self.fault);
+            }
+            let tmin = sh.next[b]
                 .iter()
                 .map(|a| a.load(AtomicOrdering::Relaxed))
                 .min()
                 .unwrap_or(Time::MAX);
-            if tmin >= self.until || sh.failed.load(AtomicOrdering::Relaxed) {
+            if tmin >= self.until || sh.failed[b].load(AtomicOrdering::Relaxed) {
                 return epochs;
             }
             // Every message between partitions sent from an event at
             // t >= tmin arrives at t + latency >= tmin + lookahead: the
             // window's events can all run without waiting for anyone.
             let end = tmin.saturating_add(self.window).min(self.until);
+            let nb = 1 - b;
             for part in mine.iter_mut() {
                 if part.panic.is_none() {
                     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -834,20 +887,15 @@ impl<M: Send> Run<'_, M> {
                         part.panic = Some(panic);
                     }
                 }
-                part.post(&sh.mail, n);
-            }
-            sh.barrier.wait();
-            for part in mine.iter_mut() {
-                part.collect(&sh.mail, n, self.fault);
-                sh.next[part.index as usize].store(
-                    part.next_time().unwrap_or(Time::MAX),
-                    AtomicOrdering::Relaxed,
-                );
+                let posted = part.post(&sh.mail[nb], n);
+                let next = part.next_time().unwrap_or(Time::MAX).min(posted);
+                sh.next[nb][part.index as usize].store(next, AtomicOrdering::Relaxed);
                 if part.violation.is_some() || part.panic.is_some() {
-                    sh.failed.store(true, AtomicOrdering::Relaxed);
+                    sh.failed[nb].store(true, AtomicOrdering::Relaxed);
                 }
             }
             sh.barrier.wait();
+            b = nb;
             epochs += 1;
         }
     }
@@ -855,13 +903,12 @@ impl<M: Send> Run<'_, M> {
 
 impl<C: Component> Partition<C> {
     fn next_time(&self) -> Option<Time> {
-        self.queue.peek().map(|e| e.time)
+        self.queue.peek().map(Event::time)
     }
 
     fn push(&mut self, mut ev: Event<C::Msg>, fault: Fault) {
         if fault == Fault::NoTieBreak {
-            ev.src = 0;
-            ev.seq = self.fifo;
+            ev.key = pack(ev.time(), 0, self.fifo);
             self.fifo += 1;
         }
         self.queue.push(ev);
@@ -897,7 +944,7 @@ impl<C: Component> Partition<C> {
 
     /// Handles the queued events with a time before `end`, earliest first.
     fn process(&mut self, end: Time, lookahead: Time, fault: Fault) {
-        while self.queue.peek().is_some_and(|e| e.time < end) {
+        while self.queue.peek().is_some_and(|e| e.time() < end) {
             let Some(ev) = self.queue.pop() else { break };
             let local = ev.dst_local as usize;
             let Meta {
@@ -908,15 +955,15 @@ impl<C: Component> Partition<C> {
             } = &mut self.meta[local];
             if let Some(t) = &mut self.trace {
                 t.push(TraceEntry {
-                    time: ev.time,
+                    time: ev.time(),
                     dst: *id,
                     port: ev.port,
-                    src: ev.src,
-                    seq: ev.seq,
+                    src: ev.src(),
+                    seq: ev.seq(),
                 });
             }
             let mut ctx = Ctx {
-                now: ev.time,
+                now: ev.time(),
                 me: *id,
                 local: ev.dst_local,
                 partition: self.index,
@@ -936,12 +983,15 @@ impl<C: Component> Partition<C> {
         }
     }
 
-    /// Hands this window's messages for other partitions to the mailboxes.
-    fn post(&mut self, mail: &[Mutex<Vec<Event<C::Msg>>>], n: usize) {
+    /// Hands this window's messages for other partitions to the mailboxes;
+    /// returns the earliest time among them.
+    fn post(&mut self, mail: &[Mutex<Vec<Event<C::Msg>>>], n: usize) -> Time {
+        let mut first = Time::MAX;
         for (to, out) in self.outbox.iter_mut().enumerate() {
             if out.is_empty() {
                 continue;
             }
+            first = out.iter().map(Event::time).fold(first, Time::min);
             let mut slot = lock(&mail[self.index as usize * n + to]);
             if slot.is_empty() {
                 std::mem::swap(&mut *slot, out);
@@ -949,6 +999,7 @@ impl<C: Component> Partition<C> {
                 slot.append(out);
             }
         }
+        first
     }
 
     /// Queues the messages other partitions posted for this one. The queue

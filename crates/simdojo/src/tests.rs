@@ -161,6 +161,7 @@ fn messages_inside_the_window_are_refused() {
                 Ok(_) => panic!(
                     "{cut:?} at {threads} threads: a window of twice the lookahead ran without error"
                 ),
+                Err(e) => panic!("{cut:?} at {threads} threads: {e}"),
             }
         }
     }
@@ -407,4 +408,18 @@ fn a_component_panic_reaches_the_caller_without_a_hang() {
         let msg = r.err().unwrap();
         assert_eq!(msg.downcast_ref::<&str>(), Some(&"bomb"));
     }
+}
+
+#[test]
+fn event_keys_order_by_time_then_sender_then_sequence() {
+    use crate::engine::{MAX_SEQ, pack};
+    let keys = [
+        pack(5, 0, 0),
+        pack(5, 0, MAX_SEQ - 1),
+        pack(5, 1, 0),
+        pack(5, (crate::engine::MAX_COMPONENTS - 1) as u32, MAX_SEQ - 1),
+        pack(6, 0, 0),
+        pack(Time::MAX, 0, 0),
+    ];
+    assert!(keys.windows(2).all(|w| w[0] < w[1]));
 }
