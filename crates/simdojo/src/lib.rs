@@ -44,17 +44,21 @@
 //! two partitions (a link between partitions must have a positive
 //! latency). The run proceeds in epochs:
 //!
-//! 1. every thread computes the same window `[T, T + L)`, `T` the earliest
-//!    queued event of all partitions;
+//! 1. every partition collects the messages posted for it in the last
+//!    epoch into its queue (the queue orders them by key, so the order
+//!    they are collected in does not matter), and every thread computes the
+//!    same window `[T, T + L)`, `T` the earliest time published by any
+//!    partition;
 //! 2. each thread runs its partitions' events before `T + L`. A message
 //!    for another partition is sent from an event at `t >= T` and arrives
 //!    at `t + latency >= T + L`: after the window, so no partition can
 //!    receive anything for a time it has already passed. Such messages
-//!    wait in the sender's outbox;
-//! 3. barrier; every partition collects the messages posted for it into
-//!    its queue (the queue orders them by key, so the order they are
-//!    collected in does not matter) and publishes its earliest event time;
-//!    barrier.
+//!    wait in the sender's outbox, and go to a mailbox per (sender,
+//!    receiver) pair at the end of the window. Each partition publishes
+//!    the earliest time among its queue and what it posted;
+//! 3. one barrier. The mailboxes and published times are double-buffered
+//!    by epoch parity, so nobody writes what another thread may still be
+//!    reading, and one barrier per epoch is enough.
 //!
 //! A message between partitions that would land inside the window (a
 //! lookahead bug) stops the run with [`RunError::Causality`] rather than
