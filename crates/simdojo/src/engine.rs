@@ -350,7 +350,7 @@ impl<M> Ctx<'_, M> {
     /// Sends `msg` over `port`: it arrives after the link's latency.
     pub fn send(&mut self, port: OutPort, msg: M) {
         let r = self.routes[port.0 as usize];
-        let time = self.now + r.latency;
+        let time = self.now.saturating_add(r.latency);
         let seq = self.next_seq();
         let ev = Event {
             key: pack(time, self.me, seq),
@@ -379,7 +379,7 @@ impl<M> Ctx<'_, M> {
     pub fn schedule(&mut self, delay: Time, msg: M) {
         let seq = self.next_seq();
         let ev = Event {
-            key: pack(self.now + delay, self.me, seq),
+            key: pack(self.now.saturating_add(delay), self.me, seq),
             dst_local: self.local,
             port: InPort::SELF.0,
             msg,
