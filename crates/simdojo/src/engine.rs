@@ -347,7 +347,8 @@ impl<M> Ctx<'_, M> {
         &self.names.inp
     }
 
-    /// Sends `msg` over `port`: it arrives after the link's latency.
+    /// Sends `msg` over `port`: it arrives after the link's latency (a time
+    /// past `Time::MAX` is `Time::MAX`, which no run reaches).
     pub fn send(&mut self, port: OutPort, msg: M) {
         let r = self.routes[port.0 as usize];
         let time = self.now.saturating_add(r.latency);
