@@ -915,31 +915,44 @@ impl<C: Component> Partition<C> {
         self.queue.push(ev);
     }
 
+    /// Calls `f` with component `local` and its context at `now`, in a
+    /// window that ends at `end`.
+    fn with_ctx(
+        &mut self,
+        local: usize,
+        now: Time,
+        end: Time,
+        (lookahead, fault): (Time, Fault),
+        f: impl FnOnce(&mut C, &mut Ctx<'_, C::Msg>),
+    ) {
+        let Meta {
+            id,
+            seq,
+            routes,
+            names,
+        } = &mut self.meta[local];
+        let mut ctx = Ctx {
+            now,
+            me: *id,
+            local: local as u32,
+            partition: self.index,
+            seq,
+            routes: &self.routes[routes.clone()],
+            names,
+            queue: &mut self.queue,
+            outbox: &mut self.outbox,
+            window_end: end,
+            lookahead,
+            violation: &mut self.violation,
+            fault,
+            fifo: &mut self.fifo,
+        };
+        f(&mut self.comps[local], &mut ctx);
+    }
+
     fn init(&mut self, lookahead: Time, fault: Fault) {
         for local in 0..self.comps.len() {
-            let Meta {
-                id,
-                seq,
-                routes,
-                names,
-            } = &mut self.meta[local];
-            let mut ctx = Ctx {
-                now: 0,
-                me: *id,
-                local: local as u32,
-                partition: self.index,
-                seq,
-                routes: &self.routes[routes.clone()],
-                names,
-                queue: &mut self.queue,
-                outbox: &mut self.outbox,
-                window_end: 0,
-                lookahead,
-                violation: &mut self.violation,
-                fault,
-                fifo: &mut self.fifo,
-            };
-            self.comps[local].init(&mut ctx);
+            self.with_ctx(local, 0, 0, (lookahead, fault), |c, ctx| c.init(ctx));
         }
     }
 
@@ -948,38 +961,19 @@ impl<C: Component> Partition<C> {
         while self.queue.peek().is_some_and(|e| e.time() < end) {
             let Some(ev) = self.queue.pop() else { break };
             let local = ev.dst_local as usize;
-            let Meta {
-                id,
-                seq,
-                routes,
-                names,
-            } = &mut self.meta[local];
             if let Some(t) = &mut self.trace {
                 t.push(TraceEntry {
                     time: ev.time(),
-                    dst: *id,
+                    dst: self.meta[local].id,
                     port: ev.port,
                     src: ev.src(),
                     seq: ev.seq(),
                 });
             }
-            let mut ctx = Ctx {
-                now: ev.time(),
-                me: *id,
-                local: ev.dst_local,
-                partition: self.index,
-                seq,
-                routes: &self.routes[routes.clone()],
-                names,
-                queue: &mut self.queue,
-                outbox: &mut self.outbox,
-                window_end: end,
-                lookahead,
-                violation: &mut self.violation,
-                fault,
-                fifo: &mut self.fifo,
-            };
-            self.comps[local].handle(&mut ctx, InPort(ev.port), ev.msg);
+            let (now, port) = (ev.time(), InPort(ev.port));
+            self.with_ctx(local, now, end, (lookahead, fault), |c, ctx| {
+                c.handle(ctx, port, ev.msg)
+            });
             self.events += 1;
         }
     }

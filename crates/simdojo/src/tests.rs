@@ -201,8 +201,9 @@ impl Component for Probe {
     }
 }
 
-#[test]
-fn latencies_add_up() {
+/// `a` (partition 0) and `z` (partition 1) answer each other up to 5;
+/// a -> z takes 7 ps, z -> a 5 ps; `a` starts.
+fn ping_pong() -> (Simulation<Probe>, ComponentId, ComponentId) {
     let mut b = ModelBuilder::new();
     let a = b.add(
         "a",
@@ -223,47 +224,30 @@ fn latencies_add_up() {
     );
     b.link(a, z, 7);
     b.link(z, a, 5);
-    let mut sim = b.build().unwrap();
-    assert_eq!(sim.lookahead(), Some(5));
+    (b.build().unwrap(), a, z)
+}
+
+#[test]
+fn latencies_add_up() {
     for threads in [1, 2] {
-        let mut sim2 = {
-            let mut b = ModelBuilder::new();
-            let a = b.add(
-                "a",
-                0,
-                Probe {
-                    start: vec![(0, 0)],
-                    echo: 5,
-                    ..Probe::default()
-                },
-            );
-            let z = b.add(
-                "z",
-                1,
-                Probe {
-                    echo: 5,
-                    ..Probe::default()
-                },
-            );
-            b.link(a, z, 7);
-            b.link(z, a, 5);
-            b.build().unwrap()
-        };
-        sim2.run(RunOptions {
+        let (mut sim, a, z) = ping_pong();
+        assert_eq!(sim.lookahead(), Some(5));
+        sim.run(RunOptions {
             threads,
             until: Time::MAX,
         })
         .unwrap();
         assert_eq!(
-            sim2.component(z).log,
+            sim.component(z).log,
             vec![(7, 0, 0), (19, 0, 2), (31, 0, 4)]
         );
         assert_eq!(
-            sim2.component(a).log,
+            sim.component(a).log,
             vec![(12, 0, 1), (24, 0, 3), (36, 0, 5)]
         );
     }
     // Until is exclusive.
+    let (mut sim, _, z) = ping_pong();
     sim.run(RunOptions {
         threads: 1,
         until: 19,
