@@ -7,7 +7,10 @@
 //! -- --threads 1,2,4,8,16`). Every run of one partitioning must end in the
 //! same state as its first run (the engine is deterministic at any thread
 //! count); the benchmark fails otherwise. A run uses at most one thread per
-//! partition (`used`): 9 partitioned per XCD, 41 per shader engine.
+//! partition (`used`): 9 partitioned per XCD, 41 per shader engine. The
+//! `cpu s` column is the process's CPU time over the run: where other work
+//! shares the cores, the wall-time scaling says little, and the CPU time
+//! at N threads over one thread's is the engine's parallel overhead.
 
 use std::time::Instant;
 
@@ -55,6 +58,25 @@ fn digest(sim: &Simulation<Synthetic>) -> u64 {
     })
 }
 
+/// The process's CPU time (user and system, all threads) from
+/// `/proc/self/stat`, in seconds at the kernel's USER_HZ of 100; 0 where
+/// it cannot be read. On a machine shared with other work, the CPU time
+/// at N threads over the CPU time at one shows the engine's own overhead
+/// when the wall time cannot.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // The fields after the command name (which may hold spaces) start at
+    // the state, field 3; utime and stime are fields 14 and 15.
+    let Some((_, rest)) = stat.rsplit_once(") ") else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     if args.threads.contains(&0) {
@@ -73,7 +95,7 @@ fn main() -> anyhow::Result<()> {
         cores
     );
     println!(
-        "{:<4} {:>10} {:>13} {:>7} {:>5} {:>11} {:>7} {:>8} {:>10} {:>8}",
+        "{:<4} {:>10} {:>13} {:>7} {:>5} {:>11} {:>7} {:>8} {:>7} {:>10} {:>8}",
         "cut",
         "partitions",
         "lookahead ns",
@@ -82,6 +104,7 @@ fn main() -> anyhow::Result<()> {
         "events",
         "epochs",
         "wall s",
+        "cpu s",
         "Mevents/s",
         "scaling"
     );
@@ -96,13 +119,14 @@ fn main() -> anyhow::Result<()> {
         let mut base_rate = None;
         let mut expect = None;
         for &threads in &args.threads {
-            let mut best: Option<(f64, u64, u64, usize, usize)> = None;
+            let mut best: Option<(f64, u64, u64, usize, usize, f64)> = None;
             for _ in 0..args.repeat.max(1) {
                 let mut sim =
                     topo.build(|i| Synthetic::new(i.kind, period, i.path.len() as u64))?;
-                let start = Instant::now();
+                let (start, cpu0) = (Instant::now(), cpu_seconds());
                 let stats = sim.run(RunOptions { threads, until })?;
                 let wall = start.elapsed().as_secs_f64();
+                let cpu = cpu_seconds() - cpu0;
                 let d = digest(&sim);
                 if *expect.get_or_insert(d) != d {
                     bail!(
@@ -117,16 +141,17 @@ fn main() -> anyhow::Result<()> {
                         stats.epochs,
                         sim.partitions(),
                         stats.threads,
+                        cpu,
                     ));
                 }
             }
-            let Some((wall, events, epochs, partitions, used)) = best else {
+            let Some((wall, events, epochs, partitions, used, cpu)) = best else {
                 continue;
             };
             let rate = events as f64 / wall;
             let base = *base_rate.get_or_insert(rate);
             println!(
-                "{:<4} {:>10} {:>13.1} {:>7} {:>5} {:>11} {:>7} {:>8.3} {:>10.2} {:>7.2}x",
+                "{:<4} {:>10} {:>13.1} {:>7} {:>5} {:>11} {:>7} {:>8.3} {:>7.2} {:>10.2} {:>7.2}x",
                 name,
                 partitions,
                 topo.lookahead().unwrap_or(0) as f64 / 1000.0,
@@ -135,6 +160,7 @@ fn main() -> anyhow::Result<()> {
                 events,
                 epochs,
                 wall,
+                cpu,
                 rate / 1e6,
                 rate / base
             );
