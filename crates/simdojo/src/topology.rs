@@ -1,5 +1,6 @@
 //! The topology from configuration: a tree of components (soc, gpu_memory,
-//! xcd, l2_cache, command_processor, shader_engine, compute_unit) with
+//! xcd, l2_cache, command_processor, shader_engine, compute_unit; a node of
+//! several socs for more than one GPU) with
 //! index ranges (`"xcd[0:8]"`), partitions, and links written as patterns
 //! (`"xcd[*].l2_cache" -> "gpu_memory"`).
 //!
@@ -31,6 +32,8 @@ pub const MAX_INSTANCES: usize = 1 << 20;
 /// The component kinds of the tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// A machine of several GPUs: the root, holding `soc` entries.
+    Node,
     Soc,
     GpuMemory,
     Xcd,
@@ -42,7 +45,8 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order error messages list them.
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
+        Kind::Node,
         Kind::Soc,
         Kind::GpuMemory,
         Kind::Xcd,
@@ -55,6 +59,7 @@ impl Kind {
     /// The name used in configurations.
     pub fn name(self) -> &'static str {
         match self {
+            Kind::Node => "node",
             Kind::Soc => "soc",
             Kind::GpuMemory => "gpu_memory",
             Kind::Xcd => "xcd",
@@ -73,6 +78,7 @@ impl Kind {
     /// The kinds that may sit directly under this one.
     pub fn children(self) -> &'static [Kind] {
         match self {
+            Kind::Node => &[Kind::Soc],
             Kind::Soc => &[Kind::GpuMemory, Kind::Xcd, Kind::CommandProcessor],
             Kind::Xcd => &[Kind::L2Cache, Kind::ShaderEngine, Kind::CommandProcessor],
             Kind::ShaderEngine => &[Kind::ComputeUnit],
@@ -121,7 +127,7 @@ impl TopologyError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instance {
     /// Its path from the root: `xcd[3].shader_engine[1].compute_unit[7]`;
-    /// the root's is `soc`.
+    /// the root's is its kind, `soc` or `node`.
     pub path: String,
     /// Its kind.
     pub kind: Kind,
@@ -356,22 +362,26 @@ impl Topology {
 
     fn expand(root: &Node) -> Check<Topology> {
         const ROOT: &str = "$.timing.topology";
-        if let Some(k) = &root.kind
-            && k != "soc"
-        {
-            return Err((
-                format!("{ROOT}.kind"),
-                format!("the root of the topology is the soc, got `{k}`"),
-            ));
-        }
+        let kind = match root.kind.as_deref() {
+            None | Some("soc") => Kind::Soc,
+            Some("node") => Kind::Node,
+            Some(k) => {
+                return Err((
+                    format!("{ROOT}.kind"),
+                    format!(
+                        "the root of the topology is a soc (one GPU, the default) or a node (several), got `{k}`"
+                    ),
+                ));
+            }
+        };
         let mut t = Topology {
             instances: vec![Instance {
-                path: "soc".into(),
-                kind: Kind::Soc,
+                path: kind.name().into(),
+                kind,
                 partition: 0,
                 parent: None,
                 index: None,
-                base: "soc".into(),
+                base: kind.name().into(),
                 json_path: ROOT.into(),
                 children: Vec::new(),
             }],

@@ -144,6 +144,50 @@ fn patterns_bind_fan_in_and_fan_out() {
 }
 
 #[test]
+fn a_node_of_gpus_partitioned_per_gpu() {
+    let gpu = json!({
+        "partition": true,
+        "gpu_memory": {},
+        "xcd[0:2]": {"l2_cache": {}},
+        "links": [{"from": "xcd[*].l2_cache", "to": "gpu_memory", "latency_ps": 100, "duplex": true}]
+    });
+    let t = Topology::from_str(
+        "t",
+        &doc(json!({
+            "kind": "node",
+            "soc[0:4]": gpu,
+            "links": [
+                {"from": "soc[0].gpu_memory", "to": "soc[1:4].gpu_memory", "latency_ps": 700, "duplex": true}
+            ]
+        })),
+    )
+    .unwrap();
+    assert_eq!(t.instances[0].path, "node");
+    assert_eq!(t.instances[0].kind, Kind::Node);
+    assert_eq!(t.partitions, 5);
+    assert_eq!(count(&t, Kind::Soc), 4);
+    assert_eq!(count(&t, Kind::L2Cache), 8);
+    let l2 = t.find("soc[3].xcd[1].l2_cache").unwrap();
+    assert_eq!(t.instances[l2].partition, 4);
+    assert_eq!(
+        t.instances[l2].json_path,
+        "$.timing.topology.soc[3].xcd[1].l2_cache"
+    );
+    // Within a GPU, links stay inside its partition: the lookahead is the
+    // GPU-to-GPU latency.
+    assert_eq!(t.lookahead(), Some(700));
+    assert!(link_paths(&t).contains(&("soc[2].gpu_memory".into(), "soc[0].gpu_memory".into())));
+    rejects(
+        json!({
+            "kind": "node",
+            "soc[0:2]": {"xcd[0:2]": {"l2_cache": {}, "links": [{"from": "l2_cache", "to": "gpu_memory", "latency_ps": 1}]}}
+        }),
+        "$.timing.topology.soc[0].xcd[0].links[0].to",
+        "dangling link endpoint `gpu_memory`: `soc[0].xcd[0]` has no `gpu_memory` (its components: l2_cache)",
+    );
+}
+
+#[test]
 fn kind_defaults_to_the_name_and_may_be_given() {
     let t = Topology::from_str(
         "t",
@@ -165,7 +209,7 @@ fn unknown_component_kinds() {
     rejects(
         json!({"l3_cache": {}}),
         "$.timing.topology.l3_cache",
-        "unknown component kind `l3_cache`; expected one of soc, gpu_memory, xcd, l2_cache, command_processor, shader_engine, compute_unit",
+        "unknown component kind `l3_cache`; expected one of node, soc, gpu_memory, xcd, l2_cache, command_processor, shader_engine, compute_unit",
     );
     rejects(
         json!({"xcd[0:8]": {"cache": {"kind": "l3"}}}),
@@ -175,7 +219,7 @@ fn unknown_component_kinds() {
     rejects(
         json!({"kind": "xcd"}),
         "$.timing.topology.kind",
-        "the root of the topology is the soc, got `xcd`",
+        "the root of the topology is a soc (one GPU, the default) or a node (several), got `xcd`",
     );
 }
 
@@ -194,7 +238,17 @@ fn misplaced_kinds() {
     rejects(
         json!({"soc": {}}),
         "$.timing.topology.soc",
-        "it is only the root",
+        "a soc cannot sit under a soc: it belongs under node",
+    );
+    rejects(
+        json!({"kind": "node", "soc[0:2]": {"node": {}}}),
+        "$.timing.topology.soc[0].node",
+        "a node cannot sit under a soc: it is only the root",
+    );
+    rejects(
+        json!({"kind": "node", "xcd": {}}),
+        "$.timing.topology.xcd",
+        "a xcd cannot sit under a node: it belongs under soc",
     );
 }
 
