@@ -3,8 +3,10 @@
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
-use std::sync::{Barrier, Mutex};
+
+use crate::barrier::EpochBarrier;
 
 use crate::time::Time;
 
@@ -632,7 +634,7 @@ struct Shared<M> {
     /// partitions, posted at the end of a window and collected after the
     /// barrier.
     mail: [Vec<Mutex<Vec<Event<M>>>>; 2],
-    barrier: Barrier,
+    barrier: EpochBarrier,
     /// Per buffer: a partition met a causality violation or a panic; every
     /// thread stops after the barrier.
     failed: [AtomicBool; 2],
@@ -789,7 +791,7 @@ impl<C: Component> Simulation<C> {
                 (0..p).map(|_| AtomicU64::new(Time::MAX)).collect(),
             ],
             mail: [new_mail(), new_mail()],
-            barrier: Barrier::new(threads),
+            barrier: EpochBarrier::new(threads),
             failed: [AtomicBool::new(false), AtomicBool::new(false)],
         };
         // Partitions dealt to threads by weight (their components), largest

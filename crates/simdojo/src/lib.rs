@@ -85,8 +85,11 @@
 //! not a total order of simultaneous events from different senders, so
 //! traces can differ between runs. dslab-core and the other crates found
 //! are sequential. The engine here is small: the threads are
-//! `std::thread::scope`, the barrier `std::sync::Barrier`, the queues
-//! `BinaryHeap`.
+//! `std::thread::scope`, the queues `BinaryHeap`; the one piece of
+//! synchronisation written here is the epoch barrier (`barrier.rs`), which
+//! spins up to 50 us before blocking like `std::sync::Barrier`: two threads
+//! on two cores pass it in about 1 us where the std barrier, which always
+//! sleeps on a condition variable, takes 6-10 us.
 //!
 //! # Example
 //!
@@ -128,6 +131,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod barrier;
 mod engine;
 pub mod synthetic;
 pub mod time;
