@@ -1,12 +1,12 @@
 //! The engine: components, ports, links, events and the conservative
 //! parallel run loop (see the crate documentation for the algorithm).
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::barrier::EpochBarrier;
+use crate::queue::EventQueue;
 
 use crate::time::Time;
 
@@ -198,11 +198,11 @@ const SEQ_BITS: u32 = 40;
 /// sequence number, packed into one `u128` (64, 24 and 40 bits) so that
 /// the queue compares one integer. The order does not depend on which
 /// partition or thread produced or holds the event.
-struct Event<M> {
-    key: u128,
-    dst_local: u32,
-    port: u32,
-    msg: M,
+pub(crate) struct Event<M> {
+    pub(crate) key: u128,
+    pub(crate) dst_local: u32,
+    pub(crate) port: u32,
+    pub(crate) msg: M,
 }
 
 pub(crate) fn pack(time: Time, src: u32, seq: u64) -> u128 {
@@ -210,7 +210,7 @@ pub(crate) fn pack(time: Time, src: u32, seq: u64) -> u128 {
 }
 
 impl<M> Event<M> {
-    fn time(&self) -> Time {
+    pub(crate) fn time(&self) -> Time {
         (self.key >> 64) as Time
     }
     fn src(&self) -> u32 {
@@ -218,25 +218,6 @@ impl<M> Event<M> {
     }
     fn seq(&self) -> u64 {
         self.key as u64 & (MAX_SEQ - 1)
-    }
-}
-
-impl<M> PartialEq for Event<M> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
-    }
-}
-impl<M> Eq for Event<M> {}
-impl<M> PartialOrd for Event<M> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<M> Ord for Event<M> {
-    /// Reversed: `BinaryHeap` is a max-heap and the earliest event must
-    /// come out first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
     }
 }
 
@@ -272,7 +253,7 @@ struct Partition<C: Component> {
     comps: Vec<C>,
     meta: Vec<Meta>,
     routes: Vec<Route>,
-    queue: BinaryHeap<Event<C::Msg>>,
+    queue: EventQueue<C::Msg>,
     /// Messages for other partitions produced in the current window, by
     /// destination partition.
     outbox: Vec<Vec<Event<C::Msg>>>,
@@ -293,7 +274,7 @@ pub struct Ctx<'a, M> {
     seq: &'a mut u64,
     routes: &'a [Route],
     names: &'a Names,
-    queue: &'a mut BinaryHeap<Event<M>>,
+    queue: &'a mut EventQueue<M>,
     outbox: &'a mut [Vec<Event<M>>],
     window_end: Time,
     lookahead: Time,
@@ -544,7 +525,7 @@ impl<C: Component> ModelBuilder<C> {
                 comps: Vec::new(),
                 meta: Vec::new(),
                 routes: Vec::new(),
-                queue: BinaryHeap::new(),
+                queue: EventQueue::default(),
                 outbox: (0..parts).map(|_| Vec::new()).collect(),
                 trace: None,
                 events: 0,
@@ -870,10 +851,10 @@ impl<M: Send> Run<'_, M> {
             }
             let tmin = sh.next[b]
                 .iter()
-                .map(|a| a.load(AtomicOrdering::Relaxed))
+                .map(|a| a.load(Ordering::Relaxed))
                 .min()
                 .unwrap_or(Time::MAX);
-            if tmin >= self.until || sh.failed[b].load(AtomicOrdering::Relaxed) {
+            if tmin >= self.until || sh.failed[b].load(Ordering::Relaxed) {
                 return epochs;
             }
             // Every message between partitions sent from an event at
@@ -892,9 +873,9 @@ impl<M: Send> Run<'_, M> {
                 }
                 let posted = part.post(&sh.mail[nb], n);
                 let next = part.next_time().unwrap_or(Time::MAX).min(posted);
-                sh.next[nb][part.index as usize].store(next, AtomicOrdering::Relaxed);
+                sh.next[nb][part.index as usize].store(next, Ordering::Relaxed);
                 if part.violation.is_some() || part.panic.is_some() {
-                    sh.failed[nb].store(true, AtomicOrdering::Relaxed);
+                    sh.failed[nb].store(true, Ordering::Relaxed);
                 }
             }
             sh.barrier.wait();
@@ -906,7 +887,7 @@ impl<M: Send> Run<'_, M> {
 
 impl<C: Component> Partition<C> {
     fn next_time(&self) -> Option<Time> {
-        self.queue.peek().map(Event::time)
+        self.queue.next_time()
     }
 
     fn push(&mut self, mut ev: Event<C::Msg>, fault: Fault) {
@@ -960,7 +941,7 @@ impl<C: Component> Partition<C> {
 
     /// Handles the queued events with a time before `end`, earliest first.
     fn process(&mut self, end: Time, lookahead: Time, fault: Fault) {
-        while self.queue.peek().is_some_and(|e| e.time() < end) {
+        while self.queue.next_time().is_some_and(|t| t < end) {
             let Some(ev) = self.queue.pop() else { break };
             let local = ev.dst_local as usize;
             if let Some(t) = &mut self.trace {
