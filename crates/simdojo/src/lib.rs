@@ -81,17 +81,18 @@
 //! NeXosim (the maintained Rust discrete-event framework) parallelises by
 //! running the models that have events at the same instant concurrently on
 //! its async executor; it has no partitions or lookahead, and it promises
-//! only causal ordering (two messages from one sender arrive in order),
-//! not a total order of simultaneous events from different senders, so
-//! traces can differ between runs. dslab-core and the other crates found
-//! are sequential. The engine here is small: the threads are
-//! `std::thread::scope`, the queue a `BTreeMap` of buckets by time
-//! (`queue.rs`: a GPU's events come in crowds at each clock edge; sorting a
-//! bucket once made the per-XCD model 2.4x faster than a `BinaryHeap`);
-//! the one piece of synchronisation written here is the epoch barrier (`barrier.rs`), which
-//! spins up to 50 us before blocking like `std::sync::Barrier`: two threads
-//! on two cores pass it in about 1 us where the std barrier, which always
-//! sleeps on a condition variable, takes 6-10 us.
+//! only causal ordering (two messages from one sender arrive in the order
+//! sent), not a total order of simultaneous messages from different
+//! senders, whose order may then depend on how the executor scheduled the
+//! senders. dslab-core and the other crates found are sequential. The
+//! engine here is small: the threads are `std::thread::scope`, the queue a
+//! `BTreeMap` of buckets by time (`queue.rs`: a GPU's events come in crowds
+//! at each clock edge; sorting a bucket once made the per-XCD model 2.4x
+//! faster than a `BinaryHeap`); the one piece of synchronisation written
+//! here is the epoch barrier (`barrier.rs`), which spins up to 50 us before
+//! blocking like `std::sync::Barrier`: two threads on two cores pass it in
+//! about 1 us where the std barrier, which always sleeps on a condition
+//! variable, takes 6-10 us.
 //!
 //! # Example
 //!
