@@ -341,7 +341,7 @@ bench: corpus
 # at each thread count of BENCH_SIMDOJO_THREADS, partitioned per XCD and per
 # shader engine, with the scaling over the first count; every run's final
 # state must equal the first's. BENCH_SIMDOJO_ARGS passes more options
-# (--sim-us N, --repeat N, --cut xcd|se).
+# (--sim-us N, --repeat N, --cut xcd|se, --topology configs/timing/mi300x.json).
 BENCH_SIMDOJO_THREADS ?= 1,2,4,8,16
 BENCH_SIMDOJO_ARGS ?=
 .PHONY: bench-simdojo

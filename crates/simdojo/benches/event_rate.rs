@@ -46,6 +46,11 @@ struct Args {
     /// Runs per thread count; the fastest is reported.
     #[arg(long, default_value_t = 1)]
     repeat: u32,
+    /// Run the synthetic behaviour on this topology file instead of the
+    /// generated ones (relative to the workspace root, e.g.
+    /// configs/timing/mi300x.json); `--cut` is then ignored.
+    #[arg(long, value_name = "FILE")]
+    topology: Option<std::path::PathBuf>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -85,14 +90,45 @@ fn main() -> anyhow::Result<()> {
     let shape = GpuShape::mi300x();
     let until = args.sim_us * US;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let runs: Vec<(&str, Topology)> = match &args.topology {
+        Some(file) => {
+            // `cargo bench` runs in the crate's directory: a relative path
+            // is taken from the workspace root.
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+            vec![("file", Topology::load(root.join(file))?)]
+        }
+        None => args
+            .cut
+            .iter()
+            .map(|cut| {
+                let (name, cut) = match cut {
+                    CutArg::Xcd => ("xcd", Cut::Xcd),
+                    CutArg::Se => ("se", Cut::ShaderEngine),
+                };
+                let topo = Topology::from_str("synthetic MI300X", &shape.topology_json(cut))
+                    .context("the synthetic topology")?;
+                Ok((name, topo))
+            })
+            .collect::<anyhow::Result<_>>()?,
+    };
+    let model = match &args.topology {
+        Some(file) => format!(
+            "the synthetic behaviour on {} ({} components, compute units at {} ps per cycle)",
+            file.display(),
+            runs[0].1.instances.len(),
+            shape.clock.period()
+        ),
+        None => format!(
+            "synthetic MI300X ({} XCDs x {} CUs = {} compute units at {} ps per cycle)",
+            shape.xcds,
+            shape.cus_per_shader_engine.iter().sum::<u32>(),
+            shape.compute_units(),
+            shape.clock.period()
+        ),
+    };
     println!(
-        "simdojo event rate: synthetic MI300X ({} XCDs x {} CUs = {} compute units at {} ps per cycle), {} us simulated, {} host cores",
-        shape.xcds,
-        shape.cus_per_shader_engine.iter().sum::<u32>(),
-        shape.compute_units(),
-        shape.clock.period(),
-        args.sim_us,
-        cores
+        "simdojo event rate: {model}, {} us simulated, {cores} host cores",
+        args.sim_us
     );
     println!(
         "{:<4} {:>10} {:>13} {:>7} {:>5} {:>11} {:>7} {:>8} {:>7} {:>10} {:>8}",
@@ -108,13 +144,7 @@ fn main() -> anyhow::Result<()> {
         "Mevents/s",
         "scaling"
     );
-    for cut in &args.cut {
-        let (name, cut) = match cut {
-            CutArg::Xcd => ("xcd", Cut::Xcd),
-            CutArg::Se => ("se", Cut::ShaderEngine),
-        };
-        let topo = Topology::from_str("synthetic MI300X", &shape.topology_json(cut))
-            .context("the synthetic topology")?;
+    for (name, topo) in runs {
         let period = shape.clock.period();
         let mut base_rate = None;
         let mut expect = None;
