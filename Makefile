@@ -337,6 +337,17 @@ test-diff-sweep: setup
 bench: corpus
 	$(CARGO) bench -p rocjitsu-isa --bench decode
 
+# simdojo's event rate: the synthetic MI300X-sized model (8 XCDs x 38 CUs)
+# at each thread count of BENCH_SIMDOJO_THREADS, partitioned per XCD and per
+# shader engine, with the scaling over the first count; every run's final
+# state must equal the first's. BENCH_SIMDOJO_ARGS passes more options
+# (--sim-us N, --repeat N, --cut xcd|se, --topology configs/timing/mi300x.json).
+BENCH_SIMDOJO_THREADS ?= 1,2,4,8,16
+BENCH_SIMDOJO_ARGS ?=
+.PHONY: bench-simdojo
+bench-simdojo:
+	$(CARGO) bench -p rocjitsu-simdojo --bench event_rate -- --threads $(BENCH_SIMDOJO_THREADS) $(BENCH_SIMDOJO_ARGS)
+
 # Execution-engine figures: wave-instructions/s of an ALU-bound and a
 # memory-bound kernel on one host thread (every target), and the wall time of
 # 1024^3 Triton GEMMs (fp16 on gfx942, fp8 on gfx950) at 1 thread and all
