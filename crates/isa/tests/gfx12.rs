@@ -1,8 +1,10 @@
-//! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings)
+//! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings
+//! and SMEM)
 //! with the text LLVM 22 prints for them (`llvm-mc-22 -triple amdgcn
 //! -mcpu=gfx1201 -show-encoding` for the bytes, its disassembler for the
 //! text): the split wait counters, `s_wait_alu`, the barrier opcodes,
-//! GFX12's `hwreg` and `sendmsg` names, and a literal.
+//! GFX12's `hwreg` and `sendmsg` names, a literal, and SMEM's cache-policy
+//! fields.
 
 use rocjitsu_isa::Target;
 use rocjitsu_isa::gfx12::decode;
@@ -26,6 +28,21 @@ const CASES: &[(&str, &str)] = &[
         "s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(SALU_CYCLE_1)",
     ),
     ("01ff008078563412", "s_add_co_u32 s0, s1, 0x12345678"),
+    // SMEM: th/scope/nv/scale_offset, a prefetch, and a 96-bit TTMP tuple
+    // (LLVM reads it as TTMP_256).
+    (
+        "0201f0f510000007",
+        "s_load_b32 s4, s[4:5], s3 offset:0x10 scale_offset th:TH_LOAD_BYPASS scope:SCOPE_SYS nv",
+    ),
+    ("028104f420000006", "s_prefetch_inst s[4:5], 0x20, s3, 4"),
+    (
+        "020100f4000000f9",
+        "s_load_b32 s4, s[4:5], 0x0 scale_offset",
+    ),
+    (
+        "42bd00f4100000f8",
+        "s_load_b96 ttmp[8:15]/*Invalid register, operand has 'SReg_96' register class*/, s[4:5], 0x10 ; Warning: TTMP_256: scalar reg isn't aligned 9",
+    ),
 ];
 
 fn bytes(hex: &str) -> Vec<u8> {

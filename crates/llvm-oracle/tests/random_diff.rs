@@ -438,10 +438,10 @@ fn random_words_gfx1151_wave64() {
     run(Target::Gfx1151, WaveSize::Wave64);
 }
 
-/// gfx1201 so far: the scalar ALU encodings (`rocjitsu_isa::gfx12::decode`
-/// decodes those only), from the seeded cases with the first dword's top
-/// bits set to 0b10 (SOP1, SOP2, SOPC, SOPK and SOPP).
-fn run_gfx1201_scalar(wave: WaveSize) {
+/// gfx1201 so far, per encoding family (`rocjitsu_isa::gfx12::decode`
+/// decodes those done): the seeded cases with the first dword's top byte's
+/// bits under `mask` set to `value`.
+fn run_gfx1201_family(what: &str, wave: WaveSize, mask: u8, value: u8) {
     let target = Target::Gfx1201;
     let n = env_or("ROCJITSU_DIFF_CASES", CASES);
     let seed = env_or("ROCJITSU_DIFF_SEED", SEED)
@@ -450,11 +450,11 @@ fn run_gfx1201_scalar(wave: WaveSize) {
     let cases: Vec<_> = cases(target, seed, n)
         .into_iter()
         .map(|mut c| {
-            c[3] = c[3] & 0x3f | 0x80;
+            c[3] = c[3] & !mask | value;
             c
         })
         .collect();
-    println!("{} scalar ALU words:", target.name());
+    println!("{} {what} words:", target.name());
     check(target, wave, &cases, &|b| {
         let i = rocjitsu_isa::gfx12::decode(target, wave == WaveSize::Wave64, b).ok()?;
         Some(Ours {
@@ -465,14 +465,26 @@ fn run_gfx1201_scalar(wave: WaveSize) {
     });
 }
 
+/// SOP1, SOP2, SOPC, SOPK and SOPP: top bits 0b10.
 #[test]
 fn random_scalar_words_gfx1201_wave32() {
-    run_gfx1201_scalar(WaveSize::Wave32);
+    run_gfx1201_family("scalar ALU", WaveSize::Wave32, 0xc0, 0x80);
 }
 
 #[test]
 fn random_scalar_words_gfx1201_wave64() {
-    run_gfx1201_scalar(WaveSize::Wave64);
+    run_gfx1201_family("scalar ALU", WaveSize::Wave64, 0xc0, 0x80);
+}
+
+/// SMEM: top bits 0b111101.
+#[test]
+fn random_smem_words_gfx1201_wave32() {
+    run_gfx1201_family("SMEM", WaveSize::Wave32, 0xfc, 0xf4);
+}
+
+#[test]
+fn random_smem_words_gfx1201_wave64() {
+    run_gfx1201_family("SMEM", WaveSize::Wave64, 0xfc, 0xf4);
 }
 
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32

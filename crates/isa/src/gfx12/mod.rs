@@ -5,10 +5,14 @@
 //! re-encode and print through `gfx11::sop` with GFX12's own opcode,
 //! `hwreg` and `sendmsg` tables (`tables/sop.rs`, learned from LLVM 22),
 //! which hold GFX12's split wait counters (`s_wait_loadcnt`, ...),
-//! `s_wait_alu` and its barrier opcodes. The other encodings give
+//! `s_wait_alu` and its barrier opcodes. SMEM has GFX12's own layout
+//! (`smem.rs`, with the th/scope cache-policy fields of `cpol.rs`). The
+//! other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
+pub mod cpol;
+pub mod smem;
 pub mod tables;
 
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
@@ -27,14 +31,18 @@ pub enum Encoding {
     Sopk,
     Sopc,
     Sopp,
+    Smem,
 }
 
-/// The scalar encoding a first instruction dword belongs to (`None`: not a
-/// scalar ALU word).
+/// The encoding a first instruction dword belongs to (`None`: not one
+/// decoded so far).
 pub fn encoding_of(w: u32) -> Option<Encoding> {
     use Encoding::*;
     if w >> 30 != 0b10 {
-        return None;
+        return match w >> 26 {
+            0x3d => Some(Smem),
+            _ => None,
+        };
     }
     Some(match w >> 23 {
         0x17d => Sop1,
@@ -53,7 +61,7 @@ pub struct Inst {
     wave64: bool,
     len: u8,
     row: u16,
-    words: [u32; 2],
+    words: [u32; 4],
 }
 
 impl fmt::Debug for Inst {
@@ -75,6 +83,7 @@ pub enum Body {
     Salu(sop::Salu),
     Sopk(sop::Sopk),
     Sopp(sop::Sopp),
+    Smem(smem::Smem),
 }
 
 impl Inst {
@@ -84,7 +93,7 @@ impl Inst {
             wave64,
             len,
             row,
-            words: [words[0], words[1]],
+            words,
         }
     }
 
@@ -117,7 +126,7 @@ impl Inst {
     /// The encoding-specific fields, read from the dwords.
     pub fn body(&self) -> Body {
         let r = usize::from(self.row);
-        let [w0, w1] = self.words;
+        let [w0, w1, ..] = self.words;
         let salu = |form| Body::Salu(sop::Salu::from_raw(&SOP, form, r, self.len, w0, w1));
         match self.encoding() {
             Encoding::Sop1 => salu(AluForm::Sop1),
@@ -125,6 +134,7 @@ impl Inst {
             Encoding::Sopc => salu(AluForm::Sopc),
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(&SOP, r, self.len, w0, w1)),
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, r, w0)),
+            Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
         }
     }
 
@@ -134,6 +144,7 @@ impl Inst {
             Body::Salu(i) => i.encode_into(out),
             Body::Sopk(i) => i.encode_into(out),
             Body::Sopp(i) => i.encode_into(out),
+            Body::Smem(i) => i.encode_into(out),
         }
     }
 
@@ -150,7 +161,7 @@ impl Inst {
         match &self.body() {
             Body::Sopp(i) => i.branch_target(pc),
             Body::Sopk(i) => i.branch_target(pc),
-            Body::Salu(_) => None,
+            Body::Salu(_) | Body::Smem(_) => None,
         }
     }
 
@@ -160,6 +171,7 @@ impl Inst {
             Body::Salu(i) => i.mnemonic(),
             Body::Sopk(i) => i.mnemonic(),
             Body::Sopp(i) => i.mnemonic(),
+            Body::Smem(i) => i.mnemonic(),
         }
     }
 }
@@ -171,6 +183,7 @@ impl fmt::Display for Inst {
             Body::Salu(i) => i.fmt(f),
             Body::Sopk(i) => i.fmt_with(f, self.target),
             Body::Sopp(i) => i.fmt(f),
+            Body::Smem(i) => i.fmt(f),
         }
     }
 }
@@ -190,6 +203,9 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sop2) => sop::Salu::decode(&SOP, target, Sop2, w0, bytes),
         Some(Encoding::Sopc) => sop::Salu::decode(&SOP, target, Sopc, w0, bytes),
         Some(Encoding::Sopk) => sop::Sopk::decode(&SOP, target, w0, bytes),
+        Some(Encoding::Smem) => {
+            smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
+        }
         None => Err(DecodeError::Unsupported { target }),
     }?;
     Ok(Inst::new(target, wave64, raw))

@@ -3,3 +3,5 @@
 
 #[rustfmt::skip]
 pub mod sop;
+#[rustfmt::skip]
+pub mod smem;
