@@ -1,5 +1,5 @@
 //! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings
-//! and SMEM)
+//! SMEM, VOP1/VOP2/VOPC)
 //! with the text LLVM 22 prints for them (`llvm-mc-22 -triple amdgcn
 //! -mcpu=gfx1201 -show-encoding` for the bytes, its disassembler for the
 //! text): the split wait counters, `s_wait_alu`, the barrier opcodes,
@@ -43,6 +43,12 @@ const CASES: &[(&str, &str)] = &[
         "42bd00f4100000f8",
         "s_load_b96 ttmp[8:15]/*Invalid register, operand has 'SReg_96' register class*/, s[4:5], 0x10 ; Warning: TTMP_256: scalar reg isn't aligned 9",
     ),
+    // VOP1/VOP2: GFX12's 16-bit operands are fake-16-bit (v0..v127).
+    ("0203027e", "v_mov_b32_e32 v1, v2"),
+    (
+        "79f5bd64",
+        "v_add_f16_e32 v94, v121, v250/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
+    ),
 ];
 
 fn bytes(hex: &str) -> Vec<u8> {
@@ -66,12 +72,29 @@ fn texts_match_llvm() {
     }
 }
 
+/// GFX12's `v_cndmask_b32_dpp` closes src1's abs bar after the carry mask,
+/// which follows the wave size.
+#[test]
+fn cndmask_dpp_abs_closes_after_vcc() {
+    let b = bytes("fafcbf036284922c");
+    for (wave64, vcc) in [(false, "vcc_lo"), (true, "vcc")] {
+        let inst = decode(Target::Gfx1201, wave64, &b).expect("decodes");
+        assert_eq!(
+            inst.to_string(),
+            format!(
+                "v_cndmask_b32_dpp v223, -v98, |v254, {vcc}| quad_perm:[0,1,0,2] row_mask:0x2 bank_mask:0xc"
+            )
+        );
+        assert_eq!(inst.encode(), b);
+    }
+}
+
 /// Words of the encodings not decoded yet, and other families' targets,
 /// are refused by name rather than misread.
 #[test]
 fn undecoded_encodings_are_refused() {
-    // v_mov_b32_e32 v1, v2 (VOP1).
-    let e = decode(Target::Gfx1201, false, &bytes("0203027e")).unwrap_err();
+    // ds_add_u32 v0, v0 (DS).
+    let e = decode(Target::Gfx1201, false, &bytes("000000d800000000")).unwrap_err();
     assert!(e.to_string().contains("gfx1201"), "{e}");
     let e = decode(Target::Gfx1100, false, &bytes("0300c0bf")).unwrap_err();
     assert!(e.to_string().contains("gfx1100"), "{e}");

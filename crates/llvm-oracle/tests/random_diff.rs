@@ -487,6 +487,17 @@ fn random_smem_words_gfx1201_wave64() {
     run_gfx1201_family("SMEM", WaveSize::Wave64, 0xfc, 0xf4);
 }
 
+/// VOP1, VOP2 and VOPC with their literal and DPP forms: top bit 0.
+#[test]
+fn random_vop_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP1/VOP2/VOPC", WaveSize::Wave32, 0x80, 0);
+}
+
+#[test]
+fn random_vop_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP1/VOP2/VOPC", WaveSize::Wave64, 0x80, 0);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

@@ -17,10 +17,10 @@ rejects it, ignores it, prints it, or falls back to its fake-16-bit form.
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
+from oracle import CPUS, decode_many, header, table_path, words  # noqa: E402
 from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop3.rs")
+OUT = table_path("vop3.rs")
 SRC = (0x101, 0x102, 0x103)
 W0BITS = list(range(8, 16))  # abs[2:0] / sdst, op_sel[3:0], clamp
 W1BITS = list(range(27, 32))  # omod[1:0], neg[2:0]

@@ -15,10 +15,10 @@ or prints; and which DPP forms exist.
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
+from oracle import CPUS, decode_many, header, table_path, words  # noqa: E402
 from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop3p.rs")
+OUT = table_path("vop3p.rs")
 SRC = (0x101, 0x102, 0x103)
 HI_ALL = (1 << 14, 3 << 27)  # op_sel_hi of src2 (word 0) and src0/src1 (word 1)
 W0BITS = list(range(8, 16))  # neg_hi[2:0], op_sel[2:0], op_sel_hi[2], clamp

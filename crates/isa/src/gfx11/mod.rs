@@ -189,6 +189,7 @@ impl Inst {
                 self.word(2),
             )),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
+                &vop::TABLES,
                 r,
                 self.wave64(),
                 len,
@@ -363,12 +364,12 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
     use sop::AluForm::{Sop1, Sop2, Sopc};
     let w0 = word(bytes, 0)?;
+    let inst = |(r, len, words): sop::Raw| Inst::new(target, wave64, r, len, words);
     if w0 >> 31 == 0 {
-        return vop::decode(target, wave64, w0, bytes);
+        return vop::decode(&vop::TABLES, target, wave64, w0, bytes).map(inst);
     }
     let invalid = DecodeError::Invalid { target, word: w0 };
     let t = &sop::TABLES;
-    let inst = |(r, len, words): sop::Raw| Inst::new(target, wave64, r, len, words);
     match encoding_of(w0) {
         Some(Encoding::Sopp) => sop::Sopp::decode(t, target, w0).map(inst),
         Some(Encoding::Sop1) => sop::Salu::decode(t, target, Sop1, w0, bytes).map(inst),

@@ -6,8 +6,11 @@
 //! `hwreg` and `sendmsg` tables (`tables/sop.rs`, learned from LLVM 22),
 //! which hold GFX12's split wait counters (`s_wait_loadcnt`, ...),
 //! `s_wait_alu` and its barrier opcodes. SMEM has GFX12's own layout
-//! (`smem.rs`, with the th/scope cache-policy fields of `cpol.rs`). The
-//! other encodings give
+//! (`smem.rs`, with the th/scope cache-policy fields of `cpol.rs`).
+//! VOP1, VOP2 and VOPC (32-bit, literal, DPP16 and DPP8 forms) decode
+//! through `gfx11::vop` with GFX12's rows (`tables/vop.rs`, from
+//! `scripts/gen/gfx11/vop.py gfx12`), whose 16-bit operands are
+//! fake-16-bit. The other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
@@ -16,12 +19,16 @@ pub mod smem;
 pub mod tables;
 
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
+use crate::gfx11::vop::{self, VopTables};
 use crate::{DecodeError, Target};
 use std::fmt;
 
 /// GFX12's scalar ALU tables.
 pub static SOP: SopTables = sop::sop_tables!(sop_tab);
 use tables::sop as sop_tab;
+
+/// GFX12's VOP1, VOP2 and VOPC tables.
+pub static VOP: VopTables = VopTables::new(tables::vop::VOP);
 
 /// The encodings of the GFX12 family decoded so far, by a word's top bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -32,12 +39,22 @@ pub enum Encoding {
     Sopc,
     Sopp,
     Smem,
+    Vop1,
+    Vop2,
+    Vopc,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
 /// decoded so far).
 pub fn encoding_of(w: u32) -> Option<Encoding> {
     use Encoding::*;
+    if w >> 31 == 0 {
+        return Some(match w >> 25 {
+            0x3f => Vop1,
+            0x3e => Vopc,
+            _ => Vop2,
+        });
+    }
     if w >> 30 != 0b10 {
         return match w >> 26 {
             0x3d => Some(Smem),
@@ -84,6 +101,8 @@ pub enum Body {
     Sopk(sop::Sopk),
     Sopp(sop::Sopp),
     Smem(smem::Smem),
+    /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
+    Vop(vop::Vop),
 }
 
 impl Inst {
@@ -135,6 +154,13 @@ impl Inst {
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(&SOP, r, self.len, w0, w1)),
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
+                &VOP,
+                r,
+                self.wave64,
+                self.len,
+                [w0, w1, self.words[2]],
+            )),
         }
     }
 
@@ -145,6 +171,7 @@ impl Inst {
             Body::Sopk(i) => i.encode_into(out),
             Body::Sopp(i) => i.encode_into(out),
             Body::Smem(i) => i.encode_into(out),
+            Body::Vop(i) => i.encode_into(out),
         }
     }
 
@@ -161,7 +188,7 @@ impl Inst {
         match &self.body() {
             Body::Sopp(i) => i.branch_target(pc),
             Body::Sopk(i) => i.branch_target(pc),
-            Body::Salu(_) | Body::Smem(_) => None,
+            _ => None,
         }
     }
 
@@ -172,6 +199,7 @@ impl Inst {
             Body::Sopk(i) => i.mnemonic(),
             Body::Sopp(i) => i.mnemonic(),
             Body::Smem(i) => i.mnemonic(),
+            Body::Vop(i) => i.mnemonic(),
         }
     }
 }
@@ -184,6 +212,7 @@ impl fmt::Display for Inst {
             Body::Sopk(i) => i.fmt_with(f, self.target),
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
+            Body::Vop(i) => i.fmt(f),
         }
     }
 }
@@ -203,6 +232,9 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sop2) => sop::Salu::decode(&SOP, target, Sop2, w0, bytes),
         Some(Encoding::Sopc) => sop::Salu::decode(&SOP, target, Sopc, w0, bytes),
         Some(Encoding::Sopk) => sop::Sopk::decode(&SOP, target, w0, bytes),
+        Some(Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc) => {
+            vop::decode(&VOP, target, wave64, w0, bytes)
+        }
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

@@ -5,3 +5,5 @@
 pub mod sop;
 #[rustfmt::skip]
 pub mod smem;
+#[rustfmt::skip]
+pub mod vop;
