@@ -1,5 +1,5 @@
 //! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings
-//! SMEM, VOP1/VOP2/VOPC)
+//! SMEM, VOP1/VOP2/VOPC, VOP3)
 //! with the text LLVM 22 prints for them (`llvm-mc-22 -triple amdgcn
 //! -mcpu=gfx1201 -show-encoding` for the bytes, its disassembler for the
 //! text): the split wait counters, `s_wait_alu`, the barrier opcodes,
@@ -48,6 +48,16 @@ const CASES: &[(&str, &str)] = &[
     (
         "79f5bd64",
         "v_add_f16_e32 v94, v121, v250/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
+    ),
+    // VOP3: byte_sel of the fp8 conversions, the v_s_* destinations'
+    // SReg_32_XEXEC class.
+    (
+        "2a216cd7ee439005",
+        "v_cvt_sr_bf8_f32 v42, |v238|, s33 byte_sel:1",
+    ),
+    (
+        "7ef884d6165ea122",
+        "v_s_rcp_f32 exec_lo/*Invalid register, operand has 'SReg_32_XEXEC' register class*/, -s22 clamp",
     ),
 ];
 

@@ -498,6 +498,18 @@ fn random_vop_words_gfx1201_wave64() {
     run_gfx1201_family("VOP1/VOP2/VOPC", WaveSize::Wave64, 0x80, 0);
 }
 
+/// VOP3 (incl. VOPC with SDST, VOP3 DPP16/DPP8 and literals): top bits
+/// 0b110101.
+#[test]
+fn random_vop3_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP3", WaveSize::Wave32, 0xfc, 0xd4);
+}
+
+#[test]
+fn random_vop3_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP3", WaveSize::Wave64, 0xfc, 0xd4);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

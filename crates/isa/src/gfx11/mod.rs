@@ -196,6 +196,7 @@ impl Inst {
                 [w0, w1, self.word(2)],
             )),
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
+                &vop3::TABLES,
                 self.row(),
                 self.wave64(),
                 len,
@@ -377,7 +378,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sopc) => sop::Salu::decode(t, target, Sopc, w0, bytes).map(inst),
         Some(Encoding::Sopk) => sop::Sopk::decode(t, target, w0, bytes).map(inst),
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
-        Some(Encoding::Vop3) => vop3::decode(target, wave64, w0, bytes),
+        Some(Encoding::Vop3) => vop3::decode(&vop3::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vop3p) => vop3p::decode(target, wave64, w0, bytes),
         Some(Encoding::Vopd) => vopd::decode(target, wave64, w0, bytes),
         Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),

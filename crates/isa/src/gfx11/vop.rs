@@ -424,7 +424,7 @@ impl fmt::Display for Vop {
                         // An 8-bit source-style field: constants decode,
                         // as invalid immediates.
                         if let Some(op) = decode_src(vdst, n, self.literal()) {
-                            fmt_sdst(f, &op, n, &mut warn)?;
+                            fmt_sdst(f, &op, n, false, &mut warn)?;
                         }
                     }
                     VDst::None => {}

@@ -10,7 +10,9 @@
 //! VOP1, VOP2 and VOPC (32-bit, literal, DPP16 and DPP8 forms) decode
 //! through `gfx11::vop` with GFX12's rows (`tables/vop.rs`, from
 //! `scripts/gen/gfx11/vop.py gfx12`), whose 16-bit operands are
-//! fake-16-bit. The other encodings give
+//! fake-16-bit; VOP3 likewise through `gfx11::vop3` (`tables/vop3.rs`:
+//! the pseudo-scalar `v_s_*` opcodes, fp8 conversions with `byte_sel`).
+//! The other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
@@ -20,6 +22,7 @@ pub mod tables;
 
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
 use crate::gfx11::vop::{self, VopTables};
+use crate::gfx11::vop3::{self, Vop3Tables};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -29,6 +32,9 @@ use tables::sop as sop_tab;
 
 /// GFX12's VOP1, VOP2 and VOPC tables.
 pub static VOP: VopTables = VopTables::new(tables::vop::VOP);
+
+/// GFX12's VOP3 tables.
+pub static VOP3: Vop3Tables = Vop3Tables::new(tables::vop3::VOP3, tables::vop3::VOP3_FAKE16);
 
 /// The encodings of the GFX12 family decoded so far, by a word's top bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -42,6 +48,7 @@ pub enum Encoding {
     Vop1,
     Vop2,
     Vopc,
+    Vop3,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -57,6 +64,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
     }
     if w >> 30 != 0b10 {
         return match w >> 26 {
+            0x35 => Some(Vop3),
             0x3d => Some(Smem),
             _ => None,
         };
@@ -103,6 +111,7 @@ pub enum Body {
     Smem(smem::Smem),
     /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
     Vop(vop::Vop),
+    Vop3(vop3::Vop3),
 }
 
 impl Inst {
@@ -161,6 +170,13 @@ impl Inst {
                 self.len,
                 [w0, w1, self.words[2]],
             )),
+            Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
+                &VOP3,
+                self.row,
+                self.wave64,
+                self.len,
+                self.words,
+            )),
         }
     }
 
@@ -172,6 +188,7 @@ impl Inst {
             Body::Sopp(i) => i.encode_into(out),
             Body::Smem(i) => i.encode_into(out),
             Body::Vop(i) => i.encode_into(out),
+            Body::Vop3(i) => i.encode_into(out),
         }
     }
 
@@ -200,6 +217,7 @@ impl Inst {
             Body::Sopp(i) => i.mnemonic(),
             Body::Smem(i) => i.mnemonic(),
             Body::Vop(i) => i.mnemonic(),
+            Body::Vop3(i) => i.mnemonic(),
         }
     }
 }
@@ -213,6 +231,7 @@ impl fmt::Display for Inst {
             Body::Sopp(i) => i.fmt(f),
             Body::Smem(i) => i.fmt(f),
             Body::Vop(i) => i.fmt(f),
+            Body::Vop3(i) => i.fmt(f),
         }
     }
 }
@@ -235,6 +254,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc) => {
             vop::decode(&VOP, target, wave64, w0, bytes)
         }
+        Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

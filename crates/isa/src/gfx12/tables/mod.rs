@@ -7,3 +7,5 @@ pub mod sop;
 pub mod smem;
 #[rustfmt::skip]
 pub mod vop;
+#[rustfmt::skip]
+pub mod vop3;
