@@ -1,5 +1,5 @@
 //! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings
-//! SMEM, VOP1/VOP2/VOPC, VOP3)
+//! SMEM, VOP1/VOP2/VOPC, VOP3, VOP3P)
 //! with the text LLVM 22 prints for them (`llvm-mc-22 -triple amdgcn
 //! -mcpu=gfx1201 -show-encoding` for the bytes, its disassembler for the
 //! text): the split wait counters, `s_wait_alu`, the barrier opcodes,
@@ -82,20 +82,52 @@ fn texts_match_llvm() {
     }
 }
 
-/// GFX12's `v_cndmask_b32_dpp` closes src1's abs bar after the carry mask,
-/// which follows the wave size.
+/// Bytes and LLVM's text in wave32 and in wave64 (`None`: invalid).
+const WAVE_CASES: &[(&str, Option<&str>, Option<&str>)] = &[
+    // v_cndmask_b32_dpp closes src1's abs bar after the carry mask.
+    (
+        "fafcbf036284922c",
+        Some(
+            "v_cndmask_b32_dpp v223, -v98, |v254, vcc_lo| quad_perm:[0,1,0,2] row_mask:0x2 bank_mask:0xc",
+        ),
+        Some(
+            "v_cndmask_b32_dpp v223, -v98, |v254, vcc| quad_perm:[0,1,0,2] row_mask:0x2 bank_mask:0xc",
+        ),
+    ),
+    // SWMMAC: index_key, its operands halving in wave64, and an index_key
+    // bit wave64 alone accepts.
+    (
+        "654851ccf67dc63d",
+        Some(
+            "v_swmmac_f32_16x16x32_bf16 v[101:108], v[246:249], v[62:69], v113 index_key:1 neg_lo:[1,0,0]",
+        ),
+        Some(
+            "v_swmmac_f32_16x16x32_bf16 v[101:104], v[246:247], v[62:65], v113 index_key:1 neg_lo:[1,0,0]",
+        ),
+    ),
+    (
+        "26d854cc03d33e5d",
+        None,
+        Some(
+            "v_swmmac_i32_16x16x32_iu8 v[38:41], v3, v[105:106], v79 index_key:3 neg_lo:[0,1,0] clamp",
+        ),
+    ),
+];
+
 #[test]
-fn cndmask_dpp_abs_closes_after_vcc() {
-    let b = bytes("fafcbf036284922c");
-    for (wave64, vcc) in [(false, "vcc_lo"), (true, "vcc")] {
-        let inst = decode(Target::Gfx1201, wave64, &b).expect("decodes");
-        assert_eq!(
-            inst.to_string(),
-            format!(
-                "v_cndmask_b32_dpp v223, -v98, |v254, {vcc}| quad_perm:[0,1,0,2] row_mask:0x2 bank_mask:0xc"
-            )
-        );
-        assert_eq!(inst.encode(), b);
+fn wave_size_texts_match_llvm() {
+    for &(hex, w32, w64) in WAVE_CASES {
+        let b = bytes(hex);
+        for (wave64, want) in [(false, w32), (true, w64)] {
+            match (decode(Target::Gfx1201, wave64, &b), want) {
+                (Ok(inst), Some(want)) => {
+                    assert_eq!(inst.to_string(), want, "{hex} (wave64 {wave64})");
+                    assert_eq!(inst.encode(), b, "{hex}: re-encoding");
+                }
+                (Err(_), None) => {}
+                (got, want) => panic!("{hex} (wave64 {wave64}): {got:?}, LLVM {want:?}"),
+            }
+        }
     }
 }
 

@@ -510,6 +510,18 @@ fn random_vop3_words_gfx1201_wave64() {
     run_gfx1201_family("VOP3", WaveSize::Wave64, 0xfc, 0xd4);
 }
 
+/// VOP3P (packed math, dot products, WMMA, SWMMAC; DPP and literals): top
+/// byte 0xcc.
+#[test]
+fn random_vop3p_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP3P", WaveSize::Wave32, 0xff, 0xcc);
+}
+
+#[test]
+fn random_vop3p_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP3P", WaveSize::Wave64, 0xff, 0xcc);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

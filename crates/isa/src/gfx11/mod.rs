@@ -164,6 +164,7 @@ impl Inst {
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(T, r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
             Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
+                &vop3p::TABLES,
                 r,
                 self.wave64(),
                 len,
@@ -379,7 +380,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sopk) => sop::Sopk::decode(t, target, w0, bytes).map(inst),
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3) => vop3::decode(&vop3::TABLES, target, wave64, w0, bytes).map(inst),
-        Some(Encoding::Vop3p) => vop3p::decode(target, wave64, w0, bytes),
+        Some(Encoding::Vop3p) => vop3p::decode(&vop3p::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vopd) => vopd::decode(target, wave64, w0, bytes),
         Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),

@@ -66,6 +66,9 @@ pub(crate) fn fmt_operand(
     let note = |f: &mut fmt::Formatter<'_>, class: &str| {
         if class.is_empty() {
             Ok(())
+        } else if class.starts_with("VReg_") && s.width <= 1 {
+            // A tuple class narrowed to one register (WMMA in wave64).
+            f.write_str("/*Invalid register, operand has 'VGPR_32' register class*/")
         } else if class.starts_with("VReg_") {
             // Vector tuple classes follow the slot's width (WMMA's halve in
             // wave64).

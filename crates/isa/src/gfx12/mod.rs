@@ -11,8 +11,10 @@
 //! through `gfx11::vop` with GFX12's rows (`tables/vop.rs`, from
 //! `scripts/gen/gfx11/vop.py gfx12`), whose 16-bit operands are
 //! fake-16-bit; VOP3 likewise through `gfx11::vop3` (`tables/vop3.rs`:
-//! the pseudo-scalar `v_s_*` opcodes, fp8 conversions with `byte_sel`).
-//! The other encodings give
+//! the pseudo-scalar `v_s_*` opcodes, fp8 conversions with `byte_sel`)
+//! and VOP3P through `gfx11::vop3p` (`tables/vop3p.rs`: WMMA with
+//! op_sel_hi fixed at 1, SWMMAC with `index_key`). The other encodings
+//! give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
@@ -23,6 +25,7 @@ pub mod tables;
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
 use crate::gfx11::vop::{self, VopTables};
 use crate::gfx11::vop3::{self, Vop3Tables};
+use crate::gfx11::vop3p::{self, Vop3pTables};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -35,6 +38,9 @@ pub static VOP: VopTables = VopTables::new(tables::vop::VOP);
 
 /// GFX12's VOP3 tables.
 pub static VOP3: Vop3Tables = Vop3Tables::new(tables::vop3::VOP3, tables::vop3::VOP3_FAKE16);
+
+/// GFX12's VOP3P tables (packed math, dot products, WMMA, SWMMAC).
+pub static VOP3P: Vop3pTables = Vop3pTables::new(tables::vop3p::VOP3P);
 
 /// The encodings of the GFX12 family decoded so far, by a word's top bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -49,6 +55,7 @@ pub enum Encoding {
     Vop2,
     Vopc,
     Vop3,
+    Vop3p,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -64,6 +71,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
     }
     if w >> 30 != 0b10 {
         return match w >> 26 {
+            0x33 if (w >> 24) & 3 == 0 => Some(Vop3p),
             0x35 => Some(Vop3),
             0x3d => Some(Smem),
             _ => None,
@@ -112,6 +120,7 @@ pub enum Body {
     /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
     Vop(vop::Vop),
     Vop3(vop3::Vop3),
+    Vop3p(vop3p::Vop3p),
 }
 
 impl Inst {
@@ -170,6 +179,13 @@ impl Inst {
                 self.len,
                 [w0, w1, self.words[2]],
             )),
+            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
+                &VOP3P,
+                r,
+                self.wave64,
+                self.len,
+                self.words,
+            )),
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
                 &VOP3,
                 self.row,
@@ -189,6 +205,7 @@ impl Inst {
             Body::Smem(i) => i.encode_into(out),
             Body::Vop(i) => i.encode_into(out),
             Body::Vop3(i) => i.encode_into(out),
+            Body::Vop3p(i) => i.encode_into(out),
         }
     }
 
@@ -218,6 +235,7 @@ impl Inst {
             Body::Smem(i) => i.mnemonic(),
             Body::Vop(i) => i.mnemonic(),
             Body::Vop3(i) => i.mnemonic(),
+            Body::Vop3p(i) => i.mnemonic(),
         }
     }
 }
@@ -232,6 +250,7 @@ impl fmt::Display for Inst {
             Body::Smem(i) => i.fmt(f),
             Body::Vop(i) => i.fmt(f),
             Body::Vop3(i) => i.fmt(f),
+            Body::Vop3p(i) => i.fmt(f),
         }
     }
 }
@@ -255,6 +274,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
             vop::decode(&VOP, target, wave64, w0, bytes)
         }
         Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
+        Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

@@ -9,3 +9,5 @@ pub mod smem;
 pub mod vop;
 #[rustfmt::skip]
 pub mod vop3;
+#[rustfmt::skip]
+pub mod vop3p;
