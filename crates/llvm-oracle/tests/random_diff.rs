@@ -522,6 +522,17 @@ fn random_vop3p_words_gfx1201_wave64() {
     run_gfx1201_family("VOP3P", WaveSize::Wave64, 0xff, 0xcc);
 }
 
+/// VOPD (dual issue, with a literal): top bits 0b110010.
+#[test]
+fn random_vopd_words_gfx1201_wave32() {
+    run_gfx1201_family("VOPD", WaveSize::Wave32, 0xfc, 0xc8);
+}
+
+#[test]
+fn random_vopd_words_gfx1201_wave64() {
+    run_gfx1201_family("VOPD", WaveSize::Wave64, 0xfc, 0xc8);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

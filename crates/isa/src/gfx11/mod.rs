@@ -170,9 +170,12 @@ impl Inst {
                 len,
                 [0, 1, 2, 3].map(|i| self.word(i)),
             )),
-            Encoding::Vopd => {
-                Body::Vopd(vopd::Vopd::from_raw(self.row(), len, w0, w1, self.word(2)))
-            }
+            Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
+                &vopd::TABLES,
+                self.row(),
+                len,
+                [w0, w1, self.word(2)],
+            )),
             Encoding::Vinterp => {
                 Body::Vinterp(interp::Vinterp::from_raw(r, len, w0, w1, self.word(2)))
             }
@@ -381,7 +384,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
         Some(Encoding::Vop3) => vop3::decode(&vop3::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vop3p) => vop3p::decode(&vop3p::TABLES, target, wave64, w0, bytes).map(inst),
-        Some(Encoding::Vopd) => vopd::decode(target, wave64, w0, bytes),
+        Some(Encoding::Vopd) => vopd::decode(&vopd::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
         Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),

@@ -13,8 +13,8 @@
 //! fake-16-bit; VOP3 likewise through `gfx11::vop3` (`tables/vop3.rs`:
 //! the pseudo-scalar `v_s_*` opcodes, fp8 conversions with `byte_sel`)
 //! and VOP3P through `gfx11::vop3p` (`tables/vop3p.rs`: WMMA with
-//! op_sel_hi fixed at 1, SWMMAC with `index_key`). The other encodings
-//! give
+//! op_sel_hi fixed at 1, SWMMAC with `index_key`); VOPD through
+//! `gfx11::vopd`. The other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
@@ -26,6 +26,7 @@ use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
 use crate::gfx11::vop::{self, VopTables};
 use crate::gfx11::vop3::{self, Vop3Tables};
 use crate::gfx11::vop3p::{self, Vop3pTables};
+use crate::gfx11::vopd::{self, VopdTables};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -42,6 +43,12 @@ pub static VOP3: Vop3Tables = Vop3Tables::new(tables::vop3::VOP3, tables::vop3::
 /// GFX12's VOP3P tables (packed math, dot products, WMMA, SWMMAC).
 pub static VOP3P: Vop3pTables = Vop3pTables::new(tables::vop3p::VOP3P);
 
+/// GFX12's VOPD X and Y opcodes.
+pub static VOPD: VopdTables = VopdTables {
+    x: tables::vopd::VOPD_X,
+    y: tables::vopd::VOPD_Y,
+};
+
 /// The encodings of the GFX12 family decoded so far, by a word's top bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -56,6 +63,7 @@ pub enum Encoding {
     Vopc,
     Vop3,
     Vop3p,
+    Vopd,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -71,6 +79,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
     }
     if w >> 30 != 0b10 {
         return match w >> 26 {
+            0x32 => Some(Vopd),
             0x33 if (w >> 24) & 3 == 0 => Some(Vop3p),
             0x35 => Some(Vop3),
             0x3d => Some(Smem),
@@ -121,6 +130,7 @@ pub enum Body {
     Vop(vop::Vop),
     Vop3(vop3::Vop3),
     Vop3p(vop3p::Vop3p),
+    Vopd(vopd::Vopd),
 }
 
 impl Inst {
@@ -186,6 +196,12 @@ impl Inst {
                 self.len,
                 self.words,
             )),
+            Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
+                &VOPD,
+                self.row,
+                self.len,
+                [w0, w1, self.words[2]],
+            )),
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
                 &VOP3,
                 self.row,
@@ -206,6 +222,7 @@ impl Inst {
             Body::Vop(i) => i.encode_into(out),
             Body::Vop3(i) => i.encode_into(out),
             Body::Vop3p(i) => i.encode_into(out),
+            Body::Vopd(i) => i.encode_into(out),
         }
     }
 
@@ -236,6 +253,7 @@ impl Inst {
             Body::Vop(i) => i.mnemonic(),
             Body::Vop3(i) => i.mnemonic(),
             Body::Vop3p(i) => i.mnemonic(),
+            Body::Vopd(i) => i.mnemonic(),
         }
     }
 }
@@ -251,6 +269,7 @@ impl fmt::Display for Inst {
             Body::Vop(i) => i.fmt(f),
             Body::Vop3(i) => i.fmt(f),
             Body::Vop3p(i) => i.fmt(f),
+            Body::Vopd(i) => i.fmt(f),
         }
     }
 }
@@ -275,6 +294,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         }
         Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
         Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
+        Some(Encoding::Vopd) => vopd::decode(&VOPD, target, wave64, w0, bytes),
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

@@ -11,3 +11,5 @@ pub mod vop;
 pub mod vop3;
 #[rustfmt::skip]
 pub mod vop3p;
+#[rustfmt::skip]
+pub mod vopd;
