@@ -533,6 +533,17 @@ fn random_vopd_words_gfx1201_wave64() {
     run_gfx1201_family("VOPD", WaveSize::Wave64, 0xfc, 0xc8);
 }
 
+/// DS: top bits 0b110110.
+#[test]
+fn random_ds_words_gfx1201_wave32() {
+    run_gfx1201_family("DS", WaveSize::Wave32, 0xfc, 0xd8);
+}
+
+#[test]
+fn random_ds_words_gfx1201_wave64() {
+    run_gfx1201_family("DS", WaveSize::Wave64, 0xfc, 0xd8);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

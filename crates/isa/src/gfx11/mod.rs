@@ -180,7 +180,7 @@ impl Inst {
                 Body::Vinterp(interp::Vinterp::from_raw(r, len, w0, w1, self.word(2)))
             }
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
-            Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(&ds::TABLES, r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
             Encoding::Exp => Body::Exp(exp::Exp { w0, w1 }),
             Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, len, w0, w1, self.word(2))),
@@ -387,7 +387,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vopd) => vopd::decode(&vopd::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
-        Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),
+        Some(Encoding::Ds) => ds::decode(&ds::TABLES, target, w0, bytes).map(inst),
         Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
         Some(Encoding::Exp) => exp::decode(target, wave64, w0, bytes),
         Some(Encoding::Mimg) => mimg::decode(target, wave64, w0, bytes),

@@ -22,6 +22,7 @@ pub mod cpol;
 pub mod smem;
 pub mod tables;
 
+use crate::gfx11::ds::{self, DsTables};
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
 use crate::gfx11::vop::{self, VopTables};
 use crate::gfx11::vop3::{self, Vop3Tables};
@@ -42,6 +43,12 @@ pub static VOP3: Vop3Tables = Vop3Tables::new(tables::vop3::VOP3, tables::vop3::
 
 /// GFX12's VOP3P tables (packed math, dot products, WMMA, SWMMAC).
 pub static VOP3P: Vop3pTables = Vop3pTables::new(tables::vop3p::VOP3P);
+
+/// GFX12's DS opcodes.
+pub static DS: DsTables = DsTables {
+    ops: &tables::ds::DS_OPS,
+    rows: [&tables::ds::DS_GFX1201, &tables::ds::DS_GFX1201],
+};
 
 /// GFX12's VOPD X and Y opcodes.
 pub static VOPD: VopdTables = VopdTables {
@@ -64,6 +71,7 @@ pub enum Encoding {
     Vop3,
     Vop3p,
     Vopd,
+    Ds,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -82,6 +90,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
             0x32 => Some(Vopd),
             0x33 if (w >> 24) & 3 == 0 => Some(Vop3p),
             0x35 => Some(Vop3),
+            0x36 => Some(Ds),
             0x3d => Some(Smem),
             _ => None,
         };
@@ -131,6 +140,7 @@ pub enum Body {
     Vop3(vop3::Vop3),
     Vop3p(vop3p::Vop3p),
     Vopd(vopd::Vopd),
+    Ds(ds::Ds),
 }
 
 impl Inst {
@@ -196,6 +206,7 @@ impl Inst {
                 self.len,
                 self.words,
             )),
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(&DS, r, w0, w1)),
             Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
                 &VOPD,
                 self.row,
@@ -223,6 +234,7 @@ impl Inst {
             Body::Vop3(i) => i.encode_into(out),
             Body::Vop3p(i) => i.encode_into(out),
             Body::Vopd(i) => i.encode_into(out),
+            Body::Ds(i) => i.encode_into(out),
         }
     }
 
@@ -254,6 +266,7 @@ impl Inst {
             Body::Vop3(i) => i.mnemonic(),
             Body::Vop3p(i) => i.mnemonic(),
             Body::Vopd(i) => i.mnemonic(),
+            Body::Ds(i) => i.mnemonic(),
         }
     }
 }
@@ -270,6 +283,7 @@ impl fmt::Display for Inst {
             Body::Vop3(i) => i.fmt(f),
             Body::Vop3p(i) => i.fmt(f),
             Body::Vopd(i) => i.fmt(f),
+            Body::Ds(i) => i.fmt(f),
         }
     }
 }
@@ -295,6 +309,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
         Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
         Some(Encoding::Vopd) => vopd::decode(&VOPD, target, wave64, w0, bytes),
+        Some(Encoding::Ds) => ds::decode(&DS, target, w0, bytes),
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

@@ -13,3 +13,5 @@ pub mod vop3;
 pub mod vop3p;
 #[rustfmt::skip]
 pub mod vopd;
+#[rustfmt::skip]
+pub mod ds;
