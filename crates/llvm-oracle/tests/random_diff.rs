@@ -544,6 +544,28 @@ fn random_ds_words_gfx1201_wave64() {
     run_gfx1201_family("DS", WaveSize::Wave64, 0xfc, 0xd8);
 }
 
+/// VINTERP, VDSDIR (and VOP3P): top bits 0b110011.
+#[test]
+fn random_interp_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP3P/VINTERP/VDSDIR", WaveSize::Wave32, 0xfc, 0xcc);
+}
+
+#[test]
+fn random_interp_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP3P/VINTERP/VDSDIR", WaveSize::Wave64, 0xfc, 0xcc);
+}
+
+/// Export: top bits 0b111110.
+#[test]
+fn random_export_words_gfx1201_wave32() {
+    run_gfx1201_family("export", WaveSize::Wave32, 0xfc, 0xf8);
+}
+
+#[test]
+fn random_export_words_gfx1201_wave64() {
+    run_gfx1201_family("export", WaveSize::Wave64, 0xfc, 0xf8);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

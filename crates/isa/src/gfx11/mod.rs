@@ -176,13 +176,20 @@ impl Inst {
                 len,
                 [w0, w1, self.word(2)],
             )),
-            Encoding::Vinterp => {
-                Body::Vinterp(interp::Vinterp::from_raw(r, len, w0, w1, self.word(2)))
-            }
+            Encoding::Vinterp => Body::Vinterp(interp::Vinterp::from_raw(
+                interp::TABLES,
+                r,
+                len,
+                [w0, w1, self.word(2)],
+            )),
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(&ds::TABLES, r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
-            Encoding::Exp => Body::Exp(exp::Exp { w0, w1 }),
+            Encoding::Exp => Body::Exp(exp::Exp {
+                t: &exp::TABLES,
+                w0,
+                w1,
+            }),
             Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, len, w0, w1, self.word(2))),
             Encoding::Mubuf | Encoding::Mtbuf => Body::Buf(mubuf::Buf::from_raw(
                 r,
@@ -385,11 +392,13 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vop3) => vop3::decode(&vop3::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vop3p) => vop3p::decode(&vop3p::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vopd) => vopd::decode(&vopd::TABLES, target, wave64, w0, bytes).map(inst),
-        Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
+        Some(Encoding::Vinterp) => {
+            interp::decode_vinterp(interp::TABLES, target, w0, bytes).map(inst)
+        }
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
         Some(Encoding::Ds) => ds::decode(&ds::TABLES, target, w0, bytes).map(inst),
         Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
-        Some(Encoding::Exp) => exp::decode(target, wave64, w0, bytes),
+        Some(Encoding::Exp) => exp::decode(w0, bytes).map(inst),
         Some(Encoding::Mimg) => mimg::decode(target, wave64, w0, bytes),
         Some(Encoding::Mubuf) => mubuf::decode(target, wave64, w0, bytes, false),
         Some(Encoding::Mtbuf) => mubuf::decode(target, wave64, w0, bytes, true),

@@ -21,8 +21,11 @@
 pub mod cpol;
 pub mod smem;
 pub mod tables;
+pub mod vdsdir;
 
 use crate::gfx11::ds::{self, DsTables};
+use crate::gfx11::exp::{self, ExpTables};
+use crate::gfx11::interp;
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
 use crate::gfx11::vop::{self, VopTables};
 use crate::gfx11::vop3::{self, Vop3Tables};
@@ -50,6 +53,12 @@ pub static DS: DsTables = DsTables {
     rows: [&tables::ds::DS_GFX1201, &tables::ds::DS_GFX1201],
 };
 
+/// GFX12's export mnemonic and targets.
+pub static EXP: ExpTables = ExpTables {
+    mnemonic: tables::exp::MNEMONIC,
+    targets: &tables::exp::TARGETS,
+};
+
 /// GFX12's VOPD X and Y opcodes.
 pub static VOPD: VopdTables = VopdTables {
     x: tables::vopd::VOPD_X,
@@ -72,6 +81,9 @@ pub enum Encoding {
     Vop3p,
     Vopd,
     Ds,
+    Vinterp,
+    Vdsdir,
+    Export,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -88,10 +100,19 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
     if w >> 30 != 0b10 {
         return match w >> 26 {
             0x32 => Some(Vopd),
-            0x33 if (w >> 24) & 3 == 0 => Some(Vop3p),
+            0x33 => match (w >> 24) & 3 {
+                0 => Some(Vop3p),
+                1 => Some(Vinterp),
+                2 => Some(Vdsdir),
+                _ => None,
+            },
+            // LLVM also decodes the GFX9 VOP3P layout (0xD3 high byte) of
+            // the fma_mix opcodes.
+            0x34 if w >> 23 == 0x1a7 => Some(Vop3p),
             0x35 => Some(Vop3),
             0x36 => Some(Ds),
             0x3d => Some(Smem),
+            0x3e => Some(Export),
             _ => None,
         };
     }
@@ -141,6 +162,9 @@ pub enum Body {
     Vop3p(vop3p::Vop3p),
     Vopd(vopd::Vopd),
     Ds(ds::Ds),
+    Vinterp(interp::Vinterp),
+    Vdsdir(vdsdir::Vdsdir),
+    Exp(exp::Exp),
 }
 
 impl Inst {
@@ -206,6 +230,14 @@ impl Inst {
                 self.len,
                 self.words,
             )),
+            Encoding::Vinterp => Body::Vinterp(interp::Vinterp::from_raw(
+                tables::vinterp::VINTERP,
+                r,
+                self.len,
+                [w0, w1, self.words[2]],
+            )),
+            Encoding::Vdsdir => Body::Vdsdir(vdsdir::Vdsdir { w0 }),
+            Encoding::Export => Body::Exp(exp::Exp { t: &EXP, w0, w1 }),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(&DS, r, w0, w1)),
             Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
                 &VOPD,
@@ -235,6 +267,9 @@ impl Inst {
             Body::Vop3p(i) => i.encode_into(out),
             Body::Vopd(i) => i.encode_into(out),
             Body::Ds(i) => i.encode_into(out),
+            Body::Vinterp(i) => i.encode_into(out),
+            Body::Vdsdir(i) => i.encode_into(out),
+            Body::Exp(i) => i.encode_into(out),
         }
     }
 
@@ -267,6 +302,9 @@ impl Inst {
             Body::Vop3p(i) => i.mnemonic(),
             Body::Vopd(i) => i.mnemonic(),
             Body::Ds(i) => i.mnemonic(),
+            Body::Vinterp(i) => i.mnemonic(),
+            Body::Vdsdir(i) => i.mnemonic(),
+            Body::Exp(i) => i.mnemonic(),
         }
     }
 }
@@ -284,6 +322,9 @@ impl fmt::Display for Inst {
             Body::Vop3p(i) => i.fmt(f),
             Body::Vopd(i) => i.fmt(f),
             Body::Ds(i) => i.fmt(f),
+            Body::Vinterp(i) => i.fmt(f),
+            Body::Vdsdir(i) => i.fmt(f),
+            Body::Exp(i) => i.fmt(f),
         }
     }
 }
@@ -310,6 +351,11 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
         Some(Encoding::Vopd) => vopd::decode(&VOPD, target, wave64, w0, bytes),
         Some(Encoding::Ds) => ds::decode(&DS, target, w0, bytes),
+        Some(Encoding::Vinterp) => {
+            interp::decode_vinterp(tables::vinterp::VINTERP, target, w0, bytes)
+        }
+        Some(Encoding::Vdsdir) => vdsdir::decode(target, w0).map(|()| (0, 4, [w0, 0, 0, 0])),
+        Some(Encoding::Export) => exp::decode(w0, bytes),
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

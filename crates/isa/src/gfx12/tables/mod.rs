@@ -15,3 +15,7 @@ pub mod vop3p;
 pub mod vopd;
 #[rustfmt::skip]
 pub mod ds;
+#[rustfmt::skip]
+pub mod exp;
+#[rustfmt::skip]
+pub mod vinterp;
