@@ -566,6 +566,17 @@ fn random_export_words_gfx1201_wave64() {
     run_gfx1201_family("export", WaveSize::Wave64, 0xfc, 0xf8);
 }
 
+/// VFLAT, VSCRATCH and VGLOBAL: top bits 0b111011.
+#[test]
+fn random_vflat_words_gfx1201_wave32() {
+    run_gfx1201_family("VFLAT/VSCRATCH/VGLOBAL", WaveSize::Wave32, 0xfc, 0xec);
+}
+
+#[test]
+fn random_vflat_words_gfx1201_wave64() {
+    run_gfx1201_family("VFLAT/VSCRATCH/VGLOBAL", WaveSize::Wave64, 0xfc, 0xec);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

@@ -14,7 +14,10 @@
 //! the pseudo-scalar `v_s_*` opcodes, fp8 conversions with `byte_sel`)
 //! and VOP3P through `gfx11::vop3p` (`tables/vop3p.rs`: WMMA with
 //! op_sel_hi fixed at 1, SWMMAC with `index_key`); VOPD through
-//! `gfx11::vopd`. The other encodings give
+//! `gfx11::vopd`; DS, VINTERP and export through their gfx11 modules with
+//! GFX12's tables, VDSDIR in `vdsdir.rs`; VFLAT/VSCRATCH/VGLOBAL, whose
+//! 96-bit layout is new, in `vflat.rs` (`tables/vflat.rs` from
+//! `scripts/gen/gfx12/vflat.py`). The other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
@@ -22,6 +25,7 @@ pub mod cpol;
 pub mod smem;
 pub mod tables;
 pub mod vdsdir;
+pub mod vflat;
 
 use crate::gfx11::ds::{self, DsTables};
 use crate::gfx11::exp::{self, ExpTables};
@@ -84,6 +88,8 @@ pub enum Encoding {
     Vinterp,
     Vdsdir,
     Export,
+    /// VFLAT, VSCRATCH and VGLOBAL.
+    Vflat,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -111,6 +117,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
             0x34 if w >> 23 == 0x1a7 => Some(Vop3p),
             0x35 => Some(Vop3),
             0x36 => Some(Ds),
+            0x3b => Some(Vflat),
             0x3d => Some(Smem),
             0x3e => Some(Export),
             _ => None,
@@ -165,6 +172,7 @@ pub enum Body {
     Vinterp(interp::Vinterp),
     Vdsdir(vdsdir::Vdsdir),
     Exp(exp::Exp),
+    Flat(vflat::Flat),
 }
 
 impl Inst {
@@ -238,6 +246,11 @@ impl Inst {
             )),
             Encoding::Vdsdir => Body::Vdsdir(vdsdir::Vdsdir { w0 }),
             Encoding::Export => Body::Exp(exp::Exp { t: &EXP, w0, w1 }),
+            Encoding::Vflat => Body::Flat(vflat::Flat::from_raw(
+                r,
+                self.wave64,
+                [w0, w1, self.words[2]],
+            )),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(&DS, r, w0, w1)),
             Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
                 &VOPD,
@@ -270,6 +283,7 @@ impl Inst {
             Body::Vinterp(i) => i.encode_into(out),
             Body::Vdsdir(i) => i.encode_into(out),
             Body::Exp(i) => i.encode_into(out),
+            Body::Flat(i) => i.encode_into(out),
         }
     }
 
@@ -305,6 +319,7 @@ impl Inst {
             Body::Vinterp(i) => i.mnemonic(),
             Body::Vdsdir(i) => i.mnemonic(),
             Body::Exp(i) => i.mnemonic(),
+            Body::Flat(i) => i.mnemonic(),
         }
     }
 }
@@ -325,6 +340,7 @@ impl fmt::Display for Inst {
             Body::Vinterp(i) => i.fmt(f),
             Body::Vdsdir(i) => i.fmt(f),
             Body::Exp(i) => i.fmt(f),
+            Body::Flat(i) => i.fmt(f),
         }
     }
 }
@@ -356,6 +372,9 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         }
         Some(Encoding::Vdsdir) => vdsdir::decode(target, w0).map(|()| (0, 4, [w0, 0, 0, 0])),
         Some(Encoding::Export) => exp::decode(w0, bytes),
+        Some(Encoding::Vflat) => {
+            vflat::decode(target, w0, bytes).map(|(r, [w0, w1, w2])| (r, 12, [w0, w1, w2, 0]))
+        }
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }

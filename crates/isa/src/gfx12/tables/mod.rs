@@ -19,3 +19,5 @@ pub mod ds;
 pub mod exp;
 #[rustfmt::skip]
 pub mod vinterp;
+#[rustfmt::skip]
+pub mod vflat;
