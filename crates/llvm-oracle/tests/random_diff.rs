@@ -577,6 +577,17 @@ fn random_vflat_words_gfx1201_wave64() {
     run_gfx1201_family("VFLAT/VSCRATCH/VGLOBAL", WaveSize::Wave64, 0xfc, 0xec);
 }
 
+/// VBUFFER: top bits 0b110001.
+#[test]
+fn random_vbuffer_words_gfx1201_wave32() {
+    run_gfx1201_family("VBUFFER", WaveSize::Wave32, 0xfc, 0xc4);
+}
+
+#[test]
+fn random_vbuffer_words_gfx1201_wave64() {
+    run_gfx1201_family("VBUFFER", WaveSize::Wave64, 0xfc, 0xc4);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

@@ -17,13 +17,15 @@
 //! `gfx11::vopd`; DS, VINTERP and export through their gfx11 modules with
 //! GFX12's tables, VDSDIR in `vdsdir.rs`; VFLAT/VSCRATCH/VGLOBAL, whose
 //! 96-bit layout is new, in `vflat.rs` (`tables/vflat.rs` from
-//! `scripts/gen/gfx12/vflat.py`). The other encodings give
+//! `scripts/gen/gfx12/vflat.py`), VBUFFER in `vbuffer.rs` (from
+//! `scripts/gen/gfx12/vbuffer.py`). The other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
 pub mod cpol;
 pub mod smem;
 pub mod tables;
+pub mod vbuffer;
 pub mod vdsdir;
 pub mod vflat;
 
@@ -90,6 +92,7 @@ pub enum Encoding {
     Export,
     /// VFLAT, VSCRATCH and VGLOBAL.
     Vflat,
+    Vbuffer,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -105,6 +108,7 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
     }
     if w >> 30 != 0b10 {
         return match w >> 26 {
+            0x31 => Some(Vbuffer),
             0x32 => Some(Vopd),
             0x33 => match (w >> 24) & 3 {
                 0 => Some(Vop3p),
@@ -173,6 +177,7 @@ pub enum Body {
     Vdsdir(vdsdir::Vdsdir),
     Exp(exp::Exp),
     Flat(vflat::Flat),
+    Buf(vbuffer::Buf),
 }
 
 impl Inst {
@@ -251,6 +256,7 @@ impl Inst {
                 self.wave64,
                 [w0, w1, self.words[2]],
             )),
+            Encoding::Vbuffer => Body::Buf(vbuffer::Buf::from_raw(r, [w0, w1, self.words[2]])),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(&DS, r, w0, w1)),
             Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
                 &VOPD,
@@ -284,6 +290,7 @@ impl Inst {
             Body::Vdsdir(i) => i.encode_into(out),
             Body::Exp(i) => i.encode_into(out),
             Body::Flat(i) => i.encode_into(out),
+            Body::Buf(i) => i.encode_into(out),
         }
     }
 
@@ -320,6 +327,7 @@ impl Inst {
             Body::Vdsdir(i) => i.mnemonic(),
             Body::Exp(i) => i.mnemonic(),
             Body::Flat(i) => i.mnemonic(),
+            Body::Buf(i) => i.mnemonic(),
         }
     }
 }
@@ -341,6 +349,7 @@ impl fmt::Display for Inst {
             Body::Vdsdir(i) => i.fmt(f),
             Body::Exp(i) => i.fmt(f),
             Body::Flat(i) => i.fmt(f),
+            Body::Buf(i) => i.fmt(f),
         }
     }
 }
@@ -374,6 +383,9 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Export) => exp::decode(w0, bytes),
         Some(Encoding::Vflat) => {
             vflat::decode(target, w0, bytes).map(|(r, [w0, w1, w2])| (r, 12, [w0, w1, w2, 0]))
+        }
+        Some(Encoding::Vbuffer) => {
+            vbuffer::decode(target, w0, bytes).map(|(r, [w0, w1, w2])| (r, 12, [w0, w1, w2, 0]))
         }
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))

@@ -21,3 +21,5 @@ pub mod exp;
 pub mod vinterp;
 #[rustfmt::skip]
 pub mod vflat;
+#[rustfmt::skip]
+pub mod vbuffer;
