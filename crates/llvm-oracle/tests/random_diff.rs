@@ -588,6 +588,28 @@ fn random_vbuffer_words_gfx1201_wave64() {
     run_gfx1201_family("VBUFFER", WaveSize::Wave64, 0xfc, 0xc4);
 }
 
+/// VIMAGE (and the GFX9-layout fma_mix words): top bits 0b110100.
+#[test]
+fn random_vimage_words_gfx1201_wave32() {
+    run_gfx1201_family("VIMAGE", WaveSize::Wave32, 0xfc, 0xd0);
+}
+
+#[test]
+fn random_vimage_words_gfx1201_wave64() {
+    run_gfx1201_family("VIMAGE", WaveSize::Wave64, 0xfc, 0xd0);
+}
+
+/// VSAMPLE: top bits 0b111001.
+#[test]
+fn random_vsample_words_gfx1201_wave32() {
+    run_gfx1201_family("VSAMPLE", WaveSize::Wave32, 0xfc, 0xe4);
+}
+
+#[test]
+fn random_vsample_words_gfx1201_wave64() {
+    run_gfx1201_family("VSAMPLE", WaveSize::Wave64, 0xfc, 0xe4);
+}
+
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32
 /// and `vcc` in wave64, and we agree in both.
 #[test]

@@ -18,7 +18,9 @@
 //! GFX12's tables, VDSDIR in `vdsdir.rs`; VFLAT/VSCRATCH/VGLOBAL, whose
 //! 96-bit layout is new, in `vflat.rs` (`tables/vflat.rs` from
 //! `scripts/gen/gfx12/vflat.py`), VBUFFER in `vbuffer.rs` (from
-//! `scripts/gen/gfx12/vbuffer.py`). The other encodings give
+//! `scripts/gen/gfx12/vbuffer.py`), VIMAGE and VSAMPLE in `vimage.rs`
+//! (GFX11's MIMG rows and variant selection, from
+//! `scripts/gen/gfx12/vimage.py`). The other encodings give
 //! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
 //! gfx1201 until they are done.
 
@@ -28,6 +30,7 @@ pub mod tables;
 pub mod vbuffer;
 pub mod vdsdir;
 pub mod vflat;
+pub mod vimage;
 
 use crate::gfx11::ds::{self, DsTables};
 use crate::gfx11::exp::{self, ExpTables};
@@ -93,6 +96,8 @@ pub enum Encoding {
     /// VFLAT, VSCRATCH and VGLOBAL.
     Vflat,
     Vbuffer,
+    Vimage,
+    Vsample,
 }
 
 /// The encoding a first instruction dword belongs to (`None`: not one
@@ -119,6 +124,8 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
             // LLVM also decodes the GFX9 VOP3P layout (0xD3 high byte) of
             // the fma_mix opcodes.
             0x34 if w >> 23 == 0x1a7 => Some(Vop3p),
+            0x34 => Some(Vimage),
+            0x39 => Some(Vsample),
             0x35 => Some(Vop3),
             0x36 => Some(Ds),
             0x3b => Some(Vflat),
@@ -143,6 +150,9 @@ pub struct Inst {
     target: Target,
     wave64: bool,
     len: u8,
+    /// The encoding it decoded as (a 0xD3 word with bit 23 set is VIMAGE
+    /// where that decodes, else VOP3P's GFX9-layout fma_mix).
+    enc: Encoding,
     row: u16,
     words: [u32; 4],
 }
@@ -178,14 +188,17 @@ pub enum Body {
     Exp(exp::Exp),
     Flat(vflat::Flat),
     Buf(vbuffer::Buf),
+    /// VIMAGE and VSAMPLE.
+    Image(vimage::Image),
 }
 
 impl Inst {
-    fn new(target: Target, wave64: bool, (row, len, words): Raw) -> Inst {
+    fn new(target: Target, wave64: bool, enc: Encoding, (row, len, words): Raw) -> Inst {
         Inst {
             target,
             wave64,
             len,
+            enc,
             row,
             words,
         }
@@ -203,8 +216,7 @@ impl Inst {
 
     /// The encoding of the first dword.
     pub fn encoding(&self) -> Encoding {
-        // Every decoded first dword has one.
-        encoding_of(self.words[0]).unwrap_or(Encoding::Sopp)
+        self.enc
     }
 
     /// Size in bytes.
@@ -257,6 +269,9 @@ impl Inst {
                 [w0, w1, self.words[2]],
             )),
             Encoding::Vbuffer => Body::Buf(vbuffer::Buf::from_raw(r, [w0, w1, self.words[2]])),
+            Encoding::Vimage | Encoding::Vsample => {
+                Body::Image(vimage::Image::from_raw(r, self.len, self.words))
+            }
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(&DS, r, w0, w1)),
             Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
                 &VOPD,
@@ -291,6 +306,7 @@ impl Inst {
             Body::Exp(i) => i.encode_into(out),
             Body::Flat(i) => i.encode_into(out),
             Body::Buf(i) => i.encode_into(out),
+            Body::Image(i) => i.encode_into(out),
         }
     }
 
@@ -328,6 +344,7 @@ impl Inst {
             Body::Exp(i) => i.mnemonic(),
             Body::Flat(i) => i.mnemonic(),
             Body::Buf(i) => i.mnemonic(),
+            Body::Image(i) => i.mnemonic(),
         }
     }
 }
@@ -350,6 +367,7 @@ impl fmt::Display for Inst {
             Body::Exp(i) => i.fmt(f),
             Body::Flat(i) => i.fmt(f),
             Body::Buf(i) => i.fmt(f),
+            Body::Image(i) => i.fmt(f),
         }
     }
 }
@@ -363,7 +381,10 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         return Err(DecodeError::Unsupported { target });
     }
     let w0 = crate::gfx9::word(bytes, 0)?;
-    let raw = match encoding_of(w0) {
+    let Some(mut enc) = encoding_of(w0) else {
+        return Err(DecodeError::Invalid { target, word: w0 });
+    };
+    let raw = match Some(enc) {
         Some(Encoding::Sopp) => sop::Sopp::decode(&SOP, target, w0),
         Some(Encoding::Sop1) => sop::Salu::decode(&SOP, target, Sop1, w0, bytes),
         Some(Encoding::Sop2) => sop::Salu::decode(&SOP, target, Sop2, w0, bytes),
@@ -373,6 +394,15 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
             vop::decode(&VOP, target, wave64, w0, bytes)
         }
         Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
+        // LLVM tries a 0xD3 word with bit 23 set as VIMAGE first, then as
+        // the GFX9-layout fma_mix.
+        Some(Encoding::Vop3p) if w0 >> 26 == 0x34 => match vimage::decode(target, w0, bytes) {
+            Ok(raw) => {
+                enc = Encoding::Vimage;
+                Ok(raw)
+            }
+            Err(_) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
+        },
         Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
         Some(Encoding::Vopd) => vopd::decode(&VOPD, target, wave64, w0, bytes),
         Some(Encoding::Ds) => ds::decode(&DS, target, w0, bytes),
@@ -387,10 +417,11 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vbuffer) => {
             vbuffer::decode(target, w0, bytes).map(|(r, [w0, w1, w2])| (r, 12, [w0, w1, w2, 0]))
         }
+        Some(Encoding::Vimage | Encoding::Vsample) => vimage::decode(target, w0, bytes),
         Some(Encoding::Smem) => {
             smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
         }
-        None => Err(DecodeError::Unsupported { target }),
+        None => Err(DecodeError::Invalid { target, word: w0 }),
     }?;
-    Ok(Inst::new(target, wave64, raw))
+    Ok(Inst::new(target, wave64, enc, raw))
 }

@@ -23,3 +23,5 @@ pub mod vinterp;
 pub mod vflat;
 #[rustfmt::skip]
 pub mod vbuffer;
+#[rustfmt::skip]
+pub mod vimage;
