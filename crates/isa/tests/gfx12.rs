@@ -1,10 +1,9 @@
-//! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings
-//! SMEM, VOP1/VOP2/VOPC, VOP3, VOP3P)
-//! with the text LLVM 22 prints for them (`llvm-mc-22 -triple amdgcn
-//! -mcpu=gfx1201 -show-encoding` for the bytes, its disassembler for the
-//! text): the split wait counters, `s_wait_alu`, the barrier opcodes,
-//! GFX12's `hwreg` and `sendmsg` names, a literal, and SMEM's cache-policy
-//! fields.
+//! gfx1201 (GFX12) instructions with the text LLVM 22 prints for them (its
+//! disassembler): a word of each encoding GFX12 lays out anew, and the
+//! printing rules the differential found (the split wait counters,
+//! `s_wait_alu`, barriers, GFX12's `hwreg` and `sendmsg` names, th/scope,
+//! fake-16-bit operands, `byte_sel`, SWMMAC's `index_key`, the 0xD3 words
+//! read as VIMAGE before the GFX9-layout fma_mix).
 
 use rocjitsu_isa::Target;
 use rocjitsu_isa::gfx12::decode;
@@ -59,6 +58,26 @@ const CASES: &[(&str, &str)] = &[
         "7ef884d6165ea122",
         "v_s_rcp_f32 exec_lo/*Invalid register, operand has 'SReg_32_XEXEC' register class*/, -s22 clamp",
     ),
+    // VSCRATCH, VBUFFER, VSAMPLE (96 bits).
+    (
+        "67e585ed68e9338b87fe1a1a",
+        "scratch_load_b128 v[104:107], v135, s103 offset:1710846 scale_offset th:TH_LOAD_LU",
+    ),
+    (
+        "c81605c70a0bf81f75a15337",
+        "buffer_load_b32 v10, off, s[4:7], s72 offset:3625889 th:0x7 scope:SCOPE_DEV nv ; Warning: SGPR_128: scalar reg isn't aligned 5",
+    ),
+    (
+        "8f6787e4949e3f28e7d86851",
+        "image_sample_l v148, [v231, v216, v104, v81], v[207:214]/*Invalid register, operand has 'SReg_256_XNULL' register class*/, s[80:83] dmask:0x2 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY unorm th:TH_LOAD_BYPASS scope:SCOPE_SYS nv tfe",
+    ),
+    // 0xD3 with bit 23: VIMAGE where it decodes, else the GFX9-layout
+    // fma_mix.
+    (
+        "cf1ea1d3af81fd007c891cad",
+        "image_atomic_min_flt v175, [v124, v137, v28, v173], 64/*Invalid immediate*/ dmask:0xe dim:SQ_RSRC_IMG_2D_MSAA_ARRAY th:TH_ATOMIC_CASCADE_NT scope:SCOPE_SYS nv a16 tfe",
+    ),
+    ("0500a0d301050904", "v_fma_mix_f32 v5, v1, 2, v2"),
 ];
 
 fn bytes(hex: &str) -> Vec<u8> {

@@ -119,25 +119,40 @@ impl Smem {
 
     /// The sdata operand (a register tuple), if the opcode has one.
     pub fn data(&self) -> Option<Operand> {
-        match self.row.data {
-            0 | DATA_IMM => None,
-            n => decode_stuple(u16::from(self.sdata), n),
-        }
+        data_operand(self.row.data, self.sdata)
     }
 
     /// The sbase operand.
     pub fn base(&self) -> Option<Operand> {
-        match self.row.base {
-            0 => None,
-            n => decode_stuple(u16::from(self.sbase) * 2, n),
-        }
+        base_operand(self.row.base, self.sbase)
     }
 
     /// The soffset register (`null`: none).
     pub fn soffset(&self) -> Operand {
-        decode_sreg(u16::from(self.soffset), 1)
-            .unwrap_or(Operand::Special(Special::Null, Half::Full))
+        soffset_operand(self.soffset)
     }
+}
+
+/// The sdata operand of a field of `width` dwords (a register tuple), if
+/// it is one.
+pub(crate) fn data_operand(width: u8, sdata: u8) -> Option<Operand> {
+    match width {
+        0 | DATA_IMM => None,
+        n => decode_stuple(u16::from(sdata), n),
+    }
+}
+
+/// The sbase operand of `width` dwords (0: none) of a field in SGPR pairs.
+pub(crate) fn base_operand(width: u8, sbase: u8) -> Option<Operand> {
+    match width {
+        0 => None,
+        n => decode_stuple(u16::from(sbase) * 2, n),
+    }
+}
+
+/// The soffset register (`null`: none).
+pub(crate) fn soffset_operand(soffset: u8) -> Operand {
+    decode_sreg(u16::from(soffset), 1).unwrap_or(Operand::Special(Special::Null, Half::Full))
 }
 
 /// Prints an sdata field of `width` dwords ([`DATA_IMM`]: an immediate),

@@ -1,28 +1,19 @@
-//! The GFX12 encoding family as implemented by RDNA4's gfx1201.
+//! The GFX12 encoding family as implemented by RDNA4's gfx1201, in 32- and
+//! 64-lane waves (RDNA4 ISA manual, "Microcode formats").
 //!
-//! Decoding has begun with the scalar ALU encodings (SOP1, SOP2, SOPC,
-//! SOPK, SOPP), whose field layouts GFX12 shares with GFX11: they decode,
-//! re-encode and print through `gfx11::sop` with GFX12's own opcode,
-//! `hwreg` and `sendmsg` tables (`tables/sop.rs`, learned from LLVM 22),
-//! which hold GFX12's split wait counters (`s_wait_loadcnt`, ...),
-//! `s_wait_alu` and its barrier opcodes. SMEM has GFX12's own layout
-//! (`smem.rs`, with the th/scope cache-policy fields of `cpol.rs`).
-//! VOP1, VOP2 and VOPC (32-bit, literal, DPP16 and DPP8 forms) decode
-//! through `gfx11::vop` with GFX12's rows (`tables/vop.rs`, from
-//! `scripts/gen/gfx11/vop.py gfx12`), whose 16-bit operands are
-//! fake-16-bit; VOP3 likewise through `gfx11::vop3` (`tables/vop3.rs`:
-//! the pseudo-scalar `v_s_*` opcodes, fp8 conversions with `byte_sel`)
-//! and VOP3P through `gfx11::vop3p` (`tables/vop3p.rs`: WMMA with
-//! op_sel_hi fixed at 1, SWMMAC with `index_key`); VOPD through
-//! `gfx11::vopd`; DS, VINTERP and export through their gfx11 modules with
-//! GFX12's tables, VDSDIR in `vdsdir.rs`; VFLAT/VSCRATCH/VGLOBAL, whose
-//! 96-bit layout is new, in `vflat.rs` (`tables/vflat.rs` from
-//! `scripts/gen/gfx12/vflat.py`), VBUFFER in `vbuffer.rs` (from
-//! `scripts/gen/gfx12/vbuffer.py`), VIMAGE and VSAMPLE in `vimage.rs`
-//! (GFX11's MIMG rows and variant selection, from
-//! `scripts/gen/gfx12/vimage.py`). The other encodings give
-//! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
-//! gfx1201 until they are done.
+//! The encodings whose field layouts GFX12 shares with GFX11 decode,
+//! re-encode and print through the gfx11 modules with GFX12's own tables
+//! (learned from LLVM 22 by `scripts/gen/gfx11/*.py gfx12`): the scalar
+//! ALU (`gfx11::sop`: the split `s_wait_*` counters, `s_wait_alu`,
+//! barriers), VOP1/VOP2/VOPC and VOP3 (`gfx11::vop`, `gfx11::vop3`: DPP16,
+//! DPP8, literals; GFX12's 16-bit operands are fake-16-bit; `byte_sel`, the
+//! pseudo-scalar `v_s_*` opcodes), VOP3P (`gfx11::vop3p`: WMMA with
+//! op_sel_hi fixed at 1, SWMMAC with `index_key`), VOPD, DS, VINTERP and
+//! export. GFX12's new layouts have modules here: SMEM (`smem.rs`),
+//! VFLAT/VSCRATCH/VGLOBAL (`vflat.rs`), VBUFFER (`vbuffer.rs`), VIMAGE and
+//! VSAMPLE (`vimage.rs`), VDSDIR (`vdsdir.rs`), with the th/scope
+//! cache-policy printer they share (`cpol.rs`); their tables come from
+//! `scripts/gen/gfx12/*.py`.
 
 pub mod cpol;
 pub mod smem;
@@ -74,7 +65,7 @@ pub static VOPD: VopdTables = VopdTables {
     y: tables::vopd::VOPD_Y,
 };
 
-/// The encodings of the GFX12 family decoded so far, by a word's top bits.
+/// The encodings of the GFX12 family, identified by a word's top bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Sop1,
@@ -100,8 +91,9 @@ pub enum Encoding {
     Vsample,
 }
 
-/// The encoding a first instruction dword belongs to (`None`: not one
-/// decoded so far).
+/// The encoding a first instruction dword belongs to (`None`: none). A
+/// 0xD3 word with bit 23 set is named VOP3P (the GFX9-layout fma_mix) but
+/// decodes as VIMAGE where LLVM reads it so ([`Inst::encoding`]).
 pub fn encoding_of(w: u32) -> Option<Encoding> {
     use Encoding::*;
     if w >> 31 == 0 {
@@ -372,9 +364,8 @@ impl fmt::Display for Inst {
     }
 }
 
-/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves:
-/// the scalar ALU encodings so far; other words give
-/// [`DecodeError::Unsupported`], and targets of other families too.
+/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves;
+/// targets of other families give [`DecodeError::Unsupported`].
 pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
     use AluForm::{Sop1, Sop2, Sopc};
     if target.family() != crate::Family::Gfx12 {

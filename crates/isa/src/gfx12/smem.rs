@@ -7,8 +7,8 @@
 use super::cpol::{ThKind, fmt_th_scope};
 use super::tables::smem::SMEM;
 use crate::gfx9::sop::{Warnings, fmt_sop};
-use crate::gfx11::operand::{Half, Operand, Special, decode_sreg, decode_stuple, fmt_signed_hex};
-use crate::gfx11::smem::{DATA_IMM, fmt_data};
+use crate::gfx11::operand::{Half, Operand, Special, decode_stuple, fmt_signed_hex};
+use crate::gfx11::smem::{DATA_IMM, base_operand, data_operand, fmt_data, soffset_operand};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -133,24 +133,17 @@ impl Smem {
 
     /// The sdata operand (a register tuple), if the opcode has one.
     pub fn data(&self) -> Option<Operand> {
-        match self.row.data {
-            0 | DATA_IMM => None,
-            n => decode_stuple(u16::from(self.sdata), n),
-        }
+        data_operand(self.row.data, self.sdata)
     }
 
     /// The sbase operand.
     pub fn base(&self) -> Option<Operand> {
-        match self.row.base {
-            0 => None,
-            n => decode_stuple(u16::from(self.sbase) * 2, n),
-        }
+        base_operand(self.row.base, self.sbase)
     }
 
     /// The soffset register (`null`: none).
     pub fn soffset(&self) -> Operand {
-        decode_sreg(u16::from(self.soffset), 1)
-            .unwrap_or(Operand::Special(Special::Null, Half::Full))
+        soffset_operand(self.soffset)
     }
 }
 
