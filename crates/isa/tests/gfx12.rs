@@ -78,6 +78,12 @@ const CASES: &[(&str, &str)] = &[
         "image_atomic_min_flt v175, [v124, v137, v28, v173], 64/*Invalid immediate*/ dmask:0xe dim:SQ_RSRC_IMG_2D_MSAA_ARRAY th:TH_ATOMIC_CASCADE_NT scope:SCOPE_SYS nv a16 tfe",
     ),
     ("0500a0d301050904", "v_fma_mix_f32 v5, v1, 2, v2"),
+    // A gather whose data would pass v255: LLVM keeps the default variant
+    // (four addresses).
+    (
+        "262e06e4ff142200859062b4",
+        "image_msaa_load v[255:258], [v133, v144, v98, v180], v[10:17]/*Invalid register, operand has 'SReg_256_XNULL' register class*/ dim:SQ_RSRC_IMG_2D_MSAA unorm th:TH_LOAD_HT d16",
+    ),
 ];
 
 fn bytes(hex: &str) -> Vec<u8> {

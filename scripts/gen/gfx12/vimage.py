@@ -99,10 +99,24 @@ def learn(e0, op):
         gather = bool(t1 and tf and data_count(t1) == data_count(tf) == 4)
     over = (e.w1 & ~0xFF) | 255
     bo = base | (0xF << 22) if not dmask_fixed else base
+    # The default variant: where the data count the word asks for differs
+    # from the default's, a widened register passing v255 makes LLVM keep
+    # the default; try d16 and tfe until the printed count shows that.
     dflt = (0, 0)
-    t_d = e.t(bo, over)
-    if t_d:
-        dflt = (data_count(t_d), sum(widths(t_d)))
+    for d16, tfe in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        if d16 and fix & (1 << 5):
+            continue
+        t0, t1 = e.tfe(tfe)
+        w0 = bo & ~(1 << 5) | d16 << 5 | t0
+        t_d = e.t(w0, over | t1)
+        if not t_d:
+            continue
+        n = 4 if gather else bin((w0 >> 22) & 0xF).count("1") or 1
+        want = ((n + 1) // 2 if d16 else n) + tfe
+        if data_count(t_d) != want or dflt == (0, 0):
+            dflt = (data_count(t_d), sum(widths(t_d)))
+        if data_count(t_d) != want:
+            break
     m = re.match(re.escape(name) + r"( +)v", text)
     sep = m.group(1) if m else " "
     vdata_ok = 0
