@@ -4,7 +4,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
-.PHONY: fuzz-decode fuzz-container fuzz-rpc setup build demo test test-unit test-corpus test-diff test-diff-sweep test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
+.PHONY: fuzz-decode fuzz-container fuzz-rpc setup build demo test test-unit test-corpus test-diff test-diff-deep test-diff-sweep test-kernels fuzz bench bench-exec fmt lint corpus corpus-stats corpus-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -325,6 +325,11 @@ bench-kmd: setup
 # `make test`), with its report printed.
 test-diff: setup
 	$(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture
+
+# gfx1201's differentials (all words, and per encoding family) with
+# 1,000,000 words each per wave size (by hand; `make test` runs 200,000).
+test-diff-deep: setup
+	ROCJITSU_DIFF_CASES=1000000 $(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture _words_gfx1201_wave
 
 # Exhaustive sweeps against LLVM 22 (about 88M words, ~4.5 min on 2 cores;
 # by hand, not part of `make test`): every gfx1100, gfx1151 and gfx1201 SOPP

@@ -417,6 +417,16 @@ fn hex_known_bytes() {
             "0x00,0x40,0x40,0xcc,0x08,0x21,0x02,0x1c",
             "v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]",
         ),
+        (
+            "gfx1201",
+            "0x02,0x01,0xf0,0xf5,0x10,0x00,0x00,0x07",
+            "s_load_b32 s4, s[4:5], s3 offset:0x10 scale_offset th:TH_LOAD_BYPASS scope:SCOPE_SYS nv",
+        ),
+        (
+            "gfx1201",
+            "0xc1,0x08,0x82,0x7c",
+            "v_cmp_lt_i32_e32 vcc_lo, -1, v4",
+        ),
     ];
     // The same bytes for 64-lane waves (texts from llvm-mc-22
     // -mattr=+wavefrontsize64).
@@ -430,6 +440,11 @@ fn hex_known_bytes() {
             "gfx1151",
             "0x02,0x07,0x02,0x02",
             "v_cndmask_b32_e32 v1, v2, v3, vcc",
+        ),
+        (
+            "gfx1201",
+            "0xc1,0x08,0x82,0x7c",
+            "v_cmp_lt_i32_e32 vcc, -1, v4",
         ),
         (
             "gfx1100",
@@ -457,10 +472,10 @@ fn hex_known_bytes() {
         "{}",
         stderr(&out)
     );
-    let out = rocjitsu_stdin(&["disasm", "--mcpu", "gfx1201", "--hex"], "0 0 0x80 0xbf");
+    let out = rocjitsu_stdin(&["disasm", "--mcpu", "gfx1030", "--hex"], "0 0 0x80 0xbf");
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("gfx1201 machine code is not disassembled yet"),
+        stderr(&out).contains("gfx1030 machine code is not disassembled yet"),
         "{}",
         stderr(&out)
     );

@@ -113,7 +113,8 @@ impl Target {
     /// Whether `rocjitsu_isa` decodes, encodes and prints this target's
     /// machine code.
     pub fn decodes(self) -> bool {
-        matches!(self.family(), Family::Gfx9 | Family::Gfx11) && self != Target::Gfx908
+        matches!(self.family(), Family::Gfx9 | Family::Gfx11 | Family::Gfx12)
+            && self != Target::Gfx908
     }
 
     /// Whether the emulator executes code of this target (it is in

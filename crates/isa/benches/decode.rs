@@ -118,6 +118,9 @@ fn decode_linear<const FIELDS: bool>(target: Target, wave: WaveSize, code: &[u8]
                         Instruction::Gfx11(i) => {
                             black_box(i.body());
                         }
+                        Instruction::Gfx12(i) => {
+                            black_box(i.body());
+                        }
                     }
                 }
                 black_box(&inst).len()

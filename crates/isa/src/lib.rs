@@ -81,6 +81,7 @@ impl WaveSize {
 pub enum Instruction {
     Gfx9(Inst),
     Gfx11(gfx11::Inst),
+    Gfx12(gfx12::Inst),
 }
 
 impl Instruction {
@@ -89,6 +90,7 @@ impl Instruction {
         match self {
             Instruction::Gfx9(i) => i.len(),
             Instruction::Gfx11(i) => i.len(),
+            Instruction::Gfx12(i) => i.len(),
         }
     }
 
@@ -102,6 +104,7 @@ impl Instruction {
         match self {
             Instruction::Gfx9(i) => i.target(),
             Instruction::Gfx11(i) => i.target(),
+            Instruction::Gfx12(i) => i.target(),
         }
     }
 
@@ -110,6 +113,7 @@ impl Instruction {
         match self {
             Instruction::Gfx9(i) => i.encode(),
             Instruction::Gfx11(i) => i.encode(),
+            Instruction::Gfx12(i) => i.encode(),
         }
     }
 
@@ -119,6 +123,7 @@ impl Instruction {
         match self {
             Instruction::Gfx9(i) => i.branch_target(pc),
             Instruction::Gfx11(i) => i.branch_target(pc),
+            Instruction::Gfx12(i) => i.branch_target(pc),
         }
     }
 
@@ -128,6 +133,7 @@ impl Instruction {
         match self {
             Instruction::Gfx9(i) => i.encoding() == gfx9::Encoding::Sopp,
             Instruction::Gfx11(i) => i.encoding() == gfx11::Encoding::Sopp,
+            Instruction::Gfx12(i) => i.encoding() == gfx12::Encoding::Sopp,
         }
     }
 
@@ -136,6 +142,7 @@ impl Instruction {
         match self {
             Instruction::Gfx9(i) => i.mnemonic(),
             Instruction::Gfx11(i) => i.mnemonic(),
+            Instruction::Gfx12(i) => i.mnemonic(),
         }
     }
 }
@@ -145,6 +152,7 @@ impl std::fmt::Display for Instruction {
         match self {
             Instruction::Gfx9(i) => i.fmt(f),
             Instruction::Gfx11(i) => i.fmt(f),
+            Instruction::Gfx12(i) => i.fmt(f),
         }
     }
 }
@@ -158,7 +166,10 @@ pub fn decode_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Result<Instruc
         Family::Gfx11 => {
             gfx11::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx11)
         }
-        Family::Gfx10 | Family::Gfx12 => Err(DecodeError::Unsupported { target }),
+        Family::Gfx12 => {
+            gfx12::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx12)
+        }
+        Family::Gfx10 => Err(DecodeError::Unsupported { target }),
     }
 }
 

@@ -1,8 +1,9 @@
-//! gfx1201 (GFX12) instructions decoded so far (the scalar ALU encodings)
-//! with the text LLVM 22 prints for them (`llvm-mc-22 -triple amdgcn
-//! -mcpu=gfx1201 -show-encoding` for the bytes, its disassembler for the
-//! text): the split wait counters, `s_wait_alu`, the barrier opcodes,
-//! GFX12's `hwreg` and `sendmsg` names, and a literal.
+//! gfx1201 (GFX12) instructions with the text LLVM 22 prints for them (its
+//! disassembler): a word of each encoding GFX12 lays out anew, and the
+//! printing rules the differential found (the split wait counters,
+//! `s_wait_alu`, barriers, GFX12's `hwreg` and `sendmsg` names, th/scope,
+//! fake-16-bit operands, `byte_sel`, SWMMAC's `index_key`, the 0xD3 words
+//! read as VIMAGE before the GFX9-layout fma_mix).
 
 use rocjitsu_isa::Target;
 use rocjitsu_isa::gfx12::decode;
@@ -26,6 +27,63 @@ const CASES: &[(&str, &str)] = &[
         "s_delay_alu instid0(VALU_DEP_1) | instskip(NEXT) | instid1(SALU_CYCLE_1)",
     ),
     ("01ff008078563412", "s_add_co_u32 s0, s1, 0x12345678"),
+    // SMEM: th/scope/nv/scale_offset, a prefetch, and a 96-bit TTMP tuple
+    // (LLVM reads it as TTMP_256).
+    (
+        "0201f0f510000007",
+        "s_load_b32 s4, s[4:5], s3 offset:0x10 scale_offset th:TH_LOAD_BYPASS scope:SCOPE_SYS nv",
+    ),
+    ("028104f420000006", "s_prefetch_inst s[4:5], 0x20, s3, 4"),
+    (
+        "020100f4000000f9",
+        "s_load_b32 s4, s[4:5], 0x0 scale_offset",
+    ),
+    (
+        "42bd00f4100000f8",
+        "s_load_b96 ttmp[8:15]/*Invalid register, operand has 'SReg_96' register class*/, s[4:5], 0x10 ; Warning: TTMP_256: scalar reg isn't aligned 9",
+    ),
+    // VOP1/VOP2: GFX12's 16-bit operands are fake-16-bit (v0..v127).
+    ("0203027e", "v_mov_b32_e32 v1, v2"),
+    (
+        "79f5bd64",
+        "v_add_f16_e32 v94, v121, v250/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
+    ),
+    // VOP3: byte_sel of the fp8 conversions, the v_s_* destinations'
+    // SReg_32_XEXEC class.
+    (
+        "2a216cd7ee439005",
+        "v_cvt_sr_bf8_f32 v42, |v238|, s33 byte_sel:1",
+    ),
+    (
+        "7ef884d6165ea122",
+        "v_s_rcp_f32 exec_lo/*Invalid register, operand has 'SReg_32_XEXEC' register class*/, -s22 clamp",
+    ),
+    // VSCRATCH, VBUFFER, VSAMPLE (96 bits).
+    (
+        "67e585ed68e9338b87fe1a1a",
+        "scratch_load_b128 v[104:107], v135, s103 offset:1710846 scale_offset th:TH_LOAD_LU",
+    ),
+    (
+        "c81605c70a0bf81f75a15337",
+        "buffer_load_b32 v10, off, s[4:7], s72 offset:3625889 th:0x7 scope:SCOPE_DEV nv ; Warning: SGPR_128: scalar reg isn't aligned 5",
+    ),
+    (
+        "8f6787e4949e3f28e7d86851",
+        "image_sample_l v148, [v231, v216, v104, v81], v[207:214]/*Invalid register, operand has 'SReg_256_XNULL' register class*/, s[80:83] dmask:0x2 dim:SQ_RSRC_IMG_2D_MSAA_ARRAY unorm th:TH_LOAD_BYPASS scope:SCOPE_SYS nv tfe",
+    ),
+    // 0xD3 with bit 23: VIMAGE where it decodes, else the GFX9-layout
+    // fma_mix.
+    (
+        "cf1ea1d3af81fd007c891cad",
+        "image_atomic_min_flt v175, [v124, v137, v28, v173], 64/*Invalid immediate*/ dmask:0xe dim:SQ_RSRC_IMG_2D_MSAA_ARRAY th:TH_ATOMIC_CASCADE_NT scope:SCOPE_SYS nv a16 tfe",
+    ),
+    ("0500a0d301050904", "v_fma_mix_f32 v5, v1, 2, v2"),
+    // A gather whose data would pass v255: LLVM keeps the default variant
+    // (four addresses).
+    (
+        "262e06e4ff142200859062b4",
+        "image_msaa_load v[255:258], [v133, v144, v98, v180], v[10:17]/*Invalid register, operand has 'SReg_256_XNULL' register class*/ dim:SQ_RSRC_IMG_2D_MSAA unorm th:TH_LOAD_HT d16",
+    ),
 ];
 
 fn bytes(hex: &str) -> Vec<u8> {
@@ -49,12 +107,60 @@ fn texts_match_llvm() {
     }
 }
 
-/// Words of the encodings not decoded yet, and other families' targets,
+/// Bytes and LLVM's text in wave32 and in wave64 (`None`: invalid).
+const WAVE_CASES: &[(&str, Option<&str>, Option<&str>)] = &[
+    // v_cndmask_b32_dpp closes src1's abs bar after the carry mask.
+    (
+        "fafcbf036284922c",
+        Some(
+            "v_cndmask_b32_dpp v223, -v98, |v254, vcc_lo| quad_perm:[0,1,0,2] row_mask:0x2 bank_mask:0xc",
+        ),
+        Some(
+            "v_cndmask_b32_dpp v223, -v98, |v254, vcc| quad_perm:[0,1,0,2] row_mask:0x2 bank_mask:0xc",
+        ),
+    ),
+    // SWMMAC: index_key, its operands halving in wave64, and an index_key
+    // bit wave64 alone accepts.
+    (
+        "654851ccf67dc63d",
+        Some(
+            "v_swmmac_f32_16x16x32_bf16 v[101:108], v[246:249], v[62:69], v113 index_key:1 neg_lo:[1,0,0]",
+        ),
+        Some(
+            "v_swmmac_f32_16x16x32_bf16 v[101:104], v[246:247], v[62:65], v113 index_key:1 neg_lo:[1,0,0]",
+        ),
+    ),
+    (
+        "26d854cc03d33e5d",
+        None,
+        Some(
+            "v_swmmac_i32_16x16x32_iu8 v[38:41], v3, v[105:106], v79 index_key:3 neg_lo:[0,1,0] clamp",
+        ),
+    ),
+];
+
+#[test]
+fn wave_size_texts_match_llvm() {
+    for &(hex, w32, w64) in WAVE_CASES {
+        let b = bytes(hex);
+        for (wave64, want) in [(false, w32), (true, w64)] {
+            match (decode(Target::Gfx1201, wave64, &b), want) {
+                (Ok(inst), Some(want)) => {
+                    assert_eq!(inst.to_string(), want, "{hex} (wave64 {wave64})");
+                    assert_eq!(inst.encode(), b, "{hex}: re-encoding");
+                }
+                (Err(_), None) => {}
+                (got, want) => panic!("{hex} (wave64 {wave64}): {got:?}, LLVM {want:?}"),
+            }
+        }
+    }
+}
+
+/// Words of no encoding (top bits 0b111111), and other families' targets,
 /// are refused by name rather than misread.
 #[test]
 fn undecoded_encodings_are_refused() {
-    // v_mov_b32_e32 v1, v2 (VOP1).
-    let e = decode(Target::Gfx1201, false, &bytes("0203027e")).unwrap_err();
+    let e = decode(Target::Gfx1201, false, &bytes("ffffffff00000000")).unwrap_err();
     assert!(e.to_string().contains("gfx1201"), "{e}");
     let e = decode(Target::Gfx1100, false, &bytes("0300c0bf")).unwrap_err();
     assert!(e.to_string().contains("gfx1100"), "{e}");

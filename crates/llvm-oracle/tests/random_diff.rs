@@ -1,7 +1,8 @@
 //! Differential test of `rocjitsu_isa::decode_in` against LLVM 22's
 //! disassembler over seeded random instruction words, for gfx90a, gfx942,
-//! gfx950, and gfx1100 and gfx1151 in 32- and 64-lane waves (the full count
-//! in each; LLVM gets `+wavefrontsize64` for the latter).
+//! gfx950, and gfx1100, gfx1151 and gfx1201 in 32- and 64-lane waves (the
+//! full count in each; LLVM gets `+wavefrontsize64` for the latter); on
+//! gfx1201 also per encoding family (the words of one family's top bits).
 //!
 //! Every case is 12 random bytes on GFX9 and 16 on GFX11 (its longest forms
 //! are VOP3P with DPP and a literal), so 64-bit encodings and literals get
@@ -438,41 +439,184 @@ fn random_words_gfx1151_wave64() {
     run(Target::Gfx1151, WaveSize::Wave64);
 }
 
-/// gfx1201 so far: the scalar ALU encodings (`rocjitsu_isa::gfx12::decode`
-/// decodes those only), from the seeded cases with the first dword's top
-/// bits set to 0b10 (SOP1, SOP2, SOPC, SOPK and SOPP).
-fn run_gfx1201_scalar(wave: WaveSize) {
-    let target = Target::Gfx1201;
-    let n = env_or("ROCJITSU_DIFF_CASES", CASES);
-    let seed = env_or("ROCJITSU_DIFF_SEED", SEED)
-        ^ (target as u64).wrapping_mul(0x1000_0000_01b3)
-        ^ u64::from(wave.lanes()) << 56;
-    let cases: Vec<_> = cases(target, seed, n)
-        .into_iter()
-        .map(|mut c| {
-            c[3] = c[3] & 0x3f | 0x80;
-            c
-        })
-        .collect();
-    println!("{} scalar ALU words:", target.name());
-    check(target, wave, &cases, &|b| {
-        let i = rocjitsu_isa::gfx12::decode(target, wave == WaveSize::Wave64, b).ok()?;
-        Some(Ours {
-            text: i.to_string(),
-            len: i.len(),
-            enc: i.encode(),
-        })
-    });
+#[test]
+fn random_words_gfx1201_wave32() {
+    run(Target::Gfx1201, WaveSize::Wave32);
 }
 
 #[test]
+fn random_words_gfx1201_wave64() {
+    run(Target::Gfx1201, WaveSize::Wave64);
+}
+
+/// Cases per gfx1201 encoding family unless `ROCJITSU_DIFF_CASES` is set
+/// (`make test-diff-deep` runs 1,000,000).
+const FAMILY_CASES: usize = 50_000;
+
+/// gfx1201 per encoding family: the seeded cases with the first dword's
+/// top byte's bits under `mask` set to `value`, so the encodings that
+/// uniform words reach rarely (memory, images) get cases of their own.
+fn run_gfx1201_family(what: &str, wave: WaveSize, mask: u8, value: u8) {
+    let target = Target::Gfx1201;
+    let n = env_or("ROCJITSU_DIFF_CASES", FAMILY_CASES);
+    let seed = env_or("ROCJITSU_DIFF_SEED", SEED)
+        ^ (target as u64).wrapping_mul(0x1000_0000_01b3)
+        ^ u64::from(wave.lanes()) << 56
+        ^ u64::from(value);
+    let cases: Vec<_> = cases(target, seed, n)
+        .into_iter()
+        .map(|mut c| {
+            c[3] = c[3] & !mask | value;
+            c
+        })
+        .collect();
+    println!("{} {what} words:", target.name());
+    check(target, wave, &cases, &|b| decode_in(target, wave, b));
+}
+
+/// SOP1, SOP2, SOPC, SOPK and SOPP: top bits 0b10.
+#[test]
 fn random_scalar_words_gfx1201_wave32() {
-    run_gfx1201_scalar(WaveSize::Wave32);
+    run_gfx1201_family("scalar ALU", WaveSize::Wave32, 0xc0, 0x80);
 }
 
 #[test]
 fn random_scalar_words_gfx1201_wave64() {
-    run_gfx1201_scalar(WaveSize::Wave64);
+    run_gfx1201_family("scalar ALU", WaveSize::Wave64, 0xc0, 0x80);
+}
+
+/// SMEM: top bits 0b111101.
+#[test]
+fn random_smem_words_gfx1201_wave32() {
+    run_gfx1201_family("SMEM", WaveSize::Wave32, 0xfc, 0xf4);
+}
+
+#[test]
+fn random_smem_words_gfx1201_wave64() {
+    run_gfx1201_family("SMEM", WaveSize::Wave64, 0xfc, 0xf4);
+}
+
+/// VOP1, VOP2 and VOPC with their literal and DPP forms: top bit 0.
+#[test]
+fn random_vop_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP1/VOP2/VOPC", WaveSize::Wave32, 0x80, 0);
+}
+
+#[test]
+fn random_vop_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP1/VOP2/VOPC", WaveSize::Wave64, 0x80, 0);
+}
+
+/// VOP3 (incl. VOPC with SDST, VOP3 DPP16/DPP8 and literals): top bits
+/// 0b110101.
+#[test]
+fn random_vop3_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP3", WaveSize::Wave32, 0xfc, 0xd4);
+}
+
+#[test]
+fn random_vop3_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP3", WaveSize::Wave64, 0xfc, 0xd4);
+}
+
+/// VOP3P (packed math, dot products, WMMA, SWMMAC; DPP and literals): top
+/// byte 0xcc.
+#[test]
+fn random_vop3p_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP3P", WaveSize::Wave32, 0xff, 0xcc);
+}
+
+#[test]
+fn random_vop3p_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP3P", WaveSize::Wave64, 0xff, 0xcc);
+}
+
+/// VOPD (dual issue, with a literal): top bits 0b110010.
+#[test]
+fn random_vopd_words_gfx1201_wave32() {
+    run_gfx1201_family("VOPD", WaveSize::Wave32, 0xfc, 0xc8);
+}
+
+#[test]
+fn random_vopd_words_gfx1201_wave64() {
+    run_gfx1201_family("VOPD", WaveSize::Wave64, 0xfc, 0xc8);
+}
+
+/// DS: top bits 0b110110.
+#[test]
+fn random_ds_words_gfx1201_wave32() {
+    run_gfx1201_family("DS", WaveSize::Wave32, 0xfc, 0xd8);
+}
+
+#[test]
+fn random_ds_words_gfx1201_wave64() {
+    run_gfx1201_family("DS", WaveSize::Wave64, 0xfc, 0xd8);
+}
+
+/// VINTERP, VDSDIR (and VOP3P): top bits 0b110011.
+#[test]
+fn random_interp_words_gfx1201_wave32() {
+    run_gfx1201_family("VOP3P/VINTERP/VDSDIR", WaveSize::Wave32, 0xfc, 0xcc);
+}
+
+#[test]
+fn random_interp_words_gfx1201_wave64() {
+    run_gfx1201_family("VOP3P/VINTERP/VDSDIR", WaveSize::Wave64, 0xfc, 0xcc);
+}
+
+/// Export: top bits 0b111110.
+#[test]
+fn random_export_words_gfx1201_wave32() {
+    run_gfx1201_family("export", WaveSize::Wave32, 0xfc, 0xf8);
+}
+
+#[test]
+fn random_export_words_gfx1201_wave64() {
+    run_gfx1201_family("export", WaveSize::Wave64, 0xfc, 0xf8);
+}
+
+/// VFLAT, VSCRATCH and VGLOBAL: top bits 0b111011.
+#[test]
+fn random_vflat_words_gfx1201_wave32() {
+    run_gfx1201_family("VFLAT/VSCRATCH/VGLOBAL", WaveSize::Wave32, 0xfc, 0xec);
+}
+
+#[test]
+fn random_vflat_words_gfx1201_wave64() {
+    run_gfx1201_family("VFLAT/VSCRATCH/VGLOBAL", WaveSize::Wave64, 0xfc, 0xec);
+}
+
+/// VBUFFER: top bits 0b110001.
+#[test]
+fn random_vbuffer_words_gfx1201_wave32() {
+    run_gfx1201_family("VBUFFER", WaveSize::Wave32, 0xfc, 0xc4);
+}
+
+#[test]
+fn random_vbuffer_words_gfx1201_wave64() {
+    run_gfx1201_family("VBUFFER", WaveSize::Wave64, 0xfc, 0xc4);
+}
+
+/// VIMAGE (and the GFX9-layout fma_mix words): top bits 0b110100.
+#[test]
+fn random_vimage_words_gfx1201_wave32() {
+    run_gfx1201_family("VIMAGE", WaveSize::Wave32, 0xfc, 0xd0);
+}
+
+#[test]
+fn random_vimage_words_gfx1201_wave64() {
+    run_gfx1201_family("VIMAGE", WaveSize::Wave64, 0xfc, 0xd0);
+}
+
+/// VSAMPLE: top bits 0b111001.
+#[test]
+fn random_vsample_words_gfx1201_wave32() {
+    run_gfx1201_family("VSAMPLE", WaveSize::Wave32, 0xfc, 0xe4);
+}
+
+#[test]
+fn random_vsample_words_gfx1201_wave64() {
+    run_gfx1201_family("VSAMPLE", WaveSize::Wave64, 0xfc, 0xe4);
 }
 
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32

@@ -1,6 +1,6 @@
 //! Exhaustive sweeps of immediate fields against LLVM 22: every SOPP and
 //! SOPK opcode with every 16-bit immediate (SOPK with a few destinations),
-//! on gfx1100, gfx1151 and gfx1201 (`gfx12::decode`). A case agrees as in
+//! on gfx1100, gfx1151 and gfx1201. A case agrees as in
 //! `random_diff.rs` (same text and length, or both invalid); any
 //! disagreement or re-encoding failure fails. About 88M words: not part of
 //! `cargo test` (`test = false`); run with `make test-diff-sweep`.
@@ -24,10 +24,6 @@ fn hex(b: &[u8]) -> String {
 /// the counts and the first disagreements, and fails on any.
 fn sweep(target: Target, wave: WaveSize, what: &str, cases: &[Vec<u8>]) {
     let decode = |b: &[u8]| -> Option<(String, usize, Vec<u8>)> {
-        if target == Target::Gfx1201 {
-            let i = rocjitsu_isa::gfx12::decode(target, wave == WaveSize::Wave64, b).ok()?;
-            return Some((i.to_string(), i.len(), i.encode()));
-        }
         let i = rocjitsu_isa::decode_in(target, wave, b).ok()?;
         Some((i.to_string(), i.len(), i.encode()))
     };

@@ -6,16 +6,16 @@ data1) with their widths, and its offset style. The row type is GFX9's
 (`gfx9::ds::DsOp`); the GFX11 layout moves the opcode to bits 25:18 and gds
 to bit 17 and has no acc bit.
 
-    python3 scripts/gen/gfx11/ds.py
+    python3 scripts/gen/gfx11/ds.py [gfx12]
 """
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from oracle import CPUS, FeatOracle, ROOT, header  # noqa: E402
+from oracle import CPUS, FeatOracle, header, table_path  # noqa: E402
 from memprobe import dec, fixed_bits, operands, parse_reg, rust_str  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "ds.rs")
+OUT = table_path("ds.rs")
 ENC = 0x36 << 26
 GDS = 1 << 17
 FIELDS = {"addr": (32, 10), "data0": (40, 20), "data1": (48, 30), "vdst": (56, 40)}

@@ -180,7 +180,7 @@ def main():
                    f"val: 0x{d['val']:08x}, ssamp: {str(d['ssamp']).lower()}, rsrc: {d['rsrc']}, "
                    f"bvh: {str(d['bvh']).lower()}, gather: {str(d['gather']).lower()}, vdata_ok: 0x{d['vdata_ok']:02x}, addrs: [{addrs}], nsa: [{nsa}], "
                    f"dflt: [{d['dflt'][0]}, {d['dflt'][1]}], nsa_dflt: [{d['nsa_dflt'][0]}, {d['nsa_dflt'][1]}], "
-                   f"bvh_nsa: [&{d['bvh_nsa'][0]}, &{d['bvh_nsa'][1]}] }},")
+                   f"bvh_nsa: [&{d['bvh_nsa'][0]}, &{d['bvh_nsa'][1]}], addr_zero: 0 }},")
     out.append("];")
     for cpu, tab in zip(CPUS, tabs):
         out += ["", f"/// Row of `MIMG_OPS` per opcode on {cpu} (0xff: invalid).",

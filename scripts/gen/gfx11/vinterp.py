@@ -9,10 +9,10 @@ bit k: srcK) and whether op_sel is printed.
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, FeatOracle, header, mask, words  # noqa: E402
+from oracle import CPUS, FeatOracle, header, mask, table_path, words  # noqa: E402
 from valu import reg, split  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vinterp.rs")
+OUT = table_path("vinterp.rs")
 
 
 def main():

@@ -9,18 +9,19 @@ Per opcode: the mnemonic of each form, the order of the printed operands
 (destination, the implicit `vcc` LLVM prints for carry and condition
 operands, src0, vsrc1, the literal constant K of v_fmamk/v_fmaak), the
 destination kind, src0's and vsrc1's widths, value types, 16-bit halves and
-the register classes LLVM annotates, and which DPP neg/abs bits LLVM
-accepts.
+the register classes LLVM annotates, which DPP neg/abs bits LLVM
+accepts, and (GFX12's fake-16-bit operands) which operands LLVM annotates
+or rejects above v127.
 
     python3 scripts/gen/gfx11/vop.py
 """
-import os, sys
+import os, re, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
+from oracle import CPUS, decode_many, header, table_path, words  # noqa: E402
 from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop.rs")
+OUT = table_path("vop.rs")
 KINDS = (("Vop1", 256), ("Vop2", 64), ("Vopc", 256))
 DPP16 = 0xFF00E400 | 1  # src0 v1, quad_perm:[0,1,2,3], row/bank masks 0xf
 DPP8 = 0x00FAC688 << 8 | 1  # src0 v1, dpp8:[0,1,2,3,4,5,6,7]
@@ -120,6 +121,21 @@ def analyse(kind, op, r, r64):
         i = roles.index("Src1")
         f, first, n, half = reg(strip_note(toks[i])[0])
         src1 = (n, bool(half))
+    # Fake-16-bit operands (GFX12): registers above v127 are annotated
+    # (sources: bit 0 src0, bit 1 vsrc1) or rejected (bit 3: vdst).
+    lo128 = 0
+    if dst in ("V(1)",) and text(r, "dsthi") is None:
+        lo128 |= 8
+    for bit, key, role, classes in ((1, "s0hi", "Src0", ("VS_32_Lo128",)),
+                                    (2, "s1hi", "Src1", ("VGPR_32_Lo128",))):
+        if role in roles and text(r, key) and not (src0 if role == "Src0" else src1)[2 if role == "Src0" else 1]:
+            cls = strip_note(split(text(r, key))[1][roles.index(role)])[1]
+            if cls:
+                assert cls in classes, (kind, op, key, cls)
+                lo128 |= bit
+    if lo128 & 1 and text(r, "dpphi"):
+        cls = strip_note(split(text(r, "dpphi"))[1][roles.index("Src0")])[1]
+        assert cls == "VGPR_32_Lo128", (kind, op, cls)
     # DPP forms.
     dpp_name = dpp8_name = ""
     dpp_zero = dpp_mods = 0
@@ -132,13 +148,18 @@ def analyse(kind, op, r, r64):
                 dpp_zero |= 1 << j
             elif tb != td:
                 dpp_mods |= 1 << j
+        # GFX12's v_cndmask_b32_dpp closes src1's abs bar after vcc.
+        tb = text(r, "dpp23")
+        if tb and re.search(r"vcc(_lo)?\|", tb):
+            dpp_mods |= 16
     t8 = text(r, "dpp8")
     sel_src = False
     if t8:
         dpp8_name = split(t8)[0]
         sel_src = dpp8_src([text(r, f"dpp8sel{j}") for j in range(len(DPP8_SELS))])
     return dict(name=name, roles=roles, dst=dst, src0=src0, src1=src1, dpp=dpp_name,
-                dpp8=dpp8_name, dpp_zero=dpp_zero, dpp_mods=dpp_mods, dpp8_src=sel_src)
+                dpp8=dpp8_name, dpp_zero=dpp_zero, dpp_mods=dpp_mods, dpp8_src=sel_src,
+                lo128=lo128)
 
 
 def learn(cpu):
@@ -168,7 +189,8 @@ def learn(cpu):
                 # Opcodes without operands (v_nop, v_pipeflush): the fields
                 # must be zero.
                 d = dict(name=text(r, "alt"), roles=[], dst="None", src0=None, src1=None,
-                         dpp="", dpp8="", dpp_zero=0, dpp_mods=0, dpp8_src=False, bare=True)
+                         dpp="", dpp8="", dpp_zero=0, dpp_mods=0, dpp8_src=False, bare=True,
+                         lo128=0)
             if d is not None:
                 out[(kind, op)] = d
     return out
@@ -217,7 +239,7 @@ def main():
                     f"dpp: \"{d['dpp']}\", dpp8: \"{d['dpp8']}\", roles: &[{roles}], dst: VDst::{d['dst']}, "
                     f"src0: {rust_src0(d['src0'])}, src1: {s1}, bare: {str(d.get('bare', False)).lower()}, "
                     f"dpp_zero: {d['dpp_zero']}, dpp_mods: {d['dpp_mods']}, "
-                    f"dpp8_src: {str(d['dpp8_src']).lower()} }},")
+                    f"dpp8_src: {str(d['dpp8_src']).lower()}, lo128: {d['lo128']} }},")
     body = "\n".join(rows)
     used = [c for c in ("NO_CONST", "PLAIN", "REJECT_CONST") if c in body]
     with open(OUT, "w") as fh:

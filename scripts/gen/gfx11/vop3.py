@@ -14,13 +14,13 @@ rejects it, ignores it, prints it, or falls back to its fake-16-bit form.
 
     python3 scripts/gen/gfx11/vop3.py
 """
-import os, sys
+import os, re, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
+from oracle import CPUS, decode_many, header, table_path, words  # noqa: E402
 from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop3.rs")
+OUT = table_path("vop3.rs")
 SRC = (0x101, 0x102, 0x103)
 W0BITS = list(range(8, 16))  # abs[2:0] / sdst, op_sel[3:0], clamp
 W1BITS = list(range(27, 32))  # omod[1:0], neg[2:0]
@@ -74,6 +74,7 @@ def probes_for(op, vdst, hi0=0):
         for j, v in enumerate(LITS):
             p[f"s{k}lit{j}"] = w(srcs=with_src(SRC, k, 255), lit=v)
     p["dsthi"] = w(vdst=0xC0)
+    p["dstexec"] = w(vdst=0x7E)
     # DPP forms: src0 0xFA (DPP16 dword: src0 v1, quad_perm identity, all
     # rows and banks) or 0xE9 (DPP8 identity) with a third dword.
     p["dpp"] = w(srcs=with_src(SRC, 0, 0xFA), lit=0xFF00E401)
@@ -87,6 +88,12 @@ def probes_for(op, vdst, hi0=0):
         # Literals after the DPP dword: how the DPP form prints them.
         for j, v in enumerate(LITS):
             p[f"dpps{k}lit{j}"] = w(srcs=with_src(with_src(SRC, 0, 0xFA), k, 255), lit=0xFF00E401, w3=v)
+    # Modifier bits in the DPP forms (their validation differs on GFX12's
+    # fp8 conversions).
+    for b in W0BITS + W1BITS:
+        kw = {"hi": 1 << (b - 8)} if b < 16 else {"w1bits": 1 << b}
+        p[f"dppb{b}"] = w(srcs=with_src(SRC, 0, 0xFA), lit=0xFF00E401, **kw)
+        p[f"dpp8b{b}"] = w(srcs=with_src(SRC, 0, 0xE9), lit=0xFAC68801, **kw)
     p["hi2"] = w(hi=2)
     for b in W0BITS:
         p[f"w0b{b}"] = w(hi=1 << (b - 8))
@@ -161,6 +168,10 @@ def analyse(op, vdst, r, r64, hi0=0):
             dst = "Mask"
         else:
             dst = f"S({n})"
+            # GFX12's v_s_* ops: the SReg_32_XEXEC class.
+            tx = t("dstexec")
+            if tx and strip_note(split(tx)[1][i])[1] == "SReg_32_XEXEC":
+                dst = f"SXexec({n})"
     srcs = []
     nsrc = sum(1 for x in order if x.startswith("src"))
     for k in range(nsrc):
@@ -222,6 +233,14 @@ def analyse(op, vdst, r, r64, hi0=0):
         if tx and "op_sel:[" in tx:
             opsel = tx.split("op_sel:[")[1].split("]")[0].count(",") + 1
             break
+    # GFX12's fp8 conversions print op_sel bits as byte_sel: per op_sel
+    # bit k, bits 2k+1:2k hold the byte_sel value it gives alone.
+    byte_sel = 0
+    for k, b in enumerate(range(11, 15)):
+        tx = t(f"w0b{b}")
+        m = re.search(r"byte_sel:(\d)", tx or "")
+        if m:
+            byte_sel |= int(m.group(1)) << (2 * k)
     tx = t("w0b14")
     if opsel and tx and "op_sel:[" in tx and tx.split("op_sel:[")[1].split("]")[0].endswith("1"):
         opsel |= 8
@@ -233,17 +252,28 @@ def analyse(op, vdst, r, r64, hi0=0):
         for j, b in enumerate((18, 19, 20, 21, 22, 23)):
             if t(f"dpp{b}") is None:
                 dpp |= 4 << j
+    sel_src = False
     if t("dpp8"):
         dpp |= 2
-        # The VOP3 DPP8 forms print their selector raw; the VOP1/VOP2/VOP3P
-        # tables record the opcodes that do not.
-        assert not dpp8_src([t(f"dpp8sel{j}") for j in range(len(DPP8_SELS))]), (op, name, [t(f"dpp8sel{j}") for j in range(len(DPP8_SELS))])
+        # Whether LLVM reads the DPP8 selector through its source-operand
+        # decoder (GFX12's v_cvt_pk_fp8_f32 and kin).
+        sel_src = dpp8_src([t(f"dpp8sel{j}") for j in range(len(DPP8_SELS))])
+    # Modifier bits the base form rejects but the DPP forms accept.
+    dpp_ok = 0
+    for b in W0BITS + W1BITS:
+        if classes.get(b) != "Z" or not dpp:
+            continue
+        ok = {t(f"dppb{b}") is not None for f in (1,) if dpp & 1} | \
+             {t(f"dpp8b{b}") is not None for f in (2,) if dpp & 2}
+        assert len(ok) == 1, (op, name, b)
+        if ok.pop():
+            dpp_ok |= 1 << (b - 8 if b < 16 else b - 27 + 8)
     # A DPP form whose src1 field of 255 takes no literal dword (LLVM's
     # multiply-accumulate DPP forms print the raw field value there).
     raw_src1 = bool(dpp) and nsrc > 1 and t("dpps1lit") is not None and r["dpps1lit"][1] == 12
     return dict(name=name, suffix=suffix, order=order, dst=dst, sdst=sdst, srcs=srcs,
                 zero_src=zero_src, lo128=lo128, classes=classes, opsel=opsel, dpp=dpp,
-                raw_src1=raw_src1)
+                raw_src1=raw_src1, dpp8_src=sel_src, byte_sel=byte_sel, dpp_ok=dpp_ok)
 
 
 def learn(cpu):
@@ -341,7 +371,7 @@ def emit(per, table):
             rows.append(
                 f"    Row {{ op: 0x{op:03x}, tg: {mask}, name: \"{d['name']}\", e64: {str(d['suffix']).lower()}, "
                 f"dst: Dst::{d['dst']}, sdst: {str(d['sdst']).lower()}, srcs: &[{srcs}], "
-                f"zero_src: {d['zero_src']}, lo128: {d['lo128']}, dpp: 0x{d['dpp']:02x}, raw_src1: {str(d['raw_src1']).lower()}, zero: 0x{zero:04x}, mods: 0x{mods:04x}, fake: 0x{fake:04x}, opsel: {d['opsel']} }},")
+                f"zero_src: {d['zero_src']}, lo128: {d['lo128']}, dpp: 0x{d['dpp']:02x}, raw_src1: {str(d['raw_src1']).lower()}, dpp8_src: {str(d['dpp8_src']).lower()}, zero: 0x{zero:04x}, mods: 0x{mods:04x}, fake: 0x{fake:04x}, opsel: {d['opsel']}, byte_sel: 0x{d['byte_sel']:02x}, dpp_ok: 0x{d['dpp_ok']:04x} }},")
     return rows
 
 

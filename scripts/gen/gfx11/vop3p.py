@@ -12,13 +12,13 @@ or prints; and which DPP forms exist.
 
     python3 scripts/gen/gfx11/vop3p.py
 """
-import os, sys
+import os, re, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
+from oracle import CPUS, decode_many, header, table_path, words  # noqa: E402
 from valu import DPP8_SELS, LITS, dpp8_src, reg, split, strip_note, value_type  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vop3p.rs")
+OUT = table_path("vop3p.rs")
 SRC = (0x101, 0x102, 0x103)
 HI_ALL = (1 << 14, 3 << 27)  # op_sel_hi of src2 (word 0) and src0/src1 (word 1)
 W0BITS = list(range(8, 16))  # neg_hi[2:0], op_sel[2:0], op_sel_hi[2], clamp
@@ -135,6 +135,13 @@ def analyse(op, r, r64):
         key = f"w0b{b}" if b < 16 else f"w1b{b}"
         tx = text(r, key)
         classes[b] = "Z" if tx is None else "I" if tx == base else "M"
+    # GFX12's SWMMAC print op_sel bits as index_key: per op_sel bit k, bits
+    # 2k+1:2k hold the value it gives alone.
+    index_key = 0
+    for k, b in enumerate((11, 12, 13)):
+        m = re.search(r"index_key:(\d)", text(r, f"w0b{b}") or "")
+        if m:
+            index_key |= int(m.group(1)) << (2 * k)
     mix = False
     tn = text(r, "w1b29")
     if tn and "neg_lo" not in tn:
@@ -156,7 +163,7 @@ def analyse(op, r, r64):
         if tx and "VGPR_32" in tx:
             dpp_vgpr |= 1 << k
     return dict(dpp_vgpr=dpp_vgpr, name=name, dst=dst, srcs=srcs, zero_src=zero_src, classes=classes, mix=mix, dpp=dpp,
-                dpp8_src=sel_src)
+                dpp8_src=sel_src, index_key=index_key)
 
 
 def learn(cpu):
@@ -190,6 +197,10 @@ def learn(cpu):
         # wave64: the value type per wave size.
         d64 = analyse(op, q, q)
         d["srcs"] = [(a[0], a[1], a[2], a[3], b[2], a[4]) for a, b in zip(d["srcs"], d64["srcs"])]
+        # Modifier bits LLVM rejects per wave size (SWMMAC's index_key is
+        # wider in wave64).
+        d["classes64"] = d64["classes"]
+        d["index_key"] |= d64["index_key"]
         d["packed"] = packed
         rows[op] = d
     return rows
@@ -231,12 +242,17 @@ def main():
             else:
                 groups.append([1 << ci, d])
         for mask, d in groups:
-            zero = mods = 0
+            zero = mods = zero64 = 0
             for bit, c in d["classes"].items():
                 i = bit - 8 if bit < 16 else bit - 27 + 8
                 if c == "Z":
                     zero |= 1 << i
                 elif c == "M":
+                    mods |= 1 << i
+                c64 = d["classes64"][bit]
+                if c64 == "Z":
+                    zero64 |= 1 << i
+                elif c64 == "M":
                     mods |= 1 << i
             srcs = ", ".join(rust_src(s) for s in d["srcs"])
             dst = "[0, 0]" if d["dst"] is None else f"[{d['dst'][0]}, {d['dst'][1]}]"
@@ -244,7 +260,7 @@ def main():
                 f"    PRow {{ op: {op}, tg: {mask}, name: \"{d['name']}\", dst: {dst}, srcs: &[{srcs}], "
                 f"packed: {str(d['packed']).lower()}, mix: {str(d['mix']).lower()}, zero_src: {d['zero_src']}, "
                 f"dpp: 0x{d['dpp']:02x}, dpp_vgpr: {d['dpp_vgpr']}, dpp8_src: {str(d['dpp8_src']).lower()}, "
-                f"zero: 0x{zero:04x}, mods: 0x{mods:04x} }},")
+                f"zero: [0x{zero:04x}, 0x{zero64:04x}], mods: 0x{mods:04x}, index_key: 0x{d['index_key']:02x} }},")
     body = "\n".join(rows)
     used = [c for c in ("NO_CONST", "PLAIN", "REJECT_CONST") if c in body]
     with open(OUT, "w") as fh:

@@ -10,10 +10,10 @@ src0's value type, and whether the vsrc1 field must be zero.
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import CPUS, ROOT, decode_many, header, words  # noqa: E402
+from oracle import CPUS, decode_many, header, table_path, words  # noqa: E402
 from valu import LITS, split, strip_note, value_type  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "vopd.rs")
+OUT = table_path("vopd.rs")
 ADD = 4  # v_dual_add_f32, the partner of every probe
 
 

@@ -35,11 +35,14 @@ KERNEL void state_builtins(unsigned *o, int n) {
 #endif
   __builtin_amdgcn_wave_barrier();
   __builtin_amdgcn_s_setreg((1 << 0) | (0 << 6) | (3 << 11), (unsigned)n);
+#if !defined(__gfx1201__)
+  // GFX12 has no GWS.
   __builtin_amdgcn_ds_gws_init((unsigned)n, 0);
   __builtin_amdgcn_ds_gws_barrier((unsigned)n, 1);
   __builtin_amdgcn_ds_gws_sema_v(2);
   __builtin_amdgcn_ds_gws_sema_br((unsigned)n, 3);
   __builtin_amdgcn_ds_gws_sema_p(4);
+#endif
   __builtin_amdgcn_s_ttracedata(n);
   o[GID_X] = __builtin_amdgcn_s_getpc() + __builtin_amdgcn_groupstaticsize() + __builtin_amdgcn_read_exec_lo();
 }

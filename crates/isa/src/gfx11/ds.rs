@@ -4,7 +4,7 @@
 //! rows and their printing are GFX9's ([`crate::gfx9::ds`]); the table
 //! (`tables/ds.rs`) is learned from LLVM 22.
 
-use super::Inst;
+use super::sop::Raw;
 use super::tables::ds::{DS_GFX1100, DS_GFX1151, DS_OPS};
 use crate::gfx9::ds::DsOp;
 use crate::{DecodeError, Target};
@@ -20,38 +20,44 @@ pub struct Ds {
     pub w1: u32,
 }
 
-fn table(target: Target) -> &'static [u8; 256] {
-    if target == Target::Gfx1151 {
-        &DS_GFX1151
-    } else {
-        &DS_GFX1100
-    }
+/// One family's DS opcode rows and, per target (by [`Target::index`]), the
+/// row of each opcode (0xff: invalid), from a generated `tables/ds.rs`.
+pub struct DsTables {
+    pub ops: &'static [DsOp],
+    pub rows: [&'static [u8; 256]; 2],
 }
 
-/// Decodes a DS instruction (8 bytes).
+/// GFX11's tables.
+pub static TABLES: DsTables = DsTables {
+    ops: &DS_OPS,
+    rows: [&DS_GFX1100, &DS_GFX1151],
+};
+
+/// Decodes a DS instruction (8 bytes) with the family's tables: the row
+/// and the dwords.
 pub(crate) fn decode(
+    t: &'static DsTables,
     target: Target,
-    wave64: bool,
     w0: u32,
     bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+) -> Result<Raw, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let row = table(target)[((w0 >> 18) & 0xff) as usize];
-    let op: &DsOp = DS_OPS.get(usize::from(row)).ok_or(invalid.clone())?;
+    let row = t.rows[target.index() & 1][((w0 >> 18) & 0xff) as usize];
+    let op: &DsOp = t.ops.get(usize::from(row)).ok_or(invalid.clone())?;
     let all = u64::from(w0) | (u64::from(w1) << 32);
     if all & op.fix != op.val {
         return Err(invalid);
     }
-    Ok(Inst::new(target, wave64, u16::from(row), 8, [w0, w1, 0, 0]))
+    Ok((u16::from(row), 8, [w0, w1, 0, 0]))
 }
 
 impl Ds {
-    pub(crate) fn from_raw(r: usize, w0: u32, w1: u32) -> Ds {
+    pub(crate) fn from_raw(t: &'static DsTables, r: usize, w0: u32, w1: u32) -> Ds {
         Ds {
             fields: crate::gfx9::ds::Ds {
                 opcode: ((w0 >> 18) & 0xff) as u8,
-                op: &DS_OPS[r],
+                op: &t.ops[r],
                 offset: (w0 & 0xffff) as u16,
                 gds: w0 & (1 << 17) != 0,
                 acc: false,

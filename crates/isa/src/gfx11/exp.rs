@@ -2,32 +2,42 @@
 //! primitive data), 64 bits: en 3:0, target 9:4, done 11, row_en 13,
 //! 0b111110 31:26; vsrc0..vsrc3 in the bytes of the second dword.
 
-use super::Inst;
-use super::tables::exp::TARGETS;
-use crate::{DecodeError, Target};
+use super::sop::Raw;
+use super::tables::exp::{MNEMONIC, TARGETS};
+use crate::DecodeError;
 use std::fmt;
 
+/// One family's export mnemonic and target names (a generated
+/// `tables/exp.rs`).
+#[derive(Debug, PartialEq)]
+pub struct ExpTables {
+    pub mnemonic: &'static str,
+    pub targets: &'static [Option<&'static str>; 64],
+}
+
+/// GFX11's tables.
+pub static TABLES: ExpTables = ExpTables {
+    mnemonic: MNEMONIC,
+    targets: &TARGETS,
+};
+
 /// Decodes an EXP instruction (8 bytes); every field value decodes.
-pub(crate) fn decode(
-    target: Target,
-    wave64: bool,
-    w0: u32,
-    bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+pub(crate) fn decode(w0: u32, bytes: &[u8]) -> Result<Raw, DecodeError> {
     let w1 = super::word(bytes, 1)?;
-    Ok(Inst::new(target, wave64, 0, 8, [w0, w1, 0, 0]))
+    Ok((0, 8, [w0, w1, 0, 0]))
 }
 
 /// A decoded EXP instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exp {
+    pub t: &'static ExpTables,
     pub w0: u32,
     pub w1: u32,
 }
 
 impl Exp {
     pub fn mnemonic(&self) -> &'static str {
-        "exp"
+        self.t.mnemonic
     }
 
     pub fn encode_into(&self, out: &mut Vec<u8>) {
@@ -39,9 +49,10 @@ impl Exp {
 impl fmt::Display for Exp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let tg = (self.w0 >> 4) & 0x3f;
-        match TARGETS[tg as usize] {
-            Some(n) => write!(f, "exp {n}")?,
-            None => write!(f, "exp invalid_target_{tg}")?,
+        let m = self.t.mnemonic;
+        match self.t.targets[tg as usize] {
+            Some(n) => write!(f, "{m} {n}")?,
+            None => write!(f, "{m} invalid_target_{tg}")?,
         }
         for k in 0..4 {
             f.write_str(if k == 0 { " " } else { ", " })?;

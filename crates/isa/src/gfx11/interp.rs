@@ -10,6 +10,7 @@
 
 use super::Inst;
 use super::operand::{Operand, ValType, decode_src};
+use super::sop::Raw;
 use super::tables::vinterp::VINTERP;
 use super::valu::{Slot, fmt_mod_src, fmt_v16, fmt_vgpr};
 use crate::gfx9::sop::Warnings;
@@ -28,23 +29,30 @@ pub struct InterpRow {
     pub opsel: bool,
 }
 
-fn row_of(op: u32, target: Target) -> Option<(usize, &'static InterpRow)> {
-    VINTERP
-        .iter()
+/// GFX11's rows.
+pub static TABLES: &[InterpRow] = VINTERP;
+
+fn row_of(
+    rows: &'static [InterpRow],
+    op: u32,
+    target: Target,
+) -> Option<(usize, &'static InterpRow)> {
+    rows.iter()
         .enumerate()
         .find(|(_, r)| u32::from(r.op) == op && r.tg & target.bit() != 0)
 }
 
-/// Decodes a VINTERP instruction (8 bytes, 12 with a literal).
+/// Decodes a VINTERP instruction (8 bytes, 12 with a literal) with the
+/// family's rows: the row, length and dwords.
 pub(crate) fn decode_vinterp(
+    rows: &'static [InterpRow],
     target: Target,
-    wave64: bool,
     w0: u32,
     bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+) -> Result<Raw, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let (i, row) = row_of((w0 >> 16) & 0x7f, target).ok_or(invalid.clone())?;
+    let (i, row) = row_of(rows, (w0 >> 16) & 0x7f, target).ok_or(invalid.clone())?;
     let mut lit = false;
     for k in 0..3 {
         let v = ((w1 >> (9 * k)) & 0x1ff) as u16;
@@ -60,7 +68,7 @@ pub(crate) fn decode_vinterp(
     } else {
         (0, 8)
     };
-    Ok(Inst::new(target, wave64, i as u16, len, [w0, w1, w2, 0]))
+    Ok((i as u16, len, [w0, w1, w2, 0]))
 }
 
 /// A decoded VINTERP instruction.
@@ -73,9 +81,14 @@ pub struct Vinterp {
 }
 
 impl Vinterp {
-    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32, w2: u32) -> Vinterp {
+    pub(crate) fn from_raw(
+        rows: &'static [InterpRow],
+        r: usize,
+        len: u8,
+        [w0, w1, w2]: [u32; 3],
+    ) -> Vinterp {
         Vinterp {
-            row: &VINTERP[r],
+            row: &rows[r],
             w0,
             w1,
             literal: (len == 12).then_some(w2),

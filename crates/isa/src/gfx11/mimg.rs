@@ -49,6 +49,9 @@ pub struct MimgOp {
     pub nsa_dflt: [u8; 2],
     /// BVH: the NSA register widths per a16.
     pub bvh_nsa: [&'static [u8]; 2],
+    /// GFX12: the address bytes of the third dword (bit k: byte k) that
+    /// must be zero.
+    pub addr_zero: u8,
 }
 
 fn table(target: Target) -> &'static [u8; 256] {
@@ -103,9 +106,80 @@ pub struct Mimg {
 
 /// The registers LLVM prints: the data count and the address widths (one
 /// entry for a non-NSA tuple).
-struct Layout {
-    data: u8,
-    addrs: Vec<u8>,
+pub(crate) struct Layout {
+    pub data: u8,
+    pub addrs: Vec<u8>,
+}
+
+/// The fields that select an opcode's variant.
+pub(crate) struct Select {
+    pub nsa: bool,
+    pub dim: usize,
+    pub a16: usize,
+    pub dmask: u32,
+    pub d16: bool,
+    pub tfe: bool,
+    /// The vdata register.
+    pub vdata: u16,
+}
+
+/// The variant LLVM selects for `op`: the one whose data and address
+/// counts fit, else the default; `addr_reg(k)` is address register `k`.
+pub(crate) fn select_layout(op: &MimgOp, s: &Select, addr_reg: &dyn Fn(usize) -> u16) -> Layout {
+    let (nsa, dim, a16) = (s.nsa, s.dim, s.a16);
+    if op.bvh {
+        return Layout {
+            data: op.dflt[0],
+            addrs: if nsa {
+                op.bvh_nsa[a16].to_vec()
+            } else {
+                vec![op.addrs[0][a16]]
+            },
+        };
+    }
+    let [vd, va] = if nsa { op.nsa_dflt } else { op.dflt };
+    let default = Layout {
+        data: vd,
+        addrs: if nsa {
+            vec![1; usize::from(va)]
+        } else {
+            vec![va]
+        },
+    };
+    let mut dst = if op.gather {
+        4
+    } else {
+        s.dmask.count_ones().max(1) as u8
+    };
+    if s.d16 {
+        dst = dst.div_ceil(2);
+    }
+    if s.tfe {
+        dst += 1;
+    }
+    let addrs: Vec<u8> = if nsa {
+        op.nsa[dim][a16].to_vec()
+    } else {
+        match op.addrs[dim][a16] {
+            0 => vec![],
+            n => vec![n],
+        }
+    };
+    let count: u8 = addrs.iter().sum();
+    if addrs.is_empty() || dst == vd && count == va || dst != vd && op.vdata_ok & (1 << dst) == 0 {
+        return default;
+    }
+    // A widened register may not pass v255.
+    if dst != vd && s.vdata + u16::from(dst) > 256 {
+        return default;
+    }
+    let last = addrs.len() - 1;
+    if (!nsa && count != va || nsa && addrs[last] > 1)
+        && addr_reg(last) + u16::from(addrs[last]) > 256
+    {
+        return default;
+    }
+    Layout { data: dst, addrs }
 }
 
 impl Mimg {
@@ -139,72 +213,21 @@ impl Mimg {
     }
 
     fn layout(&self) -> Layout {
-        let (op, w0, w1) = (self.op, self.w0, self.w1);
-        let nsa = self.nsa.is_some();
-        let dim = ((w0 >> 2) & 7) as usize;
-        let a16 = ((w0 >> 16) & 1) as usize;
-        if op.bvh {
-            return Layout {
-                data: op.dflt[0],
-                addrs: if nsa {
-                    op.bvh_nsa[a16].to_vec()
-                } else {
-                    vec![op.addrs[0][a16]]
-                },
-            };
-        }
-        let [vd, va] = if nsa { op.nsa_dflt } else { op.dflt };
-        let default = Layout {
-            data: vd,
-            addrs: if nsa {
-                vec![1; usize::from(va)]
-            } else {
-                vec![va]
-            },
+        let (w0, w1) = (self.w0, self.w1);
+        let sel = Select {
+            nsa: self.nsa.is_some(),
+            dim: ((w0 >> 2) & 7) as usize,
+            a16: ((w0 >> 16) & 1) as usize,
+            dmask: (w0 >> 8) & 0xf,
+            d16: w0 & 1 << 17 != 0,
+            tfe: w1 & 1 << 21 != 0,
+            vdata: ((w1 >> 8) & 0xff) as u16,
         };
-        let dmask = (w0 >> 8) & 0xf;
-        let mut dst = if op.gather {
-            4
-        } else {
-            dmask.count_ones().max(1) as u8
-        };
-        if w0 & 1 << 17 != 0 {
-            dst = dst.div_ceil(2);
-        }
-        if w1 & 1 << 21 != 0 {
-            dst += 1;
-        }
-        let addrs: Vec<u8> = if nsa {
-            op.nsa[dim][a16].to_vec()
-        } else {
-            match op.addrs[dim][a16] {
-                0 => vec![],
-                n => vec![n],
-            }
-        };
-        let count: u8 = addrs.iter().sum();
-        if addrs.is_empty()
-            || dst == vd && count == va
-            || dst != vd && op.vdata_ok & (1 << dst) == 0
-        {
-            return default;
-        }
-        // A widened register may not pass v255.
-        let vdata = ((w1 >> 8) & 0xff) as u16;
-        if dst != vd && vdata + u16::from(dst) > 256 {
-            return default;
-        }
-        let last = addrs.len() - 1;
-        if (!nsa && count != va || nsa && addrs[last] > 1)
-            && self.addr_reg(last) + u16::from(addrs[last]) > 256
-        {
-            return default;
-        }
-        Layout { data: dst, addrs }
+        select_layout(self.op, &sel, &|k| self.addr_reg(k))
     }
 }
 
-const DIMS: [&str; 8] = [
+pub(crate) const DIMS: [&str; 8] = [
     "1D",
     "2D",
     "3D",

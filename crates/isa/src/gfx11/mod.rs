@@ -164,21 +164,32 @@ impl Inst {
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(T, r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
             Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
+                &vop3p::TABLES,
                 r,
                 self.wave64(),
                 len,
                 [0, 1, 2, 3].map(|i| self.word(i)),
             )),
-            Encoding::Vopd => {
-                Body::Vopd(vopd::Vopd::from_raw(self.row(), len, w0, w1, self.word(2)))
-            }
-            Encoding::Vinterp => {
-                Body::Vinterp(interp::Vinterp::from_raw(r, len, w0, w1, self.word(2)))
-            }
+            Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
+                &vopd::TABLES,
+                self.row(),
+                len,
+                [w0, w1, self.word(2)],
+            )),
+            Encoding::Vinterp => Body::Vinterp(interp::Vinterp::from_raw(
+                interp::TABLES,
+                r,
+                len,
+                [w0, w1, self.word(2)],
+            )),
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
-            Encoding::Ds => Body::Ds(ds::Ds::from_raw(r, w0, w1)),
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(&ds::TABLES, r, w0, w1)),
             Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
-            Encoding::Exp => Body::Exp(exp::Exp { w0, w1 }),
+            Encoding::Exp => Body::Exp(exp::Exp {
+                t: &exp::TABLES,
+                w0,
+                w1,
+            }),
             Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, len, w0, w1, self.word(2))),
             Encoding::Mubuf | Encoding::Mtbuf => Body::Buf(mubuf::Buf::from_raw(
                 r,
@@ -189,12 +200,14 @@ impl Inst {
                 self.word(2),
             )),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
+                &vop::TABLES,
                 r,
                 self.wave64(),
                 len,
                 [w0, w1, self.word(2)],
             )),
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
+                &vop3::TABLES,
                 self.row(),
                 self.wave64(),
                 len,
@@ -363,12 +376,12 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
     use sop::AluForm::{Sop1, Sop2, Sopc};
     let w0 = word(bytes, 0)?;
+    let inst = |(r, len, words): sop::Raw| Inst::new(target, wave64, r, len, words);
     if w0 >> 31 == 0 {
-        return vop::decode(target, wave64, w0, bytes);
+        return vop::decode(&vop::TABLES, target, wave64, w0, bytes).map(inst);
     }
     let invalid = DecodeError::Invalid { target, word: w0 };
     let t = &sop::TABLES;
-    let inst = |(r, len, words): sop::Raw| Inst::new(target, wave64, r, len, words);
     match encoding_of(w0) {
         Some(Encoding::Sopp) => sop::Sopp::decode(t, target, w0).map(inst),
         Some(Encoding::Sop1) => sop::Salu::decode(t, target, Sop1, w0, bytes).map(inst),
@@ -376,14 +389,16 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sopc) => sop::Salu::decode(t, target, Sopc, w0, bytes).map(inst),
         Some(Encoding::Sopk) => sop::Sopk::decode(t, target, w0, bytes).map(inst),
         Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
-        Some(Encoding::Vop3) => vop3::decode(target, wave64, w0, bytes),
-        Some(Encoding::Vop3p) => vop3p::decode(target, wave64, w0, bytes),
-        Some(Encoding::Vopd) => vopd::decode(target, wave64, w0, bytes),
-        Some(Encoding::Vinterp) => interp::decode_vinterp(target, wave64, w0, bytes),
+        Some(Encoding::Vop3) => vop3::decode(&vop3::TABLES, target, wave64, w0, bytes).map(inst),
+        Some(Encoding::Vop3p) => vop3p::decode(&vop3p::TABLES, target, wave64, w0, bytes).map(inst),
+        Some(Encoding::Vopd) => vopd::decode(&vopd::TABLES, target, wave64, w0, bytes).map(inst),
+        Some(Encoding::Vinterp) => {
+            interp::decode_vinterp(interp::TABLES, target, w0, bytes).map(inst)
+        }
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
-        Some(Encoding::Ds) => ds::decode(target, wave64, w0, bytes),
+        Some(Encoding::Ds) => ds::decode(&ds::TABLES, target, w0, bytes).map(inst),
         Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
-        Some(Encoding::Exp) => exp::decode(target, wave64, w0, bytes),
+        Some(Encoding::Exp) => exp::decode(w0, bytes).map(inst),
         Some(Encoding::Mimg) => mimg::decode(target, wave64, w0, bytes),
         Some(Encoding::Mubuf) => mubuf::decode(target, wave64, w0, bytes, false),
         Some(Encoding::Mtbuf) => mubuf::decode(target, wave64, w0, bytes, true),

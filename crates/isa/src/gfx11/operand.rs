@@ -123,10 +123,12 @@ pub fn decode_stuple(field: u16, count: u8) -> Option<Operand> {
     }
     let aligned = field & !3;
     let n = u16::from(count);
+    // LLVM has no 96-bit TTMP class: such a field reads as TTMP_256.
+    let tcount = if count == 3 { 8 } else { count };
     match field {
         0..=105 if aligned + n <= 104 => Some(Operand::Reg(Reg::new(RegFile::Sgpr, field, count))),
-        108..=123 if aligned - 108 + n <= 16 => {
-            Some(Operand::Reg(Reg::new(RegFile::Ttmp, field - 108, count)))
+        108..=123 if aligned - 108 + u16::from(tcount) <= 16 => {
+            Some(Operand::Reg(Reg::new(RegFile::Ttmp, field - 108, tcount)))
         }
         124 => Some(Operand::Special(Special::Null, Half::Full)),
         _ => None,

@@ -4,7 +4,7 @@
 //! soffset 63:57, a 21-bit signed byte offset 52:32.
 
 use super::Inst;
-use super::operand::{Half, Operand, Special, decode_sreg, decode_stuple, fmt_signed_hex};
+use super::operand::{Half, Operand, RegFile, Special, decode_sreg, decode_stuple, fmt_signed_hex};
 use super::tables::smem::SMEM;
 use crate::gfx9::sop::{Warnings, fmt_sop};
 use crate::{DecodeError, Target};
@@ -119,24 +119,71 @@ impl Smem {
 
     /// The sdata operand (a register tuple), if the opcode has one.
     pub fn data(&self) -> Option<Operand> {
-        match self.row.data {
-            0 | DATA_IMM => None,
-            n => decode_stuple(u16::from(self.sdata), n),
-        }
+        data_operand(self.row.data, self.sdata)
     }
 
     /// The sbase operand.
     pub fn base(&self) -> Option<Operand> {
-        match self.row.base {
-            0 => None,
-            n => decode_stuple(u16::from(self.sbase) * 2, n),
-        }
+        base_operand(self.row.base, self.sbase)
     }
 
     /// The soffset register (`null`: none).
     pub fn soffset(&self) -> Operand {
-        decode_sreg(u16::from(self.soffset), 1)
-            .unwrap_or(Operand::Special(Special::Null, Half::Full))
+        soffset_operand(self.soffset)
+    }
+}
+
+/// The sdata operand of a field of `width` dwords (a register tuple), if
+/// it is one.
+pub(crate) fn data_operand(width: u8, sdata: u8) -> Option<Operand> {
+    match width {
+        0 | DATA_IMM => None,
+        n => decode_stuple(u16::from(sdata), n),
+    }
+}
+
+/// The sbase operand of `width` dwords (0: none) of a field in SGPR pairs.
+pub(crate) fn base_operand(width: u8, sbase: u8) -> Option<Operand> {
+    match width {
+        0 => None,
+        n => decode_stuple(u16::from(sbase) * 2, n),
+    }
+}
+
+/// The soffset register (`null`: none).
+pub(crate) fn soffset_operand(soffset: u8) -> Operand {
+    decode_sreg(u16::from(soffset), 1).unwrap_or(Operand::Special(Special::Null, Half::Full))
+}
+
+/// Prints an sdata field of `width` dwords ([`DATA_IMM`]: an immediate),
+/// with LLVM's note on registers the operand's class leaves out.
+pub(crate) fn fmt_data(
+    f: &mut fmt::Formatter<'_>,
+    width: u8,
+    sdata: u8,
+    warn: &mut Warnings,
+) -> fmt::Result {
+    let op = match width {
+        DATA_IMM => None,
+        n => decode_stuple(u16::from(sdata), n),
+    };
+    match op {
+        Some(op) => {
+            fmt_sop(f, &op, width, warn)?;
+            // Registers the data operand's class leaves out.
+            let class = match (width, op) {
+                (1, Operand::Special(Special::M0 | Special::Exec, _)) => Some("SReg_32_XM0_XEXEC"),
+                (2, Operand::Special(Special::Exec, _)) => Some("SReg_64_XEXEC"),
+                (3, Operand::Reg(r)) if r.file == RegFile::Ttmp => Some("SReg_96"),
+                _ => None,
+            };
+            if let Some(c) = class {
+                write!(f, "/*Invalid register, operand has '{c}' register class*/")?;
+            }
+            Ok(())
+        }
+        None if sdata <= 64 => write!(f, "{sdata}"),
+        None => write!(f, "0x{sdata:x}"),
     }
 }
 
@@ -153,24 +200,7 @@ impl fmt::Display for Smem {
         }
         let mut warn = Warnings::default();
         f.write_str(" ")?;
-        match self.data() {
-            Some(op) => {
-                fmt_sop(f, &op, row.data, &mut warn)?;
-                // Registers the data operand's class leaves out.
-                let class = match (row.data, op) {
-                    (1, Operand::Special(Special::M0 | Special::Exec, _)) => {
-                        Some("SReg_32_XM0_XEXEC")
-                    }
-                    (2, Operand::Special(Special::Exec, _)) => Some("SReg_64_XEXEC"),
-                    _ => None,
-                };
-                if let Some(c) = class {
-                    write!(f, "/*Invalid register, operand has '{c}' register class*/")?;
-                }
-            }
-            None if self.sdata <= 64 => write!(f, "{}", self.sdata)?,
-            None => write!(f, "0x{:x}", self.sdata)?,
-        }
+        fmt_data(f, row.data, self.sdata, &mut warn)?;
         f.write_str(", ")?;
         if let Some(base) = self.base() {
             fmt_sop(f, &base, row.base, &mut warn)?;

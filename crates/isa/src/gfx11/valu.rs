@@ -66,6 +66,9 @@ pub(crate) fn fmt_operand(
     let note = |f: &mut fmt::Formatter<'_>, class: &str| {
         if class.is_empty() {
             Ok(())
+        } else if class.starts_with("VReg_") && s.width <= 1 {
+            // A tuple class narrowed to one register (WMMA in wave64).
+            f.write_str("/*Invalid register, operand has 'VGPR_32' register class*/")
         } else if class.starts_with("VReg_") {
             // Vector tuple classes follow the slot's width (WMMA's halve in
             // wave64).
@@ -99,6 +102,9 @@ pub(crate) fn fmt_operand(
             // `src_lds_direct` belongs to the `...OrLds` classes.
             if inline_value(sp) || sp == Special::SrcLdsDirect && s.bad_s.contains("Lds") {
                 Ok(())
+            } else if sp == Special::SrcLdsDirect && s.bad_v.starts_with("SReg") {
+                // An SGPR-only slot (GFX12's `v_s_*`): its class.
+                note(f, s.bad_v)
             } else {
                 note(f, s.bad_s)
             }
@@ -180,6 +186,7 @@ pub(crate) fn fmt_sdst(
     f: &mut fmt::Formatter<'_>,
     op: &Operand,
     width: u8,
+    xexec: bool,
     warn: &mut Warnings,
 ) -> fmt::Result {
     let slot = Slot {
@@ -193,7 +200,14 @@ pub(crate) fn fmt_sdst(
         hi: false,
     };
     fmt_operand(f, op, &slot, warn)?;
-    if matches!(op, Operand::Special(Special::M0 | Special::SrcLdsDirect, _)) {
+    if xexec {
+        if matches!(
+            op,
+            Operand::Special(Special::Exec | Special::SrcLdsDirect, _)
+        ) {
+            f.write_str("/*Invalid register, operand has 'SReg_32_XEXEC' register class*/")?;
+        }
+    } else if matches!(op, Operand::Special(Special::M0 | Special::SrcLdsDirect, _)) {
         f.write_str("/*Invalid register, operand has 'SReg_32_XM0' register class*/")?;
     }
     Ok(())

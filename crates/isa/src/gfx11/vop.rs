@@ -12,8 +12,8 @@
 //! A 16-bit operand names a VGPR half: bit 7 of an 8-bit VGPR field (or of
 //! src0's register number) selects `.h`, so only v0..v127 are reachable.
 
-use super::Inst;
 use super::operand::{Operand, Reg, RegFile, decode_src};
+use super::sop::Raw;
 use super::tables::vop::VOP;
 use super::valu::{Slot, fmt_mod_src, fmt_sdst, fmt_v16, fmt_vgpr};
 use super::vop3::{NO_CONST, PLAIN, REJECT_CONST, Src};
@@ -75,37 +75,56 @@ pub struct VopRow {
     /// be zero (VOP1: vdst only).
     pub bare: bool,
     /// DPP16 neg/abs bits LLVM rejects (bit 0 src0 neg, 1 src0 abs, 2 src1
-    /// neg, 3 src1 abs) and prints.
+    /// neg, 3 src1 abs) and prints; `dpp_mods` bit 4 ([`ABS_AFTER_VCC`]):
+    /// LLVM closes src1's abs bar after the `vcc` that follows it.
     pub dpp_zero: u8,
     pub dpp_mods: u8,
     /// LLVM reads the DPP8 selector through its source-operand decoder
     /// (see [`dpp8_sel`]).
     pub dpp8_src: bool,
+    /// Fake-16-bit operands (GFX12) above v127: bit 0 src0 and bit 1 vsrc1
+    /// are printed with LLVM's register-class note, bit 3 a vdst makes LLVM
+    /// reject the word.
+    pub lo128: u8,
 }
 
-/// Row index per (target, kind, opcode): VOP1 at 0, VOP2 at 256, VOPC at
-/// 512; `u16::MAX` for none.
-static IDX: [[u16; 768]; 2] = {
-    let mut t = [[u16::MAX; 768]; 2];
-    let mut i = VOP.len();
-    while i > 0 {
-        i -= 1;
-        let r = &VOP[i];
-        let base = match r.kind {
-            Kind::Vop1 => 0,
-            Kind::Vop2 => 256,
-            Kind::Vopc => 512,
-        };
-        let mut k = 0;
-        while k < 2 {
-            if r.tg & (1 << k) != 0 {
-                t[k][base + r.op as usize] = i as u16;
+/// [`VopRow::dpp_mods`]: src1's abs bar closes after the `vcc` operand.
+pub const ABS_AFTER_VCC: u8 = 16;
+
+/// One family's VOP1/VOP2/VOPC rows (a generated `tables/vop.rs`) with the
+/// row index per (target bit, kind, opcode): VOP1 at 0, VOP2 at 256, VOPC
+/// at 512; `u16::MAX` for none.
+pub struct VopTables {
+    pub rows: &'static [VopRow],
+    idx: [[u16; 768]; 2],
+}
+
+impl VopTables {
+    pub const fn new(rows: &'static [VopRow]) -> VopTables {
+        let mut t = [[u16::MAX; 768]; 2];
+        let mut i = rows.len();
+        while i > 0 {
+            i -= 1;
+            let r = &rows[i];
+            let base = match r.kind {
+                Kind::Vop1 => 0,
+                Kind::Vop2 => 256,
+                Kind::Vopc => 512,
+            };
+            let mut k = 0;
+            while k < 2 {
+                if r.tg & (1 << k) != 0 {
+                    t[k][base + r.op as usize] = i as u16;
+                }
+                k += 1;
             }
-            k += 1;
         }
+        VopTables { rows, idx: t }
     }
-    t
-};
+}
+
+/// GFX11's tables.
+pub static TABLES: VopTables = VopTables::new(VOP);
 
 /// Which form a word is in, from its src0 field.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -143,13 +162,15 @@ fn src_ok(v: u16, s: &Src, n: u8) -> bool {
     }
 }
 
-/// Decodes a VOP1, VOP2 or VOPC word (and its literal or DPP dword).
+/// Decodes a VOP1, VOP2 or VOPC word (and its literal or DPP dword) with
+/// the family's tables: the row, length and dwords.
 pub(crate) fn decode(
+    t: &'static VopTables,
     target: Target,
     wave64: bool,
     w0: u32,
     bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+) -> Result<Raw, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let (kind, op) = kind_op(w0);
     let base = match kind {
@@ -157,11 +178,14 @@ pub(crate) fn decode(
         Kind::Vop2 => 256,
         Kind::Vopc => 512,
     };
-    let i = IDX[target.index() & 1][base + op];
-    let row = VOP.get(usize::from(i)).ok_or(invalid.clone())?;
+    let i = t.idx[target.index() & 1][base + op];
+    let row = t.rows.get(usize::from(i)).ok_or(invalid.clone())?;
     // `v_nop` and `v_pipeflush` have no DPP forms and ignore src0, so a DPP
     // marker there decodes as the plain instruction.
     let form = if row.bare { Form::E32 } else { form_of(w0) };
+    if row.lo128 & 8 != 0 && (w0 >> 17) & 0x80 != 0 {
+        return Err(invalid);
+    }
     let len = match form {
         Form::Dpp16 if !row.dpp.is_empty() => {
             let w1 = super::word(bytes, 1)?;
@@ -221,7 +245,7 @@ pub(crate) fn decode(
     };
     let w1 = if len >= 8 { super::word(bytes, 1)? } else { 0 };
     let w2 = if len == 12 { super::word(bytes, 2)? } else { 0 };
-    Ok(Inst::new(target, wave64, i, len, [w0, w1, w2, 0]))
+    Ok((i, len, [w0, w1, w2, 0]))
 }
 
 /// A decoded VOP1, VOP2 or VOPC instruction.
@@ -239,10 +263,16 @@ pub struct Vop {
 }
 
 impl Vop {
-    pub(crate) fn from_raw(r: usize, wave64: bool, len: u8, words: [u32; 3]) -> Vop {
+    pub(crate) fn from_raw(
+        t: &'static VopTables,
+        r: usize,
+        wave64: bool,
+        len: u8,
+        words: [u32; 3],
+    ) -> Vop {
         let [w0, w1, w2] = words;
         Vop {
-            row: &VOP[r],
+            row: &t.rows[r],
             wave64,
             w0,
             w1,
@@ -377,6 +407,9 @@ impl fmt::Display for Vop {
         let mut sep = " ";
         let vdst = ((self.w0 >> 17) & 0xff) as u16;
         let mask_w = 1 + u8::from(self.wave64);
+        // LLVM closes an abs bar of vsrc1 after a `vcc` that follows it
+        // (`v_cndmask_b32_dpp ..., |v1, vcc_lo|`).
+        let mut close_after_vcc = false;
         for role in row.roles {
             if *role == Role::K && form != Form::E32 {
                 continue;
@@ -391,12 +424,18 @@ impl fmt::Display for Vop {
                         // An 8-bit source-style field: constants decode,
                         // as invalid immediates.
                         if let Some(op) = decode_src(vdst, n, self.literal()) {
-                            fmt_sdst(f, &op, n, &mut warn)?;
+                            fmt_sdst(f, &op, n, false, &mut warn)?;
                         }
                     }
                     VDst::None => {}
                 },
-                Role::Vcc => f.write_str(if self.wave64 { "vcc" } else { "vcc_lo" })?,
+                Role::Vcc => {
+                    f.write_str(if self.wave64 { "vcc" } else { "vcc_lo" })?;
+                    if close_after_vcc {
+                        f.write_str("|")?;
+                        close_after_vcc = false;
+                    }
+                }
                 Role::K => write!(f, "0x{:x}", self.w1)?,
                 Role::Src0 => {
                     let Some(s) = &row.src0 else { continue };
@@ -423,13 +462,19 @@ impl fmt::Display for Vop {
                         hi = r.index & 0x80 != 0;
                         op = Operand::Reg(Reg::new(RegFile::Vgpr, r.index & 0x7f, 1));
                     }
+                    let lo128 = row.lo128 & 1 != 0
+                        && matches!(op, Operand::Reg(r) if r.file == RegFile::Vgpr && r.index >= 128);
                     let slot = Slot {
                         width: n,
                         ty: s.ty,
                         plain: s.flags & PLAIN != 0,
                         bad_const: s.flags & NO_CONST != 0,
                         bad_s: s.bad_s,
-                        bad_v: s.bad_v,
+                        bad_v: match form {
+                            _ if !lo128 => s.bad_v,
+                            Form::E32 => "VS_32_Lo128",
+                            _ => "VGPR_32_Lo128",
+                        },
                         t16: s.t16,
                         hi,
                     };
@@ -454,9 +499,18 @@ impl fmt::Display for Vop {
                         fmt_v16(f, v & 0x7f, v & 0x80 != 0)?;
                     } else {
                         fmt_vgpr(f, v, n)?;
+                        if row.lo128 & 2 != 0 && v >= 128 {
+                            f.write_str(
+                                "/*Invalid register, operand has 'VGPR_32_Lo128' register class*/",
+                            )?;
+                        }
                     }
                     if abs {
-                        f.write_str("|")?;
+                        if row.dpp_mods & ABS_AFTER_VCC != 0 {
+                            close_after_vcc = true;
+                        } else {
+                            f.write_str("|")?;
+                        }
                     }
                 }
             }

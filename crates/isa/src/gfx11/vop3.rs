@@ -12,11 +12,11 @@
 //! operand the opcode lacks makes LLVM fall back to the opcode's
 //! fake-16-bit form, which prints 32-bit registers and no op_sel.
 
-use super::Inst;
 use super::operand::{Operand, ValType, decode_src, decode_sreg};
+use super::sop::Raw;
 use super::tables::vop3::{VOP3, VOP3_FAKE16};
 use super::valu::{Slot, fmt_mod_src, fmt_omod, fmt_operand, fmt_sdst, fmt_v16, fmt_vgpr};
-use super::vop::{fmt_dpp8, fmt_dpp16};
+use super::vop::{dpp8_sel, fmt_dpp8, fmt_dpp16};
 use crate::gfx9::sop::{Warnings, fmt_sop};
 use crate::{DecodeError, Target};
 use std::fmt;
@@ -32,6 +32,9 @@ pub enum Dst {
     V16,
     /// An SGPR range of this many dwords.
     S(u8),
+    /// An SGPR range of the `SReg_32_XEXEC` class (GFX12's `v_s_*`
+    /// pseudo-scalar opcodes).
+    SXexec(u8),
     /// A lane mask: one SGPR in wave32, a pair in wave64.
     Mask,
 }
@@ -84,6 +87,8 @@ pub struct Row {
     pub zero: u16,
     /// Modifier bits LLVM prints.
     pub mods: u16,
+    /// Bits of `zero` the DPP forms accept (and do not print).
+    pub dpp_ok: u16,
     /// Modifier bits that select the fake-16-bit form.
     pub fake: u16,
     /// DPP forms: [`DPP16`], [`DPP8`], and (bits 2..7) the DPP16 dword's
@@ -93,9 +98,15 @@ pub struct Row {
     /// prints as its value (LLVM's `v_fmac_*` DPP forms insert the tied
     /// accumulator before src1).
     pub raw_src1: bool,
+    /// LLVM reads the DPP8 selector through its source-operand decoder
+    /// (see `vop::dpp8_sel`).
+    pub dpp8_src: bool,
     /// Entries of the printed `op_sel:[...]` (0: not printed), plus
     /// [`OPSEL_DST`] when the last is the destination's (op_sel bit 3).
     pub opsel: u8,
+    /// op_sel bits printed as `byte_sel` (GFX12's fp8 conversions): bits
+    /// 2k+1:2k hold the value op_sel bit k adds.
+    pub byte_sel: u8,
 }
 
 /// [`Row::dpp`]: the `_e64_dpp` form with a DPP16 dword exists.
@@ -157,20 +168,40 @@ const fn index(rows: &[Row]) -> [[u16; 1024]; 2] {
     t
 }
 
-static IDX: [[u16; 1024]; 2] = index(VOP3);
-static IDX_FAKE16: [[u16; 1024]; 2] = index(VOP3_FAKE16);
+/// One family's VOP3 rows and fake-16-bit rows (a generated
+/// `tables/vop3.rs`) with their row indices per (target bit, opcode).
+pub struct Vop3Tables {
+    pub rows: &'static [Row],
+    pub fake16: &'static [Row],
+    idx: [[u16; 1024]; 2],
+    idx_fake: [[u16; 1024]; 2],
+}
 
-/// The row flag marking an index into [`VOP3_FAKE16`].
-const FAKE_ROW: u16 = 0x8000;
+impl Vop3Tables {
+    pub const fn new(rows: &'static [Row], fake16: &'static [Row]) -> Vop3Tables {
+        Vop3Tables {
+            rows,
+            fake16,
+            idx: index(rows),
+            idx_fake: index(fake16),
+        }
+    }
 
-/// The row an instruction's stored index names.
-pub(crate) fn row_at(i: u16) -> &'static Row {
-    if i & FAKE_ROW != 0 {
-        &VOP3_FAKE16[usize::from(i & !FAKE_ROW)]
-    } else {
-        &VOP3[usize::from(i)]
+    /// The row an instruction's stored index names.
+    pub(crate) fn row_at(&self, i: u16) -> &'static Row {
+        if i & FAKE_ROW != 0 {
+            &self.fake16[usize::from(i & !FAKE_ROW)]
+        } else {
+            &self.rows[usize::from(i)]
+        }
     }
 }
+
+/// GFX11's tables.
+pub static TABLES: Vop3Tables = Vop3Tables::new(VOP3, VOP3_FAKE16);
+
+/// The row flag marking an index into [`Vop3Tables::fake16`].
+const FAKE_ROW: u16 = 0x8000;
 
 /// The modifier bits of a VOP3 word, numbered as in [`Row::zero`].
 #[inline(always)]
@@ -199,24 +230,26 @@ fn src_decodes(v: u16, s: &Src, wave64: bool) -> bool {
     decode_src(v, width(s.w, wave64), Some(0)).is_some()
 }
 
-/// Decodes a VOP3 instruction (8 bytes, 12 with a literal).
+/// Decodes a VOP3 instruction (8 bytes; 12 with a literal or a DPP dword,
+/// 16 with both) with the family's tables: the row, length and dwords.
 pub(crate) fn decode(
+    tables: &'static Vop3Tables,
     target: Target,
     wave64: bool,
     w0: u32,
     bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+) -> Result<Raw, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
     let op = ((w0 >> 16) & 0x3ff) as usize;
     let t = target.index() & 1;
-    let mut i = IDX[t][op];
-    let mut row = VOP3.get(usize::from(i)).ok_or(invalid.clone())?;
+    let mut i = tables.idx[t][op];
+    let mut row = tables.rows.get(usize::from(i)).ok_or(invalid.clone())?;
     let mut m = mod_bits(w0, w1);
     if m & row.fake != 0 {
         // LLVM's fake-16-bit form: validated as its own opcode.
-        let f = IDX_FAKE16[t][op];
-        row = VOP3_FAKE16.get(usize::from(f)).ok_or(invalid.clone())?;
+        let f = tables.idx_fake[t][op];
+        row = tables.fake16.get(usize::from(f)).ok_or(invalid.clone())?;
         i = f | FAKE_ROW;
     }
     if row.sdst {
@@ -225,20 +258,31 @@ pub(crate) fn decode(
             return Err(invalid);
         }
     }
-    if m & row.zero != 0 {
+    let dpp_form = match w1 & 0x1ff {
+        0xfa => row.dpp & DPP16 != 0,
+        0xe9 | 0xea => row.dpp & DPP8 != 0,
+        _ => false,
+    };
+    let zero = if dpp_form {
+        row.zero & !row.dpp_ok
+    } else {
+        row.zero
+    };
+    if m & zero != 0 {
         return Err(invalid);
     }
     let vdst = (w0 & 0xff) as u16;
     let dst_ok = match row.dst {
         Dst::No(v) => vdst == u16::from(v),
         Dst::V(_) | Dst::V16 => row.lo128 & 8 == 0 || vdst < 128,
-        Dst::S(n) => decode_src(vdst, n, Some(0)).is_some(),
+        Dst::S(n) | Dst::SXexec(n) => decode_src(vdst, n, Some(0)).is_some(),
         Dst::Mask => decode_src(vdst, width(0, wave64), Some(0)).is_some(),
     };
     if !dst_ok {
         return Err(invalid);
     }
     let fields = src_fields(w1);
+    let mut lit_sel = false;
     let dpp = match fields[0] {
         0xfa if row.dpp & DPP16 != 0 => {
             let d = super::word(bytes, 2)?;
@@ -248,12 +292,15 @@ pub(crate) fn decode(
             true
         }
         0xe9 | 0xea if row.dpp & DPP8 != 0 => {
-            super::word(bytes, 2)?;
+            // A selector LLVM reads as the literal source takes a literal
+            // dword (see `vop::dpp8_sel`).
+            lit_sel = row.dpp8_src && super::word(bytes, 2)? >> 8 == 0xff;
             true
         }
         _ => false,
     };
-    let mut lit = matches!(row.dst, Dst::Mask | Dst::S(_)) && vdst == 255;
+    let mut lit =
+        lit_sel || matches!(row.dst, Dst::Mask | Dst::S(_) | Dst::SXexec(_)) && vdst == 255;
     for (k, &v) in fields.iter().enumerate() {
         match row.srcs.get(k) {
             // A DPP form's src0 is the VGPR of its DPP dword.
@@ -278,7 +325,7 @@ pub(crate) fn decode(
         words[len / 4] = super::word(bytes, len / 4)?;
         len += 4;
     }
-    Ok(Inst::new(target, wave64, i, len as u8, words))
+    Ok((i, len as u8, words))
 }
 
 fn src_fields(w1: u32) -> [u16; 3] {
@@ -300,9 +347,15 @@ pub struct Vop3 {
 }
 
 impl Vop3 {
-    pub(crate) fn from_raw(r: u16, wave64: bool, len: u8, words: [u32; 4]) -> Vop3 {
+    pub(crate) fn from_raw(
+        t: &'static Vop3Tables,
+        r: u16,
+        wave64: bool,
+        len: u8,
+        words: [u32; 4],
+    ) -> Vop3 {
         let [w0, w1, w2, w3] = words;
-        let row = row_at(r);
+        let row = t.row_at(r);
         let dpp = row.dpp != 0 && matches!(w1 & 0x1ff, 0xfa | 0xe9 | 0xea);
         let base = if dpp { 12 } else { 8 };
         Vop3 {
@@ -371,10 +424,11 @@ impl fmt::Display for Vop3 {
                 f.write_str(sep)?;
                 fmt_v16(f, vdst, opsel & 8 != 0)?;
             }
-            Dst::S(n) => {
+            Dst::S(n) | Dst::SXexec(n) => {
                 f.write_str(sep)?;
                 if let Some(op) = decode_src(vdst, n, self.literal) {
-                    fmt_sdst(f, &op, n, &mut warn)?;
+                    let xexec = matches!(row.dst, Dst::SXexec(_));
+                    fmt_sdst(f, &op, n, xexec, &mut warn)?;
                 }
             }
             Dst::Mask => {
@@ -446,6 +500,13 @@ impl fmt::Display for Vop3 {
             row.opsel
         };
         fmt_opsel(f, layout, opsel & (row.mods >> M_OPSEL))?;
+        let byte_sel: u8 = (0..4)
+            .filter(|k| opsel & (row.mods >> M_OPSEL) & (1 << k) != 0)
+            .map(|k| row.byte_sel >> (2 * k) & 3)
+            .sum();
+        if byte_sel != 0 {
+            write!(f, " byte_sel:{byte_sel}")?;
+        }
         if has(M_CLAMP) && m & (1 << M_CLAMP) != 0 {
             f.write_str(" clamp")?;
         }
@@ -454,7 +515,11 @@ impl fmt::Display for Vop3 {
         }
         match self.dpp {
             Some(d) if self.w1 & 0x1ff == 0xfa => fmt_dpp16(f, d)?,
-            Some(d) => fmt_dpp8(f, d >> 8, self.w1 & 0x1ff == 0xea)?,
+            Some(d) => fmt_dpp8(
+                f,
+                dpp8_sel(d, row.dpp8_src, self.literal.unwrap_or(0)),
+                self.w1 & 0x1ff == 0xea,
+            )?,
             None => {}
         }
         warn.write(f)

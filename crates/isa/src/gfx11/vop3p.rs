@@ -11,8 +11,8 @@
 //! the mix opcodes print neg_lo and neg_hi as `-` and `|...|` on the
 //! sources instead.
 
-use super::Inst;
 use super::operand::{Operand, ValType, decode_src};
+use super::sop::Raw;
 use super::tables::vop3p::VOP3P;
 use super::valu::{Slot, fmt_mod_src, fmt_vgpr};
 use super::vop::{dpp8_sel, fmt_dpp8, fmt_dpp16};
@@ -58,31 +58,53 @@ pub struct PRow {
     /// LLVM reads the DPP8 selector through its source-operand decoder
     /// (see [`super::vop::dpp8_sel`]).
     pub dpp8_src: bool,
-    /// Modifier bits LLVM rejects / prints (bit i < 8: word 0 bit 8+i;
-    /// 8+j: word 1 bit 27+j).
-    pub zero: u16,
+    /// Modifier bits LLVM rejects when they differ from the row's base word
+    /// (op_sel_hi set on packed opcodes) / prints (bit i < 8: word 0 bit
+    /// 8+i; 8+j: word 1 bit 27+j); `zero` per wave size (wave32, wave64).
+    pub zero: [u16; 2],
     pub mods: u16,
+    /// op_sel bits printed as `index_key` (GFX12's SWMMAC): bits 2k+1:2k
+    /// hold the value op_sel bit k adds.
+    pub index_key: u8,
 }
 
-static IDX: [[u8; 128]; 2] = {
-    let mut t = [[u8::MAX; 128]; 2];
-    let mut i = VOP3P.len();
-    while i > 0 {
-        i -= 1;
-        let r = &VOP3P[i];
-        let mut k = 0;
-        while k < 2 {
-            if r.tg & (1 << k) != 0 {
-                t[k][r.op as usize] = i as u8;
+/// One family's VOP3P rows (a generated `tables/vop3p.rs`) with the row
+/// index per (target bit, opcode).
+pub struct Vop3pTables {
+    pub rows: &'static [PRow],
+    idx: [[u8; 128]; 2],
+}
+
+impl Vop3pTables {
+    pub const fn new(rows: &'static [PRow]) -> Vop3pTables {
+        let mut t = [[u8::MAX; 128]; 2];
+        let mut i = rows.len();
+        while i > 0 {
+            i -= 1;
+            let r = &rows[i];
+            let mut k = 0;
+            while k < 2 {
+                if r.tg & (1 << k) != 0 {
+                    t[k][r.op as usize] = i as u8;
+                }
+                k += 1;
             }
-            k += 1;
         }
+        Vop3pTables { rows, idx: t }
     }
-    t
-};
+}
+
+/// GFX11's tables.
+pub static TABLES: Vop3pTables = Vop3pTables::new(VOP3P);
 
 fn mod_bits(w0: u32, w1: u32) -> u16 {
     ((w0 >> 8) & 0xff) as u16 | (((w1 >> 27) & 0x1f) as u16) << 8
+}
+
+/// The modifier bits of the word an opcode's row was learned from:
+/// op_sel_hi set on packed opcodes. A `zero` bit must keep this value.
+fn base_bits(row: &PRow) -> u16 {
+    if row.packed { 1 << 6 | 3 << 8 } else { 0 }
 }
 
 fn src_fields(w1: u32) -> [u16; 3] {
@@ -90,21 +112,25 @@ fn src_fields(w1: u32) -> [u16; 3] {
 }
 
 /// Decodes a VOP3P instruction (8 bytes; 12 with a literal or DPP dword,
-/// 16 with both).
+/// 16 with both) with the family's tables: the row, length and dwords.
 pub(crate) fn decode(
+    t: &'static Vop3pTables,
     target: Target,
     wave64: bool,
     w0: u32,
     bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+) -> Result<Raw, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let i = IDX[target.index() & 1][((w0 >> 16) & 0x7f) as usize];
-    let row = VOP3P.get(usize::from(i)).ok_or(invalid.clone())?;
+    let i = t.idx[target.index() & 1][((w0 >> 16) & 0x7f) as usize];
+    let row = t.rows.get(usize::from(i)).ok_or(invalid.clone())?;
     // Bit 23 is not part of the opcode and must be clear, except in the
     // GFX9 layout LLVM accepts for the fma_mix opcodes (no DPP there).
     let gfx9 = gfx9_layout(w0);
-    if (gfx9 && !row.mix) || (!gfx9 && w0 & 1 << 23 != 0) || mod_bits(w0, w1) & row.zero != 0 {
+    if (gfx9 && !row.mix)
+        || (!gfx9 && w0 & 1 << 23 != 0)
+        || (mod_bits(w0, w1) ^ base_bits(row)) & row.zero[usize::from(wave64)] != 0
+    {
         return Err(invalid);
     }
     let fields = src_fields(w1);
@@ -156,7 +182,7 @@ pub(crate) fn decode(
         words[len / 4] = super::word(bytes, len / 4)?;
         len += 4;
     }
-    Ok(Inst::new(target, wave64, u16::from(i), len as u8, words))
+    Ok((u16::from(i), len as u8, words))
 }
 
 /// Whether `w0` is in the GFX9 VOP3P layout (high byte 0xD3, bit 23 set).
@@ -195,9 +221,15 @@ pub struct Vop3p {
 }
 
 impl Vop3p {
-    pub(crate) fn from_raw(r: usize, wave64: bool, len: u8, words: [u32; 4]) -> Vop3p {
+    pub(crate) fn from_raw(
+        t: &'static Vop3pTables,
+        r: usize,
+        wave64: bool,
+        len: u8,
+        words: [u32; 4],
+    ) -> Vop3p {
         let [w0, w1, w2, w3] = words;
-        let row = &VOP3P[r];
+        let row = &t.rows[r];
         let dpp = row.dpp & 3 != 0 && !gfx9_layout(w0) && matches!(w1 & 0x1ff, 0xfa | 0xe9 | 0xea);
         let base = if dpp { 12 } else { 8 };
         Vop3p {
@@ -306,8 +338,20 @@ impl fmt::Display for Vop3p {
         let gather = |ids: [u16; 3], default: bool| -> u16 {
             (0..3).map(|k| u16::from(bit(ids[k], default)) << k).sum()
         };
-        fmt_list(f, "op_sel", n, gather([3, 4, 5], false), false)?;
+        let opsel = gather([3, 4, 5], false);
+        let key_bits = (0..3)
+            .filter(|k| row.index_key >> (2 * k) & 3 != 0)
+            .map(|k| 1 << k)
+            .sum::<u16>();
+        fmt_list(f, "op_sel", n, opsel & !key_bits, false)?;
         fmt_list(f, "op_sel_hi", n, gather([8, 9, 6], row.packed), row.packed)?;
+        let index_key: u8 = (0..3)
+            .filter(|k| opsel & key_bits & (1 << k) != 0)
+            .map(|k| row.index_key >> (2 * k) & 3)
+            .sum();
+        if index_key != 0 {
+            write!(f, " index_key:{index_key}")?;
+        }
         if !row.mix {
             fmt_list(f, "neg_lo", n, gather([10, 11, 12], false), false)?;
             fmt_list(f, "neg_hi", n, gather([0, 1, 2], false), false)?;

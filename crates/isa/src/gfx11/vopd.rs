@@ -6,8 +6,8 @@
 //! Word 1: srcY0 8:0, vsrcY1 16:9, vdstY[7:1] 23:17, vdstX 31:24; bit 0 of
 //! vdstY is the opposite of bit 0 of vdstX.
 
-use super::Inst;
 use super::operand::{Operand, ValType, decode_src};
+use super::sop::Raw;
 use super::tables::vopd::{VOPD_X, VOPD_Y};
 use super::valu::{Slot, fmt_operand, fmt_vgpr};
 use crate::gfx9::sop::Warnings;
@@ -37,26 +37,41 @@ pub struct DualRow {
     pub zero_vsrc1: bool,
 }
 
+/// One family's X and Y opcodes (a generated `tables/vopd.rs`).
+pub struct VopdTables {
+    pub x: &'static [DualRow],
+    pub y: &'static [DualRow],
+}
+
+/// GFX11's tables.
+pub static TABLES: VopdTables = VopdTables {
+    x: VOPD_X,
+    y: VOPD_Y,
+};
+
 fn row(rows: &'static [DualRow], op: u32, target: Target) -> Option<&'static DualRow> {
     rows.iter()
         .find(|r| u32::from(r.op) == op && r.tg & target.bit() != 0)
 }
 
-/// Decodes a VOPD instruction (8 bytes, 12 with a literal).
+/// Decodes a VOPD instruction (8 bytes, 12 with a literal) with the
+/// family's tables: the rows (X's index in the high byte), length and
+/// dwords.
 pub(crate) fn decode(
+    t: &'static VopdTables,
     target: Target,
     wave64: bool,
     w0: u32,
     bytes: &[u8],
-) -> Result<Inst, DecodeError> {
+) -> Result<Raw, DecodeError> {
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
     if wave64 {
         return Err(invalid);
     }
     let (x, y) = match (
-        row(VOPD_X, (w0 >> 22) & 0xf, target),
-        row(VOPD_Y, (w0 >> 17) & 0x1f, target),
+        row(t.x, (w0 >> 22) & 0xf, target),
+        row(t.y, (w0 >> 17) & 0x1f, target),
     ) {
         (Some(x), Some(y)) => (x, y),
         _ => return Err(invalid),
@@ -76,15 +91,9 @@ pub(crate) fn decode(
     } else {
         (0, 8)
     };
-    let rx = VOPD_X.iter().position(|r| std::ptr::eq(r, x)).unwrap_or(0);
-    let ry = VOPD_Y.iter().position(|r| std::ptr::eq(r, y)).unwrap_or(0);
-    Ok(Inst::new(
-        target,
-        wave64,
-        (rx << 8 | ry) as u16,
-        len,
-        [w0, w1, w2, 0],
-    ))
+    let rx = t.x.iter().position(|r| std::ptr::eq(r, x)).unwrap_or(0);
+    let ry = t.y.iter().position(|r| std::ptr::eq(r, y)).unwrap_or(0);
+    Ok(((rx << 8 | ry) as u16, len, [w0, w1, w2, 0]))
 }
 
 /// A decoded VOPD pair.
@@ -98,10 +107,15 @@ pub struct Vopd {
 }
 
 impl Vopd {
-    pub(crate) fn from_raw(r: u16, len: u8, w0: u32, w1: u32, w2: u32) -> Vopd {
+    pub(crate) fn from_raw(
+        t: &'static VopdTables,
+        r: u16,
+        len: u8,
+        [w0, w1, w2]: [u32; 3],
+    ) -> Vopd {
         Vopd {
-            x: &VOPD_X[usize::from(r >> 8)],
-            y: &VOPD_Y[usize::from(r & 0xff)],
+            x: &t.x[usize::from(r >> 8)],
+            y: &t.y[usize::from(r & 0xff)],
             w0,
             w1,
             literal: (len == 12).then_some(w2),

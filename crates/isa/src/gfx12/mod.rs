@@ -1,17 +1,36 @@
-//! The GFX12 encoding family as implemented by RDNA4's gfx1201.
+//! The GFX12 encoding family as implemented by RDNA4's gfx1201, in 32- and
+//! 64-lane waves (RDNA4 ISA manual, "Microcode formats").
 //!
-//! Decoding has begun with the scalar ALU encodings (SOP1, SOP2, SOPC,
-//! SOPK, SOPP), whose field layouts GFX12 shares with GFX11: they decode,
-//! re-encode and print through `gfx11::sop` with GFX12's own opcode,
-//! `hwreg` and `sendmsg` tables (`tables/sop.rs`, learned from LLVM 22),
-//! which hold GFX12's split wait counters (`s_wait_loadcnt`, ...),
-//! `s_wait_alu` and its barrier opcodes. The other encodings give
-//! [`DecodeError::Unsupported`]; [`crate::Target::decodes`] stays false for
-//! gfx1201 until they are done.
+//! The encodings whose field layouts GFX12 shares with GFX11 decode,
+//! re-encode and print through the gfx11 modules with GFX12's own tables
+//! (learned from LLVM 22 by `scripts/gen/gfx11/*.py gfx12`): the scalar
+//! ALU (`gfx11::sop`: the split `s_wait_*` counters, `s_wait_alu`,
+//! barriers), VOP1/VOP2/VOPC and VOP3 (`gfx11::vop`, `gfx11::vop3`: DPP16,
+//! DPP8, literals; GFX12's 16-bit operands are fake-16-bit; `byte_sel`, the
+//! pseudo-scalar `v_s_*` opcodes), VOP3P (`gfx11::vop3p`: WMMA with
+//! op_sel_hi fixed at 1, SWMMAC with `index_key`), VOPD, DS, VINTERP and
+//! export. GFX12's new layouts have modules here: SMEM (`smem.rs`),
+//! VFLAT/VSCRATCH/VGLOBAL (`vflat.rs`), VBUFFER (`vbuffer.rs`), VIMAGE and
+//! VSAMPLE (`vimage.rs`), VDSDIR (`vdsdir.rs`), with the th/scope
+//! cache-policy printer they share (`cpol.rs`); their tables come from
+//! `scripts/gen/gfx12/*.py`.
 
+pub mod cpol;
+pub mod smem;
 pub mod tables;
+pub mod vbuffer;
+pub mod vdsdir;
+pub mod vflat;
+pub mod vimage;
 
+use crate::gfx11::ds::{self, DsTables};
+use crate::gfx11::exp::{self, ExpTables};
+use crate::gfx11::interp;
 use crate::gfx11::sop::{self, AluForm, Raw, SopTables};
+use crate::gfx11::vop::{self, VopTables};
+use crate::gfx11::vop3::{self, Vop3Tables};
+use crate::gfx11::vop3p::{self, Vop3pTables};
+use crate::gfx11::vopd::{self, VopdTables};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -19,7 +38,34 @@ use std::fmt;
 pub static SOP: SopTables = sop::sop_tables!(sop_tab);
 use tables::sop as sop_tab;
 
-/// The encodings of the GFX12 family decoded so far, by a word's top bits.
+/// GFX12's VOP1, VOP2 and VOPC tables.
+pub static VOP: VopTables = VopTables::new(tables::vop::VOP);
+
+/// GFX12's VOP3 tables.
+pub static VOP3: Vop3Tables = Vop3Tables::new(tables::vop3::VOP3, tables::vop3::VOP3_FAKE16);
+
+/// GFX12's VOP3P tables (packed math, dot products, WMMA, SWMMAC).
+pub static VOP3P: Vop3pTables = Vop3pTables::new(tables::vop3p::VOP3P);
+
+/// GFX12's DS opcodes.
+pub static DS: DsTables = DsTables {
+    ops: &tables::ds::DS_OPS,
+    rows: [&tables::ds::DS_GFX1201, &tables::ds::DS_GFX1201],
+};
+
+/// GFX12's export mnemonic and targets.
+pub static EXP: ExpTables = ExpTables {
+    mnemonic: tables::exp::MNEMONIC,
+    targets: &tables::exp::TARGETS,
+};
+
+/// GFX12's VOPD X and Y opcodes.
+pub static VOPD: VopdTables = VopdTables {
+    x: tables::vopd::VOPD_X,
+    y: tables::vopd::VOPD_Y,
+};
+
+/// The encodings of the GFX12 family, identified by a word's top bits.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
     Sop1,
@@ -27,14 +73,58 @@ pub enum Encoding {
     Sopk,
     Sopc,
     Sopp,
+    Smem,
+    Vop1,
+    Vop2,
+    Vopc,
+    Vop3,
+    Vop3p,
+    Vopd,
+    Ds,
+    Vinterp,
+    Vdsdir,
+    Export,
+    /// VFLAT, VSCRATCH and VGLOBAL.
+    Vflat,
+    Vbuffer,
+    Vimage,
+    Vsample,
 }
 
-/// The scalar encoding a first instruction dword belongs to (`None`: not a
-/// scalar ALU word).
+/// The encoding a first instruction dword belongs to (`None`: none). A
+/// 0xD3 word with bit 23 set is named VOP3P (the GFX9-layout fma_mix) but
+/// decodes as VIMAGE where LLVM reads it so ([`Inst::encoding`]).
 pub fn encoding_of(w: u32) -> Option<Encoding> {
     use Encoding::*;
+    if w >> 31 == 0 {
+        return Some(match w >> 25 {
+            0x3f => Vop1,
+            0x3e => Vopc,
+            _ => Vop2,
+        });
+    }
     if w >> 30 != 0b10 {
-        return None;
+        return match w >> 26 {
+            0x31 => Some(Vbuffer),
+            0x32 => Some(Vopd),
+            0x33 => match (w >> 24) & 3 {
+                0 => Some(Vop3p),
+                1 => Some(Vinterp),
+                2 => Some(Vdsdir),
+                _ => None,
+            },
+            // LLVM also decodes the GFX9 VOP3P layout (0xD3 high byte) of
+            // the fma_mix opcodes.
+            0x34 if w >> 23 == 0x1a7 => Some(Vop3p),
+            0x34 => Some(Vimage),
+            0x39 => Some(Vsample),
+            0x35 => Some(Vop3),
+            0x36 => Some(Ds),
+            0x3b => Some(Vflat),
+            0x3d => Some(Smem),
+            0x3e => Some(Export),
+            _ => None,
+        };
     }
     Some(match w >> 23 {
         0x17d => Sop1,
@@ -52,8 +142,11 @@ pub struct Inst {
     target: Target,
     wave64: bool,
     len: u8,
+    /// The encoding it decoded as (a 0xD3 word with bit 23 set is VIMAGE
+    /// where that decodes, else VOP3P's GFX9-layout fma_mix).
+    enc: Encoding,
     row: u16,
-    words: [u32; 2],
+    words: [u32; 4],
 }
 
 impl fmt::Debug for Inst {
@@ -75,16 +168,31 @@ pub enum Body {
     Salu(sop::Salu),
     Sopk(sop::Sopk),
     Sopp(sop::Sopp),
+    Smem(smem::Smem),
+    /// VOP1, VOP2 and VOPC in their 32-bit and DPP forms.
+    Vop(vop::Vop),
+    Vop3(vop3::Vop3),
+    Vop3p(vop3p::Vop3p),
+    Vopd(vopd::Vopd),
+    Ds(ds::Ds),
+    Vinterp(interp::Vinterp),
+    Vdsdir(vdsdir::Vdsdir),
+    Exp(exp::Exp),
+    Flat(vflat::Flat),
+    Buf(vbuffer::Buf),
+    /// VIMAGE and VSAMPLE.
+    Image(vimage::Image),
 }
 
 impl Inst {
-    fn new(target: Target, wave64: bool, (row, len, words): Raw) -> Inst {
+    fn new(target: Target, wave64: bool, enc: Encoding, (row, len, words): Raw) -> Inst {
         Inst {
             target,
             wave64,
             len,
+            enc,
             row,
-            words: [words[0], words[1]],
+            words,
         }
     }
 
@@ -100,8 +208,7 @@ impl Inst {
 
     /// The encoding of the first dword.
     pub fn encoding(&self) -> Encoding {
-        // Every decoded first dword has one.
-        encoding_of(self.words[0]).unwrap_or(Encoding::Sopp)
+        self.enc
     }
 
     /// Size in bytes.
@@ -117,7 +224,7 @@ impl Inst {
     /// The encoding-specific fields, read from the dwords.
     pub fn body(&self) -> Body {
         let r = usize::from(self.row);
-        let [w0, w1] = self.words;
+        let [w0, w1, ..] = self.words;
         let salu = |form| Body::Salu(sop::Salu::from_raw(&SOP, form, r, self.len, w0, w1));
         match self.encoding() {
             Encoding::Sop1 => salu(AluForm::Sop1),
@@ -125,6 +232,52 @@ impl Inst {
             Encoding::Sopc => salu(AluForm::Sopc),
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(&SOP, r, self.len, w0, w1)),
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, r, w0)),
+            Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
+            Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
+                &VOP,
+                r,
+                self.wave64,
+                self.len,
+                [w0, w1, self.words[2]],
+            )),
+            Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
+                &VOP3P,
+                r,
+                self.wave64,
+                self.len,
+                self.words,
+            )),
+            Encoding::Vinterp => Body::Vinterp(interp::Vinterp::from_raw(
+                tables::vinterp::VINTERP,
+                r,
+                self.len,
+                [w0, w1, self.words[2]],
+            )),
+            Encoding::Vdsdir => Body::Vdsdir(vdsdir::Vdsdir { w0 }),
+            Encoding::Export => Body::Exp(exp::Exp { t: &EXP, w0, w1 }),
+            Encoding::Vflat => Body::Flat(vflat::Flat::from_raw(
+                r,
+                self.wave64,
+                [w0, w1, self.words[2]],
+            )),
+            Encoding::Vbuffer => Body::Buf(vbuffer::Buf::from_raw(r, [w0, w1, self.words[2]])),
+            Encoding::Vimage | Encoding::Vsample => {
+                Body::Image(vimage::Image::from_raw(r, self.len, self.words))
+            }
+            Encoding::Ds => Body::Ds(ds::Ds::from_raw(&DS, r, w0, w1)),
+            Encoding::Vopd => Body::Vopd(vopd::Vopd::from_raw(
+                &VOPD,
+                self.row,
+                self.len,
+                [w0, w1, self.words[2]],
+            )),
+            Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
+                &VOP3,
+                self.row,
+                self.wave64,
+                self.len,
+                self.words,
+            )),
         }
     }
 
@@ -134,6 +287,18 @@ impl Inst {
             Body::Salu(i) => i.encode_into(out),
             Body::Sopk(i) => i.encode_into(out),
             Body::Sopp(i) => i.encode_into(out),
+            Body::Smem(i) => i.encode_into(out),
+            Body::Vop(i) => i.encode_into(out),
+            Body::Vop3(i) => i.encode_into(out),
+            Body::Vop3p(i) => i.encode_into(out),
+            Body::Vopd(i) => i.encode_into(out),
+            Body::Ds(i) => i.encode_into(out),
+            Body::Vinterp(i) => i.encode_into(out),
+            Body::Vdsdir(i) => i.encode_into(out),
+            Body::Exp(i) => i.encode_into(out),
+            Body::Flat(i) => i.encode_into(out),
+            Body::Buf(i) => i.encode_into(out),
+            Body::Image(i) => i.encode_into(out),
         }
     }
 
@@ -150,7 +315,7 @@ impl Inst {
         match &self.body() {
             Body::Sopp(i) => i.branch_target(pc),
             Body::Sopk(i) => i.branch_target(pc),
-            Body::Salu(_) => None,
+            _ => None,
         }
     }
 
@@ -160,6 +325,18 @@ impl Inst {
             Body::Salu(i) => i.mnemonic(),
             Body::Sopk(i) => i.mnemonic(),
             Body::Sopp(i) => i.mnemonic(),
+            Body::Smem(i) => i.mnemonic(),
+            Body::Vop(i) => i.mnemonic(),
+            Body::Vop3(i) => i.mnemonic(),
+            Body::Vop3p(i) => i.mnemonic(),
+            Body::Vopd(i) => i.mnemonic(),
+            Body::Ds(i) => i.mnemonic(),
+            Body::Vinterp(i) => i.mnemonic(),
+            Body::Vdsdir(i) => i.mnemonic(),
+            Body::Exp(i) => i.mnemonic(),
+            Body::Flat(i) => i.mnemonic(),
+            Body::Buf(i) => i.mnemonic(),
+            Body::Image(i) => i.mnemonic(),
         }
     }
 }
@@ -171,26 +348,71 @@ impl fmt::Display for Inst {
             Body::Salu(i) => i.fmt(f),
             Body::Sopk(i) => i.fmt_with(f, self.target),
             Body::Sopp(i) => i.fmt(f),
+            Body::Smem(i) => i.fmt(f),
+            Body::Vop(i) => i.fmt(f),
+            Body::Vop3(i) => i.fmt(f),
+            Body::Vop3p(i) => i.fmt(f),
+            Body::Vopd(i) => i.fmt(f),
+            Body::Ds(i) => i.fmt(f),
+            Body::Vinterp(i) => i.fmt(f),
+            Body::Vdsdir(i) => i.fmt(f),
+            Body::Exp(i) => i.fmt(f),
+            Body::Flat(i) => i.fmt(f),
+            Body::Buf(i) => i.fmt(f),
+            Body::Image(i) => i.fmt(f),
         }
     }
 }
 
-/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves:
-/// the scalar ALU encodings so far; other words give
-/// [`DecodeError::Unsupported`], and targets of other families too.
+/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves;
+/// targets of other families give [`DecodeError::Unsupported`].
 pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
     use AluForm::{Sop1, Sop2, Sopc};
     if target.family() != crate::Family::Gfx12 {
         return Err(DecodeError::Unsupported { target });
     }
     let w0 = crate::gfx9::word(bytes, 0)?;
-    let raw = match encoding_of(w0) {
+    let Some(mut enc) = encoding_of(w0) else {
+        return Err(DecodeError::Invalid { target, word: w0 });
+    };
+    let raw = match Some(enc) {
         Some(Encoding::Sopp) => sop::Sopp::decode(&SOP, target, w0),
         Some(Encoding::Sop1) => sop::Salu::decode(&SOP, target, Sop1, w0, bytes),
         Some(Encoding::Sop2) => sop::Salu::decode(&SOP, target, Sop2, w0, bytes),
         Some(Encoding::Sopc) => sop::Salu::decode(&SOP, target, Sopc, w0, bytes),
         Some(Encoding::Sopk) => sop::Sopk::decode(&SOP, target, w0, bytes),
-        None => Err(DecodeError::Unsupported { target }),
+        Some(Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc) => {
+            vop::decode(&VOP, target, wave64, w0, bytes)
+        }
+        Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
+        // LLVM tries a 0xD3 word with bit 23 set as VIMAGE first, then as
+        // the GFX9-layout fma_mix.
+        Some(Encoding::Vop3p) if w0 >> 26 == 0x34 => match vimage::decode(target, w0, bytes) {
+            Ok(raw) => {
+                enc = Encoding::Vimage;
+                Ok(raw)
+            }
+            Err(_) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
+        },
+        Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
+        Some(Encoding::Vopd) => vopd::decode(&VOPD, target, wave64, w0, bytes),
+        Some(Encoding::Ds) => ds::decode(&DS, target, w0, bytes),
+        Some(Encoding::Vinterp) => {
+            interp::decode_vinterp(tables::vinterp::VINTERP, target, w0, bytes)
+        }
+        Some(Encoding::Vdsdir) => vdsdir::decode(target, w0).map(|()| (0, 4, [w0, 0, 0, 0])),
+        Some(Encoding::Export) => exp::decode(w0, bytes),
+        Some(Encoding::Vflat) => {
+            vflat::decode(target, w0, bytes).map(|(r, [w0, w1, w2])| (r, 12, [w0, w1, w2, 0]))
+        }
+        Some(Encoding::Vbuffer) => {
+            vbuffer::decode(target, w0, bytes).map(|(r, [w0, w1, w2])| (r, 12, [w0, w1, w2, 0]))
+        }
+        Some(Encoding::Vimage | Encoding::Vsample) => vimage::decode(target, w0, bytes),
+        Some(Encoding::Smem) => {
+            smem::Smem::decode(target, w0, bytes).map(|(r, w1)| (r, 8, [w0, w1, 0, 0]))
+        }
+        None => Err(DecodeError::Invalid { target, word: w0 }),
     }?;
-    Ok(Inst::new(target, wave64, raw))
+    Ok(Inst::new(target, wave64, enc, raw))
 }

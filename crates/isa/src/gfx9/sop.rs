@@ -296,7 +296,7 @@ pub(crate) fn note_alignment(r: Reg, w: &mut Warnings) -> u16 {
     if r.count <= 1 {
         return r.index;
     }
-    let align: u16 = if r.count >= 4 { 4 } else { 2 };
+    let align: u16 = if r.count >= 3 { 4 } else { 2 };
     let lo = r.index - r.index % align;
     if lo != r.index {
         w.push(r.file == RegFile::Ttmp, r.count, r.index);

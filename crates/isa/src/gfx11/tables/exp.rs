@@ -2,6 +2,8 @@
 //! EXP target names by target id (None: invalid_target_N).
 //! Target masks: bit 0 gfx1100, bit 1 gfx1151.
 
+pub static MNEMONIC: &str = "exp";
+
 pub static TARGETS: [Option<&str>; 64] = [
     Some("mrt0"),
     Some("mrt1"),

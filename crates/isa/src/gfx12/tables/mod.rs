@@ -3,3 +3,25 @@
 
 #[rustfmt::skip]
 pub mod sop;
+#[rustfmt::skip]
+pub mod smem;
+#[rustfmt::skip]
+pub mod vop;
+#[rustfmt::skip]
+pub mod vop3;
+#[rustfmt::skip]
+pub mod vop3p;
+#[rustfmt::skip]
+pub mod vopd;
+#[rustfmt::skip]
+pub mod ds;
+#[rustfmt::skip]
+pub mod exp;
+#[rustfmt::skip]
+pub mod vinterp;
+#[rustfmt::skip]
+pub mod vflat;
+#[rustfmt::skip]
+pub mod vbuffer;
+#[rustfmt::skip]
+pub mod vimage;
