@@ -147,12 +147,17 @@ fn compact(v: &mut Vec<Interval>, owner: &impl Fn(&Interval) -> u64) {
 }
 
 /// Reports every conflicting pair among `v` whose owners differ by
-/// `owner`. Sorts and compacts `v`.
+/// `owner`. Sorts and compacts `v`, unless it holds no plain write: a race
+/// needs one, so reads and atomics alone (a GEMM's tile reads between
+/// barriers) are left as they are.
 fn sweep(
     v: &mut Vec<Interval>,
     owner: impl Fn(&Interval) -> u64,
     mut found: impl FnMut(&Interval, &Interval),
 ) {
+    if !v.iter().any(|i| i.access == Access::Write) {
+        return;
+    }
     compact(v, &owner);
     // Active intervals (they reach past the current start): writes, and
     // the others (reads, atomics), which race only with writes.
@@ -412,17 +417,13 @@ impl Worker<'_> {
             (Space::Lds, &mut self.lds),
             (Space::Global, &mut self.global),
         ] {
-            // A race needs a plain write: an epoch of reads and atomics
-            // (a GEMM's tile reads between barriers) has nothing to sort.
-            if v.iter().any(|i| i.access == Access::Write) {
-                sweep(
-                    v,
-                    |i| u64::from(i.wave),
-                    |a, b| {
-                        races.add(space, "workgroup", a, b);
-                    },
-                );
-            }
+            sweep(
+                v,
+                |i| u64::from(i.wave),
+                |a, b| {
+                    races.add(space, "workgroup", a, b);
+                },
+            );
             v.clear();
         }
     }
