@@ -20,7 +20,7 @@ With --plugins: the ALU, triad and GEMM (fp16, gfx942) runs without a
 plugin and with each built-in plugin (metrics, trace, hazards, races,
 coverage), each the best of --reps runs, interleaved, and the ratios to the
 run without a plugin (targets: metrics under 1.3x, hazards and races under
-3x); with --baseline BIN also the run without a plugin on another build (the
+3x); with --baseline [NAME=]BIN (repeatable) also the run without a plugin on another build (the
 one before the plugins: "no plugin, unchanged").
 
 Usage: scripts/bench_exec.py [--bin target/release/rocjitsu] [--quick] [--only NAME] [--exec interp,jit,auto]
@@ -210,7 +210,11 @@ def main():
                     help="execution tiers to compare, comma-separated (interp, jit, auto)")
     ap.add_argument("--threads", type=int, default=0,
                     help="the all-threads GEMM runs' host threads (default: every core)")
-    ap.add_argument("--baseline", help="with --plugins: another rocjitsu build to run without a plugin too")
+    ap.add_argument("--baseline", action="append", default=[], metavar="[NAME=]BIN",
+                    help="with --plugins: another rocjitsu build to run without a plugin too "
+                         "(repeatable; NAME labels its column)")
+    ap.add_argument("--plugin-list", default="metrics,trace,hazards,races,coverage",
+                    help="with --plugins: the plugins to run, comma-separated (default: every built-in)")
     args = ap.parse_args()
     if args.dbt:
         return main_dbt(args)
@@ -334,10 +338,15 @@ def main_plugins(args):
         tmp = pathlib.Path(d)
         out = tmp / "plugin-out"
         configs = [("none", None, [])]
-        if args.baseline:
-            configs.append(("baseline", args.baseline, []))
+        for i, b in enumerate(args.baseline):
+            name, eq, path = b.partition("=")
+            if not eq:
+                name, path = ("baseline" if len(args.baseline) == 1 else f"baseline{i + 1}"), b
+            if not os.access(path, os.X_OK):
+                raise SystemExit(f"bench: --baseline {b}: {path} is not an executable rocjitsu build")
+            configs.append((name, path, []))
         configs += [(p, None, ["--plugin", p, "--plugin-out", str(out)])
-                    for p in ("metrics", "trace", "hazards", "races", "coverage")]
+                    for p in args.plugin_list.split(",") if p]
         benches = (("alu", "ALU-bound (alu_int)", lambda: bench_alu(args.bin, tmp, "gfx942", 1, args.quick)),
                    ("triad", "memory-bound (triad)", lambda: bench_triad(args.bin, tmp, "gfx942", 1, args.quick)),
                    ("gemm-f16", "MFMA GEMM 1024^3 fp16", lambda: bench_gemm(args.bin, tmp, "gfx942", 1, "f16")))

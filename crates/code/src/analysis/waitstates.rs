@@ -475,7 +475,7 @@ pub struct Violation<T> {
 
 /// Producer tables: per register, the end time of the last such write
 /// (or read).
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(usize)]
 enum Tab {
     /// Any VALU write (MFMA included).
@@ -513,7 +513,7 @@ struct Issued<T> {
 
 /// The facts of an issued instruction that rules read when it is the
 /// producer.
-#[derive(Copy, Clone)]
+#[derive(Copy, Clone, Debug)]
 struct Producer {
     mnemonic: &'static str,
     kind: u32,
@@ -610,10 +610,11 @@ impl<T: Copy> Window<T> {
     /// Checks the instruction about to issue against what came before,
     /// appends what it breaks to `out`, then records it.
     pub fn step(&mut self, f: &Facts, tag: T, out: &mut Vec<Violation<T>>) {
-        self.check(f, out);
-        self.record(f, tag);
+        let plan = Plan::new(self.target, f);
+        self.step_plan(&plan, tag, out);
     }
 
+    #[inline(never)]
     fn report(
         &self,
         out: &mut Vec<Violation<T>>,
@@ -643,78 +644,63 @@ impl<T: Copy> Window<T> {
 
     /// Like [`Window::report`] for a per-register table: the latest
     /// producer over the units of `r`.
+    #[inline]
     fn check_tab(&self, out: &mut Vec<Violation<T>>, rule: usize, t: Tab, r: Range, needed: u8) {
         let end = self.last(t, r);
+        // The common case, kept inline: far enough back, nothing to report.
+        if end == LONG_AGO || self.since(end) >= u32::from(needed) {
+            return;
+        }
         self.report(out, rule, Some(r), needed, end);
     }
 
-    fn check(&self, f: &Facts, out: &mut Vec<Violation<T>>) {
-        use kind::*;
-        let g94 = self.target != Target::Gfx90a;
-        let g950 = self.target == Target::Gfx950;
-        let exec = Range::new(EXEC, 2);
-        let vcc = Range::new(VCC, 2);
-        let reads = || f.regs.reads();
-        let scalar_reads = || reads().filter(|r| r.is_scalar() && r.first != M0 && r.first != EXEC);
+    /// Checks the instruction of `plan` against what came before, appends
+    /// what it breaks to `out`, then records it: [`Window::step`] with the
+    /// consumer's part of the work done once, in [`Plan::new`].
+    pub fn step_plan(&mut self, plan: &Plan, tag: T, out: &mut Vec<Violation<T>>) {
+        self.check(plan, out);
+        self.record(plan, tag);
+    }
 
-        // 0: VALU writes SGPR -> VMEM reads it (EXEC included).
-        if f.is(VMEM | FLAT) {
-            for r in reads().filter(|r| r.is_scalar()).chain([exec]) {
-                self.check_tab(out, 0, Tab::Valu, r, 5);
+    fn check(&self, plan: &Plan, out: &mut Vec<Violation<T>>) {
+        use kind::*;
+        let f = &plan.facts;
+        for c in plan.checks.iter() {
+            match *c {
+                Check::Tab {
+                    rule,
+                    tab,
+                    reg,
+                    needed,
+                } => self.check_tab(out, usize::from(rule), tab, reg, needed),
+                Check::SetReg { rule } => self.report(
+                    out,
+                    usize::from(rule),
+                    None,
+                    2,
+                    self.setreg[usize::from(f.hwreg & 63)],
+                ),
             }
-        }
-        if f.is(DPP) {
-            for r in reads().filter(|r| r.is_vector()) {
-                self.check_tab(out, 1, Tab::Any, r, 2);
-            }
-            self.check_tab(out, 2, Tab::Valu, exec, 5);
-        }
-        if f.is(DIV_FMAS) {
-            self.check_tab(out, 3, Tab::Valu, vcc, 4);
-        }
-        if f.is(GETREG | SETREG) {
-            let rule = if f.is(GETREG) { 4 } else { 5 };
-            self.report(out, rule, None, 2, self.setreg[usize::from(f.hwreg & 63)]);
-        }
-        if f.is(VALU) {
-            for w in f.regs.writes().filter(|r| r.is_vector()) {
-                self.check_tab(out, 6, Tab::StoreData, w, if g94 { 2 } else { 1 });
-            }
-            if g94 {
-                if !f.is(TRANS) {
-                    for r in reads().filter(|r| r.is_vector()) {
-                        self.check_tab(out, 7, Tab::Trans, r, 1);
-                    }
-                }
-                for r in reads().filter(|r| r.is_vector()) {
-                    self.check_tab(out, 8, Tab::DstSel, r, 1);
-                }
-                for r in scalar_reads() {
-                    self.check_tab(out, 9, Tab::Valu, r, 2);
-                }
-                if f.is(READ_LANE)
-                    && let Some(r) = f.lane_source
-                {
-                    self.check_tab(out, 10, Tab::Valu, r, 1);
-                }
-                if f.is(READ_LANE | WRITE_LANE) {
-                    self.check_tab(out, 11, Tab::Valu, exec, 4);
-                }
-            }
-        }
-        if f.is(RW_LANE)
-            && let Some(r) = f.lane_select
-        {
-            self.check_tab(out, 12, Tab::Valu, r, 4);
-        }
-        if f.is(M0_READ) {
-            self.check_tab(out, 13, Tab::Salu, Range::new(M0, 1), 1);
         }
         if f.is(MFMA) {
             self.check_mfma(f, out);
-        } else if f.is(VALU | VMEM | FLAT | DS) {
+        } else if f.is(VALU | VMEM | FLAT | DS) && self.mfma_consumers_possible(f) {
+            let g94 = self.target != Target::Gfx90a;
+            let g950 = self.target == Target::Gfx950;
             self.check_mfma_consumers(f, out, g94, g950);
         }
+    }
+
+    /// Whether any rule of [`Window::check_mfma_consumers`] can apply:
+    /// a dot, MFMA or DGEMM producer within reach.
+    fn mfma_consumers_possible(&self, f: &Facts) -> bool {
+        let recent = |t: Tab| self.since(self.latest[t as usize]) < REACH;
+        recent(Tab::Dot)
+            || recent(Tab::Mfma)
+            || recent(Tab::SrcC)
+            || (self.dgemm_end != LONG_AGO
+                && self.since(self.dgemm_end) < REACH
+                && (f.is(kind::FMA64) || self.target == Target::Gfx90a))
     }
 
     /// Rules whose consumer is an MFMA.
@@ -866,8 +852,9 @@ impl<T: Copy> Window<T> {
         }
     }
 
-    fn record(&mut self, f: &Facts, tag: T) {
+    fn record(&mut self, plan: &Plan, tag: T) {
         use kind::*;
+        let f = &plan.facts;
         let end = self.now + u32::from(f.wait_states);
         let mut set = |t: Tab, r: Range| {
             self.latest[t as usize] = end;
@@ -875,31 +862,13 @@ impl<T: Copy> Window<T> {
                 self.tabs[t as usize][usize::from(u)] = end;
             }
         };
-        for w in f.regs.writes() {
-            set(Tab::Any, w);
-            if f.is(VALU) {
-                set(Tab::Valu, w);
-                if !f.is(MFMA) {
-                    set(Tab::Legacy, w);
-                    if !f.is(DOT) {
-                        set(Tab::LegacyNotDot, w);
+        if plan.write_tabs != 0 {
+            for w in f.regs.writes() {
+                for t in TAB_LIST {
+                    if plan.write_tabs & (1 << t as u16) != 0 {
+                        set(t, w);
                     }
                 }
-                if f.is(TRANS) {
-                    set(Tab::Trans, w);
-                }
-                if f.is(DST_SEL) {
-                    set(Tab::DstSel, w);
-                }
-                if f.is(MFMA) {
-                    set(Tab::Mfma, w);
-                }
-                if f.is(DOT) {
-                    set(Tab::Dot, w);
-                }
-            }
-            if f.is(SALU) {
-                set(Tab::Salu, w);
             }
         }
         if let Some(r) = f.store_data {
@@ -919,17 +888,196 @@ impl<T: Copy> Window<T> {
         self.history[self.head] = Some(Issued {
             end,
             tag,
-            facts: Producer {
-                mnemonic: f.mnemonic,
-                kind: f.kind,
-                passes: f.passes,
-                first_write: f.first_write(),
-            },
+            facts: plan.producer,
         });
         self.head = (self.head + 1) % HISTORY;
         self.now = end;
     }
 }
+
+/// One check of an instruction that depends on nothing but the
+/// instruction (which registers, which table, how many wait states).
+#[derive(Copy, Clone, Debug)]
+enum Check {
+    /// The latest producer in `tab` over `reg` must be `needed` back.
+    Tab {
+        rule: u8,
+        tab: Tab,
+        reg: Range,
+        needed: u8,
+    },
+    /// The last `s_setreg` of the same hardware register must be 2 back.
+    SetReg { rule: u8 },
+}
+
+/// What [`Window`] does for one instruction on one target, worked out once
+/// from its [`Facts`] (the `hazards` plugin keeps one per PC): the checks
+/// that depend only on the consumer, in the order the rules are listed,
+/// and the tables its writes go to. Rules whose wait states depend on the
+/// producer (MFMA, dot, DGEMM) are still worked out per step.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    facts: Facts,
+    producer: Producer,
+    checks: Box<[Check]>,
+    /// Bit `Tab as u16`: the tables each written register goes to.
+    write_tabs: u16,
+}
+
+impl Plan {
+    pub fn new(target: Target, f: &Facts) -> Plan {
+        use kind::*;
+        let mut checks = Vec::new();
+        let bit = target.bit();
+        let mut tab = |rule: u8, tab: Tab, reg: Range, needed: u8| {
+            if RULES[usize::from(rule)].targets & bit != 0 {
+                checks.push(Check::Tab {
+                    rule,
+                    tab,
+                    reg,
+                    needed,
+                });
+            }
+        };
+        let g94 = target != Target::Gfx90a;
+        let exec = Range::new(EXEC, 2);
+        let vcc = Range::new(VCC, 2);
+        let reads = || f.regs.reads();
+        let scalar_reads = || reads().filter(|r| r.is_scalar() && r.first != M0 && r.first != EXEC);
+
+        // 0: VALU writes SGPR -> VMEM reads it (EXEC included).
+        if f.is(VMEM | FLAT) {
+            for r in reads().filter(|r| r.is_scalar()).chain([exec]) {
+                tab(0, Tab::Valu, r, 5);
+            }
+        }
+        if f.is(DPP) {
+            for r in reads().filter(|r| r.is_vector()) {
+                tab(1, Tab::Any, r, 2);
+            }
+            tab(2, Tab::Valu, exec, 5);
+        }
+        if f.is(DIV_FMAS) {
+            tab(3, Tab::Valu, vcc, 4);
+        }
+        let setreg = if f.is(GETREG | SETREG) {
+            Some(if f.is(GETREG) { 4 } else { 5 })
+        } else {
+            None
+        };
+        let mut later = Vec::new();
+        let mut tab = |rule: u8, t: Tab, reg: Range, needed: u8| {
+            if RULES[usize::from(rule)].targets & bit != 0 {
+                later.push(Check::Tab {
+                    rule,
+                    tab: t,
+                    reg,
+                    needed,
+                });
+            }
+        };
+        if f.is(VALU) {
+            for w in f.regs.writes().filter(|r| r.is_vector()) {
+                tab(6, Tab::StoreData, w, if g94 { 2 } else { 1 });
+            }
+            if g94 {
+                if !f.is(TRANS) {
+                    for r in reads().filter(|r| r.is_vector()) {
+                        tab(7, Tab::Trans, r, 1);
+                    }
+                }
+                for r in reads().filter(|r| r.is_vector()) {
+                    tab(8, Tab::DstSel, r, 1);
+                }
+                for r in scalar_reads() {
+                    tab(9, Tab::Valu, r, 2);
+                }
+                if f.is(READ_LANE)
+                    && let Some(r) = f.lane_source
+                {
+                    tab(10, Tab::Valu, r, 1);
+                }
+                if f.is(READ_LANE | WRITE_LANE) {
+                    tab(11, Tab::Valu, exec, 4);
+                }
+            }
+        }
+        if f.is(RW_LANE)
+            && let Some(r) = f.lane_select
+        {
+            tab(12, Tab::Valu, r, 4);
+        }
+        if f.is(M0_READ) {
+            tab(13, Tab::Salu, Range::new(M0, 1), 1);
+        }
+        if let Some(rule) = setreg
+            && RULES[usize::from(rule)].targets & bit != 0
+        {
+            checks.push(Check::SetReg { rule });
+        }
+        checks.extend(later);
+
+        let mut write_tabs = 1u16 << Tab::Any as u16;
+        let mut add = |t: Tab| write_tabs |= 1 << t as u16;
+        if f.is(VALU) {
+            add(Tab::Valu);
+            if !f.is(MFMA) {
+                add(Tab::Legacy);
+                if !f.is(DOT) {
+                    add(Tab::LegacyNotDot);
+                }
+            }
+            if f.is(TRANS) {
+                add(Tab::Trans);
+            }
+            if f.is(DST_SEL) {
+                add(Tab::DstSel);
+            }
+            if f.is(MFMA) {
+                add(Tab::Mfma);
+            }
+            if f.is(DOT) {
+                add(Tab::Dot);
+            }
+        }
+        if f.is(SALU) {
+            add(Tab::Salu);
+        }
+        if f.regs.writes().next().is_none() {
+            write_tabs = 0;
+        }
+        Plan {
+            facts: *f,
+            producer: Producer {
+                mnemonic: f.mnemonic,
+                kind: f.kind,
+                passes: f.passes,
+                first_write: f.first_write(),
+            },
+            checks: checks.into_boxed_slice(),
+            write_tabs,
+        }
+    }
+
+    /// The facts it was worked out from.
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+}
+
+const TAB_LIST: [Tab; TABS] = [
+    Tab::Valu,
+    Tab::Legacy,
+    Tab::LegacyNotDot,
+    Tab::Any,
+    Tab::Trans,
+    Tab::DstSel,
+    Tab::Mfma,
+    Tab::Dot,
+    Tab::Salu,
+    Tab::StoreData,
+    Tab::SrcC,
+];
 
 /// An MFMA result read by a later instruction (or overwritten) on gfx942+:
 /// passes+3 for XDL producers, passes+2 for the others; gfx950 adds one

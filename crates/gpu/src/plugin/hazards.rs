@@ -26,7 +26,7 @@ use super::{
     lock,
 };
 use rocjitsu_code::analysis::waitcnt::{Events, Model, Pending, Wait};
-use rocjitsu_code::analysis::waitstates::{Facts, RULES, Violation, Window};
+use rocjitsu_code::analysis::waitstates::{Facts, Plan, RULES, Violation, Window};
 use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::regs::Range;
 use serde_json::json;
@@ -333,6 +333,8 @@ struct Info {
     pc: u64,
     inst: Inst,
     facts: Facts,
+    /// The wait-state checks of this instruction, worked out once.
+    plan: Plan,
     events: Events,
     wait: Option<Wait>,
     /// An LDS store or atomic (visible to the workgroup's other waves).
@@ -358,31 +360,43 @@ struct Worker<'a> {
 }
 
 impl Worker<'_> {
+    #[inline]
     fn info(&mut self, pc: u64, inst: &Inst, class: &super::Class) -> usize {
         let slot = ((pc >> 2) as usize) & (CACHE - 1);
         let hit = self.cache[slot]
             .as_ref()
             .is_some_and(|i| i.pc == pc && i.inst == *inst);
         if !hit {
-            let facts = Facts::of(inst);
-            let lds_write = (class.seg == Seg::Lds
-                && matches!(class.mem, MemKind::Store | MemKind::Atomic))
-                || lds_dma(&facts);
-            self.cache[slot] = Some(Box::new(Info {
-                pc,
-                inst: *inst,
-                facts,
-                events: self.model.events(inst),
-                wait: self.model.wait(inst),
-                lds_write,
-                barrier: class.family == Family::Barrier,
-            }));
+            self.fill(slot, pc, inst, class);
         }
         slot
     }
 
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, slot: usize, pc: u64, inst: &Inst, class: &super::Class) {
+        let facts = Facts::of(inst);
+        let lds_write = (class.seg == Seg::Lds
+            && matches!(class.mem, MemKind::Store | MemKind::Atomic))
+            || lds_dma(&facts);
+        self.cache[slot] = Some(Box::new(Info {
+            pc,
+            inst: *inst,
+            plan: Plan::new(self.d.info.target, &facts),
+            facts,
+            events: self.model.events(inst),
+            wait: self.model.wait(inst),
+            lds_write,
+            barrier: class.family == Family::Barrier,
+        }));
+    }
+
+    #[inline]
     fn wave(&mut self, id: WaveId) -> &mut WaveState {
         let i = id.wave as usize;
+        if i < self.waves.len() {
+            return &mut self.waves[i];
+        }
         let target = self.d.info.target;
         while self.waves.len() <= i {
             self.waves.push(WaveState {
@@ -402,77 +416,18 @@ impl Observer for Worker<'_> {
     }
 
     fn instruction(&mut self, e: &InstEvent) {
-        self.wave(e.id);
         let slot = self.info(e.pc, &e.op.inst, &e.op.class);
-        let all = self.d.inner.all;
+        self.wave(e.id);
         let info = self.cache[slot].as_deref().expect("just filled");
         let s = &mut self.waves[e.id.wave as usize];
-        let base = |kind, reg, producer: Tag, counters: String, needed, got| Report {
-            kind,
-            pc: e.pc,
-            inst: info.inst,
-            reg,
-            producer_pc: producer.0,
-            producer: producer.1,
-            counters,
-            needed,
-            got,
-            waves: 1,
-            first: e.id,
-        };
-        let counters = |op: &rocjitsu_code::analysis::waitcnt::Op<Tag>| {
-            op.counters()
-                .map(|c| c.name())
-                .collect::<Vec<_>>()
-                .join("/")
-        };
         if !s.pending.is_empty() {
-            let mut read = [None; 8];
-            let mut nread = 0;
-            for r in info.facts.regs.reads() {
-                for (reg, op) in s.pending.writers_of(r) {
-                    if let Some(slot) = read.get_mut(nread) {
-                        *slot = Some((reg, op.tag.0));
-                        nread += 1;
-                    }
-                    self.reports
-                        .add(all, base(Kind::Read, Some(reg), op.tag, counters(op), 0, 0));
-                }
-            }
-            for r in info.facts.regs.writes() {
-                // A read of the same register already names the hazard.
-                for (reg, op) in s.pending.writers_of(r) {
-                    if read.contains(&Some((reg, op.tag.0))) {
-                        continue;
-                    }
-                    self.reports.add(
-                        all,
-                        base(Kind::Overwrite, Some(reg), op.tag, counters(op), 0, 0),
-                    );
-                }
-            }
-            if info.barrier {
-                for op in s.pending.shared_writes() {
-                    self.reports
-                        .add(all, base(Kind::Barrier, None, op.tag, counters(op), 0, 0));
-                }
-            }
+            outstanding(&mut self.reports, self.d.inner.all, e, info, &s.pending);
         }
         self.scratch.clear();
         s.window
-            .step(&info.facts, (e.pc, info.inst), &mut self.scratch);
-        for v in &self.scratch {
-            self.reports.add(
-                all,
-                base(
-                    Kind::WaitStates(v.rule),
-                    v.reg,
-                    v.producer,
-                    String::new(),
-                    v.needed,
-                    v.got,
-                ),
-            );
+            .step_plan(&info.plan, (e.pc, info.inst), &mut self.scratch);
+        if !self.scratch.is_empty() {
+            wait_states(&mut self.reports, self.d.inner.all, e, info, &self.scratch);
         }
         if let Some(w) = &info.wait {
             s.pending.wait(w);
@@ -506,6 +461,107 @@ impl Observer for Worker<'_> {
 
     fn finish(self: Box<Self>) {
         lock(&self.d.reports).merge(self.reports);
+    }
+}
+
+/// A report of `kind` at the instruction of `e`, produced by `producer`.
+fn report_at(
+    e: &InstEvent,
+    info: &Info,
+    kind: Kind,
+    reg: Option<Range>,
+    producer: Tag,
+    counters: String,
+) -> Report {
+    Report {
+        kind,
+        pc: e.pc,
+        inst: info.inst,
+        reg,
+        producer_pc: producer.0,
+        producer: producer.1,
+        counters,
+        needed: 0,
+        got: 0,
+        waves: 1,
+        first: e.id,
+    }
+}
+
+/// Reads and overwrites of registers whose load is still outstanding, and
+/// LDS writes still in flight at a barrier.
+#[inline(never)]
+fn outstanding(
+    reports: &mut Reports,
+    all: bool,
+    e: &InstEvent,
+    info: &Info,
+    pending: &Pending<Tag>,
+) {
+    let counters = |op: &rocjitsu_code::analysis::waitcnt::Op<Tag>| {
+        op.counters()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let mut read = [None; 8];
+    let mut nread = 0;
+    for r in info.facts.regs.reads() {
+        for (reg, op) in pending.writers_of(r) {
+            if let Some(slot) = read.get_mut(nread) {
+                *slot = Some((reg, op.tag.0));
+                nread += 1;
+            }
+            reports.add(
+                all,
+                report_at(e, info, Kind::Read, Some(reg), op.tag, counters(op)),
+            );
+        }
+    }
+    for r in info.facts.regs.writes() {
+        // A read of the same register already names the hazard.
+        for (reg, op) in pending.writers_of(r) {
+            if read.contains(&Some((reg, op.tag.0))) {
+                continue;
+            }
+            reports.add(
+                all,
+                report_at(e, info, Kind::Overwrite, Some(reg), op.tag, counters(op)),
+            );
+        }
+    }
+    if info.barrier {
+        for op in pending.shared_writes() {
+            reports.add(
+                all,
+                report_at(e, info, Kind::Barrier, None, op.tag, counters(op)),
+            );
+        }
+    }
+}
+
+/// The wait-state rules the instruction of `e` broke.
+#[cold]
+#[inline(never)]
+fn wait_states(
+    reports: &mut Reports,
+    all: bool,
+    e: &InstEvent,
+    info: &Info,
+    found: &[Violation<Tag>],
+) {
+    for v in found {
+        let mut r = report_at(
+            e,
+            info,
+            Kind::WaitStates(v.rule),
+            v.reg,
+            v.producer,
+            String::new(),
+        );
+        r.needed = v.needed;
+        r.got = v.got;
+        reports.add(all, r);
     }
 }
 
