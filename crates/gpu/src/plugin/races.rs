@@ -535,19 +535,41 @@ impl Observer for Worker<'_> {
         } else {
             (bytes, None)
         };
-        for l in 0..64 {
-            if m.exec >> l & 1 == 0 {
-                continue;
-            }
-            let space = lanes.space[l];
-            let a = lanes.addr[l];
-            self.push(space, mk(a, elem));
-            if let Some(d) = second {
+        if let Some(d) = second {
+            for l in 0..64 {
+                if m.exec >> l & 1 == 0 {
+                    continue;
+                }
+                let space = lanes.space[l];
+                let a = lanes.addr[l];
+                self.push(space, mk(a, elem));
                 self.push(
                     space,
                     mk(u64::from((a as u32).wrapping_add(d as u32)), elem),
                 );
             }
+            return;
+        }
+        // Lanes whose bytes follow the previous lane's (a coalesced
+        // access) make one interval, pushed once.
+        let mut run: Option<(Space, u64, u64)> = None;
+        for l in 0..64 {
+            if m.exec >> l & 1 == 0 {
+                continue;
+            }
+            let (space, a) = (lanes.space[l], lanes.addr[l]);
+            match &mut run {
+                Some((s, _, hi)) if *s == space && *hi == a => *hi = a + elem,
+                _ => {
+                    if let Some((s, lo, hi)) = run {
+                        self.push(s, mk(lo, hi - lo));
+                    }
+                    run = Some((space, a, a + elem));
+                }
+            }
+        }
+        if let Some((s, lo, hi)) = run {
+            self.push(s, mk(lo, hi - lo));
         }
     }
 
