@@ -499,6 +499,11 @@ enum Tab {
 
 const TABS: usize = 11;
 
+/// One register unit's end times, by [`Tab`] (16 slots: one cache line).
+#[derive(Copy, Clone)]
+#[repr(align(64))]
+struct Times([u32; 16]);
+
 /// Enough issued instructions to cover the longest rule (19 wait states).
 const HISTORY: usize = 32;
 
@@ -535,7 +540,10 @@ impl Producer {
 pub struct Window<T> {
     target: Target,
     now: u32,
-    tabs: Box<[[u32; UNITS]; TABS]>,
+    /// Per register unit, the end time in each table: one cache line per
+    /// unit, so an instruction touches a line per register, not one per
+    /// table and register.
+    tabs: Box<[Times; UNITS]>,
     /// The latest end time written to each table.
     latest: [u32; TABS],
     dgemm_end: u32,
@@ -556,7 +564,7 @@ impl<T: Copy> Window<T> {
         Window {
             target,
             now: START,
-            tabs: Box::new([[LONG_AGO; UNITS]; TABS]),
+            tabs: Box::new([Times([LONG_AGO; 16]); UNITS]),
             latest: [LONG_AGO; TABS],
             dgemm_end: LONG_AGO,
             setreg: [LONG_AGO; 64],
@@ -572,7 +580,7 @@ impl<T: Copy> Window<T> {
         self.now = self.now.saturating_add(REACH);
         if self.now > u32::MAX / 2 {
             for t in self.tabs.iter_mut() {
-                t.fill(LONG_AGO);
+                t.0.fill(LONG_AGO);
             }
             self.latest = [LONG_AGO; TABS];
             self.setreg = [LONG_AGO; 64];
@@ -602,7 +610,7 @@ impl<T: Copy> Window<T> {
             return LONG_AGO;
         }
         r.units()
-            .map(|u| self.tabs[t as usize][usize::from(u)])
+            .map(|u| self.tabs[usize::from(u)].0[t as usize])
             .max()
             .unwrap_or(LONG_AGO)
     }
@@ -859,7 +867,7 @@ impl<T: Copy> Window<T> {
         let mut set = |t: Tab, r: Range| {
             self.latest[t as usize] = end;
             for u in r.units() {
-                self.tabs[t as usize][usize::from(u)] = end;
+                self.tabs[usize::from(u)].0[t as usize] = end;
             }
         };
         if plan.write_tabs != 0 {

@@ -286,6 +286,8 @@ impl DispatchObserver for Dispatch {
             lds: Vec::new(),
             global: Vec::new(),
             dispatch_global: Vec::new(),
+            next_compact: [COMPACT_AT; 3],
+            runs: Vec::with_capacity(64),
             dropped: false,
             races: Races::default(),
         })
@@ -405,6 +407,12 @@ struct Worker<'a> {
     global: Vec<Interval>,
     /// Global intervals of every workgroup this thread ran.
     dispatch_global: Vec<Interval>,
+    /// The lengths of `lds`, `global` and `dispatch_global` at which they
+    /// are next compacted: twice what the last compaction left, so a list
+    /// whose intervals are mostly distinct is not sorted again and again.
+    next_compact: [usize; 3],
+    /// Scratch for `memory`: one instruction's runs of bytes (space, lo, hi).
+    runs: Vec<(u8, u64, u64)>,
     dropped: bool,
     races: Races,
 }
@@ -426,6 +434,7 @@ impl Worker<'_> {
             );
             v.clear();
         }
+        self.next_compact[..2].fill(COMPACT_AT);
     }
 
     fn linear(&self, g: [u32; 3]) -> u32 {
@@ -434,9 +443,9 @@ impl Worker<'_> {
     }
 
     fn push(&mut self, space: Space, i: Interval) {
-        let list = match space {
-            Space::Lds => &mut self.lds,
-            Space::Global => &mut self.global,
+        let (list, next) = match space {
+            Space::Lds => (&mut self.lds, &mut self.next_compact[0]),
+            Space::Global => (&mut self.global, &mut self.next_compact[1]),
             _ => return,
         };
         // Extend the previous interval of the same instruction and wave.
@@ -449,8 +458,9 @@ impl Worker<'_> {
             last.hi = i.hi;
         } else {
             list.push(i);
-            if list.len() >= COMPACT_AT && list.len().is_power_of_two() {
+            if list.len() >= *next {
                 compact(list, &|i: &Interval| u64::from(i.wave));
+                *next = (2 * list.len()).max(COMPACT_AT);
             }
         }
         if space == Space::Global && self.d.inner.global {
@@ -462,11 +472,11 @@ impl Worker<'_> {
             {
                 last.hi = i.hi;
             } else {
-                let n = self.dispatch_global.len();
-                if n >= COMPACT_AT && n.is_power_of_two() {
+                if self.dispatch_global.len() >= self.next_compact[2] {
                     compact(&mut self.dispatch_global, &|i: &Interval| {
                         u64::from(i.group)
                     });
+                    self.next_compact[2] = (2 * self.dispatch_global.len()).max(COMPACT_AT);
                 }
                 if self.dispatch_global.len() < self.d.inner.max_intervals {
                     self.dispatch_global.push(i);
@@ -483,6 +493,7 @@ impl Observer for Worker<'_> {
         self.group = self.linear(g.group);
         self.lds.clear();
         self.global.clear();
+        self.next_compact[..2].fill(COMPACT_AT);
     }
 
     fn group_end(&mut self, _g: &GroupEvent) {
@@ -550,27 +561,44 @@ impl Observer for Worker<'_> {
             }
             return;
         }
-        // Lanes whose bytes follow the previous lane's (a coalesced
-        // access) make one interval, pushed once.
-        let mut run: Option<(Space, u64, u64)> = None;
+        // One interval per run of bytes the wave's active lanes touch in
+        // one space: lanes whose bytes follow the previous lane's (a
+        // coalesced access) join in lane order; other orders (swizzled LDS
+        // tiles) are sorted by address and joined where they touch or
+        // overlap. Lanes of one wave never race with each other, so this
+        // keeps every byte and owner.
+        let mut runs = std::mem::take(&mut self.runs);
+        runs.clear();
         for l in 0..64 {
             if m.exec >> l & 1 == 0 {
                 continue;
             }
-            let (space, a) = (lanes.space[l], lanes.addr[l]);
-            match &mut run {
-                Some((s, _, hi)) if *s == space && *hi == a => *hi = a + elem,
-                _ => {
-                    if let Some((s, lo, hi)) = run {
-                        self.push(s, mk(lo, hi - lo));
-                    }
-                    run = Some((space, a, a + elem));
-                }
+            let (space, a) = (lanes.space[l] as u8, lanes.addr[l]);
+            match runs.last_mut() {
+                Some(r) if r.0 == space && r.2 == a => r.2 = a + elem,
+                _ => runs.push((space, a, a + elem)),
             }
         }
-        if let Some((s, lo, hi)) = run {
-            self.push(s, mk(lo, hi - lo));
+        let mut n = runs.len();
+        if n > 1 {
+            runs.sort_unstable_by_key(|r| (r.0, r.1));
+            let mut out = 0;
+            for k in 1..n {
+                let r = runs[k];
+                let cur = &mut runs[out];
+                if cur.0 == r.0 && r.1 <= cur.2 {
+                    cur.2 = cur.2.max(r.2);
+                } else {
+                    out += 1;
+                    runs[out] = r;
+                }
+            }
+            n = out + 1;
         }
+        for &(space, lo, hi) in &runs[..n] {
+            self.push(Space::ALL[usize::from(space)], mk(lo, hi - lo));
+        }
+        self.runs = runs;
     }
 
     fn finish(self: Box<Self>) {
