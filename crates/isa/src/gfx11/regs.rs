@@ -303,7 +303,7 @@ fn flat_addr(g: &mut Regs, seg: u32, addr: u16, vaddr_scratch: bool, saddr: u16,
 }
 
 pub(crate) fn flat11(g: &mut Regs, f: &super::flat::Flat) {
-    let (w0, w1) = (f.w0, f.w1);
+    let w1 = f.w1;
     let form = f.form();
     let seg = f.seg();
     if form.vdst > 0 {
@@ -321,7 +321,6 @@ pub(crate) fn flat11(g: &mut Regs, f: &super::flat::Flat) {
     if f.op.name.contains("_lds_") {
         g.read(one(M0));
     }
-    let _ = w0;
 }
 
 pub(crate) fn buf11(g: &mut Regs, b: &super::mubuf::Buf) {
@@ -400,6 +399,25 @@ pub(crate) fn mimg11(g: &mut Regs, m: &super::mimg::Mimg) {
     image(g, m.op.name, data, &addrs, rsrc, ssamp, w0 & 1 << 14 != 0);
 }
 
+/// An SMEM instruction: base and offset are read (when the opcode has
+/// operands), loads write their data.
+fn smem(
+    g: &mut Regs,
+    name: &str,
+    base_width: u8,
+    base: Option<Operand>,
+    soffset: Operand,
+    data: Option<Operand>,
+) {
+    if base_width != 0 {
+        g.read(op(base));
+        g.read(op(Some(soffset)));
+    }
+    if name.starts_with("s_load") || name.starts_with("s_buffer_load") {
+        g.write(op(data));
+    }
+}
+
 impl super::Inst {
     /// The registers the instruction reads and writes (see the module
     /// documentation).
@@ -411,15 +429,14 @@ impl super::Inst {
             Body::Salu(s) => salu(&mut g, &s),
             Body::Sopk(k) => sopk(&mut g, &k),
             Body::Sopp(p) => sopp(&mut g, &p, wave64),
-            Body::Smem(s) => {
-                if s.row.base != 0 {
-                    g.read(op(s.base()));
-                    g.read(op(Some(s.soffset())));
-                }
-                if s.row.name.starts_with("s_load") || s.row.name.starts_with("s_buffer_load") {
-                    g.write(op(s.data()));
-                }
-            }
+            Body::Smem(s) => smem(
+                &mut g,
+                s.row.name,
+                s.row.base,
+                s.base(),
+                s.soffset(),
+                s.data(),
+            ),
             Body::Vop3(v) => vop3(&mut g, &v),
             Body::Vop(v) => vop(&mut g, &v),
             Body::Vop3p(p) => vop3p(&mut g, &p),
@@ -447,15 +464,14 @@ impl crate::gfx12::Inst {
             Body::Salu(s) => salu(&mut g, &s),
             Body::Sopk(k) => sopk(&mut g, &k),
             Body::Sopp(p) => sopp(&mut g, &p, wave64),
-            Body::Smem(s) => {
-                if s.row.base != 0 {
-                    g.read(op(s.base()));
-                    g.read(op(Some(s.soffset())));
-                }
-                if s.row.name.starts_with("s_load") || s.row.name.starts_with("s_buffer_load") {
-                    g.write(op(s.data()));
-                }
-            }
+            Body::Smem(s) => smem(
+                &mut g,
+                s.row.name,
+                s.row.base,
+                s.base(),
+                s.soffset(),
+                s.data(),
+            ),
             Body::Vop(v) => vop(&mut g, &v),
             Body::Vop3(v) => vop3(&mut g, &v),
             Body::Vop3p(p) => vop3p(&mut g, &p),
@@ -505,7 +521,7 @@ impl crate::gfx12::Inst {
                 }
             }
             Body::Image(m) => {
-                let (w0, w1, w2) = (m.w0, m.w1, m.w2);
+                let (w1, w2) = (m.w1, m.w2);
                 let l = m.layout();
                 let addrs: Vec<(u16, u8)> = l
                     .addrs
@@ -521,7 +537,6 @@ impl crate::gfx12::Inst {
                 let data = vgprs((w1 & 0xff) as u16, l.data);
                 let returns = (w1 >> 20) & 1 != 0;
                 image(&mut g, m.op.name, data, &addrs, rsrc, ssamp, returns);
-                let _ = w0;
             }
         }
         g
