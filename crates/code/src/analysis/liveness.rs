@@ -39,8 +39,8 @@
 //! from reaching; an unknown call may define every register.
 
 use crate::cfg::{Cfg, EdgeKind, Exit};
-use rocjitsu_isa::WaveSize;
-use rocjitsu_isa::gfx9::regs::{AGPR0, EXEC, M0, Range, SCC, UNITS, Unit, VCC, VGPR0};
+use rocjitsu_isa::gfx9::regs::{AGPR0, EXEC, M0, Range, SCC, TTMP0, UNITS, Unit, VCC, VGPR0};
+use rocjitsu_isa::{Family, WaveSize};
 use std::fmt;
 
 /// Why liveness was not computed.
@@ -78,6 +78,17 @@ impl RegSet {
         s.insert(SCC);
         for u in VGPR0..UNITS as Unit {
             s.insert(u);
+        }
+        s
+    }
+
+    /// [`RegSet::all`] of a family: GFX10 and later have no AccVGPRs.
+    pub fn all_of(family: Family) -> RegSet {
+        let mut s = RegSet::all();
+        if family != Family::Gfx9 {
+            for u in AGPR0..UNITS as Unit {
+                s.remove(u);
+            }
         }
         s
     }
@@ -142,81 +153,56 @@ impl RegSet {
         (0..UNITS as Unit).filter(|&u| self.contains(u))
     }
 
-    /// The set as maximal runs of consecutive units of one register file
-    /// (a special register's halves stay together).
-    pub fn ranges(&self) -> Vec<Range> {
-        let mut out: Vec<Range> = Vec::new();
-        for u in self.iter() {
-            if let Some(last) = out.last_mut()
-                && last.first + Unit::from(last.count) == u
-                && same_file(last.first, u)
-                && last.count < u8::MAX
-            {
-                last.count += 1;
-                continue;
+    /// The set as maximal runs `(first, last)` of consecutive units that
+    /// print as one register range for `family`: SGPRs (through `s105` on
+    /// GFX10 and later; GFX9's units 102..=105 are `flat_scratch` and
+    /// `xnack_mask`), TTMPs, VGPRs, AccVGPRs; each special register alone.
+    pub fn runs(&self, family: Family) -> Vec<(Unit, Unit)> {
+        let sgpr_end: Unit = if family == Family::Gfx9 { 102 } else { VCC };
+        // The first unit of the group a unit prints in.
+        let group = |u: Unit| -> Unit {
+            match u {
+                _ if u < sgpr_end => 0,
+                102..=105 => u & !1,
+                VCC..=107 => VCC,
+                TTMP0..=123 => TTMP0,
+                EXEC..=127 => EXEC,
+                VGPR0..AGPR0 => VGPR0,
+                AGPR0.. => AGPR0,
+                _ => u,
             }
-            out.push(Range::new(u, 1));
+        };
+        let mut out: Vec<(Unit, Unit)> = Vec::new();
+        for u in self.iter() {
+            match out.last_mut() {
+                Some((a, b)) if *b + 1 == u && group(*a) == group(u) => *b = u,
+                _ => out.push((u, u)),
+            }
         }
         out
     }
-}
 
-/// Whether units `a` and `b` print as one range (`s[0:3]`, `vcc`,
-/// `v[4:7]`): the same file, and for special registers the same register.
-fn same_file(a: Unit, b: Unit) -> bool {
-    // The first unit of each file or special register; each unit from 128
-    // to 255 (SCC) stands alone.
-    const STARTS: [Unit; 10] = [0, 102, 104, 106, 108, M0, 125, EXEC, VGPR0, AGPR0];
-    let file = |u: Unit| match u {
-        128..VGPR0 => u,
-        _ => STARTS[STARTS.iter().rposition(|&s| u >= s).unwrap_or(0)],
-    };
-    file(a) == file(b)
-}
-
-impl RegSet {
-    /// The set in LLVM's register names for `family`: on GFX10 and later
-    /// units 102..=105 are the SGPRs `s102`..`s105` (GFX9's
-    /// `flat_scratch` and `xnack_mask`).
-    pub fn names(&self, family: rocjitsu_isa::Family) -> String {
-        if family == rocjitsu_isa::Family::Gfx9 {
-            return self.to_string();
-        }
-        let mut out: Vec<String> = Vec::new();
-        let mut sgprs = RegSet::empty();
-        let mut rest = *self;
-        for u in 0..106 {
-            if self.contains(u) {
-                sgprs.insert(u);
-                rest.remove(u);
-            }
-        }
-        // SGPRs as one file up to s105.
-        let mut run: Option<(Unit, Unit)> = None;
-        let flush = |r: Option<(Unit, Unit)>, out: &mut Vec<String>| {
-            if let Some((a, b)) = r {
-                out.push(if a == b {
-                    format!("s{a}")
-                } else {
-                    format!("s[{a}:{b}]")
-                });
+    /// The set in LLVM's register names for `family`, space-separated:
+    /// `s[0:3] vcc v[0:7] scc`.
+    pub fn names(&self, family: Family) -> String {
+        let name = |(a, b): (Unit, Unit)| -> String {
+            let (prefix, base) = match a {
+                _ if family != Family::Gfx9 && a < VCC => ("s", 0),
+                0..=101 => ("s", 0),
+                TTMP0..=123 => ("ttmp", TTMP0),
+                VGPR0..AGPR0 => ("v", VGPR0),
+                AGPR0.. => ("a", AGPR0),
+                // Special registers: vcc, exec_lo, m0, scc, ...
+                _ => return Range::new(a, (b - a + 1) as u8).to_string(),
+            };
+            if a == b {
+                format!("{prefix}{}", a - base)
+            } else {
+                format!("{prefix}[{}:{}]", a - base, b - base)
             }
         };
-        for u in sgprs.iter() {
-            run = match run {
-                Some((a, b)) if b + 1 == u => Some((a, u)),
-                r => {
-                    flush(r, &mut out);
-                    Some((u, u))
-                }
-            };
-        }
-        flush(run, &mut out);
-        let tail = rest.to_string();
-        if !tail.is_empty() {
-            out.push(tail);
-        }
-        out.join(" ")
+        let v: Vec<String> = self.runs(family).into_iter().map(name).collect();
+        v.join(" ")
     }
 }
 
@@ -227,15 +213,9 @@ impl fmt::Debug for RegSet {
 }
 
 impl fmt::Display for RegSet {
-    /// LLVM's register names, space-separated: `s[0:3] vcc v[0:7] scc`.
+    /// [`RegSet::names`] for GFX9.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, r) in self.ranges().iter().enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
-            }
-            write!(f, "{r}")?;
-        }
-        Ok(())
+        f.write_str(&self.names(Family::Gfx9))
     }
 }
 
@@ -438,6 +418,9 @@ impl Summary {
 /// The backward solver of one function at a time.
 struct Solver<'a> {
     cfg: &'a Cfg,
+    /// Every register of the target (what is live where control goes
+    /// somewhere unknown).
+    all: RegSet,
     effects: &'a [Effect],
     summaries: Vec<Summary>,
     /// Per block: its position in its function's block list, per function.
@@ -454,6 +437,7 @@ impl<'a> Solver<'a> {
         }
         Solver {
             cfg,
+            all: RegSet::all_of(cfg.target.family()),
             effects,
             summaries: vec![Summary::default(); cfg.functions.len()],
             pos,
@@ -474,7 +458,7 @@ impl<'a> Solver<'a> {
         let blk = &cfg.blocks[b];
         let mut out = RegSet::empty();
         match blk.exit {
-            Some(Exit::UnknownJump | Exit::UnknownCall | Exit::Broken) => return RegSet::all(),
+            Some(Exit::UnknownJump | Exit::UnknownCall | Exit::Broken) => return self.all,
             Some(Exit::Return) => {
                 out = *ret;
             }
@@ -489,16 +473,16 @@ impl<'a> Solver<'a> {
             match e.kind {
                 EdgeKind::AfterCall => {}
                 EdgeKind::Call => {
-                    let after = after.unwrap_or_else(RegSet::all);
+                    let after = after.unwrap_or(self.all);
                     match cfg.function_at(cfg.blocks[e.to].start) {
                         Some(g) => out.union_with(&self.summaries[g].apply(&after)),
-                        None => out.union_with(&RegSet::all()),
+                        None => out.union_with(&self.all),
                     };
                 }
                 EdgeKind::TailCall => {
                     match cfg.function_at(cfg.blocks[e.to].start) {
                         Some(g) => out.union_with(&self.summaries[g].apply(ret)),
-                        None => out.union_with(&RegSet::all()),
+                        None => out.union_with(&self.all),
                     };
                 }
                 _ => {
@@ -555,7 +539,7 @@ impl Liveness {
                 let e = entry_pos(f);
                 let s = Summary {
                     gen_: solver.solve(f, &RegSet::empty())[e],
-                    gen_through: solver.solve(f, &RegSet::all())[e],
+                    gen_through: solver.solve(f, &solver.all)[e],
                 };
                 if s != solver.summaries[f] {
                     solver.summaries[f].gen_.union_with(&s.gen_);
@@ -573,7 +557,7 @@ impl Liveness {
         let mut at_ret: Vec<RegSet> = (0..nf)
             .map(|f| {
                 if ret.unknown_callers[f] {
-                    RegSet::all()
+                    solver.all
                 } else {
                     RegSet::empty()
                 }

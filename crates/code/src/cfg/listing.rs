@@ -100,15 +100,20 @@ pub fn listing(cfg: &Cfg, opts: &Options) -> String {
             }
         }
     }
-    if cfg.issues.is_empty() {
+    // The issues of the functions listed.
+    let issues: Vec<&super::Issue> = match opts.only.and_then(|o| cfg.function(o)) {
+        Some(f) => cfg.issues_in(cfg.function_at(f.entry).unwrap_or(0)),
+        None => cfg.issues.iter().collect(),
+    };
+    if issues.is_empty() {
         let _ = writeln!(s, "complete: every branch and call target is known");
     } else {
         let _ = writeln!(
             s,
             "incomplete: {} place(s) the graph does not follow:",
-            cfg.issues.len()
+            issues.len()
         );
-        for i in &cfg.issues {
+        for i in issues {
             let _ = writeln!(s, "  {i}");
         }
     }

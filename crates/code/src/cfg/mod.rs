@@ -832,6 +832,32 @@ impl Cfg {
         self.issues.dedup();
     }
 
+    /// The issues at instructions of function `f` (index in
+    /// [`Cfg::functions`]).
+    pub fn issues_in(&self, f: usize) -> Vec<&Issue> {
+        let func = &self.functions[f];
+        let inside = |a: u64| {
+            func.blocks
+                .iter()
+                .any(|&b| self.blocks[b].start <= a && a < self.blocks[b].end)
+        };
+        self.issues
+            .iter()
+            .filter(|i| match **i {
+                Issue::UnknownIndirect { address, .. } | Issue::FallsOffEnd { address } => {
+                    inside(address)
+                }
+                Issue::OutsideCode { from, .. } | Issue::MidInstruction { from, .. } => {
+                    inside(from)
+                }
+                // An undecodable word ends the block before it.
+                Issue::Undecodable { address } => {
+                    func.blocks.iter().any(|&b| self.blocks[b].end == address)
+                }
+            })
+            .collect()
+    }
+
     /// Whether everything reachable was followed: no unknown indirect
     /// branch or call, no undecodable or out-of-code target.
     pub fn is_complete(&self) -> bool {

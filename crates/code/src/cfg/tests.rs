@@ -445,3 +445,30 @@ fn relative_addressing_reads_the_file_upward() {
         ],
     );
 }
+
+#[test]
+fn register_set_names() {
+    use crate::analysis::liveness::RegSet;
+    use rocjitsu_isa::Family;
+    assert_eq!(
+        RegSet::all_of(Family::Gfx9).names(Family::Gfx9),
+        "s[0:101] flat_scratch xnack_mask vcc ttmp[0:15] m0 exec scc v[0:255] a[0:255]"
+    );
+    // GFX10+: s102..s105 are SGPRs; no AccVGPRs.
+    assert_eq!(
+        RegSet::all_of(Family::Gfx11).names(Family::Gfx11),
+        "s[0:105] vcc ttmp[0:15] m0 exec scc v[0:255]"
+    );
+    let mut s = RegSet::empty();
+    for u in [3, 4, 5, 103, 106, 126, 256, 258, 259] {
+        s.insert(u);
+    }
+    assert_eq!(
+        s.names(Family::Gfx9),
+        "s[3:5] flat_scratch_hi vcc_lo exec_lo v0 v[2:3]"
+    );
+    assert_eq!(
+        s.names(Family::Gfx12),
+        "s[3:5] s103 vcc_lo exec_lo v0 v[2:3]"
+    );
+}
