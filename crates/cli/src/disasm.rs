@@ -58,12 +58,7 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let target = a
-        .mcpu
-        .as_deref()
-        .map(str::parse::<Target>)
-        .transpose()
-        .context("--mcpu")?;
+    let target = parse_mcpu(a.mcpu.as_deref())?;
     let wave = match (a.wave32, a.wave64) {
         (true, _) => Some(WaveSize::Wave32),
         (_, true) => Some(WaveSize::Wave64),
@@ -128,6 +123,11 @@ pub fn run(a: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The target named by `--mcpu`, if any.
+pub(crate) fn parse_mcpu(mcpu: Option<&str>) -> Result<Option<Target>> {
+    mcpu.map(str::parse::<Target>).transpose().context("--mcpu")
+}
+
 /// What to do about a code-object error, appended to its message.
 fn hint(e: &rocjitsu_code::Error) -> &'static str {
     use rocjitsu_code::ErrorKind as K;
@@ -152,7 +152,7 @@ fn hint(e: &rocjitsu_code::Error) -> &'static str {
     }
 }
 
-fn code_err(e: rocjitsu_code::Error) -> anyhow::Error {
+pub(crate) fn code_err(e: rocjitsu_code::Error) -> anyhow::Error {
     let h = hint(&e);
     anyhow::anyhow!("{e}{h}")
 }
@@ -319,7 +319,7 @@ fn disasm_file(
 }
 
 /// The targets whose code rocjitsu disassembles, for messages.
-fn decoded_targets() -> String {
+pub(crate) fn decoded_targets() -> String {
     let v: Vec<&str> = Target::KNOWN
         .into_iter()
         .filter(|t| t.decodes())

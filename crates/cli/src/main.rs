@@ -1,5 +1,6 @@
 //! `rocjitsu`: the AMD GPU emulator's command-line tool.
 
+mod cfg;
 mod dbt;
 mod disasm;
 mod guest;
@@ -72,6 +73,8 @@ struct Cli {
 enum Command {
     /// Disassemble a code object, offload bundle or HIP executable (or hex bytes from stdin)
     Disasm(disasm::Args),
+    /// Show the control-flow graph of a code object's kernels and functions (blocks, edges; registers live before each instruction with --live)
+    Cfg(cfg::Args),
     /// Run one kernel of a code object on an emulated GPU (buffers from files, scalars from the command line)
     RunKernel(run_kernel::Args),
     /// Translate code objects between targets (gfx950 code for gfx942)
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.command {
         Some(Command::Disasm(a)) => disasm::run(a),
+        Some(Command::Cfg(a)) => cfg::run(a),
         Some(Command::RunKernel(a)) => run_kernel::run(a),
         Some(Command::Dbt(a)) => dbt::run(a),
         Some(Command::DaemonStatus { socket }) => daemon_status(socket),

@@ -34,28 +34,8 @@ pub struct Options {
     /// Print JSON lines instead of text.
     pub json: bool,
     /// The wave size RDNA code is decoded for; `None` for the one the code
-    /// object's kernels declare (see [`wave_size`]).
+    /// object's kernels declare ([`CodeObject::wave_size`]).
     pub wave: Option<WaveSize>,
-}
-
-/// The wave size a code object's code runs in: 64 on targets with only
-/// 64-lane waves; otherwise wave32 if any kernel descriptor sets
-/// ENABLE_WAVEFRONT_SIZE32 (or there are no kernels), else wave64.
-pub fn wave_size(co: &CodeObject) -> WaveSize {
-    let target = co.target();
-    if target.wave_size() == 64 {
-        return WaveSize::Wave64;
-    }
-    let ks = co.kernels();
-    if ks.is_empty()
-        || ks
-            .iter()
-            .any(|k| k.descriptor.kernel_code_properties.enable_wavefront_size32)
-    {
-        WaveSize::Wave32
-    } else {
-        WaveSize::Wave64
-    }
 }
 
 /// A symbol as the listing uses it.
@@ -218,7 +198,7 @@ pub fn write_object(
     let index = SymbolIndex::new(co);
     let elf = co.elf();
     let target = co.target();
-    let wave = opts.wave.unwrap_or_else(|| wave_size(co));
+    let wave = opts.wave.unwrap_or_else(|| co.wave_size());
     let mut printed = Printed::default();
     if !opts.json {
         write!(out, "\n{display_name}:\tfile format elf64-amdgpu\n\n")?;

@@ -23,6 +23,7 @@ pub const SHT_SYMTAB: u32 = 2;
 pub const SHT_STRTAB: u32 = 3;
 pub const SHT_NOTE: u32 = 7;
 pub const SHT_NOBITS: u32 = 8;
+pub const SHT_RELA: u32 = 4;
 pub const SHT_DYNSYM: u32 = 11;
 
 /// Section flag: executable instructions.
@@ -42,6 +43,39 @@ const EHDR_SIZE: u64 = 64;
 const SHDR_SIZE: u64 = 64;
 const PHDR_SIZE: u64 = 56;
 const SYM_SIZE: u64 = 24;
+const RELA_SIZE: u64 = 24;
+
+/// AMDGPU relocation types (`r_type` of ELF64_R_INFO), from the AMDGPU
+/// ELF ABI (LLVM's `AMDGPUUsage`, "Relocation Records").
+pub mod reloc {
+    pub const ABS32_LO: u32 = 1;
+    pub const ABS32_HI: u32 = 2;
+    pub const ABS64: u32 = 3;
+    pub const REL32: u32 = 4;
+    pub const REL64: u32 = 5;
+    pub const ABS32: u32 = 6;
+    pub const GOTPCREL: u32 = 7;
+    pub const GOTPCREL32_LO: u32 = 8;
+    pub const GOTPCREL32_HI: u32 = 9;
+    pub const REL32_LO: u32 = 10;
+    pub const REL32_HI: u32 = 11;
+}
+
+/// One `Elf64_Rela` entry of an `SHT_RELA` section.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Rela {
+    /// Index of the section the entry patches (the RELA section's `sh_info`).
+    pub section: u32,
+    /// `r_offset`: the patched byte's offset in that section (an address in
+    /// executables and shared objects).
+    pub offset: u64,
+    /// `r_type`.
+    pub kind: u32,
+    /// The symbol (`r_sym`) as an index into [`Elf::symbols`]; `None` for 0.
+    pub symbol: Option<usize>,
+    /// `r_addend`.
+    pub addend: i64,
+}
 
 /// The state of a target feature (`xnack`, `sramecc`) in a code object.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -623,6 +657,54 @@ impl Elf {
             entsize: 0,
         };
         parse_symbols(&r, &[syms, strs])
+    }
+
+    /// The entries of every `SHT_RELA` section, in file order.
+    pub fn relocations(&self, file: &str, bytes: &[u8]) -> Result<Vec<Rela>> {
+        let mut out = Vec::new();
+        for s in self.sections.iter().filter(|s| s.kind == SHT_RELA) {
+            let r = Reader::new(file, bytes).in_section(&s.name);
+            if s.entsize != RELA_SIZE || s.size % RELA_SIZE != 0 {
+                return Err(r.err(
+                    s.offset,
+                    ErrorKind::Invalid {
+                        what: "relocation section",
+                        detail: format!(
+                            "entry size {} and size {} (Elf64_Rela entries are {RELA_SIZE} bytes)",
+                            s.entsize, s.size
+                        ),
+                    },
+                ));
+            }
+            let table = match self.sections.get(s.link as usize).map(|t| t.kind) {
+                Some(SHT_DYNSYM) => SymbolTable::Dynsym,
+                _ => SymbolTable::Symtab,
+            };
+            let data = r.region(s.offset, s.size, "relocation section")?;
+            for e in data.chunks_exact(RELA_SIZE as usize) {
+                let word = |i: usize| {
+                    let mut v = [0u8; 8];
+                    v.copy_from_slice(&e[i..i + 8]);
+                    u64::from_le_bytes(v)
+                };
+                let info = word(8);
+                let sym = (info >> 32) as u32;
+                out.push(Rela {
+                    section: s.info,
+                    offset: word(0),
+                    kind: info as u32,
+                    symbol: (sym != 0)
+                        .then(|| {
+                            self.symbols
+                                .iter()
+                                .position(|x| x.table == table && x.index == sym)
+                        })
+                        .flatten(),
+                    addend: word(16) as i64,
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// The section with this name.

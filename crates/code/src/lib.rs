@@ -39,6 +39,7 @@
 
 pub mod analysis;
 pub mod bundle;
+pub mod cfg;
 pub mod dbt;
 pub mod descriptor;
 pub mod elf;

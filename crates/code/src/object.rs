@@ -9,7 +9,7 @@ use crate::elf::{
 use crate::error::{Error, ErrorKind, Reader, Result};
 use crate::metadata::{KernelMeta, Metadata};
 use crate::msgpack::Value;
-use rocjitsu_isa::Target;
+use rocjitsu_isa::{Target, WaveSize};
 use std::collections::{HashMap, HashSet};
 
 /// A kernel: its descriptor (`name.kd`), metadata entry and code.
@@ -191,6 +191,25 @@ impl CodeObject {
     /// Kernels in descriptor address order.
     pub fn kernels(&self) -> &[Kernel] {
         &self.kernels
+    }
+
+    /// The wave size the object's code runs in: 64 on targets with only
+    /// 64-lane waves; otherwise wave32 if any kernel descriptor sets
+    /// ENABLE_WAVEFRONT_SIZE32 (or there are no kernels), else wave64.
+    pub fn wave_size(&self) -> WaveSize {
+        if self.target.wave_size() == 64 {
+            return WaveSize::Wave64;
+        }
+        let ks = &self.kernels;
+        if ks.is_empty()
+            || ks
+                .iter()
+                .any(|k| k.descriptor.kernel_code_properties.enable_wavefront_size32)
+        {
+            WaveSize::Wave32
+        } else {
+            WaveSize::Wave64
+        }
     }
 
     /// The kernel with this name (or descriptor symbol).

@@ -145,6 +145,42 @@ impl Instruction {
             Instruction::Gfx12(i) => i.mnemonic(),
         }
     }
+
+    /// For SOP1, SOP2 and SOPC instructions, their operands as LLVM prints
+    /// them: the destination, then the two sources (`None` where the
+    /// opcode has no such operand). `None` for other encodings.
+    pub fn salu_operands(&self) -> Option<[Option<gfx9::operand::Operand>; 3]> {
+        use gfx9::sop::Field;
+        let op = |f: &Field| match f {
+            Field::Op(o) => Some(*o),
+            Field::Unused(_) => None,
+        };
+        match self {
+            Instruction::Gfx9(i) => match i.body() {
+                gfx9::Body::Salu(s) => s.fields().map(|f| [op(&f.sdst), op(&f.src0), op(&f.src1)]),
+                _ => None,
+            },
+            Instruction::Gfx11(i) => match i.body() {
+                gfx11::Body::Salu(s) => Some([op(&s.sdst), op(&s.src0), op(&s.src1)]),
+                _ => None,
+            },
+            Instruction::Gfx12(i) => match i.body() {
+                gfx12::Body::Salu(s) => Some([op(&s.sdst), op(&s.src0), op(&s.src1)]),
+                _ => None,
+            },
+        }
+    }
+
+    /// The registers the instruction reads and writes ([`gfx9::regs`],
+    /// [`gfx11::regs`]), for the families whose register roles are
+    /// described (all decoded ones); `None` for the others.
+    pub fn regs(&self) -> Option<gfx9::regs::Regs> {
+        match self {
+            Instruction::Gfx9(i) => Some(i.regs()),
+            Instruction::Gfx11(i) => Some(i.regs()),
+            Instruction::Gfx12(i) => Some(i.regs()),
+        }
+    }
 }
 
 impl std::fmt::Display for Instruction {

@@ -1,9 +1,12 @@
-//! Analyses of GFX9 code shared by the execution plugins, the DBT
-//! translator and the timing model: the wait counters and what each
-//! instruction adds to them ([`waitcnt`]), and the wait-state rules the
-//! hardware leaves to software ([`waitstates`]). Register reads and writes
-//! come from [`rocjitsu_isa::Inst::regs`].
+//! Analyses of code shared by the execution plugins, the DBT translator
+//! and the timing model: the wait counters and what each instruction adds
+//! to them ([`waitcnt`]), the wait-state rules the hardware leaves to
+//! software ([`waitstates`], GFX9), and register liveness and def-use
+//! chains over a control-flow graph ([`liveness`], every decoded target).
+//! Register reads and writes come from
+//! [`rocjitsu_isa::Instruction::regs`].
 
+pub mod liveness;
 pub mod mfma_passes;
 pub mod waitcnt;
 pub mod waitstates;

@@ -15,9 +15,11 @@
 //! - anything else fails closed: [`DbtError`] names the function, the PC
 //!   (byte offset in the function) and the instruction (LLVM syntax).
 //!
-//! Temporaries are VGPRs above every kernel's ArchVGPRs: the descriptors'
-//! `accum_offset` and granulated VGPR count grow by what the rewrites need
-//! (AccVGPRs are named relative to `accum_offset`, so they keep their
+//! Temporaries are VGPRs free where the rewrite runs, from register
+//! liveness over the guest's control-flow graph ([`temps`]); where no block
+//! of them is free, VGPRs above every kernel's ArchVGPRs: the descriptors'
+//! `accum_offset` and granulated VGPR count grow by what those rewrites
+//! need (AccVGPRs are named relative to `accum_offset`, so they keep their
 //! meaning). No SGPR and no SCC is touched by a rewrite; VCC is not used.
 //! The ELF is retargeted: `e_flags` machine, the metadata note's
 //! `amdhsa.target`, and each kernel's limits are checked against the host
@@ -26,6 +28,7 @@
 mod elfedit;
 pub mod enc;
 mod rewrite;
+mod temps;
 
 use crate::descriptor::KernelDescriptor;
 use crate::object::CodeObject;
@@ -79,6 +82,9 @@ pub struct Report {
     pub trampoline_bytes: usize,
     /// Temporary VGPRs added above the ArchVGPRs of every kernel.
     pub temp_vgprs: u32,
+    /// Rewrites (or runs of transposing loads) whose temporaries are VGPRs
+    /// free where they run (register liveness), needing no added VGPRs.
+    pub temps_in_free_vgprs: usize,
 }
 
 /// One function's rewrites.
@@ -108,13 +114,14 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "dbt: {} -> {}: {} instructions, {} rewritten, {} bytes of trampolines, {} temporary VGPRs",
+            "dbt: {} -> {}: {} instructions, {} rewritten, {} bytes of trampolines, {} temporary VGPRs added, {} rewrites in free VGPRs",
             self.guest,
             self.host,
             self.instructions,
             self.rewritten,
             self.trampoline_bytes,
-            self.temp_vgprs
+            self.temp_vgprs,
+            self.temps_in_free_vgprs
         )?;
         for func in &self.functions {
             let kinds: Vec<String> = func
@@ -312,7 +319,6 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
     }
     let mode = rewrite::ModeFacts::of(&co, &sites);
     let mut plans = Vec::new();
-    let mut temps_needed = 0u32;
     for s in &sites {
         let func = co.function_at(s.address);
         if let Some(f) = func
@@ -331,7 +337,6 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
             message,
         };
         let plan = rewrite::plan(&s.inst, &mode).map_err(locate)?;
-        temps_needed = temps_needed.max(plan.temps);
         let kind = kind_of(&s.inst);
         if let Some(f) = func
             && let Some(r) = funcs.get_mut(&f.address)
@@ -344,20 +349,100 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
     report.rewritten = plans.len();
     report.functions = funcs.into_values().collect();
 
-    // Temporaries: VGPRs above the largest ArchVGPR count of any kernel.
+    // Runs of consecutive transposing loads share one trampoline (EXEC
+    // saved once, one wait per phase): the first one's branch goes there
+    // and comes back after the last; the others keep their own trampolines
+    // for control that reaches them directly (none does when they are not
+    // branch targets, which a run requires).
+    let targets: std::collections::HashSet<u64> = sites
+        .iter()
+        .filter_map(|s| s.inst.branch_target(s.address))
+        .collect();
+    let mut i = 0;
+    let mut groups = Vec::new();
+    while i < plans.len() {
+        let head = &plans[i].0;
+        let mut group = vec![head.inst];
+        let mut end = head.address + head.inst.len() as u64;
+        let mut j = i + 1;
+        if head.inst.mnemonic().starts_with("ds_read_b64_tr_") {
+            while j < plans.len() {
+                let n = &plans[j].0;
+                if n.address != end
+                    || targets.contains(&n.address)
+                    || !rewrite::read_tr_joins(&group, &n.inst)
+                {
+                    break;
+                }
+                group.push(n.inst);
+                end += n.inst.len() as u64;
+                j += 1;
+            }
+        }
+        if group.len() > 1 {
+            groups.push((i, group, end));
+        }
+        i = j;
+    }
+    let grouped: std::collections::HashMap<usize, (Vec<Inst>, u64)> =
+        groups.into_iter().map(|(i, g, e)| (i, (g, e))).collect();
+    // Temporaries: per rewrite (or run of transposing loads), a block of
+    // VGPRs free there (`temps.rs`), else VGPRs above the largest ArchVGPR
+    // count of any kernel, for which the descriptors grow.
     let base = co
         .kernels()
         .iter()
         .map(|k| k.descriptor.accum_offset())
         .max()
         .unwrap_or(0);
+    let free = temps::Temps::of(&co);
+    let mut temps_needed = 0u32;
+    // The first rewrite that found no free block, for the error below.
+    let mut first_fallback: Option<Site> = None;
+    let mut bases: Vec<u32> = Vec::with_capacity(plans.len());
+    for (idx, (s, plan)) in plans.iter().enumerate() {
+        let addresses: Vec<u64> = match grouped.get(&idx) {
+            Some((group, _)) => {
+                let mut a = s.address;
+                group
+                    .iter()
+                    .map(|i| {
+                        let here = a;
+                        a += i.len() as u64;
+                        here
+                    })
+                    .collect()
+            }
+            None => vec![s.address],
+        };
+        match free.free_block(&addresses, plan.temps) {
+            Some(b) => {
+                report.temps_in_free_vgprs += 1;
+                bases.push(b);
+            }
+            None => {
+                temps_needed = temps_needed.max(plan.temps);
+                first_fallback.get_or_insert(*s);
+                bases.push(base);
+            }
+        }
+    }
     let mut descriptors: Vec<(u64, KernelDescriptor)> = Vec::new();
     if temps_needed > 0 {
         if base + temps_needed > 256 {
-            return Err(DbtError::msg(format!(
-                "the rewrites need {temps_needed} temporary VGPRs above v{}, past v255 (no free VGPRs; register liveness is not analysed)",
-                base.saturating_sub(1)
-            )));
+            let func = first_fallback.and_then(|s| co.function_at(s.address));
+            return Err(DbtError {
+                kernel: func.map(|f| f.name.clone()),
+                pc: first_fallback.zip(func).map(|(s, f)| s.address - f.address),
+                address: first_fallback.map(|s| s.address),
+                instruction: first_fallback.map(|s| s.inst.to_string()),
+                message: format!(
+                    "the rewrite needs {temps_needed} temporary VGPRs: no block of them is free \
+                     here (register liveness), and above the kernels' ArchVGPRs (v0..v{}) they \
+                     would pass v255",
+                    base.saturating_sub(1)
+                ),
+            });
         }
         report.temp_vgprs = temps_needed;
         for k in co.kernels() {
@@ -408,46 +493,9 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         out.write_descriptor(&co, *addr, d)?;
     }
     let mut tramp = elfedit::Trampolines::new(&co);
-    // Runs of consecutive transposing loads share one trampoline (EXEC
-    // saved once, one wait per phase): the first one's branch goes there
-    // and comes back after the last; the others keep their own trampolines
-    // for control that reaches them directly (none does when they are not
-    // branch targets, which a run requires).
-    let targets: std::collections::HashSet<u64> = sites
-        .iter()
-        .filter_map(|s| s.inst.branch_target(s.address))
-        .collect();
-    let mut i = 0;
-    let mut groups = Vec::new();
-    while i < plans.len() {
-        let head = &plans[i].0;
-        let mut group = vec![head.inst];
-        let mut end = head.address + head.inst.len() as u64;
-        let mut j = i + 1;
-        if head.inst.mnemonic().starts_with("ds_read_b64_tr_") {
-            while j < plans.len() {
-                let n = &plans[j].0;
-                if n.address != end
-                    || targets.contains(&n.address)
-                    || !rewrite::read_tr_joins(&group, &n.inst)
-                {
-                    break;
-                }
-                group.push(n.inst);
-                end += n.inst.len() as u64;
-                j += 1;
-            }
-        }
-        if group.len() > 1 {
-            groups.push((i, group, end));
-        }
-        i = j;
-    }
-    let grouped: std::collections::HashMap<usize, (Vec<Inst>, u64)> =
-        groups.into_iter().map(|(i, g, e)| (i, (g, e))).collect();
     for (idx, (s, plan)) in plans.iter().enumerate() {
         if let Some((group, end)) = grouped.get(&idx) {
-            let seq = rewrite::read_tr_group(group, base);
+            let seq = rewrite::read_tr_group(group, bases[idx]);
             tramp
                 .add_run(&mut out, s, *end, &seq)
                 .map_err(|message| DbtError {
@@ -459,7 +507,7 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
                 })?;
             continue;
         }
-        let seq = plan.emit(base);
+        let seq = plan.emit(bases[idx]);
         tramp.add(&mut out, s, &seq).map_err(|message| {
             let func = co.function_at(s.address);
             DbtError {

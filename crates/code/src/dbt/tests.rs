@@ -275,3 +275,95 @@ fn code_without_guest_only_instructions_is_only_retargeted() {
     assert!(diff.contains(&48), "{diff:?}");
     assert!(diff.len() <= 1 + 2, "{diff:?}");
 }
+
+/// A gfx950 kernel whose ArchVGPRs fill v0..v255, every one written before
+/// and read after a `v_prng_b32 v1, v2` except those of `unused`, assembled
+/// by llvm-mc-22 and linked by ld.lld-22.
+fn full_vgpr_kernel(dir: &TempDir, unused: std::ops::Range<u32>) -> Vec<u8> {
+    let used = || (0..256u32).filter(|v| !unused.contains(v));
+    let mut body = String::new();
+    for v in used() {
+        body.push_str(&format!("  v_mov_b32 v{v}, {}\n", v % 64));
+    }
+    body.push_str("  v_prng_b32 v1, v2\n");
+    for v in used() {
+        body.push_str(&format!("  v_add_u32 v0, v0, v{v}\n"));
+    }
+    body.push_str("  global_store_dword v[0:1], v0, off\n  s_endpgm\n");
+    let src = format!(
+        "  .amdgcn_target \"amdgcn-amd-amdhsa--gfx950\"\n  .text\n  .globl k\n  .p2align 8\n  \
+         .type k,@function\nk:\n{body}.Lend:\n  .size k, .Lend-k\n  .rodata\n  .p2align 6\n  \
+         .amdhsa_kernel k\n    .amdhsa_next_free_vgpr 256\n    .amdhsa_next_free_sgpr 8\n    \
+         .amdhsa_accum_offset 256\n  .end_amdhsa_kernel\n"
+    );
+    let s = dir.path("k.s");
+    let o = dir.path("k.o");
+    let so = dir.path("k.hsaco");
+    std::fs::write(&s, src).unwrap();
+    let (s, o, so) = (
+        s.to_str().unwrap(),
+        o.to_str().unwrap(),
+        so.to_str().unwrap(),
+    );
+    run(
+        "llvm-mc-22",
+        &[
+            "-triple",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx950",
+            "--filetype=obj",
+            s,
+            "-o",
+            o,
+        ],
+        &[],
+    );
+    run("ld.lld-22", &["-shared", o, "-o", so], &[]);
+    std::fs::read(so).unwrap()
+}
+
+#[test]
+fn temporaries_go_to_free_vgprs_when_the_kernel_fills_v255() {
+    // v8..v15 are never used: the rewrite's two temporaries go there, the
+    // descriptor is unchanged.
+    let dir = TempDir::new("dbt-full");
+    let input = full_vgpr_kernel(&dir, 8..16);
+    let t = translate(&input, &opts()).expect("v8..v15 are free");
+    assert_eq!(t.report.rewritten, 1);
+    assert_eq!(t.report.temps_in_free_vgprs, 1);
+    assert_eq!(t.report.temp_vgprs, 0);
+    let (g, h) = (
+        CodeObject::parse("in", input).unwrap(),
+        CodeObject::parse("out", t.elf.clone()).unwrap(),
+    );
+    assert_eq!(
+        g.kernels()[0].descriptor.compute_pgm_rsrc1.raw,
+        h.kernels()[0].descriptor.compute_pgm_rsrc1.raw
+    );
+    // The trampoline writes only the destination v1 and v8..v9, as
+    // llvm-objdump-22 reads it.
+    let out = dir.path("out.hsaco");
+    std::fs::write(&out, &t.elf).unwrap();
+    let listing = run("llvm-objdump-22", &["-d", out.to_str().unwrap()], &[]);
+    let tramp = listing
+        .split("Disassembly of section .text.dbt")
+        .nth(1)
+        .expect("a trampoline section");
+    let written: std::collections::BTreeSet<&str> = tramp
+        .lines()
+        .filter_map(|l| l.trim().split_once(' '))
+        .filter(|(m, _)| m.starts_with("v_"))
+        .filter_map(|(_, ops)| ops.split(',').next())
+        .map(str::trim)
+        .collect();
+    assert_eq!(written, ["v1", "v8", "v9"].into_iter().collect(), "{tramp}");
+
+    // With every VGPR in use there is no room: the translation fails
+    // closed naming the kernel, the PC and the instruction.
+    let input = full_vgpr_kernel(&dir, 0..0);
+    let e = translate(&input, &opts()).expect_err("no free VGPRs");
+    assert_eq!(e.kernel.as_deref(), Some("k"));
+    assert_eq!(e.pc, Some(256 * 4));
+    assert_eq!(e.instruction.as_deref(), Some("v_prng_b32_e32 v1, v2"));
+    assert!(e.message.contains("would pass v255"), "{e}");
+}

@@ -94,7 +94,7 @@ impl Flat {
         (self.w0 >> 16) & 3
     }
 
-    fn form(&self) -> FlatForm {
+    pub(crate) fn form(&self) -> FlatForm {
         self.op.forms[((self.w0 >> 14) & 1) as usize].unwrap_or(FlatForm {
             fix: 0,
             val: 0,

@@ -205,14 +205,14 @@ impl Mimg {
     }
 
     /// The address registers: vaddr, then the NSA bytes.
-    fn addr_reg(&self, k: usize) -> u16 {
+    pub(crate) fn addr_reg(&self, k: usize) -> u16 {
         match k {
             0 => (self.w1 & 0xff) as u16,
             _ => ((self.nsa.unwrap_or(0) >> (8 * (k - 1))) & 0xff) as u16,
         }
     }
 
-    fn layout(&self) -> Layout {
+    pub(crate) fn layout(&self) -> Layout {
         let (w0, w1) = (self.w0, self.w1);
         let sel = Select {
             nsa: self.nsa.is_some(),

@@ -16,6 +16,7 @@ pub mod interp;
 pub mod mimg;
 pub mod mubuf;
 pub mod operand;
+pub mod regs;
 pub mod smem;
 pub mod sop;
 pub mod tables;

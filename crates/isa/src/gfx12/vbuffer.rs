@@ -38,7 +38,7 @@ pub struct BufOp {
     pub forms: [Option<BufForm>; 2],
 }
 
-fn form_of(op: &BufOp, w1: u32) -> Option<BufForm> {
+pub(crate) fn form_of(op: &BufOp, w1: u32) -> Option<BufForm> {
     op.forms[((w1 >> 20) & 1) as usize]
 }
 

@@ -44,7 +44,7 @@ pub struct FlatOp {
 /// The null saddr: no scalar address.
 const OFF: u32 = 0x7c;
 
-fn form_of(op: &FlatOp, w1: u32) -> Option<FlatForm> {
+pub(crate) fn form_of(op: &FlatOp, w1: u32) -> Option<FlatForm> {
     op.forms[((w1 >> 20) & 1) as usize]
 }
 

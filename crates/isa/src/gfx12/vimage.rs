@@ -21,7 +21,7 @@ use crate::{DecodeError, Target};
 use std::fmt;
 
 /// Whether a first dword is VSAMPLE's (else VIMAGE's).
-fn is_sample(w0: u32) -> bool {
+pub(crate) fn is_sample(w0: u32) -> bool {
     w0 >> 26 == 0x39
 }
 
@@ -95,6 +95,27 @@ impl Image {
         }
     }
 
+    /// The registers LLVM prints: data count and address widths (VIMAGE
+    /// and VSAMPLE always have separate address registers).
+    pub(crate) fn layout(&self) -> crate::gfx11::mimg::Layout {
+        let (w0, w1) = (self.w0, self.w1);
+        let tfe = if is_sample(w0) {
+            w0 & 1 << 3
+        } else {
+            w1 & 1 << 23
+        } != 0;
+        let sel = Select {
+            nsa: true,
+            dim: (w0 & 7) as usize,
+            a16: ((w0 >> 6) & 1) as usize,
+            dmask: (w0 >> 22) & 0xf,
+            d16: w0 & 1 << 5 != 0,
+            tfe,
+            vdata: (w1 & 0xff) as u16,
+        };
+        select_layout(self.op, &sel, &|k| ((self.w2 >> (8 * k)) & 0xff) as u16)
+    }
+
     /// How th reads, from the opcode's kind.
     fn th_kind(&self) -> ThKind {
         if self.op.name.starts_with("image_atomic") {
@@ -112,17 +133,8 @@ impl fmt::Display for Image {
         let (op, w0, w1) = (self.op, self.w0, self.w1);
         let sample = is_sample(w0);
         let tfe = if sample { w0 & 1 << 3 } else { w1 & 1 << 23 } != 0;
-        let sel = Select {
-            nsa: true,
-            dim: (w0 & 7) as usize,
-            a16: ((w0 >> 6) & 1) as usize,
-            dmask: (w0 >> 22) & 0xf,
-            d16: w0 & 1 << 5 != 0,
-            tfe,
-            vdata: (w1 & 0xff) as u16,
-        };
         let addr_reg = |k: usize| ((self.w2 >> (8 * k)) & 0xff) as u16;
-        let l = select_layout(op, &sel, &addr_reg);
+        let l = self.layout();
         let mut warn = Warnings::default();
         f.write_str(op.name)?;
         f.write_str(op.nsa_sep)?;

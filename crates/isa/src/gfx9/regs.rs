@@ -12,7 +12,13 @@
 //! instructions that merge into it (`v_mac`/`v_fmac`, `v_writelane`, SDWA
 //! with `dst_unused:UNUSED_PRESERVE`, SMFMAC's accumulator).
 //!
-//! Not tracked: SCC, the EXEC mask every vector instruction reads, and the
+//! SCC is a unit of its own ([`SCC`]): the scalar instructions that set it
+//! (carries, compares, the bitwise and shift operations' "result is not
+//! zero") and those that read it (carry-in, `s_cselect`, `s_cmov*`,
+//! `s_cbranch_scc*`) are named by [`scc_use`], shared by every family; the
+//! `src_scc`, `src_vccz` and `src_execz` sources read SCC, VCC and EXEC.
+//!
+//! Not tracked: the EXEC mask every vector instruction reads, and the
 //! registers `s_movrel*`/`v_movrel*` reach through M0 (the printed operand
 //! stands for them).
 
@@ -34,6 +40,8 @@ pub const VCC: Unit = 106;
 pub const TTMP0: Unit = 108;
 pub const M0: Unit = 124;
 pub const EXEC: Unit = 126;
+/// The scalar condition code (the `src_scc` source field's value).
+pub const SCC: Unit = 253;
 pub const VGPR0: Unit = 256;
 pub const AGPR0: Unit = 512;
 /// Units in the numbering.
@@ -90,6 +98,7 @@ impl std::fmt::Display for Range {
                 };
             }
             M0 => return f.write_str("m0"),
+            SCC => return f.write_str("scc"),
             TTMP0..=123 => ("ttmp", TTMP0),
             0..=101 => ("s", 0),
             VGPR0..=511 => ("v", VGPR0),
@@ -137,15 +146,26 @@ impl Regs {
         }
     }
 
-    fn read(&mut self, r: Option<Range>) {
+    pub(crate) fn read(&mut self, r: Option<Range>) {
         if let Some(r) = r {
             Regs::push(&mut self.reads, r);
         }
     }
 
-    fn write(&mut self, r: Option<Range>) {
+    pub(crate) fn write(&mut self, r: Option<Range>) {
         if let Some(r) = r {
             Regs::push(&mut self.writes, r);
+        }
+    }
+
+    /// Adds SCC as [`scc_use`] says for the mnemonic `name`.
+    pub(crate) fn scc(&mut self, name: &str) {
+        let u = scc_use(name);
+        if u.reads {
+            self.read(one(SCC));
+        }
+        if u.writes {
+            self.write(one(SCC));
         }
     }
 }
@@ -169,7 +189,10 @@ pub fn range_of(o: &Operand) -> Option<Range> {
                 Special::XnackMask => 104,
                 Special::Vcc => VCC,
                 Special::Exec => EXEC,
-                Special::M0 => return Some(Range::new(M0, 1)),
+                Special::M0 | Special::SrcLdsDirect => return Some(Range::new(M0, 1)),
+                Special::SrcScc => return Some(Range::new(SCC, 1)),
+                Special::SrcVccz => return Some(Range::new(VCC, 2)),
+                Special::SrcExecz => return Some(Range::new(EXEC, 2)),
                 _ => return None,
             };
             Some(match half {
@@ -203,16 +226,16 @@ fn src(field: u16, n: u8, agpr: bool) -> Option<Range> {
     decode_src(field, n, Some(0)).as_ref().and_then(range_of)
 }
 
-fn vreg(idx: u8, n: u8, agpr: bool) -> Option<Range> {
+pub(crate) fn vreg(idx: u8, n: u8, agpr: bool) -> Option<Range> {
     let base = if agpr { AGPR0 } else { VGPR0 };
     (n > 0).then(|| Range::new(base + Unit::from(idx), n))
 }
 
-const fn one(u: Unit) -> Option<Range> {
+pub(crate) const fn one(u: Unit) -> Option<Range> {
     Some(Range::new(u, 1))
 }
 
-const fn pair(u: Unit) -> Option<Range> {
+pub(crate) const fn pair(u: Unit) -> Option<Range> {
     Some(Range::new(u, 2))
 }
 
@@ -357,26 +380,7 @@ impl Inst {
                     vop3p_regs(&mut g, &m);
                 }
             }
-            Body::Ds(d) => {
-                for o in d.op.ops {
-                    let agpr = d.acc && o.acc_agpr;
-                    let (idx, write) = match o.field {
-                        super::ds::DsField::Addr => (d.addr, false),
-                        super::ds::DsField::Data0 => (d.data0, false),
-                        super::ds::DsField::Data1 => (d.data1, false),
-                        super::ds::DsField::Vdst => (d.vdst, true),
-                    };
-                    let r = vreg(idx, o.width, agpr);
-                    if write { g.write(r) } else { g.read(r) }
-                }
-                if d.gds
-                    || name.ends_with("_addtid_b32")
-                    || name.starts_with("ds_gws")
-                    || matches!(name, "ds_append" | "ds_consume" | "ds_ordered_count")
-                {
-                    g.read(one(M0));
-                }
-            }
+            Body::Ds(d) => ds_regs(&mut g, &d),
             Body::Flat(f) => {
                 let t = self.target();
                 g.write(vreg(f.vdst, f.vdst_width(t), f.acc));
@@ -443,8 +447,88 @@ impl Inst {
                 }
             }
         }
+        g.scc(name);
         g
     }
+}
+
+/// How a scalar instruction uses SCC, by LLVM's mnemonic (the names are
+/// shared by every family; the ISA manuals' instruction descriptions).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SccUse {
+    pub reads: bool,
+    pub writes: bool,
+}
+
+/// [`SccUse`] of the instruction named `name`: SCC is read by carry-in
+/// adds and subtracts, `s_cselect`, `s_cmov`, `s_cmovk` and
+/// `s_cbranch_scc0/1`; it is written by integer adds and subtracts (carry
+/// or overflow), integer min/max, the bitwise, shift, bit-field-extract,
+/// count, `s_not`, `s_wqm`, `s_quadmask`, `s_abs`, `s_absdiff` operations
+/// (result not zero), the `*_saveexec`/`*_wrexec` forms, and every compare
+/// (`s_cmp*`, `s_cmpk*`, `s_bitcmp*`). Moves, multiplies, `s_bfm`,
+/// `s_brev`, find-first-bit, sign extension, packing, float arithmetic
+/// and the program-counter instructions leave it alone.
+pub fn scc_use(name: &str) -> SccUse {
+    if !name.starts_with("s_") {
+        return SccUse::default();
+    }
+    let reads = matches!(
+        name,
+        "s_addc_u32"
+            | "s_subb_u32"
+            | "s_add_co_ci_u32"
+            | "s_sub_co_ci_u32"
+            | "s_cbranch_scc0"
+            | "s_cbranch_scc1"
+            | "s_cmovk_i32"
+    ) || name.starts_with("s_cselect_")
+        || name.starts_with("s_cmov_");
+    const WRITE_NAMES: &[&str] = &[
+        "s_add_u32",
+        "s_sub_u32",
+        "s_add_i32",
+        "s_sub_i32",
+        "s_addc_u32",
+        "s_subb_u32",
+        "s_add_co_u32",
+        "s_add_co_i32",
+        "s_add_co_ci_u32",
+        "s_sub_co_u32",
+        "s_sub_co_i32",
+        "s_sub_co_ci_u32",
+        "s_addk_i32",
+        "s_addk_co_i32",
+        "s_min_i32",
+        "s_min_u32",
+        "s_max_i32",
+        "s_max_u32",
+    ];
+    const WRITE_PREFIXES: &[&str] = &[
+        "s_and_",
+        "s_andn",
+        "s_or_",
+        "s_orn",
+        "s_xor_",
+        "s_xnor_",
+        "s_nand_",
+        "s_nor_",
+        "s_lshl",
+        "s_lshr_",
+        "s_ashr_",
+        "s_bfe_",
+        "s_absdiff_",
+        "s_abs_",
+        "s_not_",
+        "s_wqm_",
+        "s_bcnt",
+        "s_quadmask_",
+        "s_cmp_",
+        "s_cmpk_",
+        "s_bitcmp",
+    ];
+    let writes = WRITE_NAMES.contains(&name) || WRITE_PREFIXES.iter().any(|p| name.starts_with(p));
+    SccUse { reads, writes }
 }
 
 impl Vop3p {
@@ -457,6 +541,31 @@ impl Vop3p {
             return None;
         }
         src(field, self.width(i, s), self.src_agpr(i, s))
+    }
+}
+
+/// Registers of a DS instruction (GFX9's fields, which GFX11 and GFX12
+/// share): the row's operands, and M0 for GDS, GWS, `ds_append`,
+/// `ds_consume`, `ds_ordered_count` and `*_addtid`.
+pub(crate) fn ds_regs(g: &mut Regs, d: &super::ds::Ds) {
+    for o in d.op.ops {
+        let agpr = d.acc && o.acc_agpr;
+        let (idx, write) = match o.field {
+            super::ds::DsField::Addr => (d.addr, false),
+            super::ds::DsField::Data0 => (d.data0, false),
+            super::ds::DsField::Data1 => (d.data1, false),
+            super::ds::DsField::Vdst => (d.vdst, true),
+        };
+        let r = vreg(idx, o.width, agpr);
+        if write { g.write(r) } else { g.read(r) }
+    }
+    let name = d.op.name;
+    if d.gds
+        || name.ends_with("_addtid_b32")
+        || name.starts_with("ds_gws")
+        || matches!(name, "ds_append" | "ds_consume" | "ds_ordered_count")
+    {
+        g.read(one(M0));
     }
 }
 
@@ -476,7 +585,7 @@ fn vop3p_regs(g: &mut Regs, p: &Vop3p) {
 }
 
 /// LLVM's mnemonic without its encoding suffix.
-fn base_name(name: &str) -> &str {
+pub(crate) fn base_name(name: &str) -> &str {
     for suf in ["_e32", "_e64", "_sdwa", "_dpp"] {
         if let Some(b) = name.strip_suffix(suf) {
             return b;
@@ -486,7 +595,7 @@ fn base_name(name: &str) -> &str {
 }
 
 /// Instructions whose destination is also an input (accumulators).
-fn merges_dst(base: &str) -> bool {
+pub(crate) fn merges_dst(base: &str) -> bool {
     base.starts_with("v_mac_")
         || base.starts_with("v_fmac_")
         || base.starts_with("v_pk_fmac")
@@ -559,7 +668,28 @@ mod tests {
             // v_readlane_b32 s0, v1, s2
             (Gfx942, &[0xd2890000, 0x00000501], &["v1", "s2"], &["s0"]),
             // s_and_saveexec_b64 s[0:1], vcc
-            (Gfx942, &[0xbe80206a], &["vcc", "exec"], &["s[0:1]", "exec"]),
+            (
+                Gfx942,
+                &[0xbe80206a],
+                &["vcc", "exec"],
+                &["s[0:1]", "exec", "scc"],
+            ),
+            // SCC: set by adds, compares; read by carry-in, selects and
+            // branches; left alone by moves and multiplies.
+            (Gfx942, &[0x80000201], &["s1", "s2"], &["s0", "scc"]),
+            (Gfx942, &[0x82000201], &["s1", "s2", "scc"], &["s0", "scc"]),
+            (Gfx942, &[0x85000201], &["s1", "s2", "scc"], &["s0"]),
+            (Gfx942, &[0xbe800001], &["s1"], &["s0"]),
+            (Gfx942, &[0xbf850002], &["scc"], &[]),
+            (Gfx942, &[0x92000201], &["s1", "s2"], &["s0"]),
+            (Gfx942, &[0xbf060100], &["s0", "s1"], &["scc"]),
+            // v_cndmask_b32_e64 v0, v1, v2, src_scc
+            (
+                Gfx942,
+                &[0xd1000000, 0x03f60501],
+                &["v1", "v2", "scc"],
+                &["v0"],
+            ),
             // v_fmac_f32_e32 v0, v1, v2
             (Gfx942, &[0x76000501], &["v1", "v2", "v0"], &["v0"]),
             // v_mfma_f32_32x32x8_f16 v[0:15], v[16:17], v[18:19], v[0:15]
