@@ -46,7 +46,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "corpus" / "src"
 INCLUDE = SRC / "include"
-TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151", "gfx1201")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100", "gfx1151", "gfx1201")
 # Targets with a wave64 build of each clang source (see above).
 WAVE64_TARGETS = ("gfx1100", "gfx1151", "gfx1201")
 CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".cache" / "rocjitsu"))

@@ -147,7 +147,7 @@ fn compare_insns(file: &str, ours: &[String], llvm: &[String], report: &mut Vec<
 fn corpus() -> Vec<PathBuf> {
     let dir = root().join("build/corpus");
     let mut files = Vec::new();
-    for t in ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151"] {
+    for t in ["gfx908", "gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151"] {
         let Ok(rd) = std::fs::read_dir(dir.join(t)) else {
             panic!(
                 "{} is missing: run `make corpus` first",
@@ -402,6 +402,16 @@ fn hex_known_bytes() {
             "s_and_saveexec_b64 s[0:1], vcc",
         ),
         ("gfx942", "ff ff ff ff", "<invalid>"),
+        (
+            "gfx908",
+            "0x01 0x87 0x16 0xd4",
+            "v_interp_mov_f32_e32 v5, p20, attr33.w",
+        ),
+        (
+            "gfx908",
+            "0x0f,0x14,0x00,0xc4,0x00,0x01,0x02,0x03",
+            "exp mrt0 v0, v0, v1, v1 compr vm",
+        ),
         (
             "gfx1100",
             "0xc1,0x08,0x82,0x7c",

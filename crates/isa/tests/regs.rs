@@ -8,7 +8,6 @@
 //! Reads `build/corpus/<target>/*.objdump` (`make corpus`), or
 //! `ROCJITSU_CORPUS_DIR`.
 
-use rocjitsu_isa::Target;
 use rocjitsu_isa::gfx9::regs::{AGPR0, EXEC, M0, Range, TTMP0, VCC, VGPR0};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -86,7 +85,7 @@ fn regs_match_llvm_text() {
     let dir = corpus_dir();
     let mut checked = 0usize;
     let mut bad = BTreeSet::new();
-    for t in Target::ALL {
+    for t in rocjitsu_isa::gfx9::ALL_TARGETS {
         let Ok(rd) = std::fs::read_dir(dir.join(t.to_string())) else {
             continue;
         };

@@ -420,6 +420,11 @@ fn random_words_gfx950() {
 }
 
 #[test]
+fn random_words_gfx908() {
+    run(Target::Gfx908, WaveSize::Wave64);
+}
+
+#[test]
 fn random_words_gfx1100_wave32() {
     run(Target::Gfx1100, WaveSize::Wave32);
 }
@@ -449,20 +454,26 @@ fn random_words_gfx1201_wave64() {
     run(Target::Gfx1201, WaveSize::Wave64);
 }
 
-/// Cases per gfx1201 encoding family unless `ROCJITSU_DIFF_CASES` is set
+/// Cases per encoding family unless `ROCJITSU_DIFF_CASES` is set
 /// (`make test-diff-deep` runs 1,000,000).
 const FAMILY_CASES: usize = 50_000;
 
-/// gfx1201 per encoding family: the seeded cases with the first dword's
-/// top byte's bits under `mask` set to `value`, so the encodings that
-/// uniform words reach rarely (memory, images) get cases of their own.
+/// gfx1201 per encoding family (see [`run_family`]).
 fn run_gfx1201_family(what: &str, wave: WaveSize, mask: u8, value: u8) {
-    let target = Target::Gfx1201;
+    run_family(Target::Gfx1201, what, wave, mask, value);
+}
+
+/// Per encoding family: the seeded cases with the first dword's top byte's
+/// bits under `mask` set to `value`, so the encodings that uniform words
+/// reach rarely (memory, images) get cases of their own.
+fn run_family(target: Target, what: &str, wave: WaveSize, mask: u8, value: u8) {
     let n = env_or("ROCJITSU_DIFF_CASES", FAMILY_CASES);
-    let seed = env_or("ROCJITSU_DIFF_SEED", SEED)
+    let mut seed = env_or("ROCJITSU_DIFF_SEED", SEED)
         ^ (target as u64).wrapping_mul(0x1000_0000_01b3)
-        ^ u64::from(wave.lanes()) << 56
         ^ u64::from(value);
+    if target.wave_size() == 32 {
+        seed ^= u64::from(wave.lanes()) << 56;
+    }
     let cases: Vec<_> = cases(target, seed, n)
         .into_iter()
         .map(|mut c| {
@@ -617,6 +628,85 @@ fn random_vsample_words_gfx1201_wave32() {
 #[test]
 fn random_vsample_words_gfx1201_wave64() {
     run_gfx1201_family("VSAMPLE", WaveSize::Wave64, 0xfc, 0xe4);
+}
+
+/// gfx908 per encoding family (64-lane waves): the GFX9 encodings,
+/// including the graphics ones gfx908 keeps (VINTRP, EXP, samplers).
+fn run_gfx908_family(what: &str, mask: u8, value: u8) {
+    run_family(Target::Gfx908, what, WaveSize::Wave64, mask, value);
+}
+
+/// SOP1, SOP2, SOPC, SOPK and SOPP: top bits 0b10.
+#[test]
+fn random_scalar_words_gfx908() {
+    run_gfx908_family("scalar ALU", 0xc0, 0x80);
+}
+
+/// SMEM: top bits 0b110000.
+#[test]
+fn random_smem_words_gfx908() {
+    run_gfx908_family("SMEM", 0xfc, 0xc0);
+}
+
+/// VOP1, VOP2 and VOPC with their literal, SDWA and DPP forms: top bit 0.
+#[test]
+fn random_vop_words_gfx908() {
+    run_gfx908_family("VOP1/VOP2/VOPC", 0x80, 0);
+}
+
+/// VOP3 (incl. interpolation) and VOP3P (incl. MFMA): top bits 0b110100.
+#[test]
+fn random_vop3_words_gfx908() {
+    run_gfx908_family("VOP3/VOP3P", 0xfc, 0xd0);
+}
+
+/// VOP3P (packed math, dot products, MFMA) and the VOP3 opcodes that
+/// share their top byte (0xd3).
+#[test]
+fn random_vop3p_words_gfx908() {
+    run_gfx908_family("VOP3P", 0xff, 0xd3);
+}
+
+/// VINTRP: top bits 0b110101.
+#[test]
+fn random_vintrp_words_gfx908() {
+    run_gfx908_family("VINTRP", 0xfc, 0xd4);
+}
+
+/// DS: top bits 0b110110.
+#[test]
+fn random_ds_words_gfx908() {
+    run_gfx908_family("DS", 0xfc, 0xd8);
+}
+
+/// FLAT, SCRATCH and GLOBAL: top bits 0b110111.
+#[test]
+fn random_flat_words_gfx908() {
+    run_gfx908_family("FLAT/SCRATCH/GLOBAL", 0xfc, 0xdc);
+}
+
+/// MUBUF: top bits 0b111000.
+#[test]
+fn random_mubuf_words_gfx908() {
+    run_gfx908_family("MUBUF", 0xfc, 0xe0);
+}
+
+/// MTBUF: top bits 0b111010.
+#[test]
+fn random_mtbuf_words_gfx908() {
+    run_gfx908_family("MTBUF", 0xfc, 0xe8);
+}
+
+/// MIMG: top bits 0b111100.
+#[test]
+fn random_mimg_words_gfx908() {
+    run_gfx908_family("MIMG", 0xfc, 0xf0);
+}
+
+/// EXP: top bits 0b110001.
+#[test]
+fn random_export_words_gfx908() {
+    run_gfx908_family("EXP", 0xfc, 0xc4);
 }
 
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32

@@ -80,9 +80,16 @@ KERNEL void buffer_atomics(float *out, int *cnt, const float *in, int n) {
   float v = in[i];
   int old = __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(1, rc, (i & 15) * 4, 0, 0);
   __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(old, rc, 0, 16, 0);
+#if defined(__gfx908__)
+  // CDNA1 has buffer_atomic_add_f32 without return and no f64 min/max.
+  __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(old, rc, 4, 32, 0);
+#else
   __builtin_amdgcn_raw_ptr_buffer_atomic_fadd_f32(v, rf, i * 4, 0, 0);
+#endif
 #ifdef __GFX9__
+#if !defined(__gfx908__)
   __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f64((double)v, rf, 8 * (i & 7), 0, 0);
+#endif
   __builtin_amdgcn_raw_ptr_buffer_load_lds(rin, (__attribute__((address_space(3))) void *)tile, 4, i * 4, 0, 0, 0);
 #else
   __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f32(v, rf, 4 * (i & 7), 0, 0);
