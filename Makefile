@@ -326,10 +326,13 @@ bench-kmd: setup
 test-diff: setup
 	$(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture
 
-# gfx1201's differentials (all words, and per encoding family) with
-# 1,000,000 words each per wave size (by hand; `make test` runs 200,000).
+# gfx1201's, gfx908's and GFX10's differentials (all words, and per
+# encoding family) with 1,000,000 words each (per wave size on RDNA; by
+# hand; `make test` runs 200,000 for all words and 50,000 per family).
 test-diff-deep: setup
 	ROCJITSU_DIFF_CASES=1000000 $(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture _words_gfx1201_wave
+	ROCJITSU_DIFF_CASES=1000000 $(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture _words_gfx908
+	ROCJITSU_DIFF_CASES=1000000 $(CARGO) test --release -p llvm-oracle --test random_diff -- --nocapture _words_gfx10
 
 # Exhaustive sweeps against LLVM 22 (about 88M words, ~4.5 min on 2 cores;
 # by hand, not part of `make test`): every gfx1100, gfx1151 and gfx1201 SOPP

@@ -46,9 +46,12 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "corpus" / "src"
 INCLUDE = SRC / "include"
-TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151", "gfx1201")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1010", "gfx1030", "gfx1100", "gfx1151", "gfx1201")
+# Targets Triton's AMD backend compiles for (it rejects GFX10: "unsupported
+# target"); its sources are built for these only.
+TRITON_TARGETS = tuple(t for t in TARGETS if not t.startswith("gfx10"))
 # Targets with a wave64 build of each clang source (see above).
-WAVE64_TARGETS = ("gfx1100", "gfx1151", "gfx1201")
+WAVE64_TARGETS = ("gfx1010", "gfx1030", "gfx1100", "gfx1151", "gfx1201")
 CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".cache" / "rocjitsu"))
 VENV_PYTHON = CACHE / "triton-venv" / "bin" / "python"
 TRITON_WORKER = ROOT / "scripts" / "corpus_triton.py"
@@ -106,9 +109,10 @@ def source_flags(path: pathlib.Path) -> list[str]:
 
 
 def source_targets(path: pathlib.Path) -> list[str] | None:
-    """The targets a source is limited to (`corpus-targets:`), or None for all."""
+    """The targets a source is limited to (`corpus-targets:`; Triton
+    sources: TRITON_TARGETS), or None for all."""
     if path.suffix == ".py":
-        return None
+        return list(TRITON_TARGETS)
     return header_line(path, "corpus-targets")
 
 

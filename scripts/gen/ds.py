@@ -4,7 +4,7 @@ for each DS opcode and target, the bits that must hold a fixed value, the
 operand fields it prints (vdst, addr, data0, data1) with their widths and the
 register class LLVM names for misaligned tuples, and its offset style."""
 import os, re
-from memprobe import CPUS, Oracle, dec, fixed_bits, operands, parse_reg, rust_str
+from memprobe import CPUS, Oracle, dec, fixed_bits, op_classes, operands, parse_reg, rust_str
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 OUT = os.path.join(ROOT, "crates/isa/src/gfx9/tables/ds.rs")
@@ -17,8 +17,8 @@ ORDER = ["vdst", "addr", "data0", "data1"]
 
 
 def cls_of(text, i):
-    m = re.search(r"operand has '(\w+)'", text)
-    return m.group(1) if m else ""
+    cls = op_classes(text)
+    return cls[i] if i < len(cls) else ""
 
 
 def learn(o, op):
@@ -55,6 +55,9 @@ def learn(o, op):
         accfile = "v"
         if not fix & ACC:
             t3, _ = dec(o, base | off | ACC, w1)
+            # The register file of the operand; LLVM may annotate it (on
+            # gfx908, AGPR data is outside the operand's class).
+            t3 = re.sub(r"/\*.*?\*/", "", t3) if t3 else t3
             accfile = parse_reg(operands(t3)[1][i])[0] if t3 else "v"
         ops.append((f, r[2], cls, accfile))
     if "offset0:" in mods:
@@ -83,7 +86,7 @@ def main():
         for op in range(256):
             r = learn(o, op)
             if r is None:
-                tab.append(0xFF)
+                tab.append(0xFFFF)
                 continue
             if r not in index:
                 index[r] = len(rows)
@@ -100,8 +103,8 @@ def main():
     out.append("];")
     for cpu in CPUS:
         out.append("")
-        out.append(f"/// Row of `DS_OPS` for each opcode on {cpu} (0xff: invalid).")
-        out.append(f"pub static DS_{cpu.upper()}: [u8; 256] = [")
+        out.append(f"/// Row of `DS_OPS` for each opcode on {cpu} (0xffff: invalid).")
+        out.append(f"pub static DS_{cpu.upper()}: [u16; 256] = [")
         t = per_cpu[cpu]
         for i in range(0, 256, 16):
             out.append("    " + ", ".join(str(x) for x in t[i:i + 16]) + ",")

@@ -6,7 +6,7 @@ mnemonic, the bits that must hold a fixed value, the vdst and data widths
 register classes LLVM names for misaligned tuples, and the names of the saddr
 field values."""
 import os, re, sys
-from memprobe import CPUS, Oracle, dec, fixed_bits, operands, parse_reg, rust_str
+from memprobe import CPUS, Oracle, dec, fixed_bits, op_classes, operands, parse_reg, rust_str
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
 from llvm_oracle import safe_decode_many  # noqa: E402
@@ -18,9 +18,16 @@ GLC = 1 << 16
 SADDR = 0x7F << 48
 
 
-def cls_of(text):
-    m = re.search(r"operand has '(\w+)'", text or "")
-    return m.group(1) if m else ""
+def cls_of(text, index):
+    """The class LLVM names for the operand at register `index`."""
+    if not text:
+        return ""
+    toks = operands(re.sub(r"/\*.*?\*/", "", text))[1]
+    for tok, cls in zip(toks, op_classes(text)):
+        r = parse_reg(tok)
+        if r and r[1] == index:
+            return cls
+    return ""
 
 
 def widths(text):
@@ -62,9 +69,10 @@ def learn(o, seg, op):
             glc = 0
         for acc in (0, 1 << 23):
             for sh, w in ((24, max(vd, vdg)), (8, da)):
-                if w > 1:
+                # gfx908 annotates AGPR data of any width.
+                if w > 1 or (acc and w):
                     t, _ = dec(o, w0 | glc, (w1 | acc) + (1 << sh))
-                    cls.append(cls_of(t))
+                    cls.append(cls_of(t, (w1 >> sh & 0xFF) + 1))
                 else:
                     cls.append("")
     name = operands(t0)[0]
@@ -101,7 +109,7 @@ def main():
             for op in range(128):
                 r = learn(o, seg, op)
                 if r is None:
-                    tab.append(0xFF)
+                    tab.append(0xFFFF)
                     continue
                 if r not in index:
                     index[r] = len(rows)
@@ -119,8 +127,8 @@ def main():
     out.append("];")
     for cpu in CPUS:
         t = per[cpu]
-        out += ["", f"/// Row of `FLAT_OPS` for each `seg * 128 + opcode` on {cpu} (0xff: invalid).",
-                f"pub static FLAT_{cpu.upper()}: [u8; 384] = ["]
+        out += ["", f"/// Row of `FLAT_OPS` for each `seg * 128 + opcode` on {cpu} (0xffff: invalid).",
+                f"pub static FLAT_{cpu.upper()}: [u16; 384] = ["]
         for i in range(0, len(t), 16):
             out.append("    " + ", ".join(str(x) for x in t[i:i + 16]) + ",")
         out.append("];")

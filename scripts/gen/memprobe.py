@@ -7,7 +7,7 @@ import os, re, sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
 from llvm_oracle import Oracle  # noqa: E402
 
-CPUS = ["gfx90a", "gfx942", "gfx950"]
+CPUS = ["gfx90a", "gfx942", "gfx950", "gfx908"]
 TAIL = 0x12345678
 
 
@@ -54,6 +54,20 @@ def operands(text):
     if len(toks) == 1 and not (REG.match(toks[0]) or toks[0] == "off"):
         return parts[0], [], rest
     return parts[0], toks, " ".join(last[1:])
+
+
+def op_classes(text):
+    """The register class LLVM names in each operand's annotation ("" for an
+    operand without one), in operand order."""
+    parts = text.split(None, 1)
+    if len(parts) == 1:
+        return []
+    rest = re.sub(r"/\*.*?\*/", lambda m: m.group(0).replace(",", "`"), parts[1])
+    out = []
+    for tok in rest.split(", "):
+        m = re.search(r"operand has '(\w+)'", tok)
+        out.append(m.group(1) if m else "")
+    return out
 
 
 def rust_str(s):

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Generates crates/isa/src/gfx9/tables/mimg.rs by probing LLVM 22's
 disassembler: per MIMG opcode and target the mnemonic, the bits that must hold
-a fixed value, the base vdata width and whether it takes a sampler, and how
-the srsrc (8 SGPRs) and ssamp (4 SGPRs) fields print. gfx942 and gfx950
-decode no MIMG word."""
+a fixed value, the base vdata width, the vdata widths
+LLVM has forms of, whether it is a gather (four channels whatever the dmask),
+the vaddr width, whether it takes a sampler, and how the srsrc (8 SGPRs) and
+ssamp (4 SGPRs) fields print. gfx942 and gfx950 decode no MIMG word; gfx908
+decodes the samplers and gathers as well, with `tfe` where gfx90a has `acc`."""
 import os, sys
 from memprobe import CPUS, Oracle, dec, fixed_bits, operands, parse_reg, rust_str
 
@@ -16,23 +18,47 @@ ENC = 0x3C << 26
 DMASK1 = 1 << 8
 
 
-def learn(o, op):
+TFE = 1 << 16  # acc on gfx90a
+D16 = 1 << 31  # of dword 1
+
+
+def learn(o, op, tfe_bit):
     w0 = ENC | (op << 18) | DMASK1
     if dec(o, w0, 0)[0] is None:
         return None
     fix = fixed_bits(o, w0, 0, 0xFC000000 | (0x7F << 18) | (0xF << 8))
     val = w0 & fix & ~(0xF << 8)
-    text, _ = dec(o, w0, 20 << 8 | 10)
+    w1 = 20 << 8 | 10
+    text, _ = dec(o, w0, w1)
     name, toks, _ = operands(text)
     width = parse_reg(toks[0])[2]
-    # Bit n set: LLVM has an n-dword vdata form (chosen from the dmask).
+    vaddr = parse_reg(toks[1])[2]
+    gather = width == 4
+    # The width of the form LLVM decodes before sizing vdata from the
+    # channels, which it keeps where the sized tuple would run past v255.
+    t, _ = dec(o, w0 | (0xF << 8), 255 << 8 | 10)
+    base = parse_reg(operands(t)[1][0])[2]
+    # Bit n set: LLVM has an n-dword vdata form, chosen as LLVM does from
+    # the channels (dmask; four for gathers), d16 (packed halves) and tfe.
     widths = 0
-    for dm in (1, 3, 7, 15):
-        t, _ = dec(o, (w0 & ~(0xF << 8)) | (dm << 8), 20 << 8 | 10)
-        n = parse_reg(operands(t)[1][0])[2]
-        if n == bin(dm).count("1"):
-            widths |= 1 << n
-    return (name, fix, val, width, len(toks) == 4, widths)
+    for dm in range(16):
+        for d16 in (0, D16):
+            for tfe in ((0, TFE) if tfe_bit else (0,)):
+                if (d16 << 32) & fix or tfe & fix:
+                    continue
+                t, _ = dec(o, (w0 & ~(0xF << 8)) | (dm << 8) | tfe, w1 | d16)
+                if t is None:
+                    continue
+                toks = operands(t)[1]
+                n = 4 if gather else max(bin(dm).count("1"), 1)
+                if d16:
+                    n = (n + 1) // 2
+                n += 1 if tfe else 0
+                if parse_reg(toks[0])[2] == n:
+                    widths |= 1 << n
+                # The address width is the opcode's, whatever the flags.
+                assert parse_reg(toks[1])[2] == vaddr, (name, t)
+    return (name, fix, val, base, gather, vaddr, len(toks) == 4, widths)
 
 
 def names(cpu, op, shift):
@@ -54,9 +80,9 @@ def main():
         o = Oracle(cpu)
         tab = []
         for op in range(128):
-            r = learn(o, op)
+            r = learn(o, op, cpu == "gfx908")
             if r is None:
-                tab.append(0xFF)
+                tab.append(0xFFFF)
                 continue
             if r not in index:
                 index[r] = len(rows)
@@ -70,14 +96,15 @@ def main():
            "//! MIMG opcodes: mnemonic, fixed bits, base vdata width, sampler; resource names.", "",
            "use crate::gfx9::mimg::MimgOp;", "",
            f"pub static MIMG_OPS: [MimgOp; {len(rows)}] = ["]
-    for name, fix, val, width, samp, widths in rows:
-        out.append(f"    MimgOp {{ name: {rust_str(name)}, fix: 0x{fix:016x}, val: 0x{val:016x}, vdata: {width}, "
-                   f"widths: 0x{widths:02x}, sampler: {str(samp).lower()} }},")
+    for name, fix, val, base, gather, vaddr, samp, widths in rows:
+        out.append(f"    MimgOp {{ name: {rust_str(name)}, fix: 0x{fix:016x}, val: 0x{val:016x}, vdata: {base}, "
+                   f"widths: 0x{widths:02x}, gather: {str(gather).lower()}, "
+                   f"vaddr: {vaddr}, sampler: {str(samp).lower()} }},")
     out.append("];")
     for cpu in CPUS:
         t = per[cpu]
-        out += ["", f"/// Row of `MIMG_OPS` for each opcode on {cpu} (0xff: invalid).",
-                f"pub static MIMG_{cpu.upper()}: [u8; 128] = ["]
+        out += ["", f"/// Row of `MIMG_OPS` for each opcode on {cpu} (0xffff: invalid).",
+                f"pub static MIMG_{cpu.upper()}: [u16; 128] = ["]
         for i in range(0, 128, 16):
             out.append("    " + ", ".join(str(x) for x in t[i:i + 16]) + ",")
         out.append("];")

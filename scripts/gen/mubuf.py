@@ -82,7 +82,7 @@ def main():
             for op in range(n):
                 r = learn(o, (enc << 26) | (op << sh))
                 if r is None:
-                    tab.append(0xFF)
+                    tab.append(0xFFFF)
                     continue
                 if r not in index:
                     index[r] = len(rows)
@@ -101,8 +101,8 @@ def main():
     for cpu in CPUS:
         for enc, nm in ((0x38, "MUBUF"), (0x3A, "MTBUF")):
             t = per[(cpu, enc)]
-            out += ["", f"/// Row of `BUF_OPS` for each {nm} opcode on {cpu} (0xff: invalid).",
-                    f"pub static {nm}_{cpu.upper()}: [u8; {len(t)}] = ["]
+            out += ["", f"/// Row of `BUF_OPS` for each {nm} opcode on {cpu} (0xffff: invalid).",
+                    f"pub static {nm}_{cpu.upper()}: [u16; {len(t)}] = ["]
             for i in range(0, len(t), 16):
                 out.append("    " + ", ".join(str(x) for x in t[i:i + 16]) + ",")
             out.append("];")

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dev"))
 from vop_oracle import decode_many as safe_decode_many
 sys.path.insert(0, os.path.dirname(__file__))
 
-CPUS = ["gfx90a", "gfx942", "gfx950"]
+CPUS = ["gfx90a", "gfx942", "gfx950", "gfx908"]
 
 INL_INT = set(range(0, 65)) | {(0x100000000 - i) for i in range(1, 17)}
 F32C = {0x3F000000: "0.5", 0xBF000000: "-0.5", 0x3F800000: "1.0", 0xBF800000: "-1.0", 0x40000000: "2.0",
@@ -271,8 +271,8 @@ def main():
     print("];")
     for kind, n in (("vop2", 62), ("vop1", 256), ("vopc", 256)):
         print()
-        print(f"/// {kind.upper()} opcode to row of [`OPS`], per target (gfx90a, gfx942, gfx950).")
-        print(f"pub static {kind.upper()}: [[u16; {n}]; 3] = [")
+        print(f"/// {kind.upper()} opcode to row of [`OPS`], per target (gfx90a, gfx942, gfx950, gfx908).")
+        print(f"pub static {kind.upper()}: [[u16; {n}]; {len(CPUS)}] = [")
         for cpu in CPUS:
             vals = [idx[kind][cpu].get(op, None) for op in range(n)]
             s = ", ".join("NONE" if v is None else str(v) for v in vals)

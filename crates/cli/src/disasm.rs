@@ -12,7 +12,7 @@ use std::process::ExitCode;
     after_help = "Output: what `llvm-objdump-22 -d FILE` prints (LLVM 22 syntax; address and \
     encoding in a `//` comment; branch targets as <symbol+offset>). Without --mcpu, every code \
     object of a bundle or HIP fat binary is listed in turn, after a `; code object N of M` line.\n\n\
-    RDNA code (gfx1100, gfx1151) is decoded in the wave size its kernels declare (their \
+    RDNA code (gfx1010 to gfx1201) is decoded in the wave size its kernels declare (their \
     descriptors' wave32 bit): llvm-objdump assumes wave32 there, so the listing of a wave64 code \
     object is what `llvm-objdump-22 -d --mattr=+wavefrontsize64` prints. --wave32/--wave64 \
     override it; with --hex the default is wave32 for RDNA targets.\n\n\

@@ -147,7 +147,9 @@ fn compare_insns(file: &str, ours: &[String], llvm: &[String], report: &mut Vec<
 fn corpus() -> Vec<PathBuf> {
     let dir = root().join("build/corpus");
     let mut files = Vec::new();
-    for t in ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1151"] {
+    for t in [
+        "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010", "gfx1030", "gfx1100", "gfx1151",
+    ] {
         let Ok(rd) = std::fs::read_dir(dir.join(t)) else {
             panic!(
                 "{} is missing: run `make corpus` first",
@@ -403,6 +405,16 @@ fn hex_known_bytes() {
         ),
         ("gfx942", "ff ff ff ff", "<invalid>"),
         (
+            "gfx908",
+            "0x01 0x87 0x16 0xd4",
+            "v_interp_mov_f32_e32 v5, p20, attr33.w",
+        ),
+        (
+            "gfx908",
+            "0x0f,0x14,0x00,0xc4,0x00,0x01,0x02,0x03",
+            "exp mrt0 v0, v0, v1, v1 compr vm",
+        ),
+        (
             "gfx1100",
             "0xc1,0x08,0x82,0x7c",
             "v_cmp_lt_i32_e32 vcc_lo, -1, v4",
@@ -427,6 +439,12 @@ fn hex_known_bytes() {
             "0xc1,0x08,0x82,0x7c",
             "v_cmp_lt_i32_e32 vcc_lo, -1, v4",
         ),
+        ("gfx1030", "0x7c 0x03 0x80 0xbe", "s_mov_b32 s0, m0"),
+        (
+            "gfx1010",
+            "0xf9,0x0c,0x0a,0x06,0x02,0x26,0x16,0x16",
+            "v_add_f32_sdwa v5, -v2, -v6 clamp dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:DWORD src1_sel:DWORD",
+        ),
     ];
     // The same bytes for 64-lane waves (texts from llvm-mc-22
     // -mattr=+wavefrontsize64).
@@ -445,6 +463,11 @@ fn hex_known_bytes() {
             "gfx1201",
             "0xc1,0x08,0x82,0x7c",
             "v_cmp_lt_i32_e32 vcc, -1, v4",
+        ),
+        (
+            "gfx1030",
+            "0xf9,0x0c,0x0a,0x7c,0x02,0x84,0x06,0x06",
+            "v_cmp_lg_f32_sdwa s[4:5], v2, v6 src0_sel:DWORD src1_sel:DWORD",
         ),
         (
             "gfx1100",
@@ -472,13 +495,7 @@ fn hex_known_bytes() {
         "{}",
         stderr(&out)
     );
-    let out = rocjitsu_stdin(&["disasm", "--mcpu", "gfx1030", "--hex"], "0 0 0x80 0xbf");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("gfx1030 machine code is not disassembled yet"),
-        "{}",
-        stderr(&out)
-    );
+
     let out = rocjitsu_stdin(&["disasm", "--hex"], "0x00");
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--hex needs --mcpu"));

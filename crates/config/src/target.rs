@@ -111,10 +111,10 @@ impl Target {
     }
 
     /// Whether `rocjitsu_isa` decodes, encodes and prints this target's
-    /// machine code.
+    /// machine code: every known target's (the callers that check it keep
+    /// refusing, by name, a target added here before its decoder).
     pub fn decodes(self) -> bool {
-        matches!(self.family(), Family::Gfx9 | Family::Gfx11 | Family::Gfx12)
-            && self != Target::Gfx908
+        true
     }
 
     /// Whether the emulator executes code of this target (it is in
@@ -157,6 +157,14 @@ impl Target {
             Target::Gfx1151 => "RDNA3.5",
             Target::Gfx1201 => "RDNA4",
         }
+    }
+
+    /// gfx90a and later CDNA (LLVM's `FeatureGFX90AInsts`; not gfx908):
+    /// VGPR and AGPR tuples must be even-aligned, memory instructions take
+    /// AGPR data (the `acc` bit, where gfx908 has `tfe`), 64-bit DPP is
+    /// `row_newbcast` only, and packed-FP32 and FP64 MFMA exist.
+    pub fn is_gfx90a_plus(self) -> bool {
+        matches!(self, Target::Gfx90a | Target::Gfx942 | Target::Gfx950)
     }
 
     /// gfx940 and later: `sc0`/`sc1`/`nt` cache bits replace `glc`/`slc`, and

@@ -115,6 +115,9 @@ fn decode_linear<const FIELDS: bool>(target: Target, wave: WaveSize, code: &[u8]
                         Instruction::Gfx9(i) => {
                             black_box(i.body());
                         }
+                        Instruction::Gfx10(i) => {
+                            black_box(i.body());
+                        }
                         Instruction::Gfx11(i) => {
                             black_box(i.body());
                         }

@@ -6,13 +6,15 @@
 //! syntax; the encoder writes the bytes back from the fields.
 //! LLVM 22's disassembler is the oracle the decoder is tested against.
 //!
-//! One module per encoding family: [`gfx9`] (CDNA: gfx90a, gfx942, gfx950)
-//! and [`gfx11`] (RDNA3: gfx1100, gfx1151). [`decode`] and [`Inst`] are the
+//! One module per encoding family: [`gfx9`] (CDNA: gfx908, gfx90a, gfx942,
+//! gfx950), [`gfx10`] (RDNA1 and RDNA2: gfx1010, gfx1030), [`gfx11`] (RDNA3:
+//! gfx1100, gfx1151) and [`gfx12`] (RDNA4: gfx1201). [`decode`] and [`Inst`] are the
 //! GFX9 decoder the execution engine runs; [`decode_in`] and
 //! [`Instruction`] cover every family, for a wavefront size.
 
 #![forbid(unsafe_code)]
 
+pub mod gfx10;
 pub mod gfx11;
 pub mod gfx12;
 pub mod gfx9;
@@ -80,6 +82,7 @@ impl WaveSize {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Instruction {
     Gfx9(Inst),
+    Gfx10(gfx10::Inst),
     Gfx11(gfx11::Inst),
     Gfx12(gfx12::Inst),
 }
@@ -89,6 +92,7 @@ impl Instruction {
     pub fn len(&self) -> usize {
         match self {
             Instruction::Gfx9(i) => i.len(),
+            Instruction::Gfx10(i) => i.len(),
             Instruction::Gfx11(i) => i.len(),
             Instruction::Gfx12(i) => i.len(),
         }
@@ -103,6 +107,7 @@ impl Instruction {
     pub fn target(&self) -> Target {
         match self {
             Instruction::Gfx9(i) => i.target(),
+            Instruction::Gfx10(i) => i.target(),
             Instruction::Gfx11(i) => i.target(),
             Instruction::Gfx12(i) => i.target(),
         }
@@ -112,6 +117,7 @@ impl Instruction {
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Instruction::Gfx9(i) => i.encode(),
+            Instruction::Gfx10(i) => i.encode(),
             Instruction::Gfx11(i) => i.encode(),
             Instruction::Gfx12(i) => i.encode(),
         }
@@ -122,6 +128,7 @@ impl Instruction {
     pub fn branch_target(&self, pc: u64) -> Option<u64> {
         match self {
             Instruction::Gfx9(i) => i.branch_target(pc),
+            Instruction::Gfx10(i) => i.branch_target(pc),
             Instruction::Gfx11(i) => i.branch_target(pc),
             Instruction::Gfx12(i) => i.branch_target(pc),
         }
@@ -132,6 +139,7 @@ impl Instruction {
     pub fn is_sopp(&self) -> bool {
         match self {
             Instruction::Gfx9(i) => i.encoding() == gfx9::Encoding::Sopp,
+            Instruction::Gfx10(i) => i.encoding() == gfx10::Encoding::Sopp,
             Instruction::Gfx11(i) => i.encoding() == gfx11::Encoding::Sopp,
             Instruction::Gfx12(i) => i.encoding() == gfx12::Encoding::Sopp,
         }
@@ -141,6 +149,7 @@ impl Instruction {
     pub fn mnemonic(&self) -> &'static str {
         match self {
             Instruction::Gfx9(i) => i.mnemonic(),
+            Instruction::Gfx10(i) => i.mnemonic(),
             Instruction::Gfx11(i) => i.mnemonic(),
             Instruction::Gfx12(i) => i.mnemonic(),
         }
@@ -187,6 +196,7 @@ impl std::fmt::Display for Instruction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Instruction::Gfx9(i) => i.fmt(f),
+            Instruction::Gfx10(i) => i.fmt(f),
             Instruction::Gfx11(i) => i.fmt(f),
             Instruction::Gfx12(i) => i.fmt(f),
         }
@@ -205,7 +215,9 @@ pub fn decode_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Result<Instruc
         Family::Gfx12 => {
             gfx12::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx12)
         }
-        Family::Gfx10 => Err(DecodeError::Unsupported { target }),
+        Family::Gfx10 => {
+            gfx10::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx10)
+        }
     }
 }
 
@@ -215,7 +227,8 @@ pub fn disassemble_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Vec<Line<
 }
 
 /// Decodes one instruction from the start of `bytes` with the GFX9 decoder
-/// (gfx90a, gfx942, gfx950; other targets give [`DecodeError::Unsupported`]).
+/// (gfx908, gfx90a, gfx942, gfx950; other targets give
+/// [`DecodeError::Unsupported`]).
 ///
 /// On error, a disassembler prints `<invalid>` and resumes 4 bytes later, as
 /// LLVM does.

@@ -119,10 +119,16 @@ fn force(rng: &mut SplitMix64, w: u32, w1: u32) -> (u32, u32) {
     }
 }
 
-/// The GFX11 form of [`force`]: 13 cases in 144 (each kind in 1/144).
-fn force_gfx11(rng: &mut SplitMix64, w: u32, w1: u32) -> (u32, u32) {
+/// The GFX10/GFX11 form of [`force`]: 13 cases in 144 (each kind in
+/// 1/144); `sdwa` (GFX10) adds the SDWA marker 0xF9 to the DPP markers.
+fn force_gfx11(rng: &mut SplitMix64, w: u32, w1: u32, sdwa: bool) -> (u32, u32) {
     let vop = |w: u32| set(w, 0x8000_0000, 0);
-    let dpp = |rng: &mut SplitMix64| [0xfa, 0xe9, 0xea][rng.below(3) as usize];
+    let markers: &[u32] = if sdwa {
+        &[0xfa, 0xe9, 0xea, 0xf9]
+    } else {
+        &[0xfa, 0xe9, 0xea]
+    };
+    let dpp = |rng: &mut SplitMix64| markers[rng.below(markers.len() as u64) as usize];
     match rng.below(144) {
         // DPP16 / DPP8 marker or literal in src0 of VOP1 / VOP2 / VOPC.
         0 | 1 => (set(vop(w), 0x1ff, dpp(rng)), w1),
@@ -179,7 +185,12 @@ fn cases(target: Target, seed: u64, n: usize) -> Vec<Vec<u8>> {
             let (w0, w1) = if gfx9 {
                 force(&mut rng, a as u32, (a >> 32) as u32)
             } else {
-                force_gfx11(&mut rng, a as u32, (a >> 32) as u32)
+                force_gfx11(
+                    &mut rng,
+                    a as u32,
+                    (a >> 32) as u32,
+                    target.family() == Family::Gfx10,
+                )
             };
             let mut v = Vec::with_capacity(16);
             v.extend_from_slice(&w0.to_le_bytes());
@@ -187,6 +198,10 @@ fn cases(target: Target, seed: u64, n: usize) -> Vec<Vec<u8>> {
             v.extend_from_slice(&(b as u32).to_le_bytes());
             if !gfx9 {
                 v.extend_from_slice(&((b >> 32) as u32).to_le_bytes());
+            }
+            // GFX10's longest form, MIMG with three NSA dwords, has five.
+            if target.family() == Family::Gfx10 {
+                v.extend_from_slice(&(rng.next() as u32).to_le_bytes());
             }
             v
         })
@@ -197,6 +212,7 @@ fn cases(target: Target, seed: u64, n: usize) -> Vec<Vec<u8>> {
 fn encoding_name(target: Target, w0: u32) -> String {
     let e = match target.family() {
         Family::Gfx9 => rocjitsu_isa::gfx9::encoding_of(w0).map(|e| format!("{e:?}")),
+        Family::Gfx10 => rocjitsu_isa::gfx10::encoding_of(w0).map(|e| format!("{e:?}")),
         Family::Gfx12 => rocjitsu_isa::gfx12::encoding_of(w0).map(|e| format!("{e:?}")),
         _ => rocjitsu_isa::gfx11::encoding_of(w0).map(|e| format!("{e:?}")),
     };
@@ -420,6 +436,31 @@ fn random_words_gfx950() {
 }
 
 #[test]
+fn random_words_gfx908() {
+    run(Target::Gfx908, WaveSize::Wave64);
+}
+
+#[test]
+fn random_words_gfx1030_wave32() {
+    run(Target::Gfx1030, WaveSize::Wave32);
+}
+
+#[test]
+fn random_words_gfx1030_wave64() {
+    run(Target::Gfx1030, WaveSize::Wave64);
+}
+
+#[test]
+fn random_words_gfx1010_wave32() {
+    run(Target::Gfx1010, WaveSize::Wave32);
+}
+
+#[test]
+fn random_words_gfx1010_wave64() {
+    run(Target::Gfx1010, WaveSize::Wave64);
+}
+
+#[test]
 fn random_words_gfx1100_wave32() {
     run(Target::Gfx1100, WaveSize::Wave32);
 }
@@ -453,16 +494,26 @@ fn random_words_gfx1201_wave64() {
 /// (`make test-diff-deep` runs 1,000,000).
 const FAMILY_CASES: usize = 50_000;
 
-/// gfx1201 per encoding family: the seeded cases with the first dword's
-/// top byte's bits under `mask` set to `value`, so the encodings that
-/// uniform words reach rarely (memory, images) get cases of their own.
+/// Cases per gfx908 and GFX10 encoding family (25 and 36 families: fewer
+/// per family, for CI time; `make test-diff-deep` runs 1,000,000).
+const FAMILY_CASES_SMALL: usize = 20_000;
+
+/// gfx1201 per encoding family (see [`run_family`]).
 fn run_gfx1201_family(what: &str, wave: WaveSize, mask: u8, value: u8) {
-    let target = Target::Gfx1201;
-    let n = env_or("ROCJITSU_DIFF_CASES", FAMILY_CASES);
-    let seed = env_or("ROCJITSU_DIFF_SEED", SEED)
+    run_family(Target::Gfx1201, what, wave, mask, value, FAMILY_CASES);
+}
+
+/// Per encoding family: the seeded cases with the first dword's top byte's
+/// bits under `mask` set to `value`, so the encodings that uniform words
+/// reach rarely (memory, images) get cases of their own.
+fn run_family(target: Target, what: &str, wave: WaveSize, mask: u8, value: u8, count: usize) {
+    let n = env_or("ROCJITSU_DIFF_CASES", count);
+    let mut seed = env_or("ROCJITSU_DIFF_SEED", SEED)
         ^ (target as u64).wrapping_mul(0x1000_0000_01b3)
-        ^ u64::from(wave.lanes()) << 56
         ^ u64::from(value);
+    if target.wave_size() == 32 {
+        seed ^= u64::from(wave.lanes()) << 56;
+    }
     let cases: Vec<_> = cases(target, seed, n)
         .into_iter()
         .map(|mut c| {
@@ -617,6 +668,133 @@ fn random_vsample_words_gfx1201_wave32() {
 #[test]
 fn random_vsample_words_gfx1201_wave64() {
     run_gfx1201_family("VSAMPLE", WaveSize::Wave64, 0xfc, 0xe4);
+}
+
+/// GFX10's encoding families: name, and the top byte's mask and value.
+const GFX10_FAMILIES: [(&str, u8, u8); 12] = [
+    ("scalar ALU", 0xc0, 0x80),
+    ("SMEM", 0xfc, 0xf4),
+    ("VOP1/VOP2/VOPC (SDWA, DPP)", 0x80, 0),
+    ("VINTRP", 0xfc, 0xc8),
+    ("VOP3P", 0xff, 0xcc),
+    ("VOP3", 0xfc, 0xd4),
+    ("DS", 0xfc, 0xd8),
+    ("FLAT/SCRATCH/GLOBAL", 0xfc, 0xdc),
+    ("MUBUF", 0xfc, 0xe0),
+    ("MTBUF", 0xfc, 0xe8),
+    ("MIMG", 0xfc, 0xf0),
+    ("EXP", 0xfc, 0xf8),
+];
+
+/// Every GFX10 encoding family of `target` in waves of `wave` lanes.
+fn run_gfx10_families(target: Target, wave: WaveSize) {
+    for (what, mask, value) in GFX10_FAMILIES {
+        run_family(target, what, wave, mask, value, FAMILY_CASES_SMALL);
+    }
+}
+
+/// gfx1030's families in both wave sizes; gfx1010 (the same decoder with
+/// its own table columns) in wave32, its wave64 forms covered by its
+/// uniform words and gfx1030's families.
+#[test]
+fn random_family_words_gfx1030_wave32() {
+    run_gfx10_families(Target::Gfx1030, WaveSize::Wave32);
+}
+
+#[test]
+fn random_family_words_gfx1030_wave64() {
+    run_gfx10_families(Target::Gfx1030, WaveSize::Wave64);
+}
+
+#[test]
+fn random_family_words_gfx1010_wave32() {
+    run_gfx10_families(Target::Gfx1010, WaveSize::Wave32);
+}
+
+/// gfx908 per encoding family (64-lane waves): the GFX9 encodings,
+/// including the graphics ones gfx908 keeps (VINTRP, EXP, samplers).
+fn run_gfx908_family(what: &str, mask: u8, value: u8) {
+    run_family(
+        Target::Gfx908,
+        what,
+        WaveSize::Wave64,
+        mask,
+        value,
+        FAMILY_CASES_SMALL,
+    );
+}
+
+/// SOP1, SOP2, SOPC, SOPK and SOPP: top bits 0b10.
+#[test]
+fn random_scalar_words_gfx908() {
+    run_gfx908_family("scalar ALU", 0xc0, 0x80);
+}
+
+/// SMEM: top bits 0b110000.
+#[test]
+fn random_smem_words_gfx908() {
+    run_gfx908_family("SMEM", 0xfc, 0xc0);
+}
+
+/// VOP1, VOP2 and VOPC with their literal, SDWA and DPP forms: top bit 0.
+#[test]
+fn random_vop_words_gfx908() {
+    run_gfx908_family("VOP1/VOP2/VOPC", 0x80, 0);
+}
+
+/// VOP3 (incl. interpolation) and VOP3P (incl. MFMA): top bits 0b110100.
+#[test]
+fn random_vop3_words_gfx908() {
+    run_gfx908_family("VOP3/VOP3P", 0xfc, 0xd0);
+}
+
+/// VOP3P (packed math, dot products, MFMA) and the VOP3 opcodes that
+/// share their top byte (0xd3).
+#[test]
+fn random_vop3p_words_gfx908() {
+    run_gfx908_family("VOP3P", 0xff, 0xd3);
+}
+
+/// VINTRP: top bits 0b110101.
+#[test]
+fn random_vintrp_words_gfx908() {
+    run_gfx908_family("VINTRP", 0xfc, 0xd4);
+}
+
+/// DS: top bits 0b110110.
+#[test]
+fn random_ds_words_gfx908() {
+    run_gfx908_family("DS", 0xfc, 0xd8);
+}
+
+/// FLAT, SCRATCH and GLOBAL: top bits 0b110111.
+#[test]
+fn random_flat_words_gfx908() {
+    run_gfx908_family("FLAT/SCRATCH/GLOBAL", 0xfc, 0xdc);
+}
+
+/// MUBUF: top bits 0b111000.
+#[test]
+fn random_mubuf_words_gfx908() {
+    run_gfx908_family("MUBUF", 0xfc, 0xe0);
+}
+
+/// MTBUF: top bits 0b111010.
+#[test]
+fn random_mtbuf_words_gfx908() {
+    run_gfx908_family("MTBUF", 0xfc, 0xe8);
+}
+
+/// MIMG: top bits 0b111100.
+#[test]
+fn random_mimg_words_gfx908() {
+    run_gfx908_family("MIMG", 0xfc, 0xf0);
+}
+
+/// EXP: top bits 0b110001.
+#[test]
+fn random_export_words_gfx908() {
+    run_gfx908_family("EXP", 0xfc, 0xc4);
 }
 
 /// The wave size reaches LLVM: the same VOPC word reads `vcc_lo` in wave32

@@ -11,34 +11,42 @@ others print), as a list of distinct tables.
 Layout: offset 12:0, dlc 13, glc 14, slc 15, seg 17:16, op 24:18; addr
 39:32, data 47:40, saddr 54:48 (null: off), sve 55, vdst 63:56.
 
-    python3 scripts/gen/gfx11/flat.py
+With `gfx10`, GFX10's (gfx1010, gfx1030; writes
+crates/isa/src/gfx10/tables/flat.rs): offset 11:0, dlc 12, lds 13, seg
+15:14, glc 16, slc 17, saddr null 0x7D; forms also with lds set.
+
+    python3 scripts/gen/gfx11/flat.py [gfx10]
 """
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from oracle import CPUS, FeatOracle, ROOT, header  # noqa: E402
+from oracle import CPUS, FAMILY, FeatOracle, header, table_path  # noqa: E402
 from memprobe import dec, fixed_bits, operands, parse_reg, rust_str  # noqa: E402
 from valu import split  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "flat.rs")
+OUT = table_path("flat.rs")
 ENC = 0x37 << 26
-GLC = 1 << 14
-OFF = 0x7C  # saddr "off" (null)
+GFX10 = FAMILY == "gfx10"
+GLC = 1 << (16 if GFX10 else 14)
+LDS = 1 << 13 if GFX10 else 0
+SEG = 14 if GFX10 else 16
+OFF = 0x7D if GFX10 else 0x7C  # saddr "off" (null)
 SADDR = 0x7F << 48
-OPBITS = 0xFC000000 | (0x7F << 18) | (3 << 16)
+OPBITS = 0xFC000000 | (0x7F << 18) | (3 << SEG)
 
 
 def learn(o, seg, op):
-    w0 = ENC | (seg << 16) | (op << 18)
+    w0 = ENC | (seg << SEG) | (op << 18)
     w1 = OFF << 16
     res = []
-    for glc in (0, GLC):
-        base0 = w0 | glc
+    for form in range(4 if LDS else 2):
+        glc, lds = GLC if form & 1 else 0, LDS if form & 2 else 0
+        base0 = w0 | glc | lds
         if dec(o, base0, w1)[0] is None:
             res.append(None)
             continue
-        free = OPBITS | glc
+        free = OPBITS | glc | lds
         fix = fixed_bits(o, base0, w1, free)
         if seg != 0:
             fix &= ~SADDR
@@ -61,20 +69,20 @@ def learn(o, seg, op):
             elif r and r[0] == "v" and r[1] == 10 or t == "off" and not addr and seg == 1:
                 addr = True
         res.append((name, fix, val, vdst, data, addr))
-    if res == [None, None]:
+    if all(r is None for r in res):
         return None
-    return res
+    return res + [None] * (4 - len(res))
 
 
-def saddr_names(o, seg, op):
+def saddr_names(o, seg, op, lds=0):
     names = []
-    w0 = ENC | (seg << 16) | (op << 18)
+    w0 = ENC | (seg << SEG) | (op << 18) | lds
     for s in range(128):
         t, _ = dec(o, w0, 10 | (40 << 24) | (s << 16))
         if t is None:
             names.append(None)
             continue
-        _, toks, _, warn = split(t)
+        _, toks, _, warn = split(t.replace(" lds", ""))
         names.append(toks[-1] + (" ; " + warn if warn else ""))
     return names
 
@@ -90,13 +98,17 @@ def main():
                 if r is None:
                     tab.append(0xFF)
                     continue
-                sad = 0xFF
+                # The saddr texts without and (GFX10) with lds.
+                sad = [0xFF, 0xFF]
                 if seg != 0:
-                    names = saddr_names(o, seg, op)
-                    if names not in tables:
-                        tables.append(names)
-                    sad = tables.index(names)
-                key = (*r, sad)
+                    for li, lds in enumerate((0, LDS) if LDS else (0,)):
+                        if not any(r[f] for f in range(4) if (f >> 1) == li):
+                            continue
+                        names = saddr_names(o, seg, op, lds)
+                        if names not in tables:
+                            tables.append(names)
+                        sad[li] = tables.index(names)
+                key = (*r, tuple(sad))
                 if key not in index:
                     index[key] = len(rows)
                     rows.append(key)
@@ -108,14 +120,14 @@ def main():
            f"pub static FLAT_OPS: [FlatOp; {len(rows)}] = ["]
     for r in rows:
         forms = []
-        for f in r[:2]:
+        for f in r[:4]:
             if f is None:
                 forms.append("None")
             else:
                 name, fix, val, vdst, data, addr = f
                 forms.append(f"Some(FlatForm {{ fix: 0x{fix:016x}, val: 0x{val:016x}, vdst: {vdst}, data: {data}, addr: {str(addr).lower()} }})")
-        name = next(f[0] for f in r[:2] if f)
-        out.append(f"    FlatOp {{ name: {rust_str(name)}, forms: [{forms[0]}, {forms[1]}], saddr: {r[2]} }},")
+        name = next(f[0] for f in r[:4] if f)
+        out.append(f"    FlatOp {{ name: {rust_str(name)}, forms: [{', '.join(forms)}], saddr: [{r[4][0]}, {r[4][1]}] }},")
     out.append("];")
     for cpu in CPUS:
         out.append("")
@@ -127,7 +139,7 @@ def main():
         out.append("];")
     out.append("")
     out.append("/// How LLVM prints each saddr value (None: invalid), per `FlatOp::saddr`.")
-    out.append(f"pub static SADDR: [[Option<&str>; 128]; {len(tables)}] = [")
+    out.append(f"pub static SADDR: [[Option<&str>; 128]; {max(len(tables), 1)}] = [")
     for t in tables:
         out.append("    [")
         for x in t:

@@ -10,39 +10,47 @@ MTBUF: offset 11:0, slc 12, dlc 13, glc 14, op 18:15, format 25:19, 0x3a.
 Both: vaddr 39:32, vdata 47:40, srsrc 52:48 (in SGPR quads), tfe 53,
 offen 54, idxen 55, soffset 63:56.
 
-    python3 scripts/gen/gfx11/mubuf.py
+With `gfx10`, GFX10's (gfx1010, gfx1030; writes
+crates/isa/src/gfx10/tables/mubuf.rs): offset 11:0, offen 12, idxen 13,
+glc 14, dlc 15, lds 16 (MUBUF; forms also with lds set), MUBUF op 24:18,
+MTBUF op 18:16 with its bit 3 at 53; slc 54, tfe 55.
+
+    python3 scripts/gen/gfx11/mubuf.py [gfx10]
 """
 import os, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from oracle import CPUS, FeatOracle, ROOT, header  # noqa: E402
+from oracle import CPUS, FAMILY, FeatOracle, header, table_path  # noqa: E402
 from memprobe import dec, fixed_bits, parse_reg, rust_str  # noqa: E402
 from valu import split  # noqa: E402
 
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx11", "tables", "mubuf.rs")
+OUT = table_path("mubuf.rs")
+GFX10 = FAMILY == "gfx10"
 GLC = 1 << 14
-W1 = 10 | (20 << 8) | (2 << 16) | (0x7C << 24)
+W1 = 10 | (20 << 8) | (2 << 16) | ((0x7D if GFX10 else 0x7C) << 24)
 
 
-def learn(o, w0, opbits):
+def learn(o, w0, opbits, lds_bit=0, w1=W1):
     res = []
-    for glc in (0, GLC):
-        base = w0 | glc
-        t, _ = dec(o, base, W1)
+    for form in range(4 if lds_bit else 2):
+        glc, lds = GLC if form & 1 else 0, lds_bit if form & 2 else 0
+        base = w0 | glc | lds
+        t, _ = dec(o, base, w1)
         if t is None:
             res.append(None)
             continue
-        fix = fixed_bits(o, base, W1, opbits | glc | (0x3F << 26))
+        fix = fixed_bits(o, base, w1, opbits | glc | lds | (0x3F << 26))
         # soffset (63:56) and srsrc (52:48) validity is per value.
         fix &= ~((0xFF << 56) | (0x1F << 48))
-        val = (base | (W1 << 32)) & fix
+        val = (base | (w1 << 32)) & fix
         name, toks, _, _ = split(t)
         r = parse_reg(toks[0]) if toks else None
         # 0xff: no operands at all (`buffer_gl0_inv`).
         data = 0xFF if not toks else r[2] if r and r[1] == 20 else 0
         res.append((name, fix, val, data))
-    return None if res == [None, None] else tuple(res)
+    res += [None] * (4 - len(res))
+    return None if all(r is None for r in res) else tuple(res)
 
 
 def main():
@@ -52,7 +60,7 @@ def main():
         o = FeatOracle(cpu)
         mu, mt = [], []
         for op in range(256):
-            r = learn(o, 0xE0000000 | (op << 18), 0xFF << 18)
+            r = learn(o, 0xE0000000 | (op << 18), 0xFF << 18, 1 << 16 if GFX10 else 0)
             key = None if r is None else ("mubuf", r)
             if key and key not in index:
                 index[key] = len(rows)
@@ -60,7 +68,11 @@ def main():
             mu.append(0xFF if key is None else index[key])
         for op in range(16):
             # Format 1 (the default, not printed).
-            r = learn(o, 0xE8000000 | (op << 15) | (1 << 19), (0xF << 15) | (0x7F << 19))
+            if GFX10:
+                r = learn(o, 0xE8000000 | ((op & 7) << 16) | (1 << 19), (0x7 << 16) | (0x7F << 19),
+                          w1=W1 | (op >> 3) << 21)
+            else:
+                r = learn(o, 0xE8000000 | (op << 15) | (1 << 19), (0xF << 15) | (0x7F << 19))
             key = None if r is None else ("mtbuf", r)
             if key and key not in index:
                 index[key] = len(rows)
@@ -68,8 +80,12 @@ def main():
             mt.append(0xFF if key is None else index[key])
         per[cpu] = (mu, mt)
         s = []
+        # A one-dword load (buffer_load_b32 / buffer_load_dword).
+        load = next(op for op in range(256) if mu[op] != 0xFF and rows[mu[op]][1][0]
+                    and rows[mu[op]][1][0][0].startswith("buffer_load_") and rows[mu[op]][1][0][3] == 1
+                    and "format" not in rows[mu[op]][1][0][0])
         for v in range(256):
-            t, n = dec(o, 0xE0000000 | (0x14 << 18), (W1 & 0xFFFFFF) | (v << 24))
+            t, n = dec(o, 0xE0000000 | (load << 18), (W1 & 0xFFFFFF) | (v << 24))
             s.append(None if t is None else split(t)[1][-1] + (f" ; {split(t)[3]}" if split(t)[3] else ""))
         soff[cpu] = s
         f = []
@@ -91,7 +107,7 @@ def main():
         forms = ["None" if f is None else
                  f"Some(BufForm {{ fix: 0x{f[1]:016x}, val: 0x{f[2]:016x}, data: {f[3]} }})" for f in r]
         name = next(f[0] for f in r if f)
-        out.append(f"    BufOp {{ name: {rust_str(name)}, forms: [{forms[0]}, {forms[1]}] }},")
+        out.append(f"    BufOp {{ name: {rust_str(name)}, forms: [{', '.join(forms)}] }},")
     out.append("];")
     for cpu in CPUS:
         mu, mt = per[cpu]

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from oracle import FeatOracle, ROOT, decode_many, header, words  # noqa: E402
 
 FAMILY = sys.argv[1] if len(sys.argv) > 1 else "gfx11"
-CPUS = {"gfx11": ["gfx1100", "gfx1151"], "gfx12": ["gfx1201"]}[FAMILY]
+CPUS = {"gfx10": ["gfx1010", "gfx1030"], "gfx11": ["gfx1100", "gfx1151"], "gfx12": ["gfx1201"]}[FAMILY]
 OUT = os.path.join(ROOT, "crates", "isa", "src", FAMILY, "tables", "sop.rs")
 LIT = 0x12345678
 ORACLES = [FeatOracle(c) for c in CPUS]
@@ -171,7 +171,8 @@ def sopp_rows():
         t0s = texts(w(0))
         if not any(t0s):
             continue
-        t0 = one(t0s)
+        # The depctr fields differ per target (gfx1010 has no hold_cnt).
+        t0 = one(t0s) if not all(t and "depctr" in t for t in t0s) else t0s[-1]
         name = t0.split(" ")[0]
         t1 = texts(w(1))[0]
         t7f = texts(w(0x7F))[0]
@@ -200,10 +201,20 @@ def sopp_rows():
     return "pub static SOPP: &[PRow] = &[\n" + "\n".join(rows) + "\n];\n"
 
 
+def getreg_op():
+    """The SOPK opcode of s_getreg_b32 (0x11 on GFX11/12, 0x12 on GFX10)."""
+    for op in range(32):
+        t = texts([0xB0000000 | (op << 23) | (4 << 16) | (31 << 11)])
+        if any(x and x.startswith("s_getreg_b32 ") for x in t):
+            return op
+    raise ValueError("no s_getreg_b32")
+
+
 def hwreg_names():
     rows = []
+    op = getreg_op()
     for i in range(64):
-        w = [0xB0000000 | (0x11 << 23) | (4 << 16) | (31 << 11) | i]
+        w = [0xB0000000 | (op << 23) | (4 << 16) | (31 << 11) | i]
         names = []
         for t in texts(w):
             n = t.split("hwreg(")[1].rstrip(")")
@@ -214,8 +225,87 @@ def hwreg_names():
             "pub static HWREG: &[(u8, &str, u8)] = &[\n" + "\n".join(rows) + "\n];\n")
 
 
+def sopp_op(name):
+    for op in range(128):
+        for imm in (0, 1):
+            t = texts([0xBF800000 | (op << 16) | imm])
+            if any(x and x.split()[0] == name for x in t):
+                return op
+    raise ValueError(name)
+
+
+def sendmsg_texts():
+    """GFX10's `sendmsg(...)` text per target for each immediate whose set
+    bits are in the message (3:0), operation (6:4) and stream (9:8)
+    fields, indexed by `stream << 7 | op << 4 | msg` ("": printed as the
+    decimal immediate). GFX11 and GFX12 name messages by id alone (see
+    `sendmsg_names`) and have no table."""
+    if FAMILY != "gfx10":
+        return ("/// GFX10's `sendmsg` texts (none in this family).\n"
+                "pub static SENDMSG_TEXT: &[[&str; 512]] = &[];\n")
+    op = sopp_op("s_sendmsg")
+    out = ["/// `sendmsg(...)` text per target (see sop.py), indexed by",
+           "/// `stream << 7 | op << 4 | msg` (\"\": the decimal immediate).",
+           "pub static SENDMSG_TEXT: &[[&str; 512]] = &["]
+    for o in ORACLES:
+        out.append("    [")
+        row = []
+        for k in range(512):
+            v = (k >> 7) << 8 | (k & 0x7F)
+            t = o.decode(words(0xBF800000 | (op << 16) | v))[0]
+            arg = t.split(" ", 1)[1]
+            row.append(f'"{arg}"' if arg.startswith("sendmsg(") else '""')
+        for i in range(0, 512, 4):
+            out.append("        " + " ".join(x + "," for x in row[i:i + 4]))
+        out.append("    ],")
+    out.append("];")
+    return "\n".join(out) + "\n"
+
+
+def waitcnt_layout():
+    """Which counter bit each bit of `s_waitcnt`'s immediate holds:
+    (counter, bit) with counter 0 vmcnt, 1 expcnt, 2 lgkmcnt, 3 none,
+    learned by clearing one bit of an all-ones immediate."""
+    names = ("vmcnt", "expcnt", "lgkmcnt")
+    try:
+        op = sopp_op("s_waitcnt")
+    except ValueError:
+        op = None
+    lay = []
+    for b in range(16):
+        ent = (3, 0)
+        if op is not None:
+            t = texts([0xBF800000 | (op << 16) | (0xFFFF ^ (1 << b))])[0]
+            got = dict(re.findall(r"(\w+)\((\d+)\)", t.split(" ", 1)[1]))
+            if len(got) == 1:
+                (name, val), = got.items()
+                # The cleared bit is the counter's lowest zero bit.
+                v = int(val)
+                bit = next(i for i in range(8) if not v >> i & 1)
+                ent = (names.index(name), bit)
+        lay.append(ent)
+    return ("/// `s_waitcnt`'s immediate: (counter, bit) per bit, counter 0 vmcnt,\n"
+            "/// 1 expcnt, 2 lgkmcnt, 3 none.\n"
+            "pub static WAITCNT: [(u8, u8); 16] = [" + ", ".join(f"({c}, {b})" for c, b in lay) + "];\n")
+
+
+def depctr_hold():
+    """Target mask of the targets whose `s_waitcnt_depctr` has the
+    hold_cnt field (gfx1010's has not)."""
+    op = next((op for op in range(128)
+               if any(t and " depctr_" in t for t in texts([0xBF800000 | (op << 16)]))), None)
+    if op is None:
+        return "/// Targets whose `s_waitcnt_depctr` has `depctr_hold_cnt`.\npub static DEPCTR_HOLD_CNT: u8 = 0;\n"
+    return ("/// Targets whose `s_waitcnt_depctr` has `depctr_hold_cnt`.\n"
+            f"pub static DEPCTR_HOLD_CNT: u8 = "
+            f"{mask([t if t and 'depctr_hold_cnt' in t else None for t in texts([0xBF800000 | (op << 16)])])};\n")
+
+
 def sendmsg_names():
     rows = []
+    if FAMILY == "gfx10":
+        return ("/// Symbolic `sendmsg` message names (GFX10: see `SENDMSG_TEXT`).\n"
+                "pub static SENDMSG: &[(u8, &str, u8)] = &[];\n")
     for i in range(256):
         names = []
         for t in texts([0xBF800000 | (0x36 << 16) | i]):
@@ -239,7 +329,8 @@ def main():
         alu_rows("SOP2", sop2, 0x60), "\n",
         alu_rows("SOP1", sop1, 256), "\n",
         alu_rows("SOPC", sopc, 128), "\n",
-        sopk_rows(), "\n", sopp_rows(), "\n", hwreg_names(), "\n", sendmsg_names(),
+        sopk_rows(), "\n", sopp_rows(), "\n", hwreg_names(), "\n", sendmsg_names(), "\n",
+        sendmsg_texts(), "\n", depctr_hold(), "\n", waitcnt_layout(),
     ]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:

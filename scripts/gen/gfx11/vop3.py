@@ -276,6 +276,70 @@ def analyse(op, vdst, r, r64, hi0=0):
                 raw_src1=raw_src1, dpp8_src=sel_src, byte_sel=byte_sel, dpp_ok=dpp_ok)
 
 
+# GFX10's interpolation opcodes: src0 is the attribute (attr[5:0], channel
+# [7:6] and, on the f16 forms, `high` in bit 8), printed after src1 (the
+# interpolated VGPR; `v_interp_mov_f32_e64`'s parameter); src2 where
+# present. A literal in src1 crashes LLVM 22: no literal probes.
+ATTR = 10
+
+
+def interp_probes(op, vdst):
+    w = lambda srcs=(ATTR, 0x102, 0x103), **kw: word(op, vdst, srcs=srcs, **kw)
+    p = {"base": w(), "high": w(srcs=(ATTR | 0x100, 0x102, 0x103))}
+    for k in (1, 2):
+        for key, v in (("sgpr", 2), ("const", 0x80), ("i240", 240), ("i248", 248)):
+            p[f"s{k}{key}"] = w(srcs=with_src((ATTR, 0x102, 0x103), k, v))
+    for b in W0BITS:
+        p[f"w0b{b}"] = w(hi=1 << (b - 8))
+    for b in W1BITS:
+        p[f"w1b{b}"] = w(w1bits=1 << b)
+    return p
+
+
+def analyse_interp(op, r):
+    """The row of an interpolation opcode, in `analyse`'s shape; its
+    sources' types are ATTR/ATTRH (the attribute, with `high`) and PARAM
+    (`v_interp_mov_f32_e64`'s src1), which `rust_src` turns into flags."""
+    t = lambda k: r[k][0] if r[k][0] != "<crash>" else None
+    base = t("base")
+    name, toks, mods, _ = split(base)
+    assert not mods and toks[2] == f"attr{ATTR}.x", (op, base)
+    suffix = name.endswith("_e64")
+    if suffix:
+        name = name[:-4]
+    attr = "ATTRH" if t("high") else "ATTR"
+    srcs = [(1, attr, False, {"s": "", "v": "", "c": ""}, attr)]
+    for k, i in ((1, 1), (2, 3)):
+        if i >= len(toks):
+            break
+        if toks[i].startswith("invalid_param_"):
+            srcs.append((1, "PARAM", False, {"s": "", "v": "", "c": ""}, "PARAM"))
+            continue
+        inl = {f: strip_note(split(t(f"s{k}i{f}"))[1][i])[0] for f in (240, 248) if t(f"s{k}i{f}")}
+        tys = value_type(inl, {})
+        ty = tys[0] if tys else "I32"
+        bad = {"v": "", "s": strip_note(split(t(f"s{k}sgpr"))[1][i])[1] if t(f"s{k}sgpr") else "REJECT"}
+        tc = t(f"s{k}const")
+        bad["c"] = strip_note(split(tc)[1][i])[1] if tc else "REJECT"
+        srcs.append((1, ty, False, bad, ty))
+    classes = {}
+    for b in W0BITS + W1BITS:
+        tx = t(f"w0b{b}" if b < 16 else f"w1b{b}")
+        classes[b] = "Z" if tx is None else "I" if tx == base else "M"
+    opsel = 0
+    for b in range(11, 15):
+        tx = t(f"w0b{b}")
+        if tx and "op_sel:[" in tx:
+            opsel = tx.split("op_sel:[")[1].split("]")[0].count(",") + 1
+            break
+    tx = t("w0b14")
+    if opsel and tx and "op_sel:[" in tx and tx.split("op_sel:[")[1].split("]")[0].endswith("1"):
+        opsel |= 8
+    return dict(name=name, suffix=suffix, order=[], dst="V(1)", sdst=False, srcs=srcs,
+                zero_src=0, lo128=0, classes=classes, opsel=opsel, dpp=0, raw_src1=False,
+                dpp8_src=False, byte_sel=0, dpp_ok=0)
+
+
 def learn(cpu):
     # Find each opcode's base word: vdst 5, else 0x7e (EXEC, v_cmpx), else 0.
     b = Batch()
@@ -290,6 +354,17 @@ def learn(cpu):
             if tx and tx != "<crash>":
                 bases[op] = vd
                 break
+    # Interpolation opcodes (GFX10), found by their attribute operand.
+    b = Batch()
+    for op in range(1024):
+        b.add(op, word(op, 5, srcs=(ATTR, 0x102, 0x103)))
+    interp = [op for op, r in b.run(cpu).items() if r[0] and f"attr{ATTR}.x" in r[0]]
+    b = Batch()
+    for op in interp:
+        bases.pop(op, None)
+        for k, d in interp_probes(op, 5).items():
+            b.add((op, k), d)
+    ri = b.run(cpu)
     b = Batch()
     for op, vd in bases.items():
         for k, d in probes_for(op, vd).items():
@@ -303,6 +378,8 @@ def learn(cpu):
     for op, vd in bases.items():
         r = {k: v for (o, k), v in r32.items() if o == op}
         rows[op] = analyse(op, vd, r, {"base": r64[(op, "base")]})
+    for op in interp:
+        rows[op] = analyse_interp(op, {k: v for (o, k), v in ri.items() if o == op})
     # The fake-16-bit forms: analysed again with their selecting bit set.
     fakes = {}
     b = Batch()
@@ -330,6 +407,9 @@ def rust_src(s):
     dty = {"V2F16S": "V2F16Splat", "P32": "I32", "F16W": "F16Wide"}.get(dty, dty)
     f = lambda x: "" if x in ("", "REJECT") else x
     flags = []
+    if ty in ("ATTR", "ATTRH", "PARAM"):
+        flags = {"ATTR": ["ATTR"], "ATTRH": ["ATTR", "HIGH"], "PARAM": ["PARAM"]}[ty]
+        ty = dty = "I32"
     if ty == "V2F16S":
         ty = "V2F16Splat"
     if ty == "P32":
@@ -387,7 +467,8 @@ def main():
                         "//! Modifier bits: i < 8 is word 0 bit 8+i (abs[2:0], op_sel[3:0], clamp),\n"
                         "//! 8+j is word 1 bit 27+j (omod[1:0], neg[2:0])."))
         body = "\n".join(rows + fake_rows)
-        used = [c for c in ("NO_CONST", "PLAIN", "REJECT_CONST") if c in body]
+        used = [c for c in ("ATTR", "HIGH", "NO_CONST", "PARAM", "PLAIN", "REJECT_CONST")
+                if re.search(rf"\b{c}\b", body)]
         fh.write(f"use crate::gfx11::vop3::{{{', '.join(['Dst', 'Row', 'Src'] + used)}}};\n")
         fh.write("use crate::gfx11::operand::ValType::*;\n\n")
         fh.write("pub static VOP3: &[Row] = &[\n" + "\n".join(rows) + "\n];\n\n")

@@ -16,7 +16,7 @@ KERNEL void fp_atomics_native(float *f, double *d, v2h *h, const float *in, int 
   __hip_atomic_fetch_add(&d[i & 7], (double)old, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
   __hip_atomic_fetch_min(&d[8], (double)v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
   __hip_atomic_fetch_max(&d[9], (double)v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
-#ifdef __GFX9__
+#if defined(__GFX9__) && !defined(__gfx908__)
   v2h p = {(_Float16)v, (_Float16)old};
   __builtin_amdgcn_global_atomic_fadd_v2f16((__attribute__((address_space(1))) v2h *)h, p);
 #endif

@@ -16,7 +16,7 @@ KERNEL void scalar_state(unsigned long long *out, int n) {
   __builtin_amdgcn_s_sleep(2);
   __builtin_amdgcn_s_setprio(3);
   unsigned hw = __builtin_amdgcn_s_getreg((20 << 0) | (0 << 6) | (31 << 11)); // HW_REG_HW_ID
-#ifdef __GFX9__
+#if defined(__GFX9__) || defined(__GFX10__)
   unsigned long long t1 = __builtin_amdgcn_s_memrealtime();
 #else
   unsigned long long t1 = __builtin_amdgcn_s_sendmsg_rtnl(0x83); // MSG_RTN_GET_REALTIME
@@ -35,8 +35,17 @@ KERNEL void dot_products(float *of, int *oi, unsigned *ou, const v2h *a, const v
                          int n) {
   int i = GID_X;
   if (i < n) {
+#if !defined(__gfx1010__)
     of[i] = __builtin_amdgcn_fdot2(a[i], b[i], of[i], false);
-#ifdef __GFX9__
+#endif
+#if defined(__gfx1030__)
+    oi[i] = __builtin_amdgcn_sdot4(x[i], y[i], oi[i], false) + __builtin_amdgcn_sdot8(x[i], y[i], 3, true);
+    ou[i] = __builtin_amdgcn_udot4((unsigned)x[i], (unsigned)y[i], ou[i], false) +
+            __builtin_amdgcn_udot8((unsigned)x[i], (unsigned)y[i], 5, false);
+#elif defined(__gfx1010__)
+    // RDNA1 has no dot products.
+    oi[i] = x[i] * y[i];
+#elif defined(__GFX9__)
     oi[i] = __builtin_amdgcn_sdot4(x[i], y[i], oi[i], false) + __builtin_amdgcn_sdot8(x[i], y[i], 3, true);
     ou[i] = __builtin_amdgcn_udot4((unsigned)x[i], (unsigned)y[i], ou[i], false) +
             __builtin_amdgcn_udot8((unsigned)x[i], (unsigned)y[i], 5, false) +
@@ -80,9 +89,17 @@ KERNEL void buffer_atomics(float *out, int *cnt, const float *in, int n) {
   float v = in[i];
   int old = __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(1, rc, (i & 15) * 4, 0, 0);
   __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(old, rc, 0, 16, 0);
+#if defined(__gfx908__) || defined(__GFX10__)
+  // CDNA1 has buffer_atomic_add_f32 without return and no f64 min/max;
+  // RDNA1/2 have no buffer_atomic_add_f32.
+  __builtin_amdgcn_raw_ptr_buffer_atomic_add_i32(old, rc, 4, 32, 0);
+#else
   __builtin_amdgcn_raw_ptr_buffer_atomic_fadd_f32(v, rf, i * 4, 0, 0);
+#endif
 #ifdef __GFX9__
+#if !defined(__gfx908__)
   __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f64((double)v, rf, 8 * (i & 7), 0, 0);
+#endif
   __builtin_amdgcn_raw_ptr_buffer_load_lds(rin, (__attribute__((address_space(3))) void *)tile, 4, i * 4, 0, 0, 0);
 #else
   __builtin_amdgcn_raw_ptr_buffer_atomic_fmax_f32(v, rf, 4 * (i & 7), 0, 0);

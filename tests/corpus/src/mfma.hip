@@ -1,6 +1,7 @@
-// corpus-targets: gfx90a gfx942 gfx950
+// corpus-targets: gfx908 gfx90a gfx942 gfx950
 // Matrix cores through clang's MFMA builtins (v_mfma_*, v_smfmac_*), with
-// per-target variants (CDNA2 gfx90a, CDNA3 gfx942, CDNA4 gfx950).
+// per-target variants (CDNA1 gfx908, CDNA2 gfx90a, CDNA3 gfx942, CDNA4
+// gfx950).
 #include "hip.h"
 
 typedef float v4f __attribute__((ext_vector_type(4)));
@@ -13,6 +14,7 @@ typedef int v16i __attribute__((ext_vector_type(16)));
 typedef _Float16 v4h __attribute__((ext_vector_type(4)));
 typedef _Float16 v8h __attribute__((ext_vector_type(8)));
 typedef short v4s __attribute__((ext_vector_type(4)));
+typedef short v2s __attribute__((ext_vector_type(2)));
 typedef __bf16 v8bf __attribute__((ext_vector_type(8)));
 
 KERNEL void mfma_f32(v16f *c32, v4f *c16, v32f *c64, const float *a, const float *b, int k) {
@@ -35,14 +37,22 @@ KERNEL void mfma_f16_bf16(v16f *c32, v4f *c16, const v4h *a, const v4h *b, const
   for (int i = 0; i < k; ++i) {
     acc = __builtin_amdgcn_mfma_f32_32x32x8f16(a[i * 64 + t], b[i * 64 + t], acc, 0, 0, 0);
     acc2 = __builtin_amdgcn_mfma_f32_16x16x16f16(a[i * 64 + t], b[i * 64 + t], acc2, 0, 0, 0);
+#if defined(__gfx908__)
+    // CDNA1's bf16 MFMAs take two bf16 per source (no _1k forms).
+    v2s xs = {x[i * 64 + t].x, x[i * 64 + t].y}, ys = {y[i * 64 + t].z, y[i * 64 + t].w};
+    acc = __builtin_amdgcn_mfma_f32_32x32x4bf16(xs, ys, acc, 0, 0, 0);
+    acc2 = __builtin_amdgcn_mfma_f32_16x16x8bf16(xs, ys, acc2, 0, 0, 1);
+#else
     acc = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(x[i * 64 + t], y[i * 64 + t], acc, 0, 0, 0);
     acc2 = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(x[i * 64 + t], y[i * 64 + t], acc2, 0, 0, 1);
+#endif
   }
   acc2 = __builtin_amdgcn_mfma_f32_4x4x4f16(a[t], b[t], acc2, 4, 0, 0);
   c32[t] = acc;
   c16[t] = acc2;
 }
 
+#if !defined(__gfx908__)
 KERNEL void mfma_f64(v4d *c, double *d, const double *a, const double *b, int k) {
   int t = TID_X;
   v4d acc = c[t];
@@ -54,8 +64,9 @@ KERNEL void mfma_f64(v4d *c, double *d, const double *a, const double *b, int k)
   c[t] = acc;
   d[t] = acc2;
 }
+#endif
 
-#if defined(__gfx90a__)
+#if defined(__gfx908__) || defined(__gfx90a__)
 KERNEL void mfma_int8(v16i *c, v4i *d, const int *a, const int *b, int k) {
   int t = TID_X;
   v16i acc = c[t];

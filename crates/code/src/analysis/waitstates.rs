@@ -279,7 +279,7 @@ impl Facts {
                 let soffset_reg = b.literal().is_none() && b.soffset < 128 && b.soffset != 125;
                 if stores && b.op.vdata > 2 && !soffset_reg {
                     f.store_data = Some(Range::new(
-                        if b.acc {
+                        if b.vdata_agpr(t) {
                             rocjitsu_isa::gfx9::regs::AGPR0
                         } else {
                             VGPR0
@@ -289,6 +289,11 @@ impl Facts {
                 }
             }
             Body::Mimg(_) => f.kind |= VMEM,
+            // gfx908's interpolation (a VALU operation reading its
+            // attributes through M0) and export; the rules above are
+            // gfx90a's and later, which have neither.
+            Body::Vintrp(_) => f.kind |= VALU | M0_READ,
+            Body::Exp(_) => {}
         }
         if name.starts_with("s_movrel")
             || matches!(name, "s_sendmsg" | "s_sendmsghalt" | "s_ttracedata")

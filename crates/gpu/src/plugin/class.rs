@@ -191,6 +191,9 @@ pub fn classify(inst: &Inst) -> Class {
         }
         Body::Mubuf(_) | Body::Mtbuf(_) => vmem(name, Seg::Buffer),
         Body::Mimg(_) => vmem(name, Seg::Image),
+        // gfx908 (decoded, not executed).
+        Body::Vintrp(_) => Class::plain(Family::Valu),
+        Body::Exp(_) => Class::plain(Family::Other),
     }
 }
 

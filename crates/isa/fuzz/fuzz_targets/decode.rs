@@ -7,12 +7,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rocjitsu_isa::{Target, decode, disassemble};
+use rocjitsu_isa::{decode, disassemble};
 use std::fmt::Write as _;
 
 fuzz_target!(|data: &[u8]| {
     let mut text = String::new();
-    for target in Target::ALL {
+    for target in rocjitsu_isa::gfx9::ALL_TARGETS {
         let lines = disassemble(target, data);
         let mut off = 0;
         for l in &lines {

@@ -162,8 +162,8 @@ impl Inst {
             Encoding::Sop2 => Body::Salu(sop::Salu::from_raw(T, AluForm::Sop2, r, len, w0, w1)),
             Encoding::Sopc => Body::Salu(sop::Salu::from_raw(T, AluForm::Sopc, r, len, w0, w1)),
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(T, r, len, w0, w1)),
-            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(T, r, w0)),
-            Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
+            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(T, self.target(), r, w0)),
+            Encoding::Smem => Body::Smem(smem::Smem::from_raw(&smem::TABLES, r, w0, w1)),
             Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(
                 &vop3p::TABLES,
                 r,
@@ -185,7 +185,7 @@ impl Inst {
             )),
             Encoding::Ldsdir => Body::Ldsdir(interp::Ldsdir { w0 }),
             Encoding::Ds => Body::Ds(ds::Ds::from_raw(&ds::TABLES, r, w0, w1)),
-            Encoding::Flat => Body::Flat(flat::Flat::from_raw(r, w0, w1)),
+            Encoding::Flat => Body::Flat(flat::Flat::from_raw(&flat::TABLES, r, w0, w1)),
             Encoding::Exp => Body::Exp(exp::Exp {
                 t: &exp::TABLES,
                 w0,
@@ -193,6 +193,7 @@ impl Inst {
             }),
             Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, len, w0, w1, self.word(2))),
             Encoding::Mubuf | Encoding::Mtbuf => Body::Buf(mubuf::Buf::from_raw(
+                &mubuf::TABLES,
                 r,
                 self.encoding() == Encoding::Mtbuf,
                 len,
@@ -202,6 +203,7 @@ impl Inst {
             )),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
                 &vop::TABLES,
+                self.target(),
                 r,
                 self.wave64(),
                 len,
@@ -389,7 +391,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sop2) => sop::Salu::decode(t, target, Sop2, w0, bytes).map(inst),
         Some(Encoding::Sopc) => sop::Salu::decode(t, target, Sopc, w0, bytes).map(inst),
         Some(Encoding::Sopk) => sop::Sopk::decode(t, target, w0, bytes).map(inst),
-        Some(Encoding::Smem) => smem::Smem::decode(target, wave64, w0, bytes),
+        Some(Encoding::Smem) => smem::Smem::decode(&smem::TABLES, target, w0, bytes).map(inst),
         Some(Encoding::Vop3) => vop3::decode(&vop3::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vop3p) => vop3p::decode(&vop3p::TABLES, target, wave64, w0, bytes).map(inst),
         Some(Encoding::Vopd) => vopd::decode(&vopd::TABLES, target, wave64, w0, bytes).map(inst),
@@ -398,11 +400,11 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         }
         Some(Encoding::Ldsdir) => interp::decode_ldsdir(target, wave64, w0),
         Some(Encoding::Ds) => ds::decode(&ds::TABLES, target, w0, bytes).map(inst),
-        Some(Encoding::Flat) => flat::decode(target, wave64, w0, bytes),
+        Some(Encoding::Flat) => flat::decode(&flat::TABLES, target, w0, bytes).map(inst),
         Some(Encoding::Exp) => exp::decode(w0, bytes).map(inst),
         Some(Encoding::Mimg) => mimg::decode(target, wave64, w0, bytes),
-        Some(Encoding::Mubuf) => mubuf::decode(target, wave64, w0, bytes, false),
-        Some(Encoding::Mtbuf) => mubuf::decode(target, wave64, w0, bytes, true),
+        Some(Encoding::Mubuf) => mubuf::decode(&mubuf::TABLES, target, w0, bytes, false).map(inst),
+        Some(Encoding::Mtbuf) => mubuf::decode(&mubuf::TABLES, target, w0, bytes, true).map(inst),
         _ => Err(invalid),
     }
 }

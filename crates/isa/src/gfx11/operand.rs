@@ -12,6 +12,48 @@ pub use crate::gfx9::operand::{
     fmt_literal, fmt_special,
 };
 
+/// Which of 124 and 125 is `m0` and which `null`: GFX10 numbers m0 124 and
+/// null 125, GFX11 and GFX12 the other way round; the rest of the source
+/// operand space is the same. The shared decoders read GFX11's numbering;
+/// a family's tables name its own, and [`Sregs::field`] maps a field to
+/// GFX11's numbering before decoding and back after encoding.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Sregs {
+    Gfx10,
+    Gfx11,
+}
+
+impl Sregs {
+    /// The GFX11-numbered value of a scalar or source field (an
+    /// involution: it also maps GFX11's numbering back).
+    #[inline(always)]
+    pub fn field(self, v: u16) -> u16 {
+        match (self, v) {
+            (Sregs::Gfx10, 124) => 125,
+            (Sregs::Gfx10, 125) => 124,
+            _ => v,
+        }
+    }
+
+    /// [`decode_src`] of a field numbered this way.
+    #[inline(always)]
+    pub fn decode_src(self, v: u16, count: u8, literal: Option<u32>) -> Option<Operand> {
+        decode_src(self.field(v), count, literal)
+    }
+
+    /// [`decode_sreg`] of a field numbered this way.
+    #[inline(always)]
+    pub fn decode_sreg(self, v: u16, count: u8) -> Option<Operand> {
+        decode_sreg(self.field(v), count)
+    }
+
+    /// [`encode_src`] numbered this way.
+    #[inline(always)]
+    pub fn encode_src(self, op: &Operand) -> u16 {
+        self.field(encode_src(op))
+    }
+}
+
 /// Decodes a scalar register field (7 bits, or the low 128 values of a
 /// source field) read as `count` dwords; `None` for the values LLVM rejects
 /// at that width (the high halves of 64-bit registers, `m0` as a pair).

@@ -5,9 +5,7 @@
 //! (`tables/sop.rs`). GFX12 shares the layouts: its module decodes with its
 //! own [`SopTables`] through the functions here.
 
-use super::operand::{
-    Operand, Special, ValType, decode_src, decode_sreg, encode_src, fmt_inline_float, fmt_literal,
-};
+use super::operand::{Operand, Special, Sregs, ValType, fmt_inline_float, fmt_literal};
 use super::tables::sop as tab;
 use crate::gfx9::sop::{Field, Warnings, fmt_imm32, fmt_invalid_imm, fmt_sop};
 use crate::{DecodeError, Target};
@@ -128,6 +126,8 @@ pub struct Salu {
     pub k: Option<u32>,
     /// The family's symbolic `sendmsg` names (`s_sendmsg_rtn_*`).
     pub sendmsg: &'static [(u8, &'static str, u8)],
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
 }
 
 /// A SOPK instruction.
@@ -141,6 +141,8 @@ pub struct Sopk {
     pub imm32: Option<u32>,
     /// The family's symbolic `hwreg` names.
     pub hwreg: &'static [(u8, &'static str, u8)],
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
 }
 
 /// A SOPP instruction.
@@ -150,6 +152,13 @@ pub struct Sopp {
     pub simm16: u16,
     /// The family's symbolic `sendmsg` names.
     pub sendmsg: &'static [(u8, &'static str, u8)],
+    /// GFX10: the `sendmsg(...)` texts of the target (see
+    /// [`SopTables::sendmsg_text`]).
+    pub sendmsg_text: Option<&'static [&'static str; 512]>,
+    /// The family's `s_waitcnt` layout (see [`SopTables::waitcnt`]).
+    pub waitcnt: &'static [(u8, u8); 16],
+    /// The target's `s_waitcnt_depctr` has `depctr_hold_cnt`.
+    pub hold_cnt: bool,
 }
 
 /// One family's scalar ALU opcode tables (a generated `tables/sop.rs`) with
@@ -164,6 +173,19 @@ pub struct SopTables {
     pub hwreg: &'static [(u8, &'static str, u8)],
     /// Symbolic `sendmsg` names: (id, name, targets).
     pub sendmsg: &'static [(u8, &'static str, u8)],
+    /// GFX10's `sendmsg(...)` text per target index for each immediate
+    /// whose set bits are in the message, operation and stream fields,
+    /// indexed by `stream << 7 | op << 4 | msg` (empty: the decimal
+    /// immediate); empty for GFX11 and GFX12, which name messages by id.
+    pub sendmsg_text: &'static [[&'static str; 512]],
+    /// `s_waitcnt`'s immediate: (counter, bit) per bit, counter 0 vmcnt,
+    /// 1 expcnt, 2 lgkmcnt, 3 none.
+    pub waitcnt: &'static [(u8, u8); 16],
+    /// Target mask of the targets whose `s_waitcnt_depctr` (GFX12:
+    /// `s_wait_alu`) has `depctr_hold_cnt`.
+    pub depctr_hold: u8,
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
     /// Row index per opcode (0xff: none).
     pub sop2_idx: [u8; 128],
     pub sop1_idx: [u8; 256],
@@ -189,7 +211,11 @@ pub(crate) use ops_of;
 /// The [`SopTables`] of a generated `tables/sop.rs` module.
 macro_rules! sop_tables {
     ($tab:ident) => {
+        $crate::gfx11::sop::sop_tables!($tab, Gfx11)
+    };
+    ($tab:ident, $sregs:ident) => {
         $crate::gfx11::sop::SopTables {
+            sregs: $crate::gfx11::operand::Sregs::$sregs,
             sop2: $tab::SOP2,
             sop1: $tab::SOP1,
             sopc: $tab::SOPC,
@@ -197,6 +223,9 @@ macro_rules! sop_tables {
             sopp: $tab::SOPP,
             hwreg: $tab::HWREG,
             sendmsg: $tab::SENDMSG,
+            sendmsg_text: $tab::SENDMSG_TEXT,
+            waitcnt: &$tab::WAITCNT,
+            depctr_hold: $tab::DEPCTR_HOLD_CNT,
             sop2_idx: $crate::gfx11::sop::ops_of!($tab::SOP2, 128),
             sop1_idx: $crate::gfx11::sop::ops_of!($tab::SOP1, 256),
             sopc_idx: $crate::gfx11::sop::ops_of!($tab::SOPC, 128),
@@ -269,14 +298,14 @@ impl Salu {
             || reads_literal(s1, row.src1, row.flags, false)
             || row.flags & (af::K_LAST | af::K_MIDDLE) != 0;
         let w1 = if lit { crate::gfx9::word(bytes, 1)? } else { 0 };
-        if row.dst != 0 && decode_sreg(u16::from(d), row.dst).is_none() {
+        if row.dst != 0 && t.sregs.decode_sreg(u16::from(d), row.dst).is_none() {
             return Err(invalid);
         }
         for (v, width, is0) in [(s0, row.src0, true), (s1, row.src1, false)] {
             if width == 0 || (is0 && row.flags & af::SENDMSG != 0) {
                 continue;
             }
-            if decode_src(u16::from(v), width, Some(0)).is_none() {
+            if t.sregs.decode_src(u16::from(v), width, Some(0)).is_none() {
                 return Err(invalid);
             }
         }
@@ -310,13 +339,17 @@ impl Salu {
             } else if sendmsg {
                 Field::Op(Operand::Imm(i64::from(v)))
             } else {
-                decode_src(u16::from(v), width, lit).map_or(Field::Unused(v), Field::Op)
+                t.sregs
+                    .decode_src(u16::from(v), width, lit)
+                    .map_or(Field::Unused(v), Field::Op)
             }
         };
         let sdst = if row.dst == 0 {
             Field::Unused(d)
         } else {
-            decode_sreg(u16::from(d), row.dst).map_or(Field::Unused(d), Field::Op)
+            t.sregs
+                .decode_sreg(u16::from(d), row.dst)
+                .map_or(Field::Unused(d), Field::Op)
         };
         Salu {
             form,
@@ -326,6 +359,7 @@ impl Salu {
             src1: field(s1, row.src1, false),
             k: lit.filter(|_| row.flags & (af::K_LAST | af::K_MIDDLE) != 0),
             sendmsg: t.sendmsg,
+            sregs: t.sregs,
         }
     }
 
@@ -338,7 +372,7 @@ impl Salu {
             match f {
                 Field::Unused(v) => u32::from(*v),
                 Field::Op(Operand::Imm(v)) => (*v as u32) & 0xff,
-                Field::Op(op) => u32::from(encode_src(op) & 0xff),
+                Field::Op(op) => u32::from(self.sregs.encode_src(op) & 0xff),
             }
         };
         let op = u32::from(self.row.op);
@@ -460,7 +494,7 @@ impl Sopk {
         }
         let d = ((w0 >> 16) & 0x7f) as u16;
         let width = sdst_width(row.kind);
-        if width != 0 && decode_sreg(d, width).is_none() || row.sdst_zero && d != 0 {
+        if width != 0 && t.sregs.decode_sreg(d, width).is_none() || row.sdst_zero && d != 0 {
             return Err(invalid);
         }
         let (w1, len) = match row.kind {
@@ -474,6 +508,7 @@ impl Sopk {
         Sopk {
             row: &t.sopk[r],
             hwreg: t.hwreg,
+            sregs: t.sregs,
             sdst_bits: (w0 >> 16) as u8 & 0x7f,
             simm16: w0 as u16,
             imm32: (len == 8).then_some(w1),
@@ -488,7 +523,7 @@ impl Sopk {
     pub fn sdst(&self) -> Option<Operand> {
         match sdst_width(self.row.kind) {
             0 => None,
-            w => decode_sreg(u16::from(self.sdst_bits), w),
+            w => self.sregs.decode_sreg(u16::from(self.sdst_bits), w),
         }
     }
 
@@ -623,11 +658,14 @@ impl Sopp {
         Ok((u16::from(r), 4, [w0, 0, 0, 0]))
     }
 
-    pub(crate) fn from_raw(t: &'static SopTables, r: usize, w0: u32) -> Sopp {
+    pub(crate) fn from_raw(t: &'static SopTables, target: Target, r: usize, w0: u32) -> Sopp {
         Sopp {
             row: &t.sopp[r],
             simm16: w0 as u16,
             sendmsg: t.sendmsg,
+            sendmsg_text: t.sendmsg_text.get(target.index()),
+            waitcnt: t.waitcnt,
+            hold_cnt: t.depctr_hold & target.bit() != 0,
         }
     }
 
@@ -646,19 +684,23 @@ impl Sopp {
     }
 }
 
-/// `s_waitcnt`'s counters: vmcnt 15:10, lgkmcnt 9:4, expcnt 2:0. A counter
-/// at its maximum (no wait) is left out unless all are.
-fn fmt_waitcnt(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
-    let (vm, lgkm, exp) = (v >> 10 & 0x3f, v >> 4 & 0x3f, v & 7);
-    let all = vm == 0x3f && lgkm == 0x3f && exp == 7;
+/// `s_waitcnt`'s counters, gathered from their bits by the family's
+/// `layout` (GFX11: vmcnt 15:10, lgkmcnt 9:4, expcnt 2:0; GFX10 splits
+/// vmcnt over 3:0 and 15:14). A counter at its maximum (no wait) is left
+/// out unless all are.
+fn fmt_waitcnt(f: &mut fmt::Formatter<'_>, layout: &[(u8, u8); 16], v: u16) -> fmt::Result {
+    let (mut val, mut max) = ([0u16; 3], [0u16; 3]);
+    for (b, &(c, bit)) in layout.iter().enumerate() {
+        if let (Some(x), Some(m)) = (val.get_mut(usize::from(c)), max.get_mut(usize::from(c))) {
+            *x |= (v >> b & 1) << bit;
+            *m |= 1 << bit;
+        }
+    }
+    let all = val == max;
     let mut sep = "";
-    for (name, val, max) in [
-        ("vmcnt", vm, 0x3f),
-        ("expcnt", exp, 7),
-        ("lgkmcnt", lgkm, 0x3f),
-    ] {
-        if val != max || all {
-            write!(f, "{sep}{name}({val})")?;
+    for (i, name) in ["vmcnt", "expcnt", "lgkmcnt"].into_iter().enumerate() {
+        if val[i] != max[i] || all {
+            write!(f, "{sep}{name}({})", val[i])?;
             sep = " ";
         }
     }
@@ -678,16 +720,18 @@ const DEPCTR: [(&str, u16, u16); 7] = [
 ];
 
 /// `s_waitcnt_depctr`'s fields, the ones not at their default (all of them
-/// when every one is), or hex when bits outside the fields are set.
-fn fmt_depctr(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
-    let known: u16 = DEPCTR.iter().map(|&(_, s, w)| ((1 << w) - 1) << s).sum();
+/// when every one is), or hex when bits outside the fields are set;
+/// `hold_cnt`: the target has `depctr_hold_cnt` (gfx1010 has not).
+fn fmt_depctr(f: &mut fmt::Formatter<'_>, hold_cnt: bool, v: u16) -> fmt::Result {
+    let fields = &DEPCTR[usize::from(!hold_cnt)..];
+    let known: u16 = fields.iter().map(|&(_, s, w)| ((1 << w) - 1) << s).sum();
     if v & !known != 0 {
         return write!(f, "0x{v:x}");
     }
     let field = |s: u16, w: u16| (v >> s) & ((1 << w) - 1);
-    let any_set = DEPCTR.iter().any(|&(_, s, w)| field(s, w) != (1 << w) - 1);
+    let any_set = fields.iter().any(|&(_, s, w)| field(s, w) != (1 << w) - 1);
     let mut sep = "";
-    for &(name, s, w) in &DEPCTR {
+    for &(name, s, w) in fields {
         let val = field(s, w);
         if val != (1 << w) - 1 || !any_set {
             write!(f, "{sep}{name}({val})")?;
@@ -766,11 +810,11 @@ impl fmt::Display for Sopp {
             SoppKind::Imm | SoppKind::Hex => write!(f, "{name} 0x{v:x}"),
             SoppKind::Waitcnt => {
                 write!(f, "{name} ")?;
-                fmt_waitcnt(f, v)
+                fmt_waitcnt(f, self.waitcnt, v)
             }
             SoppKind::DepCtr => {
                 write!(f, "{name} ")?;
-                fmt_depctr(f, v)
+                fmt_depctr(f, self.hold_cnt, v)
             }
             SoppKind::DelayAlu => {
                 write!(f, "{name} ")?;
@@ -778,6 +822,21 @@ impl fmt::Display for Sopp {
             }
             SoppKind::Sendmsg => {
                 write!(f, "{name} ")?;
+                // GFX10: the text of the message, operation and stream
+                // fields; a named message ignores the other bits, a
+                // numeric one takes none. Else the decimal immediate.
+                if let Some(texts) = self.sendmsg_text {
+                    let k = usize::from((v >> 8 & 3) << 7 | (v & 0x7f));
+                    let named = |t: &&&str| {
+                        !t.starts_with("sendmsg(")
+                            || !t[8..].starts_with(|c: char| c.is_ascii_digit())
+                    };
+                    let t = texts.get(k).filter(|t| !t.is_empty());
+                    return match t.filter(|t| v & !0x37f == 0 || named(t)) {
+                        Some(t) => f.write_str(t),
+                        None => write!(f, "{v}"),
+                    };
+                }
                 fmt_sendmsg(f, self.sendmsg, v)
             }
         }

@@ -12,10 +12,10 @@
 //! A 16-bit operand names a VGPR half: bit 7 of an 8-bit VGPR field (or of
 //! src0's register number) selects `.h`, so only v0..v127 are reachable.
 
-use super::operand::{Operand, Reg, RegFile, decode_src};
+use super::operand::{Operand, Reg, RegFile, Sregs};
 use super::sop::Raw;
 use super::tables::vop::VOP;
-use super::valu::{Slot, fmt_mod_src, fmt_sdst, fmt_v16, fmt_vgpr};
+use super::valu::{Slot, fmt_mod_src, fmt_omod, fmt_sdst, fmt_v16, fmt_vgpr};
 use super::vop3::{NO_CONST, PLAIN, REJECT_CONST, Src};
 use crate::gfx9::operand::F32_INLINE;
 use crate::gfx9::sop::Warnings;
@@ -93,10 +93,25 @@ pub const ABS_AFTER_VCC: u8 = 16;
 
 /// One family's VOP1/VOP2/VOPC rows (a generated `tables/vop.rs`) with the
 /// row index per (target bit, kind, opcode): VOP1 at 0, VOP2 at 256, VOPC
-/// at 512; `u16::MAX` for none.
+/// at 512; `u16::MAX` for none. GFX10 adds its SDWA rows.
 pub struct VopTables {
     pub rows: &'static [VopRow],
     idx: [[u16; 768]; 2],
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
+    /// The SDWA forms (GFX10; empty for GFX11 and GFX12) and their index,
+    /// as [`VopTables::rows`]'.
+    pub sdwa: &'static [sdwa::SdwaRow],
+    sdwa_idx: [[u16; 768]; 2],
+}
+
+/// Where a (kind, opcode) sits in a row of a [`VopTables`] index.
+const fn slot(kind: Kind, op: u8) -> usize {
+    (match kind {
+        Kind::Vop1 => 0,
+        Kind::Vop2 => 256,
+        Kind::Vopc => 512,
+    }) + op as usize
 }
 
 impl VopTables {
@@ -106,21 +121,100 @@ impl VopTables {
         while i > 0 {
             i -= 1;
             let r = &rows[i];
-            let base = match r.kind {
-                Kind::Vop1 => 0,
-                Kind::Vop2 => 256,
-                Kind::Vopc => 512,
-            };
             let mut k = 0;
             while k < 2 {
                 if r.tg & (1 << k) != 0 {
-                    t[k][base + r.op as usize] = i as u16;
+                    t[k][slot(r.kind, r.op)] = i as u16;
                 }
                 k += 1;
             }
         }
-        VopTables { rows, idx: t }
+        VopTables {
+            rows,
+            idx: t,
+            sregs: Sregs::Gfx11,
+            sdwa: &[],
+            sdwa_idx: [[u16::MAX; 768]; 2],
+        }
     }
+
+    /// The tables with GFX10's numbering of m0 and null and its SDWA rows.
+    pub const fn gfx10(self, sdwa: &'static [sdwa::SdwaRow]) -> VopTables {
+        let mut t = [[u16::MAX; 768]; 2];
+        let mut i = sdwa.len();
+        while i > 0 {
+            i -= 1;
+            let r = &sdwa[i];
+            let mut k = 0;
+            while k < 2 {
+                if r.tg & (1 << k) != 0 {
+                    t[k][slot(r.kind, r.op)] = i as u16;
+                }
+                k += 1;
+            }
+        }
+        VopTables {
+            sregs: Sregs::Gfx10,
+            sdwa,
+            sdwa_idx: t,
+            ..self
+        }
+    }
+
+    /// The SDWA row of a (kind, opcode) on the target of index `t`.
+    fn sdwa_row(&self, t: usize, kind: Kind, op: usize) -> Option<&'static sdwa::SdwaRow> {
+        let i = *self.sdwa_idx.get(t)?.get(slot(kind, 0) + op)?;
+        self.sdwa.get(usize::from(i))
+    }
+}
+
+/// GFX10's SDWA forms (src0 0xF9): a second dword with src0 7:0, dst_sel
+/// 10:8, dst_unused 12:11, clamp 13, omod 15:14, src0_sel 18:16, src0
+/// sext 19, neg 20, abs 21, src0 is an SGPR or constant 23, src1_sel
+/// 26:24, src1 sext 27, neg 28, abs 29, vsrc1 is an SGPR or constant 31;
+/// VOPC: an SGPR destination 14:8 when bit 15 is set (else vcc). RDNA ISA
+/// manual, "VOP_SDWA".
+pub mod sdwa {
+    use super::Kind;
+    use crate::gfx11::operand::ValType;
+
+    /// src0 takes `sext` (an integer operand).
+    pub const S0_SEXT: u16 = 1;
+    /// src0 takes `neg`/`abs` (a float operand).
+    pub const S0_NEG: u16 = 2;
+    pub const S1_SEXT: u16 = 4;
+    pub const S1_NEG: u16 = 8;
+    pub const CLAMP: u16 = 16;
+    pub const OMOD: u16 = 32;
+    /// No destination select: dst_sel must be DWORD, dst_unused is ignored
+    /// and neither is printed.
+    pub const NO_DST_SEL: u16 = 64;
+    /// src0's / src1's modifier bits are accepted but not printed.
+    pub const S0_HIDDEN: u16 = 128;
+    pub const S1_HIDDEN: u16 = 256;
+    /// No operands (`v_nop`): an SDWA dword with no select or modifier
+    /// bits set keeps the marker's 8-byte form, else it is 4 bytes.
+    pub const BARE: u16 = 512;
+
+    /// The SDWA form of one opcode.
+    #[derive(Debug, PartialEq, Eq)]
+    pub struct SdwaRow {
+        pub kind: Kind,
+        pub op: u8,
+        pub tg: u8,
+        pub name: &'static str,
+        pub flags: u16,
+        /// How constants print in src0 and src1.
+        pub ty: [ValType; 2],
+    }
+
+    /// The select names of dst_sel, src0_sel and src1_sel (7 crashes LLVM
+    /// 22; not decoded).
+    pub(crate) const SEL: [&str; 7] = [
+        "BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD",
+    ];
+    pub(crate) const UNUSED: [&str; 4] =
+        ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE", "UNUSED_PAD"];
 }
 
 /// GFX11's tables.
@@ -132,6 +226,8 @@ pub enum Form {
     E32,
     Dpp16,
     Dpp8,
+    /// GFX10's SDWA (src0 0xF9).
+    Sdwa,
 }
 
 fn form_of(w0: u32) -> Form {
@@ -152,8 +248,8 @@ fn kind_op(w0: u32) -> (Kind, usize) {
 }
 
 /// Whether source field `v` decodes in slot `s` at width `n`.
-fn src_ok(v: u16, s: &Src, n: u8) -> bool {
-    match decode_src(v, n, Some(0)) {
+fn src_ok(sregs: Sregs, v: u16, s: &Src, n: u8) -> bool {
+    match sregs.decode_src(v, n, Some(0)) {
         None => false,
         Some(Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_)) => {
             s.flags & REJECT_CONST == 0
@@ -180,6 +276,23 @@ pub(crate) fn decode(
     };
     let i = t.idx[target.index() & 1][base + op];
     let row = t.rows.get(usize::from(i)).ok_or(invalid.clone())?;
+    if w0 & 0x1ff == 0xf9
+        && let Some(s) = t.sdwa_row(target.index() & 1, kind, op)
+    {
+        let w1 = super::word(bytes, 1)?;
+        if s.flags & sdwa::BARE == 0 {
+            return if sdwa_ok(t.sregs, s, row, kind, wave64, w0, w1) {
+                Ok((i, 8, [w0, w1, 0, 0]))
+            } else {
+                Err(invalid)
+            };
+        }
+        // An operand-less opcode keeps the 8-byte form only for a dword
+        // without selects or modifiers.
+        if w1 & 0xbf3f_e000 == 0 && w0 & 0x01fe_0000 == 0 {
+            return Ok((i, 8, [w0, w1, 0, 0]));
+        }
+    }
     // `v_nop` and `v_pipeflush` have no DPP forms and ignore src0, so a DPP
     // marker there decodes as the plain instruction.
     let form = if row.bare { Form::E32 } else { form_of(w0) };
@@ -204,7 +317,8 @@ pub(crate) fn decode(
                 8
             }
         }
-        Form::Dpp16 | Form::Dpp8 => return Err(invalid),
+        // (`form_of` never names SDWA; its words are decoded above.)
+        Form::Dpp16 | Form::Dpp8 | Form::Sdwa => return Err(invalid),
         Form::E32 => {
             if row.bare {
                 // VOP1 (`v_nop`, `v_pipeflush`) ignores src0 but not vdst.
@@ -222,14 +336,14 @@ pub(crate) fn decode(
                 if let Some(s) = &row.src0 {
                     let v = (w0 & 0x1ff) as u16;
                     let n = if s.w == 0 { 1 + u8::from(wave64) } else { s.w };
-                    if !src_ok(v, s, n) {
+                    if !src_ok(t.sregs, v, s, n) {
                         return Err(invalid);
                     }
                     lit |= v == 255;
                 }
                 if let VDst::S(n) = row.dst {
                     let d = ((w0 >> 17) & 0xff) as u16;
-                    if decode_src(d, n, Some(0)).is_none() {
+                    if t.sregs.decode_src(d, n, Some(0)).is_none() {
                         return Err(invalid);
                     }
                     lit |= d == 255;
@@ -248,11 +362,69 @@ pub(crate) fn decode(
     Ok((i, len, [w0, w1, w2, 0]))
 }
 
+/// Whether LLVM accepts the SDWA dword `w1` of `w0` (opcode row `row`, SDWA
+/// row `s`).
+fn sdwa_ok(
+    sregs: Sregs,
+    s: &sdwa::SdwaRow,
+    row: &VopRow,
+    kind: Kind,
+    wave64: bool,
+    w0: u32,
+    w1: u32,
+) -> bool {
+    use sdwa::*;
+    let bit = |b: u32| w1 >> b & 1 != 0;
+    let sel = |b: u32| (w1 >> b) & 7;
+    let f = s.flags;
+    let mods_ok = |sext: u32, neg: u16, sx: u16| {
+        !(bit(sext) && f & sx == 0 || (bit(sext + 1) || bit(sext + 2)) && f & neg == 0)
+    };
+    if sel(16) > 6 || !mods_ok(19, S0_NEG, S0_SEXT) {
+        return false;
+    }
+    if bit(23) && sregs.decode_src((w1 & 0xff) as u16, 1, None).is_none() {
+        return false;
+    }
+    if kind == Kind::Vop1 {
+        if w1 & 0xbf00_0000 != 0 {
+            return false;
+        }
+    } else {
+        if sel(24) > 6 || !mods_ok(27, S1_NEG, S1_SEXT) {
+            return false;
+        }
+        if bit(31)
+            && sregs
+                .decode_src(((w0 >> 9) & 0xff) as u16, 1, None)
+                .is_none()
+        {
+            return false;
+        }
+    }
+    if kind == Kind::Vopc {
+        // An SGPR destination where the opcode writes vcc (not v_cmpx).
+        return !bit(15)
+            || row.roles.contains(&Role::Vcc)
+                && sregs
+                    .decode_sreg(((w1 >> 8) & 0x7f) as u16, 1 + u8::from(wave64))
+                    .is_some();
+    }
+    sel(8) <= 6
+        && !(f & NO_DST_SEL != 0 && sel(8) != 6)
+        && !(bit(13) && f & CLAMP == 0)
+        && !((w1 >> 14) & 3 != 0 && f & OMOD == 0)
+}
+
 /// A decoded VOP1, VOP2 or VOPC instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vop {
     pub row: &'static VopRow,
+    /// The SDWA form's row (GFX10, src0 0xF9).
+    pub sdwa: Option<&'static sdwa::SdwaRow>,
     pub wave64: bool,
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
     pub w0: u32,
     /// The literal or DPP dword (0 when there is none).
     pub w1: u32,
@@ -265,15 +437,23 @@ pub struct Vop {
 impl Vop {
     pub(crate) fn from_raw(
         t: &'static VopTables,
+        target: Target,
         r: usize,
         wave64: bool,
         len: u8,
         words: [u32; 3],
     ) -> Vop {
         let [w0, w1, w2] = words;
+        let row = &t.rows[r];
+        let (kind, op) = kind_op(w0);
+        let sdwa = (!row.bare && w0 & 0x1ff == 0xf9)
+            .then(|| t.sdwa_row(target.index() & 1, kind, op))
+            .flatten();
         Vop {
-            row: &t.rows[r],
+            row,
+            sdwa,
             wave64,
+            sregs: t.sregs,
             w0,
             w1,
             w2,
@@ -284,17 +464,112 @@ impl Vop {
     pub fn form(&self) -> Form {
         if self.row.bare {
             Form::E32
+        } else if self.sdwa.is_some() {
+            Form::Sdwa
         } else {
             form_of(self.w0)
         }
     }
 
     pub fn mnemonic(&self) -> &'static str {
-        match self.form() {
-            Form::E32 => self.row.name,
-            Form::Dpp16 => self.row.dpp,
-            Form::Dpp8 => self.row.dpp8,
+        match (self.form(), self.sdwa) {
+            (Form::Sdwa, Some(s)) => s.name,
+            (Form::Dpp16, _) => self.row.dpp,
+            (Form::Dpp8, _) => self.row.dpp8,
+            _ => self.row.name,
         }
+    }
+
+    /// Writes the SDWA form.
+    fn fmt_sdwa(&self, f: &mut fmt::Formatter<'_>, s: &sdwa::SdwaRow) -> fmt::Result {
+        use sdwa::*;
+        let (w0, w1) = (self.w0, self.w1);
+        let bit = |b: u32| w1 >> b & 1 != 0;
+        let sel = |b: u32| SEL[((w1 >> b) & 7) as usize % SEL.len()];
+        let (kind, _) = kind_op(w0);
+        let mut warn = Warnings::default();
+        f.write_str(s.name)?;
+        let mut sep = " ";
+        let vcc = if self.wave64 { "vcc" } else { "vcc_lo" };
+        for role in self.row.roles {
+            if *role == Role::K {
+                continue;
+            }
+            f.write_str(sep)?;
+            sep = ", ";
+            match role {
+                Role::Dst => {
+                    let n = match self.row.dst {
+                        VDst::V(n) => n,
+                        _ => 1,
+                    };
+                    fmt_vgpr(f, ((w0 >> 17) & 0xff) as u16, n)?;
+                }
+                Role::Vcc if kind == Kind::Vopc && bit(15) => {
+                    let n = 1 + u8::from(self.wave64);
+                    if let Some(op) = self.sregs.decode_sreg(((w1 >> 8) & 0x7f) as u16, n) {
+                        crate::gfx9::sop::fmt_sop(f, &op, n, &mut warn)?;
+                    }
+                }
+                Role::Vcc => f.write_str(vcc)?,
+                Role::Src0 | Role::Src1 => {
+                    let k = usize::from(*role == Role::Src1);
+                    let (field, scalar, m) = if k == 0 {
+                        ((w1 & 0xff) as u16, bit(23), 19)
+                    } else {
+                        (((w0 >> 9) & 0xff) as u16, bit(31), 27)
+                    };
+                    let op = if scalar {
+                        match self.sregs.decode_src(field, 1, None) {
+                            Some(op) => op,
+                            None => continue,
+                        }
+                    } else {
+                        Operand::Reg(Reg::new(RegFile::Vgpr, field, 1))
+                    };
+                    let hidden = s.flags & if k == 0 { S0_HIDDEN } else { S1_HIDDEN } != 0;
+                    let sext = !hidden && bit(m);
+                    let (neg, abs) = (!hidden && bit(m + 1), !hidden && bit(m + 2));
+                    let slot = Slot {
+                        width: 1,
+                        ty: s.ty[k],
+                        plain: false,
+                        bad_const: false,
+                        bad_s: "",
+                        bad_v: "",
+                        t16: false,
+                        hi: false,
+                    };
+                    if sext {
+                        f.write_str("sext(")?;
+                    }
+                    fmt_mod_src(f, &op, &slot, neg, abs, &mut warn)?;
+                    if sext {
+                        f.write_str(")")?;
+                    }
+                }
+                Role::K => {}
+            }
+        }
+        if kind != Kind::Vopc {
+            if bit(13) {
+                f.write_str(" clamp")?;
+            }
+            fmt_omod(f, ((w1 >> 14) & 3) as u8)?;
+            if s.flags & NO_DST_SEL == 0 {
+                write!(
+                    f,
+                    " dst_sel:{} dst_unused:{}",
+                    sel(8),
+                    UNUSED[((w1 >> 11) & 3) as usize]
+                )?;
+            }
+        }
+        write!(f, " src0_sel:{}", sel(16))?;
+        if kind != Kind::Vop1 {
+            write!(f, " src1_sel:{}", sel(24))?;
+        }
+        warn.write(f)
     }
 
     pub fn encode_into(&self, out: &mut Vec<u8>) {
@@ -400,6 +675,9 @@ pub(crate) fn fmt_dpp8(f: &mut fmt::Formatter<'_>, sel: u32, fi: bool) -> fmt::R
 
 impl fmt::Display for Vop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(s) = self.sdwa.filter(|_| self.form() == Form::Sdwa) {
+            return self.fmt_sdwa(f, s);
+        }
         let row = self.row;
         let form = self.form();
         f.write_str(self.mnemonic())?;
@@ -423,7 +701,7 @@ impl fmt::Display for Vop {
                     VDst::S(n) => {
                         // An 8-bit source-style field: constants decode,
                         // as invalid immediates.
-                        if let Some(op) = decode_src(vdst, n, self.literal()) {
+                        if let Some(op) = self.sregs.decode_src(vdst, n, self.literal()) {
                             fmt_sdst(f, &op, n, false, &mut warn)?;
                         }
                     }
@@ -451,7 +729,7 @@ impl fmt::Display for Vop {
                             )
                         }
                     };
-                    let Some(mut op) = decode_src(v, n, self.literal()) else {
+                    let Some(mut op) = self.sregs.decode_src(v, n, self.literal()) else {
                         continue;
                     };
                     let mut hi = false;
@@ -516,7 +794,7 @@ impl fmt::Display for Vop {
             }
         }
         match form {
-            Form::E32 => {}
+            Form::E32 | Form::Sdwa => {}
             Form::Dpp16 => fmt_dpp16(f, self.w1)?,
             Form::Dpp8 => fmt_dpp8(
                 f,

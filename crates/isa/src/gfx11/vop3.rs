@@ -12,7 +12,7 @@
 //! operand the opcode lacks makes LLVM fall back to the opcode's
 //! fake-16-bit form, which prints 32-bit registers and no op_sel.
 
-use super::operand::{Operand, ValType, decode_src, decode_sreg};
+use super::operand::{Operand, Sregs, ValType};
 use super::sop::Raw;
 use super::tables::vop3::{VOP3, VOP3_FAKE16};
 use super::valu::{Slot, fmt_mod_src, fmt_omod, fmt_operand, fmt_sdst, fmt_v16, fmt_vgpr};
@@ -64,6 +64,14 @@ pub const NO_CONST: u8 = 1;
 pub const REJECT_CONST: u8 = 2;
 /// Constants print as a plain 32-bit immediate.
 pub const PLAIN: u8 = 4;
+/// The field is an interpolation attribute (GFX10's `v_interp_*`):
+/// attr[5:0] and channel[7:6], printed `attrN.c` after src1.
+pub const ATTR: u8 = 8;
+/// With [`ATTR`]: bit 8 of the field is `high` (else it must be 0).
+pub const HIGH: u8 = 16;
+/// The field is `v_interp_mov_f32_e64`'s parameter (`p10`, `p20`, `p0`,
+/// else `invalid_param_N`).
+pub const PARAM: u8 = 32;
 
 /// One opcode of the VOP3 table.
 #[derive(Debug, PartialEq, Eq)]
@@ -175,6 +183,8 @@ pub struct Vop3Tables {
     pub fake16: &'static [Row],
     idx: [[u16; 1024]; 2],
     idx_fake: [[u16; 1024]; 2],
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
 }
 
 impl Vop3Tables {
@@ -184,6 +194,15 @@ impl Vop3Tables {
             fake16,
             idx: index(rows),
             idx_fake: index(fake16),
+            sregs: Sregs::Gfx11,
+        }
+    }
+
+    /// The tables with GFX10's numbering of m0 and null.
+    pub const fn gfx10(self) -> Vop3Tables {
+        Vop3Tables {
+            sregs: Sregs::Gfx10,
+            ..self
         }
     }
 
@@ -217,17 +236,17 @@ fn width(w: u8, wave64: bool) -> u8 {
 
 /// Whether source field `v` decodes in slot `s` (a literal counts).
 #[inline(always)]
-fn src_decodes(v: u16, s: &Src, wave64: bool) -> bool {
+fn src_decodes(sregs: Sregs, v: u16, s: &Src, wave64: bool) -> bool {
     if s.flags & REJECT_CONST != 0
         && (128..=255).contains(&v)
-        && decode_src(v, 1, Some(0)).is_some()
+        && sregs.decode_src(v, 1, Some(0)).is_some()
     {
         return !matches!(
-            decode_src(v, 1, Some(0)),
+            sregs.decode_src(v, 1, Some(0)),
             Some(Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_))
         );
     }
-    decode_src(v, width(s.w, wave64), Some(0)).is_some()
+    sregs.decode_src(v, width(s.w, wave64), Some(0)).is_some()
 }
 
 /// Decodes a VOP3 instruction (8 bytes; 12 with a literal or a DPP dword,
@@ -254,7 +273,11 @@ pub(crate) fn decode(
     }
     if row.sdst {
         m &= !0x7f;
-        if decode_sreg(((w0 >> 8) & 0x7f) as u16, width(0, wave64)).is_none() {
+        if tables
+            .sregs
+            .decode_sreg(((w0 >> 8) & 0x7f) as u16, width(0, wave64))
+            .is_none()
+        {
             return Err(invalid);
         }
     }
@@ -275,8 +298,11 @@ pub(crate) fn decode(
     let dst_ok = match row.dst {
         Dst::No(v) => vdst == u16::from(v),
         Dst::V(_) | Dst::V16 => row.lo128 & 8 == 0 || vdst < 128,
-        Dst::S(n) | Dst::SXexec(n) => decode_src(vdst, n, Some(0)).is_some(),
-        Dst::Mask => decode_src(vdst, width(0, wave64), Some(0)).is_some(),
+        Dst::S(n) | Dst::SXexec(n) => tables.sregs.decode_src(vdst, n, Some(0)).is_some(),
+        Dst::Mask => tables
+            .sregs
+            .decode_src(vdst, width(0, wave64), Some(0))
+            .is_some(),
     };
     if !dst_ok {
         return Err(invalid);
@@ -305,8 +331,14 @@ pub(crate) fn decode(
         match row.srcs.get(k) {
             // A DPP form's src0 is the VGPR of its DPP dword.
             Some(_) if k == 0 && dpp => {}
+            Some(s) if s.flags & ATTR != 0 && v >= 256 && s.flags & HIGH == 0 => {
+                return Err(invalid);
+            }
+            Some(s) if s.flags & ATTR != 0 => {}
+            Some(s) if s.flags & PARAM != 0 => {}
             Some(s) => {
-                if !src_decodes(v, s, wave64) || row.lo128 & (1 << k) != 0 && v >= 384 {
+                if !src_decodes(tables.sregs, v, s, wave64) || row.lo128 & (1 << k) != 0 && v >= 384
+                {
                     return Err(invalid);
                 }
                 lit |= v == 255 && !(k == 1 && dpp && row.raw_src1);
@@ -337,6 +369,8 @@ fn src_fields(w1: u32) -> [u16; 3] {
 pub struct Vop3 {
     pub row: &'static Row,
     pub wave64: bool,
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
     pub w0: u32,
     pub w1: u32,
     /// The DPP16 or DPP8 dword of an `_e64_dpp` form (src0 0xFA or
@@ -361,6 +395,7 @@ impl Vop3 {
         Vop3 {
             row,
             wave64,
+            sregs: t.sregs,
             w0,
             w1,
             dpp: dpp.then_some(w2),
@@ -395,7 +430,8 @@ impl Vop3 {
             Some(d) if k == 0 => 256 | (d & 0xff) as u16,
             _ => src_fields(self.w1)[k],
         };
-        decode_src(v, width(s.w, self.wave64), self.literal)
+        self.sregs
+            .decode_src(v, width(s.w, self.wave64), self.literal)
     }
 }
 
@@ -426,14 +462,14 @@ impl fmt::Display for Vop3 {
             }
             Dst::S(n) | Dst::SXexec(n) => {
                 f.write_str(sep)?;
-                if let Some(op) = decode_src(vdst, n, self.literal) {
+                if let Some(op) = self.sregs.decode_src(vdst, n, self.literal) {
                     let xexec = matches!(row.dst, Dst::SXexec(_));
                     fmt_sdst(f, &op, n, xexec, &mut warn)?;
                 }
             }
             Dst::Mask => {
                 f.write_str(sep)?;
-                if let Some(op) = decode_src(vdst, mask_w, self.literal) {
+                if let Some(op) = self.sregs.decode_src(vdst, mask_w, self.literal) {
                     let slot = Slot {
                         width: mask_w,
                         ty: ValType::I32,
@@ -454,14 +490,31 @@ impl fmt::Display for Vop3 {
         if row.sdst {
             f.write_str(sep)?;
             sep = ", ";
-            if let Some(op) = decode_sreg(((self.w0 >> 8) & 0x7f) as u16, mask_w) {
+            if let Some(op) = self
+                .sregs
+                .decode_sreg(((self.w0 >> 8) & 0x7f) as u16, mask_w)
+            {
                 fmt_sop(f, &op, mask_w, &mut warn)?;
             }
         }
         let has = |bit: u16| row.mods & (1 << bit) != 0;
-        for (k, s) in row.srcs.iter().enumerate() {
+        // Interpolation: the attribute (src0) prints after src1.
+        let interp = row.srcs.first().is_some_and(|s| s.flags & ATTR != 0);
+        let order: &[usize] = if interp { &[1, 0, 2] } else { &[0, 1, 2] };
+        for &k in order.iter().filter(|&&k| k < row.srcs.len()) {
+            let s = &row.srcs[k];
             f.write_str(sep)?;
             sep = ", ";
+            let field = src_fields(self.w1)[k];
+            if s.flags & ATTR != 0 {
+                let chan = ["x", "y", "z", "w"][usize::from(field >> 6) & 3];
+                write!(f, "attr{}.{chan}", field & 0x3f)?;
+                continue;
+            }
+            if s.flags & PARAM != 0 {
+                crate::gfx9::vop3::write_interp_param(f, field)?;
+                continue;
+            }
             let raw = k == 1 && self.dpp.is_some() && row.raw_src1;
             let op = match self.src(k) {
                 Some(op) => op,
@@ -492,6 +545,9 @@ impl fmt::Display for Vop3 {
             let neg = has(M_NEG + k) && m & (1 << (M_NEG + k)) != 0;
             let abs = has(M_ABS + k) && !row.sdst && m & (1 << (M_ABS + k)) != 0;
             fmt_mod_src(f, &op, &slot, neg, abs, &mut warn)?;
+        }
+        if interp && src_fields(self.w1)[0] & 0x100 != 0 {
+            f.write_str(" high")?;
         }
         // A VOPC's DPP form prints no destination select.
         let layout = if self.dpp.is_some() && row.dst == Dst::Mask {

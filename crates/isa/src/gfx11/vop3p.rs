@@ -11,7 +11,7 @@
 //! the mix opcodes print neg_lo and neg_hi as `-` and `|...|` on the
 //! sources instead.
 
-use super::operand::{Operand, ValType, decode_src};
+use super::operand::{Operand, Sregs, ValType};
 use super::sop::Raw;
 use super::tables::vop3p::VOP3P;
 use super::valu::{Slot, fmt_mod_src, fmt_vgpr};
@@ -73,6 +73,8 @@ pub struct PRow {
 pub struct Vop3pTables {
     pub rows: &'static [PRow],
     idx: [[u8; 128]; 2],
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
 }
 
 impl Vop3pTables {
@@ -90,7 +92,19 @@ impl Vop3pTables {
                 k += 1;
             }
         }
-        Vop3pTables { rows, idx: t }
+        Vop3pTables {
+            rows,
+            idx: t,
+            sregs: Sregs::Gfx11,
+        }
+    }
+
+    /// The tables with GFX10's numbering of m0 and null.
+    pub const fn gfx10(self) -> Vop3pTables {
+        Vop3pTables {
+            sregs: Sregs::Gfx10,
+            ..self
+        }
     }
 }
 
@@ -156,7 +170,7 @@ pub(crate) fn decode(
         match row.srcs.get(k) {
             Some(_) if k == 0 && dpp => {}
             Some(s) => {
-                let ok = match decode_src(v, s.w[usize::from(wave64)], Some(0)) {
+                let ok = match t.sregs.decode_src(v, s.w[usize::from(wave64)], Some(0)) {
                     None => false,
                     Some(Operand::InlineInt(_) | Operand::InlineFloat(_) | Operand::Literal(_)) => {
                         s.flags & REJECT_CONST == 0
@@ -214,6 +228,8 @@ fn mixhi_ctrl_value(c: u32, literal: Option<u32>) -> Option<u32> {
 pub struct Vop3p {
     pub row: &'static PRow,
     pub wave64: bool,
+    /// The family's numbering of m0 and null.
+    pub sregs: Sregs,
     pub w0: u32,
     pub w1: u32,
     pub dpp: Option<u32>,
@@ -235,6 +251,7 @@ impl Vop3p {
         Vop3p {
             row,
             wave64,
+            sregs: t.sregs,
             w0,
             w1,
             dpp: dpp.then_some(w2),
@@ -262,7 +279,8 @@ impl Vop3p {
             Some(d) if k == 0 => 256 | (d & 0xff) as u16,
             _ => src_fields(self.w1)[k],
         };
-        decode_src(v, s.w[usize::from(self.wave64)], self.literal)
+        self.sregs
+            .decode_src(v, s.w[usize::from(self.wave64)], self.literal)
     }
 }
 

@@ -231,10 +231,11 @@ impl Inst {
             Encoding::Sop2 => salu(AluForm::Sop2),
             Encoding::Sopc => salu(AluForm::Sopc),
             Encoding::Sopk => Body::Sopk(sop::Sopk::from_raw(&SOP, r, self.len, w0, w1)),
-            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, r, w0)),
+            Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, self.target, r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
                 &VOP,
+                self.target,
                 r,
                 self.wave64,
                 self.len,

@@ -7,7 +7,7 @@
 //! value for LLVM to accept the word, come from the generated table.
 
 use super::Inst;
-use super::tables::ds::{DS_GFX90A, DS_GFX942, DS_GFX950, DS_OPS};
+use super::tables::ds::{DS_GFX90A, DS_GFX908, DS_GFX942, DS_GFX950, DS_OPS};
 use crate::{DecodeError, Target};
 use std::fmt;
 
@@ -75,10 +75,11 @@ pub struct Ds {
     pub vdst: u8,
 }
 
-fn table(target: Target) -> &'static [u8; 256] {
+pub(crate) fn table(target: Target) -> &'static [u16; 256] {
     match target {
         Target::Gfx90a => &DS_GFX90A,
         Target::Gfx942 => &DS_GFX942,
+        Target::Gfx908 => &DS_GFX908,
         // gfx950: the decoder is given GFX9 targets only.
         _ => &DS_GFX950,
     }
@@ -102,7 +103,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
             return Err(invalid);
         }
     }
-    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
+    Ok(Inst::new(target, row, 8, [w0, w1, 0, 0]))
 }
 
 impl Ds {
@@ -166,10 +167,14 @@ pub(crate) fn fmt_vreg(
 ) -> fmt::Result {
     let p = if agpr { "a" } else { "v" };
     if width <= 1 {
-        return write!(f, "{p}{index}");
+        write!(f, "{p}{index}")?;
+    } else {
+        write!(f, "{p}[{index}:{}]", index + u16::from(width) - 1)?;
     }
-    write!(f, "{p}[{index}:{}]", index + u16::from(width) - 1)?;
-    if index % 2 == 1 && !cls.is_empty() {
+    // An `_Align2` class (gfx90a and later) is named for an odd tuple;
+    // another (gfx908's VGPR-only data classes, named for an AGPR) always.
+    let misaligned = width > 1 && index % 2 == 1;
+    if !cls.is_empty() && (misaligned || !cls.ends_with("_Align2")) {
         write!(
             f,
             "/*Invalid register, operand has '{cls}' register class*/"

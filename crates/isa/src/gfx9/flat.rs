@@ -52,13 +52,13 @@ pub struct Flat {
     pub vdst: u8,
 }
 
-struct Tabs {
-    ops: &'static [u8; 384],
+pub(crate) struct Tabs {
+    pub(crate) ops: &'static [u16; 384],
     s64: &'static [&'static str; 128],
     s32: &'static [&'static str; 128],
 }
 
-fn tabs(target: Target) -> Tabs {
+pub(crate) fn tabs(target: Target) -> Tabs {
     match target {
         Target::Gfx90a => Tabs {
             ops: &FLAT_GFX90A,
@@ -69,6 +69,11 @@ fn tabs(target: Target) -> Tabs {
             ops: &FLAT_GFX942,
             s64: &SADDR64_GFX942,
             s32: &SADDR32_GFX942,
+        },
+        Target::Gfx908 => Tabs {
+            ops: &FLAT_GFX908,
+            s64: &SADDR64_GFX908,
+            s32: &SADDR32_GFX908,
         },
         // gfx950: the decoder is given GFX9 targets only.
         _ => Tabs {
@@ -91,7 +96,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
         .ops
         .get(usize::from(seg) * 128 + usize::from(opcode))
         .copied()
-        .unwrap_or(0xff);
+        .unwrap_or(u16::MAX);
     let op = FLAT_OPS.get(usize::from(row)).ok_or(invalid.clone())?;
     let all = u64::from(w0) | (u64::from(w1) << 32);
     if all & op.fix != op.val {
@@ -112,7 +117,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
             return Err(invalid);
         }
     }
-    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
+    Ok(Inst::new(target, row, 8, [w0, w1, 0, 0]))
 }
 
 impl Flat {
@@ -208,8 +213,14 @@ impl Flat {
             sname = "exec";
         }
         f.write_str(sep)?;
+        // gfx908 has no alignment rule for the address pair.
+        let addr_cls = if target.is_gfx90a_plus() {
+            "VReg_64_Align2"
+        } else {
+            ""
+        };
         match self.seg {
-            0 => fmt_vreg(f, false, u16::from(self.addr), 2, "VReg_64_Align2")?,
+            0 => fmt_vreg(f, false, u16::from(self.addr), 2, addr_cls)?,
             1 => {
                 let v = if target.is_gfx940_plus() {
                     self.lds
@@ -222,7 +233,7 @@ impl Flat {
                     f.write_str("off")?;
                 }
             }
-            _ if off_saddr => fmt_vreg(f, false, u16::from(self.addr), 2, "VReg_64_Align2")?,
+            _ if off_saddr => fmt_vreg(f, false, u16::from(self.addr), 2, addr_cls)?,
             _ => write!(f, "v{}", self.addr)?,
         }
         if self.op.data > 0 {
@@ -246,7 +257,8 @@ impl Flat {
         if self.slc {
             f.write_str(if g940 { " nt" } else { " slc" })?;
         }
-        if self.scc {
+        // gfx908 has no scc bit (LLVM ignores it).
+        if self.scc && target.is_gfx90a_plus() {
             f.write_str(if g940 { " sc1" } else { " scc" })?;
         }
         if self.lds_mode(target) {

@@ -1,10 +1,11 @@
-//! MIMG (image memory) encoding. Of the CDNA targets only gfx90a decodes a
-//! reduced set (loads, stores, atomics, `image_get_resinfo`, `image_sample`);
-//! LLVM 22 decodes no MIMG word on gfx942 or gfx950.
+//! MIMG (image memory) encoding. gfx908 decodes the GFX9 set (loads,
+//! stores, atomics, samplers, gathers); gfx90a a reduced one (loads, stores,
+//! atomics, `image_get_resinfo`, `image_sample`); LLVM 22 decodes no MIMG
+//! word on gfx942 or gfx950.
 //!
-//! Dword 0: bit 0 (must be 0), scc [7], dmask [11:8], unorm [12], glc [13],
-//! da [14], a16 [15], acc [16] (gfx90a uses the tfe position), lwe [17],
-//! op [24:18], slc [25]. Dword 1: vaddr [7:0], vdata [15:8], srsrc [20:16]
+//! Dword 0: bit 0 (must be 0), scc [7] (gfx90a), dmask [11:8], unorm [12],
+//! glc [13], da [14], a16 [15], tfe [16] (gfx90a: acc), lwe [17], op
+//! [24:18], slc [25]. Dword 1: vaddr [7:0], vdata [15:8], srsrc [20:16]
 //! (units of 4 SGPRs, 8 wide), ssamp [25:21] (4 wide), d16 [31].
 
 use super::Inst;
@@ -20,10 +21,16 @@ pub struct MimgOp {
     /// Bits of the 64-bit instruction (dword 1 high) that must equal `val`.
     pub fix: u64,
     pub val: u64,
-    /// vdata width of the base form (2 for `image_atomic_cmpswap`).
+    /// vdata width of the form LLVM decodes before sizing it from the
+    /// channels (2 for `image_atomic_cmpswap` and the gathers).
     pub vdata: u8,
     /// Bit n set: the opcode has an n-dword vdata form.
     pub widths: u8,
+    /// A gather: four channels whatever the dmask.
+    pub gather: bool,
+    /// vaddr width in dwords (the opcode's; LLVM does not size it from the
+    /// flags on GFX9).
+    pub vaddr: u8,
     /// Takes a sampler operand (ssamp).
     pub sampler: bool,
 }
@@ -38,6 +45,7 @@ pub struct Mimg {
     pub glc: bool,
     pub da: bool,
     pub a16: bool,
+    /// Dword 0 bit 16: vdata names AGPRs (gfx90a), or `tfe` (gfx908).
     pub acc: bool,
     pub lwe: bool,
     pub slc: bool,
@@ -54,19 +62,25 @@ pub struct Mimg {
 
 const UNUSED: u64 = 0x7e | (0x1f << 58);
 
+/// The opcode-to-row map of `target`.
+pub(crate) fn table(target: Target) -> &'static [u16; 128] {
+    match target {
+        Target::Gfx90a => &MIMG_GFX90A,
+        Target::Gfx942 => &MIMG_GFX942,
+        Target::Gfx908 => &MIMG_GFX908,
+        // gfx950: the decoder is given GFX9 targets only.
+        _ => &MIMG_GFX950,
+    }
+}
+
 /// Decodes a MIMG instruction (8 bytes).
 pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> {
     let w0 = super::word(bytes, 0)?;
     let invalid = DecodeError::Invalid { target, word: w0 };
     let w1 = super::word(bytes, 1)?;
-    let tab = match target {
-        Target::Gfx90a => &MIMG_GFX90A,
-        Target::Gfx942 => &MIMG_GFX942,
-        // gfx950: the decoder is given GFX9 targets only.
-        _ => &MIMG_GFX950,
-    };
+    let tab = table(target);
     let opcode = ((w0 >> 18) & 0x7f) as u8;
-    let row = tab.get(usize::from(opcode)).copied().unwrap_or(0xff);
+    let row = tab.get(usize::from(opcode)).copied().unwrap_or(u16::MAX);
     let op = MIMG_OPS.get(usize::from(row)).ok_or(invalid.clone())?;
     let all = u64::from(w0) | (u64::from(w1) << 32);
     if all & op.fix != op.val {
@@ -79,10 +93,13 @@ pub(crate) fn decode(target: Target, bytes: &[u8]) -> Result<Inst, DecodeError> 
     if name(&SRSRC, m.srsrc).is_empty() || (op.sampler && name(&SSAMP, m.ssamp).is_empty()) {
         return Err(invalid);
     }
-    if m.acc && u16::from(m.vdata) + u16::from(m.vdata_width()) > 256 {
+    if m.acc
+        && target.is_gfx90a_plus()
+        && u16::from(m.vdata) + u16::from(m.vdata_width(target)) > 256
+    {
         return Err(invalid);
     }
-    Ok(Inst::new(target, u16::from(row), 8, [w0, w1, 0, 0]))
+    Ok(Inst::new(target, row, 8, [w0, w1, 0, 0]))
 }
 
 impl Mimg {
@@ -116,20 +133,38 @@ impl Mimg {
         }
     }
 
-    /// vdata width: one dword per dmask bit (halves packed with d16). LLVM
-    /// keeps the base width when the opcode has no form of that width or the
-    /// tuple would be misaligned or run past the register file.
-    pub(crate) fn vdata_width(&self) -> u8 {
-        let mut n = (self.dmask.count_ones() as u8).max(1);
+    /// gfx908's `tfe` (a status dword after the data), the bit gfx90a
+    /// reads as `acc`.
+    pub fn tfe(&self, target: Target) -> bool {
+        self.acc && !target.is_gfx90a_plus()
+    }
+
+    /// Whether vdata names AGPRs (gfx90a).
+    pub fn vdata_agpr(&self, target: Target) -> bool {
+        self.acc && target.is_gfx90a_plus()
+    }
+
+    /// vdata width: one dword per dmask bit (four for a gather; halves
+    /// packed with d16), and one for `tfe`. LLVM keeps the base width when
+    /// the opcode has no form of that width or the tuple would be
+    /// misaligned (gfx90a) or run past the register file.
+    pub(crate) fn vdata_width(&self, target: Target) -> u8 {
+        let base = self.op.vdata;
+        let mut n = if self.op.gather {
+            4
+        } else {
+            (self.dmask.count_ones() as u8).max(1)
+        };
         if self.d16 {
             n = n.div_ceil(2);
         }
-        if n != self.op.vdata
+        n += u8::from(self.tfe(target));
+        if n != base
             && (self.op.widths >> n & 1 == 0
-                || self.vdata % 2 == 1
+                || (self.vdata % 2 == 1 && target.is_gfx90a_plus())
                 || u16::from(self.vdata) + u16::from(n) > 256)
         {
-            return self.op.vdata;
+            return base;
         }
         n
     }
@@ -162,34 +197,35 @@ impl Mimg {
     }
 }
 
-impl fmt::Display for Mimg {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Mimg {
+    /// Writes the instruction in LLVM syntax for `target`.
+    pub fn fmt_with(&self, f: &mut fmt::Formatter<'_>, target: Target) -> fmt::Result {
         write!(f, "{} ", self.op.name)?;
-        let w = self.vdata_width();
+        let w = self.vdata_width(target);
         let cls = match w {
+            _ if !target.is_gfx90a_plus() => "",
             2 => "AV_64_Align2",
             3 => "AV_96_Align2",
             _ => "AV_128_Align2",
         };
-        fmt_vreg(f, self.acc, u16::from(self.vdata), w, cls)?;
-        write!(
-            f,
-            ", v{}, {}",
-            self.vaddr,
-            SRSRC[usize::from(self.srsrc & 31)]
-        )?;
+        fmt_vreg(f, self.vdata_agpr(target), u16::from(self.vdata), w, cls)?;
+        f.write_str(", ")?;
+        fmt_vreg(f, false, u16::from(self.vaddr), self.op.vaddr, "")?;
+        write!(f, ", {}", SRSRC[usize::from(self.srsrc & 31)])?;
         if self.op.sampler {
             write!(f, ", {}", SSAMP[usize::from(self.ssamp & 31)])?;
         }
         if self.dmask != 0 {
             write!(f, " dmask:0x{:x}", self.dmask)?;
         }
+        // gfx908 has no scc bit (LLVM ignores it).
         let flags = [
             (self.unorm, " unorm"),
             (self.glc, " glc"),
             (self.slc, " slc"),
-            (self.scc, " scc"),
+            (self.scc && target.is_gfx90a_plus(), " scc"),
             (self.a16, " a16"),
+            (self.tfe(target), " tfe"),
             (self.lwe, " lwe"),
             (self.da, " da"),
             (self.d16, " d16"),

@@ -1,5 +1,9 @@
-//! The GFX9 encoding family as implemented by the CDNA targets gfx90a
-//! (CDNA2), gfx942 (CDNA3) and gfx950 (CDNA4).
+//! The GFX9 encoding family as implemented by the CDNA targets gfx908
+//! (CDNA1), gfx90a (CDNA2), gfx942 (CDNA3) and gfx950 (CDNA4). gfx908 is
+//! the GFX9 of Vega with matrix instructions: it keeps the graphics
+//! encodings (VINTRP, EXP, interpolation in VOP3, image sampling), has
+//! `tfe` where gfx90a has the memory `acc` bit and no VGPR alignment rule;
+//! the generated tables carry it as a fourth target.
 //!
 //! Each encoding has a module with its field struct, decoder, encoder and
 //! printer. The encoding of a word is chosen from its top bits (the ISA
@@ -16,6 +20,7 @@ pub mod regs;
 pub mod smem;
 pub mod sop;
 pub mod tables;
+pub mod vintrp;
 pub mod vop;
 pub mod vop3;
 pub mod vop3p;
@@ -23,6 +28,18 @@ pub mod vop3p;
 use crate::{DecodeError, Target};
 use std::fmt;
 use std::num::NonZeroU64;
+
+/// The number of GFX9 targets: per-target tables have a column for each
+/// `Target::index()` (gfx90a, gfx942, gfx950, gfx908).
+pub(crate) const TARGETS: usize = 4;
+
+/// The GFX9 targets, in `Target::index()` order.
+pub const ALL_TARGETS: [Target; TARGETS] = [
+    Target::Gfx90a,
+    Target::Gfx942,
+    Target::Gfx950,
+    Target::Gfx908,
+];
 
 /// A decoded GFX9 instruction: its encoding, the row of its opcode in that
 /// encoding's table (chosen and validated for the target when decoding) and
@@ -76,6 +93,10 @@ pub enum Body {
     Mtbuf(mubuf::Buf),
     Vop3(vop3::Vop3),
     Vop3p(vop3p::Vop3p),
+    /// gfx908 only.
+    Vintrp(vintrp::Vintrp),
+    /// gfx908 only.
+    Exp(exp::Exp),
 }
 
 impl Inst {
@@ -100,14 +121,15 @@ impl Inst {
         match (self.head.get() >> 40) as u8 {
             0 => Target::Gfx90a,
             1 => Target::Gfx942,
-            _ => Target::Gfx950,
+            2 => Target::Gfx950,
+            _ => Target::Gfx908,
         }
     }
 
     /// The encoding of the first dword.
     #[inline]
     pub fn encoding(&self) -> Encoding {
-        // Every decoded first dword has one; EXP never decodes.
+        // Every decoded first dword has one.
         encoding_of(self.word(0)).unwrap_or(Encoding::Exp)
     }
 
@@ -175,7 +197,7 @@ impl Inst {
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(t, r, w0, w1)),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => {
-                Body::Vop(vop::Vop::from_raw(r, len, w0, w1))
+                Body::Vop(vop::Vop::from_raw(t, r, len, w0, w1))
             }
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(r, len, w0, w1, w2)),
             Encoding::Vop3p => Body::Vop3p(vop3p::Vop3p::from_raw(r, len, [w0, w1, w2, w3])),
@@ -184,11 +206,8 @@ impl Inst {
             Encoding::Mubuf => Body::Mubuf(mubuf::Buf::from_raw(false, r, len, w0, w1, w2)),
             Encoding::Mtbuf => Body::Mtbuf(mubuf::Buf::from_raw(true, r, len, w0, w1, w2)),
             Encoding::Mimg => Body::Mimg(mimg::Mimg::from_raw(r, w0, w1)),
-            // Never decoded on the CDNA targets.
-            Encoding::Vintrp | Encoding::Exp => {
-                let _ = w3;
-                unreachable!("no {:?} instruction decodes on {t}", self.encoding())
-            }
+            Encoding::Vintrp => Body::Vintrp(vintrp::Vintrp::from_raw(w0)),
+            Encoding::Exp => Body::Exp(exp::Exp::from_raw(w0, w1)),
         }
     }
 
@@ -206,6 +225,8 @@ impl Inst {
             Body::Mubuf(b) | Body::Mtbuf(b) => b.encode_into(out),
             Body::Vop3(i) => i.encode_into(out),
             Body::Vop3p(i) => i.encode_into(out),
+            Body::Vintrp(i) => i.encode_into(out),
+            Body::Exp(i) => i.encode_into(out),
         }
     }
 
@@ -245,6 +266,8 @@ impl Inst {
             Body::Mubuf(b) | Body::Mtbuf(b) => b.mnemonic(),
             Body::Vop3(i) => i.row.name,
             Body::Vop3p(i) => i.row.name,
+            Body::Vintrp(i) => i.name,
+            Body::Exp(i) => i.mnemonic(),
         }
     }
 }
@@ -261,10 +284,12 @@ impl fmt::Display for Inst {
             Body::Vop(v) => v.fmt(f),
             Body::Ds(b) => b.fmt(f),
             Body::Flat(b) => b.fmt_with(f, self.target()),
-            Body::Mimg(b) => b.fmt(f),
+            Body::Mimg(b) => b.fmt_with(f, self.target()),
             Body::Mubuf(b) | Body::Mtbuf(b) => b.fmt_with(f, self.target()),
             Body::Vop3(i) => i.fmt(f),
             Body::Vop3p(i) => i.fmt(f),
+            Body::Vintrp(i) => i.fmt(f),
+            Body::Exp(i) => i.fmt(f),
         }
     }
 }
@@ -375,9 +400,7 @@ fn decode_other(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, DecodeErr
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => vop::decode(target, w0, bytes),
             Encoding::Vop3 => vop3::decode(target, w0, bytes),
             Encoding::Vop3p => vop3p::decode(target, w0, bytes),
-            // LLVM 22 decodes no VINTRP word on the CDNA targets (they
-            // have no interpolation hardware).
-            Encoding::Vintrp => Err(invalid),
+            Encoding::Vintrp => vintrp::decode(target, w0),
             Encoding::Ds => ds::decode(target, bytes),
             Encoding::Mubuf => mubuf::decode(target, bytes, false),
             Encoding::Mtbuf => mubuf::decode(target, bytes, true),

@@ -5,8 +5,8 @@
 //! scc/sc1 [15], lds [16], slc/nt [17], op [24:18]. MTBUF dword 0: offset,
 //! offen, idxen, glc/sc0 as MUBUF, op [18:15], dfmt [22:19], nfmt [25:23];
 //! its scc/sc1 and slc/nt are dword 1 bits 21 and 22. Dword 1 (both): vaddr
-//! [7:0], vdata [15:8], srsrc [20:16] (in units of 4 SGPRs), acc [23],
-//! soffset [31:24].
+//! [7:0], vdata [15:8], srsrc [20:16] (in units of 4 SGPRs), acc [23]
+//! (gfx908: tfe, a status dword after the data), soffset [31:24].
 
 use super::Inst;
 use super::ds::fmt_vreg;
@@ -60,6 +60,8 @@ pub struct Buf {
     pub vaddr: u8,
     pub vdata: u8,
     pub srsrc: u8,
+    /// Dword 1 bit 23: vdata names AGPRs (gfx90a and later), or `tfe`
+    /// (gfx908; see [`Buf::tfe`]).
     pub acc: bool,
     pub soffset: u8,
     /// Whether the literal dword `lit` follows (gfx950, soffset 255).
@@ -70,10 +72,11 @@ pub struct Buf {
     pub unused: u8,
 }
 
-fn tables(target: Target) -> (&'static [u8; 128], &'static [u8; 16]) {
+pub(crate) fn tables(target: Target) -> (&'static [u16; 128], &'static [u16; 16]) {
     match target {
         Target::Gfx90a => (&MUBUF_GFX90A, &MTBUF_GFX90A),
         Target::Gfx942 => (&MUBUF_GFX942, &MTBUF_GFX942),
+        Target::Gfx908 => (&MUBUF_GFX908, &MTBUF_GFX908),
         // gfx950: the decoder is given GFX9 targets only.
         _ => (&MUBUF_GFX950, &MTBUF_GFX950),
     }
@@ -96,7 +99,7 @@ pub(crate) fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, 
         mu.get(usize::from(opcode))
     };
     let op = BUF_OPS
-        .get(usize::from(row.copied().unwrap_or(0xff)))
+        .get(usize::from(row.copied().unwrap_or(u16::MAX)))
         .ok_or(invalid.clone())?;
     let all = u64::from(w0) | (u64::from(w1) << 32);
     if all & op.fix != op.val {
@@ -120,12 +123,18 @@ pub(crate) fn decode(target: Target, bytes: &[u8], mtbuf: bool) -> Result<Inst, 
     if b.acc && b.lds {
         return Err(invalid);
     }
-    if b.acc && b.shows_vdata() && u16::from(b.vdata) + u16::from(op.vdata) > 256 {
+    // An AGPR tuple must fit the file; gfx908's tfe tuple may run past
+    // v255 (LLVM prints `v[255:256]`).
+    if b.acc
+        && target.is_gfx90a_plus()
+        && b.shows_vdata()
+        && u16::from(b.vdata) + u16::from(op.vdata) > 256
+    {
         return Err(invalid);
     }
     let len = if b.has_lit { 12 } else { 8 };
     let r = row.copied().unwrap_or(0);
-    Ok(Inst::new(target, u16::from(r), len, [w0, w1, b.lit, 0]))
+    Ok(Inst::new(target, r, len, [w0, w1, b.lit, 0]))
 }
 
 /// How LLVM prints the soffset field (an SGPR, special register or inline
@@ -263,6 +272,22 @@ impl Buf {
         self.has_lit.then_some(self.lit)
     }
 
+    /// gfx908's `tfe`: the load or store has a status dword after its data
+    /// (the bit gfx90a and later read as `acc`).
+    pub fn tfe(&self, target: Target) -> bool {
+        self.acc && !target.is_gfx90a_plus()
+    }
+
+    /// Whether vdata names AGPRs.
+    pub fn vdata_agpr(&self, target: Target) -> bool {
+        self.acc && target.is_gfx90a_plus()
+    }
+
+    /// The vdata width in dwords, with the status dword of `tfe`.
+    pub fn vdata_width(&self, target: Target) -> u8 {
+        self.op.vdata + u8::from(self.tfe(target))
+    }
+
     fn shows_vdata(&self) -> bool {
         self.op.vdata > 0 && (!self.lds || self.op.lds_vdata)
     }
@@ -315,7 +340,13 @@ impl Buf {
                 } else {
                     self.op.cls
                 };
-                fmt_vreg(f, self.acc, u16::from(self.vdata), self.op.vdata, cls)?;
+                fmt_vreg(
+                    f,
+                    self.vdata_agpr(target),
+                    u16::from(self.vdata),
+                    self.vdata_width(target),
+                    cls,
+                )?;
                 f.write_str(", ")?;
             }
             match (self.offen, self.idxen) {
@@ -323,7 +354,8 @@ impl Buf {
                 (false, false) if self.op.lds_first => {}
                 (false, false) => f.write_str("off")?,
                 (true, true) => {
-                    let cls = if self.mtbuf { "" } else { "VReg_64_Align2" };
+                    let aligned = !self.mtbuf && target.is_gfx90a_plus();
+                    let cls = if aligned { "VReg_64_Align2" } else { "" };
                     fmt_vreg(f, false, u16::from(self.vaddr), 2, cls)?
                 }
                 _ => write!(f, "v{}", self.vaddr)?,
@@ -362,6 +394,9 @@ impl Buf {
         }
         if self.scc && c & 4 != 0 {
             f.write_str(if g940 { " sc1" } else { " scc" })?;
+        }
+        if self.tfe(target) {
+            f.write_str(" tfe")?;
         }
         if self.lds && !self.op.lds_first {
             f.write_str(" lds")?;

@@ -148,19 +148,14 @@ pub fn opcodes(target: Target) -> Vec<Opcode> {
     }
 
     // Memory encodings: the table's fixed bits, register fields 0.
-    let ds_map: &[u8; 256] = pick(target, &ds::DS_GFX90A, &ds::DS_GFX942, &ds::DS_GFX950);
-    for (op, &r) in ds_map.iter().enumerate().filter(|(_, r)| **r != 0xff) {
+    let ds_map = super::ds::table(target);
+    for (op, &r) in ds_map.iter().enumerate().filter(|(_, r)| **r != 0xffff) {
         let row = &ds::DS_OPS[usize::from(r)];
         let [w0, w1] = split(0xd800_0000 | (op as u64) << 17 | row.val);
         add(Encoding::Ds, op as u16, row.name, &[w(w0, w1)]);
     }
-    let flat_map: &[u8; 384] = pick(
-        target,
-        &flat::FLAT_GFX90A,
-        &flat::FLAT_GFX942,
-        &flat::FLAT_GFX950,
-    );
-    for (i, &r) in flat_map.iter().enumerate().filter(|(_, r)| **r != 0xff) {
+    let flat_map = super::flat::tabs(target).ops;
+    for (i, &r) in flat_map.iter().enumerate().filter(|(_, r)| **r != 0xffff) {
         let row = &flat::FLAT_OPS[usize::from(r)];
         let (seg, op) = (i as u64 / 128, i as u64 % 128);
         let base = 0xdc00_0000 | op << 18 | seg << 14 | row.val;
@@ -169,45 +164,25 @@ pub fn opcodes(target: Target) -> Vec<Opcode> {
         let [b0, b1] = split(base);
         add(Encoding::Flat, i as u16, row.name, &[w(a0, a1), w(b0, b1)]);
     }
-    let (mu, mt): (&[u8; 128], &[u8; 16]) = pick(
-        target,
-        (&mubuf::MUBUF_GFX90A, &mubuf::MTBUF_GFX90A),
-        (&mubuf::MUBUF_GFX942, &mubuf::MTBUF_GFX942),
-        (&mubuf::MUBUF_GFX950, &mubuf::MTBUF_GFX950),
-    );
+    let (mu, mt) = super::mubuf::tables(target);
     for (enc, map, base, shift) in [
         (Encoding::Mubuf, &mu[..], 0xe000_0000u64, 18),
         (Encoding::Mtbuf, &mt[..], 0xe800_0000, 15),
     ] {
-        for (op, &r) in map.iter().enumerate().filter(|(_, r)| **r != 0xff) {
+        for (op, &r) in map.iter().enumerate().filter(|(_, r)| **r != 0xffff) {
             let row = &mubuf::BUF_OPS[usize::from(r)];
             let [w0, w1] = split(base | (op as u64) << shift | row.val);
             add(enc, op as u16, row.name, &[w(w0, w1)]);
         }
     }
-    let mimg_map: &[u8; 128] = pick(
-        target,
-        &mimg::MIMG_GFX90A,
-        &mimg::MIMG_GFX942,
-        &mimg::MIMG_GFX950,
-    );
-    for (op, &r) in mimg_map.iter().enumerate().filter(|(_, r)| **r != 0xff) {
+    let mimg_map = super::mimg::table(target);
+    for (op, &r) in mimg_map.iter().enumerate().filter(|(_, r)| **r != 0xffff) {
         let row = &mimg::MIMG_OPS[usize::from(r)];
         // dmask 1 (one data dword).
         let [w0, w1] = split(0xf000_0000 | (op as u64) << 18 | 1 << 8 | row.val);
         add(Encoding::Mimg, op as u16, row.name, &[w(w0, w1)]);
     }
     out
-}
-
-/// The table of target `t`.
-fn pick<T>(t: Target, a: T, b: T, c: T) -> T {
-    match t {
-        Target::Gfx90a => a,
-        Target::Gfx942 => b,
-        // gfx950: the GFX9 tables are asked for GFX9 targets only.
-        _ => c,
-    }
 }
 
 /// The two dwords of a 64-bit instruction.
@@ -241,7 +216,7 @@ mod tests {
     #[test]
     fn every_opcode_decodes_to_its_mnemonic() {
         let mut bad = Vec::new();
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             let ops = opcodes(t);
             assert!(ops.len() > 900, "{t}: {} opcodes", ops.len());
             for o in ops {

@@ -289,6 +289,9 @@ pub(crate) const SRC_NARROW: u8 = 1;
 pub(crate) const SRC_WIDE: u8 = 2;
 /// [`SRC_CLASS`] bit: the field value is the literal (255).
 pub(crate) const SRC_LITERAL: u8 = 4;
+/// [`SRC_CLASS`] bit: the field value is below 256 (an interpolation
+/// attribute field without `high`).
+pub(crate) const SRC_LOW: u8 = 8;
 
 /// For each 9-bit source field value, which of [`SRC_NARROW`],
 /// [`SRC_WIDE`] and [`SRC_LITERAL`] hold, so that a decoder checks several
@@ -307,6 +310,9 @@ pub(crate) static SRC_CLASS: [u8; 512] = {
         }
         if v == 255 {
             c |= SRC_LITERAL;
+        }
+        if v < 256 {
+            c |= SRC_LOW;
         }
         t[v] = c;
         v += 1;

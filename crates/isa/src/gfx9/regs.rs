@@ -25,7 +25,7 @@
 use super::operand::{Half, Operand, RegFile, Special, decode_src, decode_sreg};
 use super::sop::{Field, SopkKind};
 use super::vop::{Dst as VopDst, Ext as VopExt, flags};
-use super::vop3::Dst as V3Dst;
+use super::vop3::{Dst as V3Dst, SRC_ATTR, SRC_PARAM};
 use super::vop3p::{Tail, Vop3p};
 use super::{Body, Inst};
 
@@ -358,6 +358,12 @@ impl Inst {
                 }
                 for (s, &field) in r.srcs.iter().zip(v.src.iter()) {
                     let n = s.0;
+                    if s.1 & (SRC_ATTR | SRC_PARAM) != 0 {
+                        // gfx908's interpolation: the attribute data is
+                        // addressed through M0.
+                        g.read(one(M0));
+                        continue;
+                    }
                     if field == 255 && lit.is_none() {
                         continue;
                     }
@@ -403,7 +409,11 @@ impl Inst {
             }
             Body::Mubuf(b) | Body::Mtbuf(b) => {
                 if b.op.has_ops {
-                    let vdata = vreg(b.vdata, b.op.vdata, b.acc);
+                    let vdata = vreg(
+                        b.vdata,
+                        b.vdata_width(self.target()),
+                        b.vdata_agpr(self.target()),
+                    );
                     if name.contains("_store") {
                         g.read(vdata);
                     } else if name.contains("_atomic") {
@@ -429,7 +439,8 @@ impl Inst {
                 }
             }
             Body::Mimg(m) => {
-                let vdata = vreg(m.vdata, m.vdata_width(), m.acc);
+                let t = self.target();
+                let vdata = vreg(m.vdata, m.vdata_width(t), m.vdata_agpr(t));
                 if name.starts_with("image_store") {
                     g.read(vdata);
                 } else if name.starts_with("image_atomic") {
@@ -440,11 +451,24 @@ impl Inst {
                 } else {
                     g.write(vdata);
                 }
-                g.read(vreg(m.vaddr, 1, false));
+                g.read(vreg(m.vaddr, m.op.vaddr, false));
                 g.read(Some(Range::new(Unit::from(m.srsrc & 31) * 4, 8)));
                 if m.op.sampler {
                     g.read(Some(Range::new(Unit::from(m.ssamp & 31) * 4, 4)));
                 }
+            }
+            Body::Vintrp(i) => {
+                g.write(vreg(i.vdst(), 1, false));
+                if !i.is_mov() {
+                    g.read(vreg(i.vsrc(), 1, false));
+                }
+                g.read(one(M0));
+            }
+            Body::Exp(e) => {
+                for k in 0..4 {
+                    g.read(e.source(k).and_then(|v| vreg(v, 1, false)));
+                }
+                g.read(pair(EXEC));
             }
         }
         g.scc(name);

@@ -511,7 +511,7 @@ mod tests {
             x ^= x << 17;
             let v = (x & !(0x3f << 26)) | 0x30 << 26;
             let bytes = v.to_le_bytes();
-            for t in Target::ALL {
+            for t in crate::gfx9::ALL_TARGETS {
                 if let Ok(inst) = crate::decode(t, &bytes) {
                     assert_eq!(inst.encode(), bytes, "{v:016x}");
                     let _ = inst.to_string();

@@ -1151,7 +1151,7 @@ pub(crate) mod tests {
             x ^= x << 17;
             x
         };
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for n in 0..300_000u32 {
                 let r = next();
                 // SOP2 opcodes fill bits 29:23 below the SOPK range.
@@ -1233,7 +1233,7 @@ pub(crate) mod tests {
             x ^= x << 5;
             let w = (x & 0x3fff_ffff) | 0x8000_0000;
             let bytes = [w.to_le_bytes(), x.rotate_left(7).to_le_bytes()].concat();
-            for t in Target::ALL {
+            for t in crate::gfx9::ALL_TARGETS {
                 if let Ok(inst) = crate::decode(t, &bytes) {
                     assert_eq!(inst.encode(), bytes[..inst.len()], "{w:08x}");
                     let _ = inst.to_string();

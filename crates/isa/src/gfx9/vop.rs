@@ -256,13 +256,16 @@ pub struct Vop {
     raw: u64,
     /// Size in bytes (4 or 8).
     len: u8,
+    /// The target it was decoded for.
+    target: Target,
 }
 
 impl Vop {
     /// The fields of a VOP1 / VOP2 / VOPC instruction of `len` bytes whose
     /// opcode is row `r` of [`tab::OPS`].
-    pub(crate) fn from_raw(r: usize, len: u8, w0: u32, w1: u32) -> Vop {
+    pub(crate) fn from_raw(target: Target, r: usize, len: u8, w0: u32, w1: u32) -> Vop {
         Vop {
+            target,
             info: &tab::OPS[r],
             raw: u64::from(w0) | u64::from(w1) << 32,
             len,
@@ -295,8 +298,7 @@ impl Vop {
     pub fn fields(&self) -> Option<VopFields> {
         let (b, n) = self.bytes();
         let w0 = self.raw as u32;
-        // The target only names the error; the row is already chosen.
-        let v = decode_with(self.info, self.kind(), w0, b.get(..n)?, Target::Gfx942).ok()?;
+        let v = decode_with(self.info, self.kind(), w0, b.get(..n)?, self.target).ok()?;
         (v.size() == self.len).then_some(v)
     }
 
@@ -352,10 +354,10 @@ const E32_VOPC: usize = 320;
 /// The VOP2, VOP1 and VOPC opcode maps of each target in one array (at
 /// [`E32_VOP2`], [`E32_VOP1`], [`E32_VOPC`]), with [`E32_VGPR_OK`]
 /// precomputed, so that decoding a word is one indexed load.
-static E32: [[u16; 576]; 3] = {
-    let mut t = [[tab::NONE; 576]; 3];
+static E32: [[u16; 576]; super::TARGETS] = {
+    let mut t = [[tab::NONE; 576]; super::TARGETS];
     let mut k = 0;
-    while k < 3 {
+    while k < super::TARGETS {
         let maps: [(&[u16], usize, bool); 3] = [
             (&tab::VOP2[k], E32_VOP2, false),
             (&tab::VOP1[k], E32_VOP1, false),
@@ -428,6 +430,8 @@ pub(crate) fn decode(target: Target, w0: u32, bytes: &[u8]) -> Result<Inst, Deco
 /// The typed operands and modifiers of a VOP1 / VOP2 / VOPC instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VopFields {
+    /// The target it was decoded for (printing differs on gfx908).
+    pub target: Target,
     pub kind: VopKind,
     /// The opcode field of `kind`'s encoding.
     pub op: u8,
@@ -513,6 +517,7 @@ fn decode_with(
             return Err(invalid);
         }
         let mut v = VopFields {
+            target,
             kind,
             op: op as u8,
             info,
@@ -541,7 +546,7 @@ fn decode_with(
                 });
             }
             Some(w1) if src0f == 0xfa && info.ext(ext::DPP) => {
-                if let Some(d) = decode_dpp(kind, info, w1, 0, None) {
+                if let Some(d) = decode_dpp(target, kind, info, w1, 0, None) {
                     v.ext = d.ext;
                     v.src0 = d.src0;
                 }
@@ -560,9 +565,9 @@ fn decode_with(
             _ => Some(decode_dst(info.dst, vdst, None).ok_or(invalid.clone())?),
         };
         let v = if src0f == 0xf9 {
-            decode_sdwa(kind, info, w1, vsrc1, dst)
+            decode_sdwa(target, kind, info, w1, vsrc1, dst)
         } else {
-            decode_dpp(kind, info, w1, vsrc1, dst)
+            decode_dpp(target, kind, info, w1, vsrc1, dst)
         };
         let mut v = v.ok_or(invalid)?;
         v.op = op as u8;
@@ -589,6 +594,7 @@ fn decode_with(
     };
     let ext = lit.map_or(Ext::None, Ext::Literal);
     Ok(VopFields {
+        target,
         kind,
         op: op as u8,
         info,
@@ -602,6 +608,7 @@ fn decode_with(
 
 /// Decodes an SDWA second dword.
 fn decode_sdwa(
+    target: Target,
     kind: VopKind,
     info: &'static VopOp,
     w1: u32,
@@ -700,6 +707,7 @@ fn decode_sdwa(
     }
     sd.unused = unused;
     Some(VopFields {
+        target,
         kind,
         op: 0,
         info,
@@ -713,6 +721,7 @@ fn decode_sdwa(
 
 /// Decodes a DPP second dword.
 fn decode_dpp(
+    target: Target,
     kind: VopKind,
     info: &'static VopOp,
     w1: u32,
@@ -756,6 +765,7 @@ fn decode_dpp(
         unused: w1 & (3 << 17),
     };
     Some(VopFields {
+        target,
         kind,
         op: 0,
         info,
@@ -896,9 +906,12 @@ impl VopFields {
     }
 }
 
-/// A warning LLVM appends to the line (`; Warning: SGPR_64: ...`).
-#[derive(Default)]
-struct Warn(Option<(&'static str, u16)>);
+/// A warning LLVM appends to the line (`; Warning: SGPR_64: ...`), and
+/// whether odd VGPR pairs are annotated (gfx90a and later).
+struct Warn {
+    item: Option<(&'static str, u16)>,
+    aligned: bool,
+}
 
 /// Writes a register operand of `count` dwords. Misaligned 64-bit register
 /// pairs are printed as LLVM does: VGPRs with an invalid-register comment
@@ -913,7 +926,7 @@ fn fmt_reg(
         match r.file {
             RegFile::Sgpr | RegFile::Ttmp => {
                 let p = if r.file == RegFile::Sgpr { "s" } else { "ttmp" };
-                warn.0 = Some((
+                warn.item = Some((
                     if r.file == RegFile::Sgpr {
                         "SGPR_64"
                     } else {
@@ -923,13 +936,14 @@ fn fmt_reg(
                 ));
                 return write!(f, "{p}[{}:{}]", r.index - 1, r.index);
             }
-            _ => {
+            _ if warn.aligned => {
                 write!(f, "{r}")?;
                 return write!(
                     f,
                     "/*Invalid register, operand has '{class64}' register class*/"
                 );
             }
+            _ => {}
         }
     }
     write!(f, "{r}")
@@ -1034,11 +1048,14 @@ impl fmt::Display for VopFields {
         f.write_str(self.mnemonic())?;
         if info.has(NO_OPERANDS) {
             if let Ext::Dpp(d) = &self.ext {
-                fmt_dpp(f, d, info)?;
+                fmt_dpp(f, d, info, self.target)?;
             }
             return Ok(());
         }
-        let mut warn = Warn::default();
+        let mut warn = Warn {
+            item: None,
+            aligned: self.target.is_gfx90a_plus(),
+        };
         f.write_str(" ")?;
         if let Some(d) = &self.dst {
             if info.dst == Dst::S32 {
@@ -1089,10 +1106,10 @@ impl fmt::Display for VopFields {
         }
         match &self.ext {
             Ext::Sdwa(sd) => self.fmt_sdwa(f, sd)?,
-            Ext::Dpp(d) => fmt_dpp(f, d, info)?,
+            Ext::Dpp(d) => fmt_dpp(f, d, info, self.target)?,
             _ => {}
         }
-        if let Some((class, idx)) = warn.0 {
+        if let Some((class, idx)) = warn.item {
             write!(f, " ; Warning: {class}: scalar reg isn't aligned {idx}")?;
         }
         Ok(())
@@ -1137,10 +1154,11 @@ impl VopFields {
 }
 
 /// Writes the DPP control and masks.
-fn fmt_dpp(f: &mut fmt::Formatter<'_>, d: &Dpp, info: &VopOp) -> fmt::Result {
+fn fmt_dpp(f: &mut fmt::Formatter<'_>, d: &Dpp, info: &VopOp, target: Target) -> fmt::Result {
     let c = d.ctrl & 0x1ff;
     let newbcast = (0x150..=0x15f).contains(&c);
-    if info.is_dp_alu() && !newbcast {
+    let gfx90a = target.is_gfx90a_plus();
+    if gfx90a && info.is_dp_alu() && !newbcast {
         f.write_str("  /* DP ALU dpp only supports row_newbcast */")?;
     } else {
         match c {
@@ -1163,7 +1181,10 @@ fn fmt_dpp(f: &mut fmt::Formatter<'_>, d: &Dpp, info: &VopOp) -> fmt::Result {
             0x141 => f.write_str(" row_half_mirror")?,
             0x142 => f.write_str(" row_bcast:15")?,
             0x143 => f.write_str(" row_bcast:31")?,
-            0x150..=0x15f => write!(f, " row_newbcast:{}", c & 0xf)?,
+            0x150..=0x15f if gfx90a => write!(f, " row_newbcast:{}", c & 0xf)?,
+            0x150..=0x15f => f.write_str(
+                "  /* row_newbcast/row_share is not supported on ASICs earlier than GFX90A/GFX10 */",
+            )?,
             0x160..=0x16f => {
                 f.write_str(" /* row_xmask is not supported on ASICs earlier than GFX10 */")?
             }
@@ -1234,7 +1255,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for n in 0..400_000u32 {
                 let r = next();
                 let mut w0 = (r as u32) & 0x7fff_ffff;
@@ -1581,7 +1602,7 @@ mod tests {
         // A sweep of first dwords (every opcode, several operand fields) with
         // a varied second dword: decoding must not panic, and whatever
         // decodes must re-encode to the same bytes.
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for top in [0u32, 0x7e00_0000, 0x7c00_0000] {
                 for op in 0..256u32 {
                     for (i, src0) in [0u32, 0x6a, 0x80, 0xf0, 0xf9, 0xfa, 0xff, 0x101, 0x1ff]

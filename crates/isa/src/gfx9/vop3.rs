@@ -11,7 +11,8 @@
 
 use super::Inst;
 use super::operand::{
-    Half, Operand, SRC_CLASS, SRC_LITERAL, SRC_NARROW, SRC_WIDE, Special, decode_sreg, fmt_special,
+    Half, Operand, SRC_CLASS, SRC_LITERAL, SRC_LOW, SRC_NARROW, SRC_WIDE, Special, decode_sreg,
+    fmt_special,
 };
 use super::tables::vop3::VOP3;
 use crate::{DecodeError, Target};
@@ -43,29 +44,41 @@ pub enum Cst {
 /// A source slot: width in dwords, `SRC_*` flags (which operand kinds LLVM
 /// annotates as not fitting the slot's register class), constant style.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Src(pub u8, pub u8, pub Cst);
+pub struct Src(pub u8, pub u16, pub Cst);
 
 /// A VGPR is flagged: the slot takes SGPRs and constants only.
-pub const SRC_NO_VGPR: u8 = 1;
+pub const SRC_NO_VGPR: u16 = 1;
 /// An odd-aligned VGPR range is flagged (`VS_*_Align2` class).
-pub const SRC_ALIGN: u8 = 2;
+pub const SRC_ALIGN: u16 = 2;
 /// An SGPR is flagged: the slot takes VGPRs only.
-pub const SRC_NO_SGPR: u8 = 4;
+pub const SRC_NO_SGPR: u16 = 4;
 /// An inline constant is flagged (`/*Invalid immediate*/`).
-pub const SRC_NO_CONST: u8 = 8;
-/// The slot's register class is `VReg_*` rather than `VS_*`.
-pub const SRC_VREG: u8 = 16;
+pub const SRC_NO_CONST: u16 = 8;
+/// The slot's register class is `VReg_*` rather than `VS_*` (with
+/// [`SRC_NO_SGPR`] on a one-dword slot: `VGPR_32`, not `VRegOrLds_32`).
+pub const SRC_VREG: u16 = 16;
 /// A literal constant is read (and printed) as 16 bits.
-pub const SRC_LIT16: u8 = 32;
+pub const SRC_LIT16: u16 = 32;
+/// The field is an interpolation attribute (the `v_interp_*` opcodes of
+/// gfx908): attr[5:0] and channel[7:6], printed `attrN.c` after src1.
+pub const SRC_ATTR: u16 = 64;
+/// With [`SRC_ATTR`]: bit 8 of the field is `high` (else it must be 0).
+pub const SRC_HIGH: u16 = 128;
+/// The field is the parameter of `v_interp_mov_f32_e64` (src1): `p10`,
+/// `p20`, `p0`, any other value printed as `invalid_param_N`.
+pub const SRC_PARAM: u16 = 256;
 
 /// One opcode of the VOP3 table.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Row {
     pub op: u16,
-    /// Targets: bit 0 gfx90a, bit 1 gfx942, bit 2 gfx950.
+    /// Targets: bit 0 gfx90a, bit 1 gfx942, bit 2 gfx950, bit 3 gfx908.
     pub tg: u8,
     pub name: &'static str,
     pub dst: Dst,
+    /// An odd destination VGPR/AGPR range is annotated (gfx90a and later
+    /// need even-aligned tuples).
+    pub dst_align: bool,
     /// VOP3b: a scalar carry-out/condition destination in bits 14:8.
     pub sdst: bool,
     pub srcs: &'static [Src],
@@ -101,15 +114,15 @@ pub(crate) fn lookup(rows: &[Row], op: u16, target: Target) -> Option<&Row> {
 /// where there is none; the same row [`lookup`] finds (the first of the
 /// opcode's rows that names the target), built at compile time so that
 /// decoding is one indexed load.
-static VOP3_IDX: [[u16; 1024]; 3] = {
-    let mut t = [[u16::MAX; 1024]; 3];
+static VOP3_IDX: [[u16; 1024]; super::TARGETS] = {
+    let mut t = [[u16::MAX; 1024]; super::TARGETS];
     // Walking backwards leaves the first matching row in each slot.
     let mut i = VOP3.len();
     while i > 0 {
         i -= 1;
         let r = &VOP3[i];
         let mut k = 0;
-        while k < 3 {
+        while k < super::TARGETS {
             if r.tg & (1 << k) != 0 {
                 t[k][(r.op & 0x3ff) as usize] = i as u16;
             }
@@ -156,8 +169,16 @@ static VOP3_CHECK: [Check; VOP3.len()] = {
         let (mut need, mut lit) = (0u32, 0u32);
         let mut k = 0;
         while k < r.srcs.len() {
-            need |= (width_bit(r.srcs[k].0) as u32) << (4 * k);
-            lit |= (SRC_LITERAL as u32) << (4 * k);
+            let fl = r.srcs[k].1;
+            if fl & SRC_ATTR != 0 {
+                // Any attribute and channel; `high` only where it exists.
+                if fl & SRC_HIGH == 0 {
+                    need |= (SRC_LOW as u32) << (4 * k);
+                }
+            } else if fl & SRC_PARAM == 0 {
+                need |= (width_bit(r.srcs[k].0) as u32) << (4 * k);
+                lit |= (SRC_LITERAL as u32) << (4 * k);
+            }
             k += 1;
         }
         if let Dst::S(n) = r.dst {
@@ -246,7 +267,12 @@ impl Vop3 {
         ];
         // VOPC `_e64` destinations decode like sources, literal included.
         let dst_lit = matches!(row.dst, Dst::S(_)) && w0 & 0xff == 255;
-        let wants_lit = dst_lit || src.iter().take(row.srcs.len()).any(|&v| v == 255);
+        let wants_lit = dst_lit
+            || row
+                .srcs
+                .iter()
+                .zip(src)
+                .any(|(s, v)| v == 255 && s.1 & (SRC_ATTR | SRC_PARAM) == 0);
         let literal = if wants_lit && target.is_gfx950() {
             Some(w2.ok_or(true)?)
         } else {
@@ -278,10 +304,11 @@ impl Vop3 {
         let sdst_valid = !r.sdst || sdst_ok(u16::from(self.abs_opsel_sdst), 2);
         dst_ok
             && sdst_valid
-            && r.srcs
-                .iter()
-                .zip(self.src)
-                .all(|(s, v)| src_valid(v, s.0) || (v == 255 && self.literal.is_some()))
+            && r.srcs.iter().zip(self.src).all(|(s, v)| match s.1 {
+                fl if fl & SRC_ATTR != 0 => v < 256 || fl & SRC_HIGH != 0,
+                fl if fl & SRC_PARAM != 0 => true,
+                _ => src_valid(v, s.0) || (v == 255 && self.literal.is_some()),
+            })
     }
 
     /// Size in bytes.
@@ -496,7 +523,9 @@ pub(crate) fn write_src(
             write_sreg(f, w, v, n)?;
             let flagged = matches!(v, 0..=124 | 126 | 127);
             if fl & SRC_NO_SGPR != 0 && flagged {
-                if n == 1 {
+                if n == 1 && fl & SRC_VREG != 0 {
+                    invalid_reg(f, "VGPR_32", 0)?;
+                } else if n == 1 {
                     invalid_reg(f, "VRegOrLds_32", 0)?;
                 } else {
                     invalid_reg(f, "VReg", bits)?;
@@ -544,12 +573,24 @@ pub(crate) fn write_src(
     }
 }
 
+/// Writes the parameter operand of `v_interp_mov_f32` (`p10`, `p20`, `p0`;
+/// LLVM names other values `invalid_param_N`).
+pub(crate) fn write_interp_param(f: &mut fmt::Formatter<'_>, v: u16) -> fmt::Result {
+    match v {
+        0 => f.write_str("p10"),
+        1 => f.write_str("p20"),
+        2 => f.write_str("p0"),
+        _ => write!(f, "invalid_param_{v}"),
+    }
+}
+
 /// Writes a destination operand.
 pub(crate) fn write_dst(
     f: &mut fmt::Formatter<'_>,
     w: &mut Warnings,
     v: u16,
     d: Dst,
+    align: bool,
     lit: u32,
 ) -> fmt::Result {
     match d {
@@ -557,7 +598,7 @@ pub(crate) fn write_dst(
         Dst::V(n) | Dst::A(n) => {
             let p = if matches!(d, Dst::A(_)) { "a" } else { "v" };
             write_range(f, p, v, n)?;
-            if n > 1 && v % 2 == 1 {
+            if align && n > 1 && v % 2 == 1 {
                 let class = if p == "a" { "AReg" } else { "VReg" };
                 invalid_reg(f, class, u32::from(n) * 32)?;
             }
@@ -592,6 +633,7 @@ impl fmt::Display for Vop3 {
                 &mut w,
                 u16::from(self.vdst),
                 r.dst,
+                r.dst_align,
                 self.literal.unwrap_or(0),
             )?;
         }
@@ -601,8 +643,21 @@ impl fmt::Display for Vop3 {
         }
         // gfx950 v_bitop3_*: the truth table sits in the neg, abs and omod bits.
         let bitop3 = r.name.starts_with("v_bitop3");
-        for (i, (s, &v)) in r.srcs.iter().zip(self.src.iter()).enumerate() {
+        // gfx908's v_interp_*: the attribute (src0) is printed after src1.
+        let interp = r.srcs.first().is_some_and(|s| s.1 & SRC_ATTR != 0);
+        let order: &[usize] = if interp { &[1, 0, 2] } else { &[0, 1, 2] };
+        for &i in order.iter().filter(|&&i| i < r.srcs.len()) {
+            let (s, v) = (&r.srcs[i], self.src[i]);
             sep(f)?;
+            if s.1 & SRC_ATTR != 0 {
+                let chan = ["x", "y", "z", "w"][usize::from(v >> 6) & 3];
+                write!(f, "attr{}.{chan}", v & 0x3f)?;
+                continue;
+            }
+            if s.1 & SRC_PARAM != 0 {
+                write_interp_param(f, v)?;
+                continue;
+            }
             if bitop3 {
                 write_src(f, &mut w, v, *s, self.literal.unwrap_or(0))?;
                 continue;
@@ -634,6 +689,10 @@ impl fmt::Display for Vop3 {
                 _ => write!(f, " bitop3:0x{t:x}")?,
             }
         }
+        // Decoding accepts bit 8 of an attribute only where it is `high`.
+        if interp && self.src[0] & 0x100 != 0 {
+            f.write_str(" high")?;
+        }
         // gfx950's v_permlane16/32_swap_b32_e64 reuse op_sel[1:0] as the
         // DPP-style bound_ctrl and fi controls.
         let permlane_swap = r.name.starts_with("v_permlane") && r.name.contains("_swap");
@@ -645,21 +704,8 @@ impl fmt::Display for Vop3 {
             if os & 1 != 0 {
                 f.write_str(" fi:1")?;
             }
-        } else if !r.sdst && (0..4).any(|k| self.has(M_OPSEL + k)) {
-            let os = self.abs_opsel_sdst >> 3;
-            if os != 0 {
-                // Entries for the sources, then the destination (bit 3).
-                let n = if r.opsel != 0 {
-                    usize::from(r.opsel)
-                } else {
-                    r.srcs.len() + 1
-                };
-                f.write_str(" op_sel:[")?;
-                for k in 0..n - 1 {
-                    write!(f, "{},", (os >> k) & 1)?;
-                }
-                write!(f, "{}]", (os >> 3) & 1)?;
-            }
+        } else if !interp {
+            self.write_op_sel(f)?;
         }
         if self.clamp && self.has(M_CLAMP) {
             f.write_str(" clamp")?;
@@ -672,7 +718,38 @@ impl fmt::Display for Vop3 {
                 _ => {}
             }
         }
+        // LLVM prints an interpolation's op_sel last.
+        if interp {
+            self.write_op_sel(f)?;
+        }
         w.write(f)
+    }
+}
+
+impl Vop3 {
+    /// Writes ` op_sel:[...]` where the opcode has op_sel bits and one is
+    /// set.
+    fn write_op_sel(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self.row;
+        if r.sdst || !(0..4).any(|k| self.has(M_OPSEL + k)) {
+            return Ok(());
+        }
+        // The op_sel bits LLVM prints (it ignores the others).
+        let os = (self.abs_opsel_sdst >> 3) & (r.mods >> M_OPSEL) as u8 & 0xf;
+        if os != 0 {
+            // Entries for the sources, then the destination (bit 3).
+            let n = if r.opsel != 0 {
+                usize::from(r.opsel)
+            } else {
+                r.srcs.len() + 1
+            };
+            f.write_str(" op_sel:[")?;
+            for k in 0..n - 1 {
+                write!(f, "{},", (os >> k) & 1)?;
+            }
+            write!(f, "{}]", (os >> 3) & 1)?;
+        }
+        Ok(())
     }
 }
 
@@ -717,7 +794,7 @@ mod tests {
     /// The compile-time index finds the same row as searching the table.
     #[test]
     fn indexed_lookup_matches_search() {
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for op in 0..1024u16 {
                 let a = super::lookup_vop3(op, t).map(|r| r as *const super::Row);
                 let b = super::lookup(super::VOP3, op, t).map(|r| r as *const super::Row);
@@ -739,7 +816,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for n in 0..300_000u32 {
                 let r = next();
                 // Every opcode, with random fields biased towards the

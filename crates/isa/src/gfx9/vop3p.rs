@@ -69,15 +69,15 @@ pub struct PRow {
 /// The index in [`VOP3P`] of the row for each (target, opcode), `u16::MAX`
 /// where there is none: the first of the opcode's rows that names the
 /// target, as [`lookup_search`] finds it, built at compile time.
-static VOP3P_IDX: [[u16; 128]; 3] = {
-    let mut t = [[u16::MAX; 128]; 3];
+static VOP3P_IDX: [[u16; 128]; super::TARGETS] = {
+    let mut t = [[u16::MAX; 128]; super::TARGETS];
     // Walking backwards leaves the first matching row in each slot.
     let mut i = VOP3P.len();
     while i > 0 {
         i -= 1;
         let r = &VOP3P[i];
         let mut k = 0;
-        while k < 3 {
+        while k < super::TARGETS {
             if r.tg & (1 << k) != 0 {
                 t[k][(r.op & 0x7f) as usize] = i as u16;
             }
@@ -821,7 +821,6 @@ mod tests {
     /// decoder accepts, with the same length and error.
     #[test]
     fn fast_decode_matches_full_decode() {
-        use crate::Target;
         let mut x: u64 = 0x6a09_e667_f3bc_c908;
         let mut next = || {
             x ^= x << 13;
@@ -829,7 +828,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for t in Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for n in 0..200_000u32 {
                 let r = next();
                 let op = n % 128;
@@ -873,7 +872,7 @@ mod tests {
     /// The compile-time index finds the same row as searching the table.
     #[test]
     fn indexed_lookup_matches_search() {
-        for t in crate::Target::ALL {
+        for t in crate::gfx9::ALL_TARGETS {
             for op in 0..128u8 {
                 let a = super::lookup(op, t).map(|r| r as *const super::PRow);
                 let b = super::lookup_search(op, t).map(|r| r as *const super::PRow);

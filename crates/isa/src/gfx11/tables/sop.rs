@@ -314,3 +314,13 @@ pub static SENDMSG: &[(u8, &str, u8)] = &[
     (133, "MSG_RTN_GET_TBA", 3),
     (134, "MSG_RTN_GET_TBA_TO_PC", 3),
 ];
+
+/// GFX10's `sendmsg` texts (none in this family).
+pub static SENDMSG_TEXT: &[[&str; 512]] = &[];
+
+/// Targets whose `s_waitcnt_depctr` has `depctr_hold_cnt`.
+pub static DEPCTR_HOLD_CNT: u8 = 3;
+
+/// `s_waitcnt`'s immediate: (counter, bit) per bit, counter 0 vmcnt,
+/// 1 expcnt, 2 lgkmcnt, 3 none.
+pub static WAITCNT: [(u8, u8); 16] = [(1, 0), (1, 1), (1, 2), (3, 0), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (2, 5), (0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5)];

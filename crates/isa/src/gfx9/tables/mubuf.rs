@@ -3,7 +3,7 @@
 
 use crate::gfx9::mubuf::BufOp;
 
-pub static BUF_OPS: [BufOp; 102] = [
+pub static BUF_OPS: [BufOp; 187] = [
     BufOp { name: "buffer_load_format_x", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 7, lds_first: false },
     BufOp { name: "buffer_load_format_xy", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "AV_64_Align2", cls_acc: "AV_64_Align2", has_ops: true, lds_vdata: false, cpol: 7, lds_first: false },
     BufOp { name: "buffer_load_format_xyz", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 3, cls: "AV_96_Align2", cls_acc: "AV_96_Align2", has_ops: true, lds_vdata: false, cpol: 7, lds_first: false },
@@ -106,57 +106,159 @@ pub static BUF_OPS: [BufOp; 102] = [
     BufOp { name: "buffer_load_dwordx3", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 3, cls: "AV_96_Align2", cls_acc: "AV_96_Align2", has_ops: true, lds_vdata: false, cpol: 7, lds_first: false },
     BufOp { name: "buffer_load_dwordx4", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 4, cls: "AV_128_Align2", cls_acc: "AV_128_Align2", has_ops: true, lds_vdata: false, cpol: 7, lds_first: false },
     BufOp { name: "buffer_atomic_pk_add_bf16", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 7, lds_first: false },
+    BufOp { name: "buffer_load_format_x", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_xy", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_xyz", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 3, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_xyzw", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_x", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_xy", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_xyz", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 3, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_xyzw", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_d16_x", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_d16_xy", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_d16_xyz", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_d16_xyzw", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_d16_x", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_d16_xy", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_d16_xyz", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_d16_xyzw", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_ubyte", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_sbyte", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_ushort", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_sshort", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_dword", fix: 0x0000000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_dwordx2", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_dwordx3", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 3, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_dwordx4", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_byte", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_byte_d16_hi", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_short", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_short_d16_hi", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_dword", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_dwordx2", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_dwordx3", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 3, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_dwordx4", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_ubyte_d16", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_ubyte_d16_hi", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_sbyte_d16", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_sbyte_d16_hi", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_short_d16", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_short_d16_hi", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_load_format_d16_hi_x", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_format_d16_hi_x", fix: 0x0000000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_store_lds_dword", fix: 0x0080000000013000, val: 0x0000000000010000, vdata: 0, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: true },
+    BufOp { name: "buffer_atomic_swap", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_cmpswap", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_add", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_sub", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_smin", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_umin", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_smax", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_umax", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_and", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_or", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_xor", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_inc", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_dec", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_add_f32", fix: 0x0080000000014000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 2, lds_first: false },
+    BufOp { name: "buffer_atomic_pk_add_f16", fix: 0x0080000000014000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 2, lds_first: false },
+    BufOp { name: "buffer_atomic_swap_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_cmpswap_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_add_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_sub_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_smin_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_umin_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_smax_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_umax_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_and_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_or_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_xor_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_inc_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "buffer_atomic_dec_x2", fix: 0x0080000000010000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: false, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_x", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_xy", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_xyz", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 3, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_xyzw", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_x", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_xy", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_xyz", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 3, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_xyzw", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 4, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_d16_x", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_d16_xy", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_d16_xyz", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_load_format_d16_xyzw", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_d16_x", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_d16_xy", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 1, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_d16_xyz", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
+    BufOp { name: "tbuffer_store_format_d16_xyzw", fix: 0x0080000000000000, val: 0x0000000000000000, vdata: 2, cls: "", cls_acc: "", has_ops: true, lds_vdata: true, cpol: 3, lds_first: false },
 ];
 
-/// Row of `BUF_OPS` for each MUBUF opcode on gfx90a (0xff: invalid).
-pub static MUBUF_GFX90A: [u8; 128] = [
+/// Row of `BUF_OPS` for each MUBUF opcode on gfx90a (0xffff: invalid).
+pub static MUBUF_GFX90A: [u16; 128] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 255, 255, 255, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 42, 43, 44,
+    32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 42, 43, 44,
     45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60,
-    61, 62, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-    63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    61, 62, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
 ];
 
-/// Row of `BUF_OPS` for each MTBUF opcode on gfx90a (0xff: invalid).
-pub static MTBUF_GFX90A: [u8; 16] = [
+/// Row of `BUF_OPS` for each MTBUF opcode on gfx90a (0xffff: invalid).
+pub static MTBUF_GFX90A: [u16; 16] = [
     76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91,
 ];
 
-/// Row of `BUF_OPS` for each MUBUF opcode on gfx942 (0xff: invalid).
-pub static MUBUF_GFX942: [u8; 128] = [
+/// Row of `BUF_OPS` for each MUBUF opcode on gfx942 (0xffff: invalid).
+pub static MUBUF_GFX942: [u16; 128] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39, 92, 93, 255, 255, 255, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    32, 33, 34, 35, 36, 37, 38, 39, 92, 93, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 94, 95, 96,
-    97, 98, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-    63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    97, 98, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
 ];
 
-/// Row of `BUF_OPS` for each MTBUF opcode on gfx942 (0xff: invalid).
-pub static MTBUF_GFX942: [u8; 16] = [
+/// Row of `BUF_OPS` for each MTBUF opcode on gfx942 (0xffff: invalid).
+pub static MTBUF_GFX942: [u16; 16] = [
     76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91,
 ];
 
-/// Row of `BUF_OPS` for each MUBUF opcode on gfx950 (0xff: invalid).
-pub static MUBUF_GFX950: [u8; 128] = [
+/// Row of `BUF_OPS` for each MUBUF opcode on gfx950 (0xffff: invalid).
+pub static MUBUF_GFX950: [u16; 128] = [
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     16, 17, 18, 19, 20, 21, 99, 100, 24, 25, 26, 27, 28, 29, 30, 31,
-    32, 33, 34, 35, 36, 37, 38, 39, 92, 93, 255, 255, 255, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    32, 33, 34, 35, 36, 37, 38, 39, 92, 93, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
     45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 94, 95, 96,
-    97, 98, 101, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-    63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 255, 255, 255,
-    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    97, 98, 101, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
 ];
 
-/// Row of `BUF_OPS` for each MTBUF opcode on gfx950 (0xff: invalid).
-pub static MTBUF_GFX950: [u8; 16] = [
+/// Row of `BUF_OPS` for each MTBUF opcode on gfx950 (0xffff: invalid).
+pub static MTBUF_GFX950: [u16; 16] = [
     76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91,
+];
+
+/// Row of `BUF_OPS` for each MUBUF opcode on gfx908 (0xffff: invalid).
+pub static MUBUF_GFX908: [u16; 128] = [
+    102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117,
+    118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133,
+    134, 135, 136, 137, 138, 139, 140, 141, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 142, 43, 44,
+    143, 144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+    158, 159, 160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 65535, 65535, 65535,
+    65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535, 65535,
+];
+
+/// Row of `BUF_OPS` for each MTBUF opcode on gfx908 (0xffff: invalid).
+pub static MTBUF_GFX908: [u16; 16] = [
+    171, 172, 173, 174, 175, 176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186,
 ];
 
 /// MTBUF `format:` text for each `nfmt << 4 | dfmt` (empty: the default, not printed).
