@@ -117,6 +117,13 @@ impl Target {
         true
     }
 
+    /// Whether `rocjitsu_isa` describes the registers each instruction of
+    /// this target reads and writes (`Instruction::regs`), which control
+    /// flow and liveness analysis need: GFX9, GFX11 and GFX12, not yet GFX10.
+    pub fn has_register_roles(self) -> bool {
+        !matches!(self, Target::Gfx1010 | Target::Gfx1030)
+    }
+
     /// Whether the emulator executes code of this target (it is in
     /// [`Target::ALL`]).
     pub fn executes(self) -> bool {

@@ -177,17 +177,20 @@ impl Instruction {
                 gfx12::Body::Salu(s) => Some([op(&s.sdst), op(&s.src0), op(&s.src1)]),
                 _ => None,
             },
+            // GFX10's operand roles are not described yet.
+            Instruction::Gfx10(_) => None,
         }
     }
 
     /// The registers the instruction reads and writes ([`gfx9::regs`],
     /// [`gfx11::regs`]), for the families whose register roles are
-    /// described (all decoded ones); `None` for the others.
+    /// described (GFX9, GFX11, GFX12); `None` for the others (GFX10).
     pub fn regs(&self) -> Option<gfx9::regs::Regs> {
         match self {
             Instruction::Gfx9(i) => Some(i.regs()),
             Instruction::Gfx11(i) => Some(i.regs()),
             Instruction::Gfx12(i) => Some(i.regs()),
+            Instruction::Gfx10(_) => None,
         }
     }
 }

@@ -210,8 +210,9 @@ impl fmt::Display for Issue {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CfgError {
     #[error(
-        "{object}: {target} machine code is not decoded; the graph needs one of gfx90a, gfx942, \
-         gfx950, gfx1100, gfx1151, gfx1201"
+        "{object}: the registers {target} instructions read and write are not described yet \
+         (GFX10), so no graph or liveness; they are for gfx908, gfx90a, gfx942, gfx950, gfx1100, \
+         gfx1151 and gfx1201"
     )]
     Unsupported { object: String, target: Target },
     #[error(
@@ -241,7 +242,7 @@ impl<'a> Code<'a> {
     /// The code of `co`.
     pub fn of(co: &'a CodeObject) -> Result<Code<'a>, CfgError> {
         let target = co.target();
-        if !target.decodes() {
+        if !target.has_register_roles() {
             return Err(CfgError::Unsupported {
                 object: co.name().to_string(),
                 target,
