@@ -12,11 +12,14 @@
 //! - A block is straight-line code up to its first branch or other control
 //!   instruction (at most [`translate::MAX_BLOCK`] instructions). Scalar
 //!   and common vector ALU instructions become inline code
-//!   ([`scalar`], [`vector`]); every other instruction (memory, MFMA,
-//!   cross-lane, rare modifiers) is a call of the interpreter's own semantic
-//!   function for that instruction ([`call_op`]), so memory goes through the
-//!   same checked [`crate::mem::Vm`] and a fault reports the same kernel,
-//!   PC, instruction and address.
+//!   ([`scalar`], [`vector`]); so do coalesced GLOBAL/FLAT loads and stores
+//!   inside one mapped region ([`memory`], through the wave's
+//!   [`crate::mem::RangeCache`]), which call the interpreter for anything
+//!   else. Every other instruction (other memory, MFMA, cross-lane, rare
+//!   modifiers) is a call of the interpreter's own semantic function for
+//!   that instruction ([`call_op`]), so memory goes through the same
+//!   checked [`crate::mem::Vm`] and a fault reports the same kernel, PC,
+//!   instruction and address.
 //! - Lanes: a run of inline instructions executes its scalar instructions
 //!   once, then its vector instructions chunk by chunk (4 lanes in a
 //!   128-bit host vector) in a loop over the wave, so that the values of a
@@ -32,6 +35,7 @@
 
 mod code;
 pub mod fuzz;
+mod memory;
 mod scalar;
 mod translate;
 mod vector;
@@ -414,6 +418,11 @@ pub(crate) struct Frame<'a> {
     pc: *mut u64,
     ctx: *mut Ctx<'a>,
     prog: *const Program,
+    /// The wave's [`crate::mem::RangeCache`] and the Vm's epoch counter.
+    ranges: *mut crate::mem::RangeCache,
+    epoch: *const AtomicU64,
+    /// The LDS and private apertures: (start, end) each.
+    apertures: [u64; 4],
     fault: Option<(Fault, u64)>,
     panic: Option<Box<dyn Any + Send>>,
 }
@@ -423,8 +432,24 @@ pub(crate) mod frame {
     pub const S: i32 = 0;
     pub const V: i32 = 8;
     pub const SCC: i32 = 16;
+    pub const MODE: i32 = 24;
     pub const STATUS: i32 = 32;
     pub const PC: i32 = 40;
+    pub const RANGES: i32 = 64;
+    pub const EPOCH: i32 = 72;
+    pub const APERTURES: i32 = 80;
+
+    const _: () = {
+        assert!(std::mem::offset_of!(super::Frame, s) == S as usize);
+        assert!(std::mem::offset_of!(super::Frame, v) == V as usize);
+        assert!(std::mem::offset_of!(super::Frame, scc) == SCC as usize);
+        assert!(std::mem::offset_of!(super::Frame, mode) == MODE as usize);
+        assert!(std::mem::offset_of!(super::Frame, status) == STATUS as usize);
+        assert!(std::mem::offset_of!(super::Frame, pc) == PC as usize);
+        assert!(std::mem::offset_of!(super::Frame, ranges) == RANGES as usize);
+        assert!(std::mem::offset_of!(super::Frame, epoch) == EPOCH as usize);
+        assert!(std::mem::offset_of!(super::Frame, apertures) == APERTURES as usize);
+    };
 }
 
 impl Frame<'_> {
@@ -435,7 +460,30 @@ impl Frame<'_> {
         self.mode = &mut ctx.wave.mode;
         self.status = &mut ctx.wave.status;
         self.pc = &mut ctx.wave.pc;
+        self.ranges = &mut ctx.tlb.ranges;
     }
+}
+
+/// The host address of `va .. va + len` for an access with the flag
+/// `need` from the wave's range cache, filled from the Vm on a miss
+/// ([`crate::mem::RangeCache::resolve`]); 0 when the range is not wholly
+/// inside one mapped region that allows the access.
+///
+/// # Safety
+/// As [`call_op`]: `frame` is the frame [`run`] passed to the block.
+unsafe extern "C" fn range_miss(frame: *mut Frame, va: u64, len: u64, need: u64) -> u64 {
+    // SAFETY: the caller's contract, as in `call_op`.
+    let f = unsafe { &mut *frame };
+    // SAFETY: as in `call_op`: `run` holds the `Ctx` for the whole block.
+    let ctx = unsafe { &mut *f.ctx };
+    let vm = ctx.vm;
+    let p = ctx
+        .tlb
+        .ranges
+        .resolve(vm, va, len, need)
+        .map_or(0, |p| p as u64);
+    f.refresh(ctx);
+    p
 }
 
 /// Executes the instruction at `pc` with the interpreter's semantic
@@ -560,6 +608,17 @@ fn run_block(
         pc: std::ptr::null_mut(),
         ctx: std::ptr::null_mut(),
         prog,
+        ranges: std::ptr::null_mut(),
+        epoch: ctx.vm.epoch_cell(),
+        apertures: {
+            let ap = &ctx.env.apertures;
+            [
+                ap.shared_base,
+                ap.shared_base.saturating_add(1 << 32),
+                ap.private_base,
+                ap.private_base.saturating_add(1 << 32),
+            ]
+        },
         fault: None,
         panic: None,
     };
