@@ -118,7 +118,10 @@ impl ExecMode {
 }
 
 /// A translated block's entry point: `(frame, budget)` gives
-/// `status << 32 | instructions executed`.
+/// `status << 32 | instructions executed`; status 0: left the block
+/// normally (PC set), 1: a fault or panic (kept in the frame), 2: stopped
+/// at the PC it set for the interpreter to run the rest of the block (a
+/// MODE the inline code does not handle).
 type BlockFn = unsafe extern "C" fn(*mut Frame, u64) -> u64;
 
 /// A translated block.
@@ -557,10 +560,19 @@ pub fn run(
                 n += k;
                 jit_n += k;
                 ctx.wave.insts += k;
-                if let Some(e) = status {
-                    break e;
+                match status {
+                    Exit::Left => at_start = true,
+                    Exit::Stopped(e) => break e,
+                    Exit::Handed => {
+                        let (r, k, ended) = interpret_block(ctx, prog, quantum - n);
+                        n += k;
+                        interp_n += k;
+                        if let Err(e) = r {
+                            break Err(e);
+                        }
+                        at_start = ended;
+                    }
                 }
-                at_start = true;
             }
             _ => {
                 let (r, k, ended) = interpret_block(ctx, prog, left);
@@ -590,15 +602,20 @@ pub fn run(
     r
 }
 
-/// Runs one translated block. Returns `Some(result)` when the block
-/// stopped on a fault, and the instructions it completed.
-#[allow(clippy::type_complexity)]
-fn run_block(
-    ctx: &mut Ctx,
-    prog: &Program,
-    b: &Block,
-    budget: u64,
-) -> (Option<Result<Stop, (Fault, u64)>>, u64) {
+/// How a translated block ended.
+enum Exit {
+    /// Normally, at the PC it set.
+    Left,
+    /// On a fault.
+    Stopped(Result<Stop, (Fault, u64)>),
+    /// Handing the rest of the block, from the PC it set, to the
+    /// interpreter.
+    Handed,
+}
+
+/// Runs one translated block. Returns how it ended and the instructions
+/// it completed.
+fn run_block(ctx: &mut Ctx, prog: &Program, b: &Block, budget: u64) -> (Exit, u64) {
     let mut frame = Frame {
         s: std::ptr::null_mut(),
         v: std::ptr::null_mut(),
@@ -630,8 +647,10 @@ fn run_block(
     // VREGS entries, checked by `run`), and calls `call_op` with the frame.
     let r = unsafe { (b.f)(&raw mut frame, budget) };
     let k = r & 0xffff_ffff;
-    if r >> 32 == 0 {
-        return (None, k);
+    match r >> 32 {
+        0 => return (Exit::Left, k),
+        2 => return (Exit::Handed, k),
+        _ => {}
     }
     if let Some(p) = frame.panic.take() {
         ctx.wave.insts += k;
@@ -643,7 +662,7 @@ fn run_block(
             ctx.wave.pc,
         )
     });
-    (Some(Err(e)), k)
+    (Exit::Stopped(Err(e)), k)
 }
 
 /// Runs the interpreter from the wave's PC to the end of the block there

@@ -463,3 +463,144 @@ fn a_mapping_change_empties_the_range_cache() {
     let s = prog.jit().unwrap().stats();
     assert_eq!(s.interp_insts, 0, "{s:?}");
 }
+
+/// f32 bit patterns that matter: zeros, denormals, normals, the extremes,
+/// infinities, quiet and signaling NaNs with distinct payloads and signs,
+/// and integers' edges (for the conversions).
+const F32_EDGES: [u32; 24] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x0000_0001,
+    0x807f_ffff,
+    0x0080_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f00_0001,
+    0x4b7f_ffff,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x4f80_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0001,
+    0xffc0_0002,
+    0x7f80_0003,
+    0xff80_0004,
+    0x7fff_ffff,
+    0x3380_0000,
+    0x4000_0000,
+    0xc0a0_0000,
+];
+
+/// Lanes of v0, v1, v2 covering pairs (and triples) of [`F32_EDGES`]:
+/// each call of `setup` with a different `k` shifts the combinations.
+fn f32_lanes(w: &mut Wave, k: usize) {
+    let n = F32_EDGES.len();
+    for l in 0..64 {
+        let i = l + 64 * k;
+        w.v[0][l] = F32_EDGES[i % n];
+        w.v[1][l] = F32_EDGES[(i / n) % n];
+        w.v[2][l] = F32_EDGES[(i / n / n + i) % n];
+        w.v[3][l] = F32_EDGES[(i * 7) % n];
+    }
+}
+
+/// Every inlined f32 operation, plain and with VOP3 abs/neg, on every
+/// pair of edge values under every denormal and IEEE setting of MODE:
+/// `testing::run` compares both tiers; the translated run must have
+/// called the interpreter for `s_endpgm` only.
+#[test]
+fn f32_operations_run_inline_and_match_bit_for_bit() {
+    let ops = "
+        v_add_f32 v4, v0, v1
+        v_sub_f32 v5, v0, v1
+        v_subrev_f32 v6, v0, v1
+        v_mul_f32 v7, v0, v1
+        v_fma_f32 v8, v0, v1, v2
+        v_mov_b32 v9, v2
+        v_fmac_f32 v9, v0, v1
+        v_max_f32 v10, v0, v1
+        v_min_f32 v11, v0, v1
+        v_cvt_f32_i32 v12, v0
+        v_cvt_f32_u32 v13, v1
+        v_cvt_i32_f32 v14, v0
+        v_cvt_u32_f32 v15, v1
+        v_cndmask_b32 v16, v0, v1, vcc
+        v_add_f32_e64 v17, -v0, |v1|
+        v_mul_f32_e64 v18, |v0|, -v1
+        v_fma_f32 v19, -v0, v1, -|v2|
+        v_max_f32_e64 v20, -v3, v1
+        v_min_f32_e64 v21, |v0|, -|v3|
+        v_cvt_i32_f32_e64 v22, -v3
+        v_cndmask_b32_e64 v23, -v0, |v1|, s[4:5]
+        v_sub_f32_e64 v24, 0.5, v3
+        v_mul_f32 v25, 0x40490fdb, v1";
+    for mode in [0x3f0, 0x0f0, 0x1f0, 0x2f0, 0x300, 0x010, 0x020, 0x000] {
+        for k in 0..10 {
+            let calls = jit_calls(ops, 0x60_0000 + k * 0x1000 + mode, |w, _| {
+                w.mode = mode as u32;
+                f32_lanes(w, k as usize);
+                w.set_vcc(0x5555_aaaa_3333_cccc);
+                w.s[4] = 0x0f0f_0f0f;
+                w.s[5] = 0xf0f0_f0f0;
+            });
+            assert_eq!(calls, vec![("s_endpgm", 1)], "MODE 0x{mode:x}");
+        }
+    }
+}
+
+/// gfx90a's `v_mad_f32` and `v_mac_f32` (flushing, unfused) inline, and
+/// partial EXEC.
+#[test]
+fn mad_and_mac_run_inline_and_match() {
+    for mode in [0x3f0, 0x0f0, 0x000] {
+        for k in 0..10 {
+            let asm = "
+                v_mad_f32 v4, v0, v1, v2
+                v_mov_b32 v5, v2
+                v_mac_f32 v5, v0, v1
+                v_mad_f32 v6, -v0, |v1|, v3
+                v_madak_f32 v7, v0, v1, 0x3e800000";
+            let a = testing::run(Target::Gfx90a, asm, |w, _| {
+                w.mode = mode;
+                f32_lanes(w, k);
+                w.set_exec(0xffff_0000_ffff_7777);
+            });
+            a.unwrap();
+        }
+    }
+}
+
+/// A MODE that rounds f32 other than to nearest even: the block hands
+/// over to the interpreter at the float run, and a later `s_setreg` that
+/// restores round-to-nearest lets the next run go inline.
+#[test]
+fn directed_rounding_hands_the_run_to_the_interpreter() {
+    let asm = "
+        v_add_u32 v5, v0, v1
+        v_add_f32 v4, v0, v1
+        s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0
+        v_mul_f32 v6, v0, v1";
+    let code = assemble(Gfx942, &format!("{asm}\ns_endpgm"));
+    for (mode, handed) in [(0x3f1u32, true), (0x3f0, false)] {
+        let prog = Program::new(
+            Gfx942,
+            CODE_BASE + 0x70_0000 + u64::from(mode),
+            code.clone(),
+        );
+        let mut setup = |w: &mut Wave, _: &Vm| {
+            w.mode = mode;
+            f32_lanes(w, 3);
+        };
+        let i = run_program(Gfx942, &prog, &mut setup, ExecMode::Interp).unwrap();
+        let j = run_program(Gfx942, &prog, &mut setup, ExecMode::Jit).unwrap();
+        assert_eq!(diff_waves(&i.wave, &j.wave), None, "MODE 0x{mode:x}");
+        let s = prog.jit().unwrap().stats();
+        // Handed over at the start of the run that holds v_add_u32 and
+        // v_add_f32: all five instructions run on the interpreter.
+        let want = if handed { 5 } else { 0 };
+        assert_eq!(s.interp_insts, want, "MODE 0x{mode:x}: {s:?}");
+    }
+}

@@ -317,12 +317,18 @@ pub(super) struct Em<'a> {
     pub v_base: Value,
     scc_ptr: Value,
     status_ptr: Value,
+    mode_ptr: Value,
     pc_ptr: Value,
     /// Cached SGPRs: value (i32) and whether it differs from memory.
     sregs: BTreeMap<u8, (Value, bool)>,
     /// Cached SCC (i8, 0 or 1).
     scc: Option<(Value, bool)>,
     status: Option<(Value, bool)>,
+    /// Cached MODE (translated code never writes it).
+    mode: Option<Value>,
+    /// MODE's f32 rounding is known to be to nearest even here (checked
+    /// since the last call, which may change MODE).
+    rne: bool,
 }
 
 impl Em<'_> {
@@ -333,6 +339,7 @@ impl Em<'_> {
         self.v_base = self.b.ins().load(types::I64, fl, f, frame::V);
         self.scc_ptr = self.b.ins().load(types::I64, fl, f, frame::SCC);
         self.status_ptr = self.b.ins().load(types::I64, fl, f, frame::STATUS);
+        self.mode_ptr = self.b.ins().load(types::I64, fl, f, frame::MODE);
         self.pc_ptr = self.b.ins().load(types::I64, fl, f, frame::PC);
     }
 
@@ -425,6 +432,16 @@ impl Em<'_> {
 
     pub fn set_status(&mut self, v: Value) {
         self.status = Some((v, true));
+    }
+
+    /// MODE (i32).
+    pub fn mode(&mut self) -> Value {
+        if let Some(v) = self.mode {
+            return v;
+        }
+        let v = self.b.ins().load(types::I32, self.fl, self.mode_ptr, 0);
+        self.mode = Some(v);
+        v
     }
 
     /// A scalar source's 32-bit value as [`crate::exec::wave::Wave::read_s32`]
@@ -546,6 +563,8 @@ impl Em<'_> {
         self.sregs.clear();
         self.scc = None;
         self.status = None;
+        self.mode = None;
+        self.rne = false;
     }
 
     /// A 128-bit constant of four u32 lanes.
@@ -627,10 +646,13 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
         v_base: Value::from_u32(0),
         scc_ptr: Value::from_u32(0),
         status_ptr: Value::from_u32(0),
+        mode_ptr: Value::from_u32(0),
         pc_ptr: Value::from_u32(0),
         sregs: BTreeMap::new(),
         scc: None,
         status: None,
+        mode: None,
+        rne: false,
     };
     let entry = em.b.create_block();
     em.b.append_block_params_for_function_params(entry);
@@ -656,7 +678,7 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
     let mut ended = false;
     for piece in plan(&insts) {
         match piece {
-            Piece::Run(idx) => emit_run(&mut em, &insts, &idx),
+            Piece::Run(idx) => emit_run(&mut em, &insts, &idx, done),
             Piece::Call(k) => {
                 em.flush();
                 call_interp(&mut em, &sites[site], insts[k].pc, k, done, call_sig);
@@ -829,8 +851,32 @@ fn emit_branch(
 }
 
 /// Emits a run: its scalar instructions in order, then its vector
-/// instructions chunk by chunk, then the masks they wrote.
-fn emit_run(em: &mut Em, insts: &[Inst], idx: &[usize]) {
+/// instructions chunk by chunk, then the masks they wrote. A run with f32
+/// operations that round first checks that MODE rounds f32 to nearest
+/// even; if not, the block stops before the run and hands the rest to the
+/// interpreter (status 2: PC at the run's first instruction).
+fn emit_run(em: &mut Em, insts: &[Inst], idx: &[usize], done: Variable) {
+    let rounds = idx
+        .iter()
+        .any(|&i| matches!(&insts[i].kind, Kind::V(v) if v.needs_rne()));
+    if rounds && !em.rne {
+        let mode = em.mode();
+        let r = em.b.ins().band_imm_u(mode, 3);
+        let other = em.b.create_block();
+        let go = em.b.create_block();
+        em.b.set_cold_block(other);
+        em.b.ins().brif(r, other, &[], go, &[]);
+        em.b.switch_to_block(other);
+        em.flush_keep();
+        let first = idx[0];
+        let pc = em.iconst64(insts[first].pc);
+        em.b.ins().store(em.fl, pc, em.pc_ptr, 0);
+        let d = em.b.use_var(done);
+        let v = em.b.ins().iadd_imm_s(d, (2i64 << 32) + first as i64);
+        em.b.ins().return_(&[v]);
+        em.b.switch_to_block(go);
+        em.rne = true;
+    }
     let mut lanes: Vec<(&VOp, LaneIn)> = Vec::new();
     for &i in idx {
         match &insts[i].kind {
