@@ -147,38 +147,61 @@ pub(super) fn emit(em: &mut Em, m: &MOp, slow: Block, cont: Block) {
     let off0 =
         em.b.ins()
             .load(types::I32, em.vfl, em.v_base, i32::from(vrow) * 256);
-    let mut all = None;
-    let splat0 = em.b.ins().splat(types::I32X4, off0);
-    for c in 0..16u32 {
-        let x =
-            em.b.ins()
-                .load(types::I32X4, em.vfl, em.v_base, row_at(vrow, c));
-        let d = em.b.ins().isub(x, splat0);
-        let t = total as u32;
-        let want = em.vconst(std::array::from_fn(|j| (4 * c + j as u32) * t));
-        let eq = em.b.ins().icmp(IntCC::Equal, d, want);
-        all = Some(match all {
-            None => eq,
-            Some(a) => em.b.ins().band(a, eq),
-        });
-    }
-    let mut all = all.expect("16 chunks");
-    let hi0 = if let Addr::Vaddr(v) = m.addr {
-        let hi0 =
-            em.b.ins()
-                .load(types::I32, em.vfl, em.v_base, i32::from(v + 1) * 256);
-        let s = em.b.ins().splat(types::I32X4, hi0);
-        for c in 0..16u32 {
-            let x =
+    let hi0 = match m.addr {
+        Addr::Vaddr(v) => {
+            Some(
                 em.b.ins()
-                    .load(types::I32X4, em.vfl, em.v_base, row_at(v + 1, c));
-            let eq = em.b.ins().icmp(IntCC::Equal, x, s);
-            all = em.b.ins().band(all, eq);
+                    .load(types::I32, em.vfl, em.v_base, i32::from(v + 1) * 256),
+            )
         }
-        Some(hi0)
-    } else {
-        None
+        Addr::Saddr { .. } => None,
     };
+    // A loop over the 16 four-lane chunks (the code stays small): lane
+    // offsets minus lane 0's against 0, t, 2t, ... and, for a VGPR pair,
+    // the high halves against lane 0's.
+    let t = total as u32;
+    let splat0 = em.b.ins().splat(types::I32X4, off0);
+    let splat_hi = hi0.map(|h| em.b.ins().splat(types::I32X4, h));
+    let step = em.vconst([4 * t; 4]);
+    let (acc, want, at) = (
+        em.b.declare_var(types::I32X4),
+        em.b.declare_var(types::I32X4),
+        em.b.declare_var(types::I64),
+    );
+    let ones = em.vconst([u32::MAX; 4]);
+    let first = em.vconst([0, t, 2 * t, 3 * t]);
+    let zero = em.iconst64(0);
+    em.b.def_var(acc, ones);
+    em.b.def_var(want, first);
+    em.b.def_var(at, zero);
+    let head = em.b.create_block();
+    let after = em.b.create_block();
+    em.b.ins().jump(head, &[]);
+    em.b.switch_to_block(head);
+    let i = em.b.use_var(at);
+    let p = em.b.ins().iadd(em.v_base, i);
+    let x = em.b.ins().load(types::I32X4, em.vfl, p, row_at(vrow, 0));
+    let d = em.b.ins().isub(x, splat0);
+    let w = em.b.use_var(want);
+    let eq = em.b.ins().icmp(IntCC::Equal, d, w);
+    let a = em.b.use_var(acc);
+    let mut a = em.b.ins().band(a, eq);
+    if let Some(sh) = splat_hi {
+        let y =
+            em.b.ins()
+                .load(types::I32X4, em.vfl, p, row_at(vrow + 1, 0));
+        let eq = em.b.ins().icmp(IntCC::Equal, y, sh);
+        a = em.b.ins().band(a, eq);
+    }
+    em.b.def_var(acc, a);
+    let w = em.b.ins().iadd(w, step);
+    em.b.def_var(want, w);
+    let i1 = em.b.ins().iadd_imm_s(i, 16);
+    em.b.def_var(at, i1);
+    let more = em.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, i1, 256);
+    em.b.ins().brif(more, head, &[], after, &[]);
+    em.b.switch_to_block(after);
+    let all = em.b.use_var(acc);
     let contiguous = em.b.ins().vall_true(all);
     let nowrap = em.b.ins().icmp_imm_u(
         IntCC::UnsignedLessThanOrEqual,
