@@ -79,8 +79,9 @@ test-hazards-full: setup
 	$(PYTHON) scripts/hazard_deletion.py
 
 # The translation tier (crates/gpu/src/jit) against the interpreter: its
-# unit tests and the seeded differential fuzzer (random SALU/VALU sequences;
-# JIT_FUZZ_CASES per target), then every tests/kernels case with
+# unit tests and the seeded differential fuzzer (random SALU/VALU sequences,
+# f32-heavy ones and ones with loads and stores; JIT_FUZZ_CASES per target
+# and mix), then every tests/kernels case with
 # `run-kernel --exec check` (interpreter, then every block translated, from
 # the same buffers: registers of every wave, buffers, fault and instruction
 # count must agree, besides the numpy reference).

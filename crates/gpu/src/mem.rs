@@ -94,7 +94,9 @@ unsafe impl Send for Region {}
 unsafe impl Sync for Region {}
 
 /// A resolved range cached by a wave: host address of `start`, length and
-/// permissions. Valid while the Vm's regions do not change.
+/// permissions. Valid while the Vm's regions do not change. It also holds
+/// the [`RangeCache`] of the translation tier, so that both live as long as
+/// the thread's use of one Vm.
 #[derive(Copy, Clone, Debug)]
 pub struct Tlb {
     start: u64,
@@ -102,6 +104,8 @@ pub struct Tlb {
     host: usize,
     perms: Perms,
     epoch: u64,
+    /// Host windows of recently used regions, for translated code.
+    pub ranges: RangeCache,
 }
 
 impl Default for Tlb {
@@ -112,7 +116,132 @@ impl Default for Tlb {
             host: 0,
             perms: Perms::RO,
             epoch: u64::MAX,
+            ranges: RangeCache::default(),
         }
+    }
+}
+
+/// A mapped region's window onto host memory, as [`Vm::host_range`] gives
+/// it: the GPU range `start .. start + len` is the host range `host ..
+/// host + len`. The window is good while [`Vm::epoch`] still returns
+/// `epoch` (a region mapped or unmapped changes it); whoever goes through
+/// `host` after that point must check the epoch first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HostRange {
+    pub start: u64,
+    pub len: u64,
+    pub host: *mut u8,
+    pub perms: Perms,
+    pub epoch: u64,
+}
+
+impl HostRange {
+    /// The host address of `va .. va + len`, if this window holds all of
+    /// it.
+    pub fn host_of(&self, va: u64, len: u64) -> Option<*mut u8> {
+        let off = va.checked_sub(self.start)?;
+        (off <= self.len && self.len - off >= len).then(|| self.host.wrapping_add(off as usize))
+    }
+}
+
+/// Entries of a [`RangeCache`].
+pub const RANGE_ENTRIES: usize = 4;
+/// [`RangeEntry::flags`]: the region may be read.
+pub const RANGE_READ: u64 = 1;
+/// [`RangeEntry::flags`]: the region may be written.
+pub const RANGE_WRITE: u64 = 2;
+
+/// One cached window (the layout translated code reads).
+#[repr(C)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RangeEntry {
+    /// GPU address of the region's first byte.
+    pub start: u64,
+    /// Bytes in the region (0: an empty entry, which holds nothing).
+    pub len: u64,
+    /// Host address of `start`.
+    pub host: u64,
+    /// [`RANGE_READ`] and [`RANGE_WRITE`] as the region's permissions allow.
+    pub flags: u64,
+}
+
+/// A few recently used regions' host windows, all of one mapping epoch of
+/// one [`Vm`]: an address range `va .. va + len` that lies inside entry
+/// `e` (`va - e.start < e.len` and `e.len - (va - e.start) >= len`), with
+/// the access's flag in `e.flags`, is at host address `e.host + (va -
+/// e.start)`, as long as the Vm's epoch still equals `epoch`. Translated
+/// code probes the entries inline and calls [`RangeCache::resolve`] on a
+/// miss; anything that is not wholly inside one region (or not allowed)
+/// misses every entry and gets `None` there.
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct RangeCache {
+    pub entries: [RangeEntry; RANGE_ENTRIES],
+    /// The Vm epoch the entries belong to.
+    pub epoch: u64,
+    /// The entry the next fill replaces.
+    next: u64,
+}
+
+impl Default for RangeCache {
+    fn default() -> Self {
+        RangeCache {
+            entries: [RangeEntry::default(); RANGE_ENTRIES],
+            epoch: u64::MAX,
+            next: 0,
+        }
+    }
+}
+
+impl RangeCache {
+    /// Drops every entry.
+    pub fn clear(&mut self) {
+        self.entries = [RangeEntry::default(); RANGE_ENTRIES];
+        self.next = 0;
+    }
+
+    /// The host address of `va .. va + len` for an access with the flag
+    /// `need` ([`RANGE_READ`] or [`RANGE_WRITE`]): from the entries when
+    /// they are of `vm`'s current epoch, else from [`Vm::host_range`],
+    /// whose window then replaces an entry. `None` when the range is not
+    /// wholly inside one mapped region that allows the access (the caller
+    /// then takes the checked path, which reports the fault or pages).
+    pub fn resolve(&mut self, vm: &Vm, va: u64, len: u64, need: u64) -> Option<*mut u8> {
+        let epoch = vm.epoch();
+        if self.epoch != epoch {
+            self.clear();
+            self.epoch = epoch;
+        }
+        for e in &self.entries {
+            let off = va.wrapping_sub(e.start);
+            if off < e.len && e.len - off >= len && e.flags & need != 0 {
+                return Some((e.host as usize).wrapping_add(off as usize) as *mut u8);
+            }
+        }
+        let access = if need & RANGE_WRITE != 0 {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        let r = vm.host_range(va, len, access)?;
+        let p = r.host_of(va, len)?;
+        if r.epoch != self.epoch {
+            // Mapped or unmapped since the check above: the older entries
+            // may be stale.
+            self.clear();
+            self.epoch = r.epoch;
+        }
+        let flags =
+            (u64::from(r.perms.read) * RANGE_READ) | (u64::from(r.perms.write) * RANGE_WRITE);
+        let slot = (self.next % RANGE_ENTRIES as u64) as usize;
+        self.next = self.next.wrapping_add(1);
+        self.entries[slot] = RangeEntry {
+            start: r.start,
+            len: r.len,
+            host: r.host as u64,
+            flags,
+        };
+        Some(p)
     }
 }
 
@@ -264,6 +393,62 @@ impl Vm {
         })
     }
 
+    /// The mapping epoch: it changes whenever a region is mapped or
+    /// unmapped, so that a [`HostRange`] or [`Tlb`] taken at one epoch is
+    /// known good while the epoch stays.
+    #[inline]
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    /// The counter [`Vm::epoch`] reads (translated code reads it in place).
+    pub(crate) fn epoch_cell(&self) -> &AtomicU64 {
+        &self.epoch
+    }
+
+    /// The host window of the region that wholly contains `va .. va +
+    /// len` and allows `access` (an atomic needs write permission), with
+    /// the epoch it is good for. `None` when the range is empty, wraps,
+    /// crosses a region's end or an unmapped gap, or the region forbids the
+    /// access: nothing outside one mapped, accessible region is handed out.
+    /// Unlike an access, this never calls the [`Pager`].
+    pub fn host_range(&self, va: u64, len: u64, access: Access) -> Option<HostRange> {
+        let end = va.checked_add(len)?;
+        if len == 0 {
+            return None;
+        }
+        // The epoch is read before the regions: a change after this point
+        // makes the window look older than it is, never newer.
+        let epoch = self.epoch();
+        let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        let i = r.partition_point(|x| x.start <= va).checked_sub(1)?;
+        let x = r.get(i).filter(|x| end <= x.start + x.len)?;
+        let ok = match access {
+            Access::Read => x.perms.read,
+            Access::Write | Access::Atomic => x.perms.write,
+        };
+        ok.then_some(HostRange {
+            start: x.start,
+            len: x.len,
+            host: x.host,
+            perms: x.perms,
+            epoch,
+        })
+    }
+
+    /// Every mapped range, lowest first.
+    pub fn regions(&self) -> Vec<RegionInfo> {
+        let r = self.regions.read().unwrap_or_else(|e| e.into_inner());
+        r.iter()
+            .map(|x| RegionInfo {
+                start: x.start,
+                len: x.len,
+                perms: x.perms,
+                id: x.id,
+            })
+            .collect()
+    }
+
     /// Resolves `addr..addr+size` to a host address, through `tlb`.
     #[inline]
     fn resolve(
@@ -322,13 +507,11 @@ impl Vm {
                     .and_then(|i| r.get(i))
                     .filter(|x| end <= x.start + x.len);
                 if let Some(x) = hit {
-                    *tlb = Tlb {
-                        start: x.start,
-                        end: x.start + x.len,
-                        host: x.host as usize,
-                        perms: x.perms,
-                        epoch,
-                    };
+                    tlb.start = x.start;
+                    tlb.end = x.start + x.len;
+                    tlb.host = x.host as usize;
+                    tlb.perms = x.perms;
+                    tlb.epoch = epoch;
                     return Ok(());
                 }
             }
@@ -649,6 +832,50 @@ mod tests {
             vm.load(&mut t, a + off, &mut back).unwrap();
             assert_eq!(&back[..], &data[..], "offset {off}");
         }
+    }
+
+    #[test]
+    fn host_ranges_are_whole_accessible_regions_of_one_epoch() {
+        let vm = Vm::new();
+        let a = vm.alloc(100, Perms::RW);
+        let b = vm.alloc(8192, Perms::RO);
+        let r = vm.host_range(a + 8, 16, Access::Read).unwrap();
+        assert_eq!((r.start, r.len, r.epoch), (a, PAGE, vm.epoch()));
+        assert_eq!(r.host_of(a + 8, 16), Some(r.host.wrapping_add(8)));
+        assert_eq!(r.host_of(a + PAGE - 4, 8), None);
+        // The last byte of the page, not one past it.
+        assert!(vm.host_range(a + PAGE - 4, 4, Access::Write).is_some());
+        assert!(vm.host_range(a + PAGE - 4, 5, Access::Read).is_none());
+        assert!(vm.host_range(a, 0, Access::Read).is_none());
+        assert!(vm.host_range(u64::MAX - 2, 4, Access::Read).is_none());
+        assert!(vm.host_range(b, 4, Access::Write).is_none());
+        assert!(vm.host_range(b, 4, Access::Atomic).is_none());
+        assert!(vm.host_range(b + 4096, 4096, Access::Read).is_some());
+        // Spanning the guard gap between two buffers.
+        assert!(vm.host_range(a, b - a + 4, Access::Read).is_none());
+
+        let mut t = Tlb::default();
+        let c = &mut t.ranges;
+        let p = c.resolve(&vm, a + 4, 8, RANGE_WRITE).unwrap();
+        assert_eq!(p, r.host.wrapping_add(4));
+        assert!(c.resolve(&vm, b, 8, RANGE_WRITE).is_none());
+        assert!(c.resolve(&vm, b, 8, RANGE_READ).is_some());
+        assert_eq!(c.entries.iter().filter(|e| e.len > 0).count(), 2);
+        // A mapping change empties the cache: the unmapped range misses.
+        assert!(vm.unmap(a));
+        assert!(c.resolve(&vm, a + 4, 8, RANGE_READ).is_none());
+        assert_eq!(c.epoch, vm.epoch());
+        assert!(c.entries.iter().all(|e| e.len == 0));
+        // More regions than entries: the oldest are replaced.
+        let bufs: Vec<u64> = (0..6).map(|_| vm.alloc(64, Perms::RW)).collect();
+        for &x in &bufs {
+            assert!(c.resolve(&vm, x, 64, RANGE_READ).is_some());
+        }
+        let held: Vec<u64> = c.entries.iter().map(|e| e.start).collect();
+        assert!(
+            held.contains(&bufs[5]) && !held.contains(&bufs[0]),
+            "{held:x?}"
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Fuzzes the translation tier against the interpreter: the input chooses
-//! a target, a straight-line sequence of scalar and vector ALU instructions
-//! and a wave state (`rocjitsu_gpu::jit::fuzz::check_bytes`); both tiers run
-//! it, and any difference in a register, SCC, PC, MODE or the fault panics.
+//! a target, a mix (ALU, f32-heavy, or with GLOBAL/FLAT loads and stores
+//! over two buffers), a straight-line sequence and a wave state
+//! (`rocjitsu_gpu::jit::fuzz::check_bytes`); both tiers run it, and any
+//! difference in a register, SCC, PC, MODE, the buffers or the fault
+//! panics.
 //! Run with `make fuzz-jit` (see the Makefile for the flags).
 
 #![no_main]

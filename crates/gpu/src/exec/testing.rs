@@ -100,23 +100,50 @@ pub fn run(
 }
 
 /// The first difference between two runs' outcomes (fault, wave state,
-/// LDS), if any.
+/// LDS, the memory the setup mapped), if any.
 pub fn diff_runs(a: &Result<Run, (Fault, u64)>, b: &Result<Run, (Fault, u64)>) -> Option<String> {
     match (a, b) {
         (Err(x), Err(y)) if x == y => None,
-        (Ok(x), Ok(y)) => crate::jit::diff_waves(&x.wave, &y.wave).or_else(|| {
-            let l = x.lds.iter().zip(&y.lds).position(|(p, q)| p != q)?;
-            Some(format!(
-                "LDS byte {l}: 0x{:02x} vs 0x{:02x}",
-                x.lds[l], y.lds[l]
-            ))
-        }),
+        (Ok(x), Ok(y)) => crate::jit::diff_waves(&x.wave, &y.wave)
+            .or_else(|| {
+                let l = x.lds.iter().zip(&y.lds).position(|(p, q)| p != q)?;
+                Some(format!(
+                    "LDS byte {l}: 0x{:02x} vs 0x{:02x}",
+                    x.lds[l], y.lds[l]
+                ))
+            })
+            .or_else(|| diff_memory(&x.vm, &y.vm)),
         (x, y) => Some(format!(
             "interpreter: {:?}\ntranslated:  {:?}",
             x.as_ref().map(|_| "ended"),
             y.as_ref().map(|_| "ended")
         )),
     }
+}
+
+/// The first difference between the mapped memory of two runs' Vms (the
+/// same setup maps the same ranges in both), if any.
+fn diff_memory(a: &Vm, b: &Vm) -> Option<String> {
+    let (ra, rb) = (a.regions(), b.regions());
+    let key = |r: &crate::mem::RegionInfo| (r.start, r.len);
+    if ra.iter().map(key).ne(rb.iter().map(key)) {
+        return Some("the runs mapped different memory".into());
+    }
+    for r in ra.iter().filter(|r| r.perms.read) {
+        let (x, y) = (a.read_vec(r.start, r.len), b.read_vec(r.start, r.len));
+        let (Ok(x), Ok(y)) = (x, y) else {
+            return Some(format!("memory at 0x{:x} cannot be read", r.start));
+        };
+        if let Some(i) = x.iter().zip(&y).position(|(p, q)| p != q) {
+            return Some(format!(
+                "memory at 0x{:x}: 0x{:02x} vs 0x{:02x}",
+                r.start + i as u64,
+                x[i],
+                y[i]
+            ));
+        }
+    }
+    None
 }
 
 /// Runs `prog` from its first instruction on one wave on the tier `mode`

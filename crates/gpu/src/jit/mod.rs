@@ -12,11 +12,14 @@
 //! - A block is straight-line code up to its first branch or other control
 //!   instruction (at most [`translate::MAX_BLOCK`] instructions). Scalar
 //!   and common vector ALU instructions become inline code
-//!   ([`scalar`], [`vector`]); every other instruction (memory, MFMA,
-//!   cross-lane, rare modifiers) is a call of the interpreter's own semantic
-//!   function for that instruction ([`call_op`]), so memory goes through the
-//!   same checked [`crate::mem::Vm`] and a fault reports the same kernel,
-//!   PC, instruction and address.
+//!   ([`scalar`], [`vector`]); so do coalesced GLOBAL/FLAT loads and stores
+//!   inside one mapped region ([`memory`], through the wave's
+//!   [`crate::mem::RangeCache`]), which call the interpreter for anything
+//!   else. Every other instruction (other memory, MFMA, cross-lane, rare
+//!   modifiers) is a call of the interpreter's own semantic function for
+//!   that instruction ([`call_op`]), so memory goes through the same
+//!   checked [`crate::mem::Vm`] and a fault reports the same kernel, PC,
+//!   instruction and address.
 //! - Lanes: a run of inline instructions executes its scalar instructions
 //!   once, then its vector instructions chunk by chunk (4 lanes in a
 //!   128-bit host vector) in a loop over the wave, so that the values of a
@@ -32,6 +35,7 @@
 
 mod code;
 pub mod fuzz;
+mod memory;
 mod scalar;
 mod translate;
 mod vector;
@@ -114,7 +118,10 @@ impl ExecMode {
 }
 
 /// A translated block's entry point: `(frame, budget)` gives
-/// `status << 32 | instructions executed`.
+/// `status << 32 | instructions executed`; status 0: left the block
+/// normally (PC set), 1: a fault or panic (kept in the frame), 2: stopped
+/// at the PC it set for the interpreter to run the rest of the block (a
+/// MODE the inline code does not handle).
 type BlockFn = unsafe extern "C" fn(*mut Frame, u64) -> u64;
 
 /// A translated block.
@@ -414,6 +421,11 @@ pub(crate) struct Frame<'a> {
     pc: *mut u64,
     ctx: *mut Ctx<'a>,
     prog: *const Program,
+    /// The wave's [`crate::mem::RangeCache`] and the Vm's epoch counter.
+    ranges: *mut crate::mem::RangeCache,
+    epoch: *const AtomicU64,
+    /// The LDS and private apertures: (start, end) each.
+    apertures: [u64; 4],
     fault: Option<(Fault, u64)>,
     panic: Option<Box<dyn Any + Send>>,
 }
@@ -423,8 +435,24 @@ pub(crate) mod frame {
     pub const S: i32 = 0;
     pub const V: i32 = 8;
     pub const SCC: i32 = 16;
+    pub const MODE: i32 = 24;
     pub const STATUS: i32 = 32;
     pub const PC: i32 = 40;
+    pub const RANGES: i32 = 64;
+    pub const EPOCH: i32 = 72;
+    pub const APERTURES: i32 = 80;
+
+    const _: () = {
+        assert!(std::mem::offset_of!(super::Frame, s) == S as usize);
+        assert!(std::mem::offset_of!(super::Frame, v) == V as usize);
+        assert!(std::mem::offset_of!(super::Frame, scc) == SCC as usize);
+        assert!(std::mem::offset_of!(super::Frame, mode) == MODE as usize);
+        assert!(std::mem::offset_of!(super::Frame, status) == STATUS as usize);
+        assert!(std::mem::offset_of!(super::Frame, pc) == PC as usize);
+        assert!(std::mem::offset_of!(super::Frame, ranges) == RANGES as usize);
+        assert!(std::mem::offset_of!(super::Frame, epoch) == EPOCH as usize);
+        assert!(std::mem::offset_of!(super::Frame, apertures) == APERTURES as usize);
+    };
 }
 
 impl Frame<'_> {
@@ -435,7 +463,30 @@ impl Frame<'_> {
         self.mode = &mut ctx.wave.mode;
         self.status = &mut ctx.wave.status;
         self.pc = &mut ctx.wave.pc;
+        self.ranges = &mut ctx.tlb.ranges;
     }
+}
+
+/// The host address of `va .. va + len` for an access with the flag
+/// `need` from the wave's range cache, filled from the Vm on a miss
+/// ([`crate::mem::RangeCache::resolve`]); 0 when the range is not wholly
+/// inside one mapped region that allows the access.
+///
+/// # Safety
+/// As [`call_op`]: `frame` is the frame [`run`] passed to the block.
+unsafe extern "C" fn range_miss(frame: *mut Frame, va: u64, len: u64, need: u64) -> u64 {
+    // SAFETY: the caller's contract, as in `call_op`.
+    let f = unsafe { &mut *frame };
+    // SAFETY: as in `call_op`: `run` holds the `Ctx` for the whole block.
+    let ctx = unsafe { &mut *f.ctx };
+    let vm = ctx.vm;
+    let p = ctx
+        .tlb
+        .ranges
+        .resolve(vm, va, len, need)
+        .map_or(0, |p| p as u64);
+    f.refresh(ctx);
+    p
 }
 
 /// Executes the instruction at `pc` with the interpreter's semantic
@@ -509,10 +560,19 @@ pub fn run(
                 n += k;
                 jit_n += k;
                 ctx.wave.insts += k;
-                if let Some(e) = status {
-                    break e;
+                match status {
+                    Exit::Left => at_start = true,
+                    Exit::Stopped(e) => break e,
+                    Exit::Handed => {
+                        let (r, k, ended) = interpret_block(ctx, prog, quantum - n);
+                        n += k;
+                        interp_n += k;
+                        if let Err(e) = r {
+                            break Err(e);
+                        }
+                        at_start = ended;
+                    }
                 }
-                at_start = true;
             }
             _ => {
                 let (r, k, ended) = interpret_block(ctx, prog, left);
@@ -542,15 +602,20 @@ pub fn run(
     r
 }
 
-/// Runs one translated block. Returns `Some(result)` when the block
-/// stopped on a fault, and the instructions it completed.
-#[allow(clippy::type_complexity)]
-fn run_block(
-    ctx: &mut Ctx,
-    prog: &Program,
-    b: &Block,
-    budget: u64,
-) -> (Option<Result<Stop, (Fault, u64)>>, u64) {
+/// How a translated block ended.
+enum Exit {
+    /// Normally, at the PC it set.
+    Left,
+    /// On a fault.
+    Stopped(Result<Stop, (Fault, u64)>),
+    /// Handing the rest of the block, from the PC it set, to the
+    /// interpreter.
+    Handed,
+}
+
+/// Runs one translated block. Returns how it ended and the instructions
+/// it completed.
+fn run_block(ctx: &mut Ctx, prog: &Program, b: &Block, budget: u64) -> (Exit, u64) {
     let mut frame = Frame {
         s: std::ptr::null_mut(),
         v: std::ptr::null_mut(),
@@ -560,6 +625,17 @@ fn run_block(
         pc: std::ptr::null_mut(),
         ctx: std::ptr::null_mut(),
         prog,
+        ranges: std::ptr::null_mut(),
+        epoch: ctx.vm.epoch_cell(),
+        apertures: {
+            let ap = &ctx.env.apertures;
+            [
+                ap.shared_base,
+                ap.shared_base.saturating_add(1 << 32),
+                ap.private_base,
+                ap.private_base.saturating_add(1 << 32),
+            ]
+        },
         fault: None,
         panic: None,
     };
@@ -571,8 +647,10 @@ fn run_block(
     // VREGS entries, checked by `run`), and calls `call_op` with the frame.
     let r = unsafe { (b.f)(&raw mut frame, budget) };
     let k = r & 0xffff_ffff;
-    if r >> 32 == 0 {
-        return (None, k);
+    match r >> 32 {
+        0 => return (Exit::Left, k),
+        2 => return (Exit::Handed, k),
+        _ => {}
     }
     if let Some(p) = frame.panic.take() {
         ctx.wave.insts += k;
@@ -584,7 +662,7 @@ fn run_block(
             ctx.wave.pc,
         )
     });
-    (Some(Err(e)), k)
+    (Exit::Stopped(Err(e)), k)
 }
 
 /// Runs the interpreter from the wave's PC to the end of the block there

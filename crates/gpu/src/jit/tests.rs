@@ -249,3 +249,358 @@ fn the_code_cache_shares_translations_of_the_same_code() {
     assert_eq!(jb.stats().blocks, ja.stats().blocks);
     assert_eq!(jc.stats().blocks, 0);
 }
+
+/// A buffer of `n` dwords (value `f(i)` at dword `i`) in `vm`; its address
+/// also in s[0:1] and, per lane, `base + 4 * stride * lane` in v[2:3] and
+/// `4 * stride * lane` in v4; the same 8 KiB further in s[8:9] and
+/// v[6:7].
+fn buffer(w: &mut Wave, vm: &Vm, n: u64, stride: u64, f: impl Fn(u64) -> u32) -> u64 {
+    let buf = vm.alloc(4 * n, Perms::RW);
+    for i in 0..n {
+        vm.fill(buf + 4 * i, &f(i).to_le_bytes()).unwrap();
+    }
+    w.s[0] = buf as u32;
+    w.s[1] = (buf >> 32) as u32;
+    for l in 0..64u64 {
+        let a = buf + 4 * stride * l;
+        w.v[2][l as usize] = a as u32;
+        w.v[3][l as usize] = (a >> 32) as u32;
+        w.v[4][l as usize] = (4 * stride * l) as u32;
+        w.v[6][l as usize] = (a + 8192) as u32;
+        w.v[7][l as usize] = ((a + 8192) >> 32) as u32;
+    }
+    w.s[8] = (buf + 8192) as u32;
+    w.s[9] = ((buf + 8192) >> 32) as u32;
+    buf
+}
+
+/// Runs `asm` on both tiers (compared by `testing::run`, memory included)
+/// and again on the translation tier alone: the calls of the interpreter's
+/// semantic functions the translated run made, by mnemonic.
+fn jit_calls(
+    asm: &str,
+    at: u64,
+    mut setup: impl FnMut(&mut Wave, &Vm),
+) -> Vec<(&'static str, u64)> {
+    testing::run(Gfx942, asm, &mut setup).unwrap();
+    let code = assemble(Gfx942, &format!("{asm}\ns_endpgm"));
+    let prog = Program::new(Gfx942, CODE_BASE + at, code);
+    run_program(Gfx942, &prog, &mut setup, ExecMode::Jit).unwrap();
+    prog.jit().unwrap().stats().calls
+}
+
+#[test]
+fn coalesced_global_loads_and_stores_run_inline() {
+    // Lane l at 4l, 8l, 12l or 16l bytes, as each size needs.
+    let asm = "
+        global_load_dword v10, v[2:3], off
+        global_load_dwordx2 v[12:13], v30, s[0:1] offset:1024
+        global_load_dwordx3 v[14:16], v[32:33], off offset:16
+        global_load_dwordx4 v[20:23], v34, s[0:1] offset:3072
+        v_add_u32 v10, v10, v13
+        global_store_dword v4, v10, s[8:9]
+        global_store_dwordx2 v30, v[12:13], s[8:9] offset:1024
+        global_store_dwordx3 v[36:37], v[14:16], off offset:8
+        global_store_dwordx4 v34, v[20:23], s[8:9] offset:2048
+        flat_load_dwordx2 v[24:25], v[38:39] offset:8
+        flat_store_dword v[2:3], v24 offset:512";
+    let calls = jit_calls(asm, 0x50_0000, |w, vm| {
+        let buf = buffer(w, vm, 4096, 1, |i| (i as u32).wrapping_mul(0x9e37_79b9));
+        for l in 0..64u64 {
+            let lu = l as usize;
+            w.v[30][lu] = 8 * l as u32;
+            w.v[34][lu] = 16 * l as u32;
+            for (r, a) in [
+                (32, buf + 12 * l),
+                (36, buf + 8192 + 12 * l),
+                (38, buf + 8 * l),
+            ] {
+                w.v[r][lu] = a as u32;
+                w.v[r + 1][lu] = (a >> 32) as u32;
+            }
+        }
+    });
+    assert_eq!(calls, vec![("s_endpgm", 1)], "every access inline");
+}
+
+#[test]
+fn unusual_accesses_take_the_interpreters_path() {
+    // Partial EXEC, lanes 8 bytes apart for a dword, an unaligned base,
+    // a flat address in the LDS aperture, a read-only buffer written:
+    // each runs the interpreter's function, with the same result.
+    let calls = jit_calls(
+        "global_load_dwordx2 v[12:13], v[2:3], off
+         s_mov_b64 exec, 0xffff
+         global_load_dword v10, v[2:3], off
+         s_mov_b64 exec, -1
+         global_load_dword v11, v[2:3], off offset:2
+         global_load_dword v14, v[2:3], off offset:4
+         global_load_dword v15, v[2:3], off offset:8",
+        0x51_0000,
+        |w, vm| {
+            buffer(w, vm, 1024, 1, |i| i as u32 * 3);
+        },
+    );
+    assert_eq!(
+        calls,
+        vec![
+            ("global_load_dword", 3),
+            ("global_load_dwordx2", 1),
+            ("s_endpgm", 1)
+        ]
+    );
+    let calls = jit_calls(
+        "v_mov_b32 v3, s2
+         v_mov_b32 v6, 1
+         ds_write_b32 v4, v6
+         flat_load_dword v10, v[2:3]
+         flat_store_dword v[2:3], v4",
+        0x52_0000,
+        |w, vm| {
+            buffer(w, vm, 64, 1, |i| i as u32);
+            // The LDS aperture's high dword (src_shared_base >> 32).
+            w.s[2] = ((1u64 << 48) >> 32) as u32;
+        },
+    );
+    assert!(calls.contains(&("flat_load_dword", 1)), "{calls:?}");
+    assert!(calls.contains(&("flat_store_dword", 1)), "{calls:?}");
+    let r = testing::run(Gfx942, "global_store_dword v[2:3], v4, off", |w, vm| {
+        let b = vm.alloc(256, Perms::RO);
+        for l in 0..64u64 {
+            w.v[2][l as usize] = (b + 4 * l) as u32;
+            w.v[3][l as usize] = ((b + 4 * l) >> 32) as u32;
+        }
+    });
+    let (f, pc) = r.err().expect("a read-only buffer");
+    assert_eq!(pc, CODE_BASE);
+    assert!(matches!(f, crate::exec::Fault::Memory(ref m) if m.why.contains("permission")));
+}
+
+#[test]
+fn an_access_running_off_a_buffer_faults_as_the_interpreter_reports_it() {
+    // A 4 KiB buffer (one page); lanes 32 to 63 lie past it. The
+    // interpreter checks lanes from the last down: lane 63's address is
+    // the one reported (and `testing::run` checks both tiers agree).
+    let mut buf = 0;
+    let r = testing::run(
+        Gfx942,
+        "v_mov_b32 v10, 7
+         global_load_dwordx2 v[12:13], v4, s[0:1] offset:3840",
+        |w, vm| {
+            buf = buffer(w, vm, 1024, 2, |i| i as u32);
+        },
+    );
+    let (f, pc) = r.err().expect("faults");
+    assert_eq!(pc, CODE_BASE + 4);
+    let crate::exec::Fault::Memory(m) = f else {
+        panic!("{f:?}")
+    };
+    assert_eq!(m.addr, buf + 3840 + 8 * 63, "{m:?}");
+}
+
+/// One wave running `prog` to its end on the translation tier with the
+/// given Vm and TLB (kept between runs, as a dispatch's worker keeps it).
+fn run_with(
+    prog: &Program,
+    vm: &Vm,
+    tlb: &mut Tlb,
+    setup: impl Fn(&mut Wave),
+) -> (Wave, Result<Stop, (crate::exec::Fault, u64)>) {
+    let mut wave = Wave::new(crate::exec::wave::VREGS);
+    wave.set_exec(u64::MAX);
+    wave.pc = prog.base();
+    setup(&mut wave);
+    let mut lds = vec![0u8; 64];
+    let env = Env::new(Gfx942);
+    let mut ctx = crate::exec::Ctx {
+        wave: &mut wave,
+        lds: &mut lds,
+        vm,
+        tlb,
+        env: &env,
+    };
+    let r = run(&mut ctx, prog, 1 << 20, ExecMode::Jit);
+    (wave, r)
+}
+
+#[test]
+fn a_mapping_change_empties_the_range_cache() {
+    let code = assemble(Gfx942, "global_load_dword v10, v[2:3], off\ns_endpgm");
+    let prog = Program::new(Gfx942, CODE_BASE + 0x53_0000, code);
+    let vm = Vm::new();
+    let mut tlb = Tlb::default();
+    let buf = vm.alloc(256, Perms::RW);
+    vm.fill(buf, &[7; 256]).unwrap();
+    let at = |w: &mut Wave| {
+        for l in 0..64u64 {
+            w.v[2][l as usize] = (buf + 4 * l) as u32;
+            w.v[3][l as usize] = ((buf + 4 * l) >> 32) as u32;
+        }
+    };
+    let (w, r) = run_with(&prog, &vm, &mut tlb, at);
+    assert_eq!(r, Ok(Stop::Ended));
+    assert_eq!(w.v[10], [0x0707_0707; 64]);
+    assert!(tlb.ranges.entries.iter().any(|e| e.start == buf));
+    // The buffer unmapped: the cached window must not be used.
+    assert!(vm.unmap(buf));
+    let (_, r) = run_with(&prog, &vm, &mut tlb, at);
+    let (f, pc) = r.expect_err("unmapped");
+    assert_eq!(pc, prog.base());
+    // Lanes are checked from the last down: lane 63's address.
+    assert!(
+        matches!(f, crate::exec::Fault::Memory(ref m) if m.addr == buf + 252),
+        "{f:?}"
+    );
+    // Other memory mapped at the same address: its bytes are read.
+    let mut other = vec![0x2au8; 4096];
+    // SAFETY: `other` stays alive and unmoved until the range is unmapped
+    // below.
+    unsafe { vm.map_host(buf, 4096, other.as_mut_ptr(), Perms::RW) };
+    let (w, r) = run_with(&prog, &vm, &mut tlb, at);
+    assert_eq!(r, Ok(Stop::Ended));
+    assert_eq!(w.v[10], [0x2a2a_2a2a; 64]);
+    assert!(vm.unmap(buf));
+    let s = prog.jit().unwrap().stats();
+    assert_eq!(s.interp_insts, 0, "{s:?}");
+}
+
+/// f32 bit patterns that matter: zeros, denormals, normals, the extremes,
+/// infinities, quiet and signaling NaNs with distinct payloads and signs,
+/// and integers' edges (for the conversions).
+const F32_EDGES: [u32; 24] = [
+    0x0000_0000,
+    0x8000_0000,
+    0x0000_0001,
+    0x807f_ffff,
+    0x0080_0000,
+    0x3f80_0000,
+    0xbf80_0000,
+    0x3f00_0001,
+    0x4b7f_ffff,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x4f80_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fc0_0001,
+    0xffc0_0002,
+    0x7f80_0003,
+    0xff80_0004,
+    0x7fff_ffff,
+    0x3380_0000,
+    0x4000_0000,
+    0xc0a0_0000,
+];
+
+/// Lanes of v0, v1, v2 covering pairs (and triples) of [`F32_EDGES`]:
+/// each call of `setup` with a different `k` shifts the combinations.
+fn f32_lanes(w: &mut Wave, k: usize) {
+    let n = F32_EDGES.len();
+    for l in 0..64 {
+        let i = l + 64 * k;
+        w.v[0][l] = F32_EDGES[i % n];
+        w.v[1][l] = F32_EDGES[(i / n) % n];
+        w.v[2][l] = F32_EDGES[(i / n / n + i) % n];
+        w.v[3][l] = F32_EDGES[(i * 7) % n];
+    }
+}
+
+/// Every inlined f32 operation, plain and with VOP3 abs/neg, on every
+/// pair of edge values under every denormal and IEEE setting of MODE:
+/// `testing::run` compares both tiers; the translated run must have
+/// called the interpreter for `s_endpgm` only.
+#[test]
+fn f32_operations_run_inline_and_match_bit_for_bit() {
+    let ops = "
+        v_add_f32 v4, v0, v1
+        v_sub_f32 v5, v0, v1
+        v_subrev_f32 v6, v0, v1
+        v_mul_f32 v7, v0, v1
+        v_fma_f32 v8, v0, v1, v2
+        v_mov_b32 v9, v2
+        v_fmac_f32 v9, v0, v1
+        v_max_f32 v10, v0, v1
+        v_min_f32 v11, v0, v1
+        v_cvt_f32_i32 v12, v0
+        v_cvt_f32_u32 v13, v1
+        v_cvt_i32_f32 v14, v0
+        v_cvt_u32_f32 v15, v1
+        v_cndmask_b32 v16, v0, v1, vcc
+        v_add_f32_e64 v17, -v0, |v1|
+        v_mul_f32_e64 v18, |v0|, -v1
+        v_fma_f32 v19, -v0, v1, -|v2|
+        v_max_f32_e64 v20, -v3, v1
+        v_min_f32_e64 v21, |v0|, -|v3|
+        v_cvt_i32_f32_e64 v22, -v3
+        v_cndmask_b32_e64 v23, -v0, |v1|, s[4:5]
+        v_sub_f32_e64 v24, 0.5, v3
+        v_mul_f32 v25, 0x40490fdb, v1";
+    for mode in [0x3f0, 0x0f0, 0x1f0, 0x2f0, 0x300, 0x010, 0x020, 0x000] {
+        for k in 0..10 {
+            let calls = jit_calls(ops, 0x60_0000 + k * 0x1000 + mode, |w, _| {
+                w.mode = mode as u32;
+                f32_lanes(w, k as usize);
+                w.set_vcc(0x5555_aaaa_3333_cccc);
+                w.s[4] = 0x0f0f_0f0f;
+                w.s[5] = 0xf0f0_f0f0;
+            });
+            assert_eq!(calls, vec![("s_endpgm", 1)], "MODE 0x{mode:x}");
+        }
+    }
+}
+
+/// gfx90a's `v_mad_f32` and `v_mac_f32` (flushing, unfused) inline, and
+/// partial EXEC.
+#[test]
+fn mad_and_mac_run_inline_and_match() {
+    for mode in [0x3f0, 0x0f0, 0x000] {
+        for k in 0..10 {
+            let asm = "
+                v_mad_f32 v4, v0, v1, v2
+                v_mov_b32 v5, v2
+                v_mac_f32 v5, v0, v1
+                v_mad_f32 v6, -v0, |v1|, v3
+                v_madak_f32 v7, v0, v1, 0x3e800000";
+            let a = testing::run(Target::Gfx90a, asm, |w, _| {
+                w.mode = mode;
+                f32_lanes(w, k);
+                w.set_exec(0xffff_0000_ffff_7777);
+            });
+            a.unwrap();
+        }
+    }
+}
+
+/// A MODE that rounds f32 other than to nearest even: the block hands
+/// over to the interpreter at the float run, and a later `s_setreg` that
+/// restores round-to-nearest lets the next run go inline.
+#[test]
+fn directed_rounding_hands_the_run_to_the_interpreter() {
+    let asm = "
+        v_add_u32 v5, v0, v1
+        v_add_f32 v4, v0, v1
+        s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 2), 0
+        v_mul_f32 v6, v0, v1";
+    let code = assemble(Gfx942, &format!("{asm}\ns_endpgm"));
+    for (mode, handed) in [(0x3f1u32, true), (0x3f0, false)] {
+        let prog = Program::new(
+            Gfx942,
+            CODE_BASE + 0x70_0000 + u64::from(mode),
+            code.clone(),
+        );
+        let mut setup = |w: &mut Wave, _: &Vm| {
+            w.mode = mode;
+            f32_lanes(w, 3);
+        };
+        let i = run_program(Gfx942, &prog, &mut setup, ExecMode::Interp).unwrap();
+        let j = run_program(Gfx942, &prog, &mut setup, ExecMode::Jit).unwrap();
+        assert_eq!(diff_waves(&i.wave, &j.wave), None, "MODE 0x{mode:x}");
+        let s = prog.jit().unwrap().stats();
+        // Handed over at the start of the run that holds v_add_u32 and
+        // v_add_f32: all five instructions run on the interpreter.
+        let want = if handed { 5 } else { 0 };
+        assert_eq!(s.interp_insts, want, "MODE 0x{mode:x}: {s:?}");
+    }
+}

@@ -11,6 +11,7 @@
 //! chunk's vector registers are cached within one pass of a run's lane
 //! loop and written back at its end.
 
+use super::memory::{self, MOp};
 use super::scalar::{self, SOp};
 use super::vector::{self, LaneIn, VOp};
 use super::{Block, call_op, code::ExecMem, frame};
@@ -23,7 +24,7 @@ use cranelift_codegen::Context;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, AtomicRmwOp, ConstantData, Function, InstBuilder, MemFlagsData, Signature,
+    AbiParam, AtomicRmwOp, ConstantData, Function, InstBuilder, MemFlagsData, SigRef, Signature,
     UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
@@ -78,6 +79,9 @@ pub(super) enum Kind {
     Nop,
     S(SOp),
     V(VOp),
+    /// A load or store with an inline common case and the interpreter's
+    /// semantic function for the rest.
+    M(MOp),
     Branch(Br),
     /// A call of the interpreter's semantic function; `term`: the
     /// instruction may change the control flow or the wave's state, so the
@@ -139,6 +143,9 @@ pub(super) fn classify(op: &Op, pc: u64) -> Kind {
     }
     if let Some(v) = vector::lower(op, name) {
         return Kind::V(v);
+    }
+    if let Some(m) = memory::lower(op, name) {
+        return Kind::M(m);
     }
     Kind::Call { term: false }
 }
@@ -203,6 +210,8 @@ enum Piece {
     Run(Vec<usize>),
     /// One instruction called out to the interpreter.
     Call(usize),
+    /// A load or store: inline, or called out when unusual.
+    Mem(usize),
     /// The block's final branch.
     Branch(usize),
 }
@@ -272,6 +281,10 @@ fn plan(insts: &[Inst]) -> Vec<Piece> {
                 close(&mut run, &mut lw, &mut out);
                 out.push(Piece::Call(i));
             }
+            Kind::M(_) => {
+                close(&mut run, &mut lw, &mut out);
+                out.push(Piece::Mem(i));
+            }
             Kind::Branch(_) => {
                 close(&mut run, &mut lw, &mut out);
                 out.push(Piece::Branch(i));
@@ -298,17 +311,24 @@ pub(super) struct Em<'a> {
     /// trapping) and of vector rows (never trapping, maybe unaligned).
     pub fl: MemFlagsData,
     pub vfl: MemFlagsData,
-    frame: Value,
+    pub frame: Value,
+    pub call_conv: cranelift_codegen::isa::CallConv,
     pub s_base: Value,
     pub v_base: Value,
     scc_ptr: Value,
     status_ptr: Value,
+    mode_ptr: Value,
     pc_ptr: Value,
     /// Cached SGPRs: value (i32) and whether it differs from memory.
     sregs: BTreeMap<u8, (Value, bool)>,
     /// Cached SCC (i8, 0 or 1).
     scc: Option<(Value, bool)>,
     status: Option<(Value, bool)>,
+    /// Cached MODE (translated code never writes it).
+    mode: Option<Value>,
+    /// MODE's f32 rounding is known to be to nearest even here (checked
+    /// since the last call, which may change MODE).
+    rne: bool,
 }
 
 impl Em<'_> {
@@ -319,6 +339,7 @@ impl Em<'_> {
         self.v_base = self.b.ins().load(types::I64, fl, f, frame::V);
         self.scc_ptr = self.b.ins().load(types::I64, fl, f, frame::SCC);
         self.status_ptr = self.b.ins().load(types::I64, fl, f, frame::STATUS);
+        self.mode_ptr = self.b.ins().load(types::I64, fl, f, frame::MODE);
         self.pc_ptr = self.b.ins().load(types::I64, fl, f, frame::PC);
     }
 
@@ -413,6 +434,16 @@ impl Em<'_> {
         self.status = Some((v, true));
     }
 
+    /// MODE (i32).
+    pub fn mode(&mut self) -> Value {
+        if let Some(v) = self.mode {
+            return v;
+        }
+        let v = self.b.ins().load(types::I32, self.fl, self.mode_ptr, 0);
+        self.mode = Some(v);
+        v
+    }
+
     /// A scalar source's 32-bit value as [`crate::exec::wave::Wave::read_s32`]
     /// reads it (`None`: not readable by translated code).
     pub fn src32(&mut self, src: Src) -> Option<Value> {
@@ -486,11 +517,54 @@ impl Em<'_> {
         }
     }
 
+    /// Writes every changed cached value back to the wave but keeps them
+    /// marked changed: for a path that leaves the code other paths go on
+    /// with (an instruction called out to the interpreter that writes no
+    /// scalar state).
+    pub fn flush_keep(&mut self) {
+        let fl = self.fl;
+        for (&i, e) in self.sregs.iter() {
+            if e.1 {
+                self.b.ins().store(fl, e.0, self.s_base, i32::from(i) * 4);
+            }
+        }
+        if let Some((v, true)) = self.scc {
+            self.b.ins().store(fl, v, self.scc_ptr, 0);
+        }
+        if let Some((v, true)) = self.status {
+            self.b.ins().store(fl, v, self.status_ptr, 0);
+        }
+    }
+
+    /// The frame's (start, end) of the LDS (`k` = 0) or private (1)
+    /// aperture in flat addresses.
+    pub fn aperture(&mut self, k: i32) -> (Value, Value) {
+        let at = frame::APERTURES + 16 * k;
+        let lo = self.b.ins().load(types::I64, self.fl, self.frame, at);
+        let hi = self.b.ins().load(types::I64, self.fl, self.frame, at + 8);
+        (lo, hi)
+    }
+
+    /// The frame's pointers to the range cache and the Vm's epoch.
+    pub fn ranges(&mut self) -> (Value, Value) {
+        let r = self
+            .b
+            .ins()
+            .load(types::I64, self.fl, self.frame, frame::RANGES);
+        let e = self
+            .b
+            .ins()
+            .load(types::I64, self.fl, self.frame, frame::EPOCH);
+        (r, e)
+    }
+
     /// Forgets the caches (after a call that may change anything).
     fn forget(&mut self) {
         self.sregs.clear();
         self.scc = None;
         self.status = None;
+        self.mode = None;
+        self.rne = false;
     }
 
     /// A 128-bit constant of four u32 lanes.
@@ -545,7 +619,7 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
     let calls: Vec<usize> = insts
         .iter()
         .enumerate()
-        .filter(|(_, i)| matches!(i.kind, Kind::Call { .. }))
+        .filter(|(_, i)| matches!(i.kind, Kind::Call { .. } | Kind::M(_)))
         .map(|(k, _)| k)
         .collect();
     let sites: Box<[AtomicU64]> = calls.iter().map(|_| AtomicU64::new(0)).collect();
@@ -567,14 +641,18 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
         fl,
         vfl,
         frame: Value::from_u32(0),
+        call_conv: cc,
         s_base: Value::from_u32(0),
         v_base: Value::from_u32(0),
         scc_ptr: Value::from_u32(0),
         status_ptr: Value::from_u32(0),
+        mode_ptr: Value::from_u32(0),
         pc_ptr: Value::from_u32(0),
         sregs: BTreeMap::new(),
         scc: None,
         status: None,
+        mode: None,
+        rne: false,
     };
     let entry = em.b.create_block();
     em.b.append_block_params_for_function_params(entry);
@@ -600,28 +678,11 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
     let mut ended = false;
     for piece in plan(&insts) {
         match piece {
-            Piece::Run(idx) => emit_run(&mut em, &insts, &idx),
+            Piece::Run(idx) => emit_run(&mut em, &insts, &idx, done),
             Piece::Call(k) => {
                 em.flush();
-                let counter = em.iconst64(std::ptr::from_ref(&sites[site]) as u64);
+                call_interp(&mut em, &sites[site], insts[k].pc, k, done, call_sig);
                 site += 1;
-                let one = em.iconst64(1);
-                em.b.ins()
-                    .atomic_rmw(types::I64, em.fl, AtomicRmwOp::Add, counter, one);
-                let callee = em.iconst64(call_op as *const () as u64);
-                let pcv = em.iconst64(insts[k].pc);
-                let frame = em.frame;
-                let call = em.b.ins().call_indirect(call_sig, callee, &[frame, pcv]);
-                let r = em.b.inst_results(call)[0];
-                let fault = em.b.create_block();
-                let cont = em.b.create_block();
-                em.b.set_cold_block(fault);
-                em.b.ins().brif(r, fault, &[], cont, &[]);
-                em.b.switch_to_block(fault);
-                let d = em.b.use_var(done);
-                let v = em.b.ins().iadd_imm_s(d, (1i64 << 32) + k as i64);
-                em.b.ins().return_(&[v]);
-                em.b.switch_to_block(cont);
                 em.load_bases();
                 em.forget();
                 if let Kind::Call { term: true } = insts[k].kind {
@@ -630,6 +691,25 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
                     em.b.ins().return_(&[v]);
                     ended = true;
                 }
+            }
+            Piece::Mem(k) => {
+                let Kind::M(m) = &insts[k].kind else {
+                    unreachable!("a memory piece")
+                };
+                let slow = em.b.create_block();
+                let cont = em.b.create_block();
+                em.b.set_cold_block(slow);
+                memory::emit(&mut em, m, slow, cont);
+                // The interpreter's semantic function for everything the
+                // inline form does not take: it writes VGPRs and memory
+                // only, so the cached scalar state stays good.
+                em.b.switch_to_block(slow);
+                em.flush_keep();
+                call_interp(&mut em, &sites[site], insts[k].pc, k, done, call_sig);
+                site += 1;
+                em.b.ins().jump(cont, &[]);
+                em.b.switch_to_block(cont);
+                em.load_bases();
             }
             Piece::Branch(k) => {
                 emit_branch(&mut em, &insts[k], start, n, done, budget, head);
@@ -673,6 +753,31 @@ pub(super) fn translate(prog: &Program, start: u64) -> Result<Block, String> {
         names,
         _code: mem,
     })
+}
+
+/// Emits a call of the interpreter's semantic function for the instruction
+/// at `pc` (the `k`th of the block), counted in `site`: on a fault the
+/// block returns; otherwise the builder continues after the call. The
+/// caller writes the cached state back first.
+fn call_interp(em: &mut Em, site: &AtomicU64, pc: u64, k: usize, done: Variable, call_sig: SigRef) {
+    let counter = em.iconst64(std::ptr::from_ref(site) as u64);
+    let one = em.iconst64(1);
+    em.b.ins()
+        .atomic_rmw(types::I64, em.fl, AtomicRmwOp::Add, counter, one);
+    let callee = em.iconst64(call_op as *const () as u64);
+    let pcv = em.iconst64(pc);
+    let frame = em.frame;
+    let call = em.b.ins().call_indirect(call_sig, callee, &[frame, pcv]);
+    let r = em.b.inst_results(call)[0];
+    let fault = em.b.create_block();
+    let cont = em.b.create_block();
+    em.b.set_cold_block(fault);
+    em.b.ins().brif(r, fault, &[], cont, &[]);
+    em.b.switch_to_block(fault);
+    let d = em.b.use_var(done);
+    let v = em.b.ins().iadd_imm_s(d, (1i64 << 32) + k as i64);
+    em.b.ins().return_(&[v]);
+    em.b.switch_to_block(cont);
 }
 
 /// With `ROCJITSU_JIT_DUMP=DIR` (a debugging aid), writes each block's
@@ -746,8 +851,32 @@ fn emit_branch(
 }
 
 /// Emits a run: its scalar instructions in order, then its vector
-/// instructions chunk by chunk, then the masks they wrote.
-fn emit_run(em: &mut Em, insts: &[Inst], idx: &[usize]) {
+/// instructions chunk by chunk, then the masks they wrote. A run with f32
+/// operations that round first checks that MODE rounds f32 to nearest
+/// even; if not, the block stops before the run and hands the rest to the
+/// interpreter (status 2: PC at the run's first instruction).
+fn emit_run(em: &mut Em, insts: &[Inst], idx: &[usize], done: Variable) {
+    let rounds = idx
+        .iter()
+        .any(|&i| matches!(&insts[i].kind, Kind::V(v) if v.needs_rne()));
+    if rounds && !em.rne {
+        let mode = em.mode();
+        let r = em.b.ins().band_imm_u(mode, 3);
+        let other = em.b.create_block();
+        let go = em.b.create_block();
+        em.b.set_cold_block(other);
+        em.b.ins().brif(r, other, &[], go, &[]);
+        em.b.switch_to_block(other);
+        em.flush_keep();
+        let first = idx[0];
+        let pc = em.iconst64(insts[first].pc);
+        em.b.ins().store(em.fl, pc, em.pc_ptr, 0);
+        let d = em.b.use_var(done);
+        let v = em.b.ins().iadd_imm_s(d, (2i64 << 32) + first as i64);
+        em.b.ins().return_(&[v]);
+        em.b.switch_to_block(go);
+        em.rne = true;
+    }
     let mut lanes: Vec<(&VOp, LaneIn)> = Vec::new();
     for &i in idx {
         match &insts[i].kind {

@@ -8,6 +8,21 @@
 //! result (compare, carry) is ANDed with EXEC, as `write_mask` does, and
 //! gathered into a 64-bit value that the run writes to its SGPR pair after
 //! the loop.
+//!
+//! f32 operations (`exec::valu::float_arith`, `cvt`) run for MODE's
+//! round-to-nearest-even only: the run checks MODE.FP_ROUND first and
+//! leaves the rest of the block to the interpreter otherwise
+//! (`translate::emit_run`). MODE's denormal bits are read at run time:
+//! inputs flushed to a signed zero unless FP_DENORM bit 4 is set, results
+//! where the interpreter's `out32` flushes them (neither bit 4 nor bit 5
+//! set), `v_mad`/`v_mac` flushing inputs, product and sum regardless.
+//! Results are the host's IEEE arithmetic (the interpreter's too); a NaN
+//! result takes the interpreter's NaN operand, quieted, in its order of
+//! precedence (for add, sub, mul and fma the first NaN source; for
+//! `v_subrev` S1 before S0; for `v_mad`/`v_mac` S2, then S1, then S0, as
+//! its compiled code does); min/max follow the interpreter's `min32` /
+//! `max32` (MODE.IEEE quiets a signaling NaN, else a NaN loses to a
+//! number; -0 below +0). No omod or clamp.
 
 use super::translate::{Em, src_ok};
 use crate::exec::op::{Ext, NO_VDST, Op};
@@ -66,6 +81,21 @@ pub(super) enum VK {
     SubB,
     SubBRev,
     LshlAddU64,
+    FAdd,
+    FSub,
+    FSubRev,
+    FMul,
+    /// Fused multiply-add (`v_fma`, `v_fmac`, `v_fmamk`, `v_fmaak`).
+    Fma,
+    /// Multiply then add, each rounded, denormals flushed (`v_mad`,
+    /// `v_mac`, `v_madmk`, `v_madak`).
+    Mad,
+    FMin,
+    FMax,
+    CvtF32I32,
+    CvtF32U32,
+    CvtI32F32,
+    CvtU32F32,
 }
 
 /// A vector instruction the translator emits inline.
@@ -75,6 +105,9 @@ pub(crate) struct VOp {
     vdst: u16,
     sdst: u8,
     src: [Src; 3],
+    /// Float modifiers per source (bit i: source i).
+    abs: u8,
+    neg: u8,
 }
 
 fn kind(name: &str) -> Option<VK> {
@@ -146,8 +179,63 @@ fn kind(name: &str) -> Option<VK> {
         "v_subb_co_u32" => SubB,
         "v_subbrev_co_u32" => SubBRev,
         "v_lshl_add_u64" => LshlAddU64,
+        "v_add_f32" => FAdd,
+        "v_sub_f32" => FSub,
+        "v_subrev_f32" => FSubRev,
+        "v_mul_f32" => FMul,
+        "v_fma_f32" | "v_fmac_f32" | "v_fmamk_f32" | "v_fmaak_f32" => Fma,
+        "v_mad_f32" | "v_mac_f32" | "v_madmk_f32" | "v_madak_f32" => Mad,
+        "v_min_f32" => FMin,
+        "v_max_f32" => FMax,
+        "v_cvt_f32_i32" => CvtF32I32,
+        "v_cvt_f32_u32" => CvtF32U32,
+        "v_cvt_i32_f32" => CvtI32F32,
+        "v_cvt_u32_f32" => CvtU32F32,
         _ => return None,
     })
+}
+
+/// Whether the host runs f32 fused multiply-adds as the interpreter's
+/// `fma_lanes32` does (its FMA instructions, with their NaN order).
+fn host_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+impl VK {
+    /// An f32 operation: reads MODE's denormal (and IEEE) bits.
+    fn float(self) -> bool {
+        use VK::*;
+        matches!(
+            self,
+            FAdd | FSub
+                | FSubRev
+                | FMul
+                | Fma
+                | Mad
+                | FMin
+                | FMax
+                | CvtF32I32
+                | CvtF32U32
+                | CvtI32F32
+                | CvtU32F32
+        )
+    }
+
+    /// Rounds its result: runs only under round-to-nearest-even.
+    fn rounds(self) -> bool {
+        use VK::*;
+        matches!(
+            self,
+            FAdd | FSub | FSubRev | FMul | Fma | Mad | CvtF32I32 | CvtF32U32
+        )
+    }
 }
 
 /// Source widths (0: unused), whether `src[2]` is a lane mask, whether the
@@ -163,6 +251,9 @@ fn shape(k: VK) -> ([u8; 3], bool, bool, u8) {
         MadU24 | MadI24 | Add3 | Xad | LshlAdd | AddLshl | LshlOr | AndOr | Or3 | AlignBit
         | Bfi | BfeU | BfeI => ([32, 32, 32], false, false, 32),
         Cnd => ([32, 32, 0], true, false, 32),
+        FAdd | FSub | FSubRev | FMul | FMin | FMax => ([32, 32, 0], false, false, 32),
+        Fma | Mad => ([32, 32, 32], false, false, 32),
+        CvtF32I32 | CvtF32U32 | CvtI32F32 | CvtU32F32 => ([32, 0, 0], false, false, 32),
         Cmp(..) => ([32, 32, 0], false, true, 0),
         AddCo | SubCo | SubRevCo => ([32, 32, 0], false, true, 32),
         AddC | SubB | SubBRev => ([32, 32, 0], true, true, 32),
@@ -176,7 +267,15 @@ pub(super) fn lower(op: &Op, name: &str) -> Option<VOp> {
         return None;
     }
     let k = kind(name)?;
-    if k == VK::Cnd && (op.mods.abs | op.mods.neg) != 0 {
+    if k.float() && op.mods.omod != 0 {
+        return None;
+    }
+    // The interpreter's integer-to-float conversions ignore abs/neg: not
+    // inlined with them rather than copied.
+    if matches!(k, VK::CvtF32I32 | VK::CvtF32U32) && (op.mods.abs | op.mods.neg) != 0 {
+        return None;
+    }
+    if k == VK::Fma && !host_fma() {
         return None;
     }
     let (w, mask_in, _, dst) = shape(k);
@@ -207,15 +306,32 @@ pub(super) fn lower(op: &Op, name: &str) -> Option<VOp> {
             }
         }
     }
+    let (abs, neg) = if k.float() || k == VK::Cnd {
+        (op.mods.abs & 7, op.mods.neg & 7)
+    } else {
+        (0, 0)
+    };
     Some(VOp {
         k,
         vdst: op.vdst,
         sdst: op.sdst,
         src: op.src,
+        abs,
+        neg,
     })
 }
 
 impl VOp {
+    /// Reads MODE (an f32 operation).
+    pub(super) fn reads_mode(&self) -> bool {
+        self.k.float()
+    }
+
+    /// Runs only under MODE's round-to-nearest-even for f32.
+    pub(super) fn needs_rne(&self) -> bool {
+        self.k.rounds()
+    }
+
     /// The SGPR pair this instruction writes a lane mask to.
     pub(super) fn mask_out(&self) -> Option<u8> {
         shape(self.k).2.then_some(self.sdst)
@@ -280,6 +396,8 @@ pub(super) struct LaneIn {
     exec: Value,
     srcs: [LSrc; 3],
     mask: Option<MaskIn>,
+    /// MODE (i32), for f32 operations.
+    mode: Option<Value>,
 }
 
 /// Reads the uniform inputs of `v` from the scalar state as it is at this
@@ -301,7 +419,13 @@ pub(super) fn inputs(em: &mut Em, v: &VOp, producer: Option<usize>) -> LaneIn {
         None => MaskIn::Uniform(em.src64(v.src[2], Width::B64).expect("checked by lower")),
     });
     let exec = em.sget64(sreg::EXEC);
-    LaneIn { exec, srcs, mask }
+    let mode = v.reads_mode().then(|| em.mode());
+    LaneIn {
+        exec,
+        srcs,
+        mask,
+        mode,
+    }
 }
 
 /// One pass of the lane loop: the chunk's address, its bit position in a
@@ -471,6 +595,10 @@ fn emit_op(em: &mut Em, ch: &mut Chunk, v: &VOp, inp: &LaneIn) -> Out {
         out.hi = Some(hi);
         return out;
     }
+    if v.k.float() {
+        out.d = Some(float_op(em, ch, v, inp));
+        return out;
+    }
     let a = ch.src(em, s[0]);
     let b = if matches!(s[1], LSrc::None) {
         a
@@ -596,6 +724,8 @@ fn emit_op(em: &mut Em, ch: &mut Chunk, v: &VOp, inp: &LaneIn) -> Out {
         MaxI => em.b.ins().smax(a, b),
         Cnd => {
             let m = mask_in(em, ch);
+            let a = absneg(em, a, v, 0);
+            let b = absneg(em, b, v, 1);
             em.b.ins().bitselect(m, b, a)
         }
         Cmp(cc, t) => {
@@ -639,9 +769,216 @@ fn emit_op(em: &mut Em, ch: &mut Chunk, v: &VOp, inp: &LaneIn) -> Out {
             x
         }
         LshlAddU64 => unreachable!("handled above"),
+        _ => unreachable!("f32 operations handled above"),
     };
     out.d = Some(d);
     out
+}
+
+/// Source `i`'s abs/neg modifiers applied to the bits `x` (I32X4).
+fn absneg(em: &mut Em, x: Value, v: &VOp, i: u8) -> Value {
+    let x = if v.abs >> i & 1 != 0 {
+        let m = em.vconst([0x7fff_ffff; 4]);
+        em.b.ins().band(x, m)
+    } else {
+        x
+    };
+    if v.neg >> i & 1 != 0 {
+        let m = em.vconst([0x8000_0000; 4]);
+        em.b.ins().bxor(x, m)
+    } else {
+        x
+    }
+}
+
+/// All-ones lanes where MODE (i32) has none of the bits `bits` set.
+fn mode_clear(em: &mut Em, mode: Value, bits: u32) -> Value {
+    let m = em.b.ins().band_imm_u(mode, i64::from(bits));
+    let z = em.b.ins().icmp_imm_u(IntCC::Equal, m, 0);
+    let z = em.b.ins().bmask(types::I32, z);
+    em.b.ins().splat(I32X4, z)
+}
+
+/// Lanes of `x` whose exponent is zero (denormals and zeros) replaced by
+/// their sign, where `when` is all ones.
+fn flush(em: &mut Em, x: Value, when: Option<Value>) -> Value {
+    let e = em.vconst([0x7f80_0000; 4]);
+    let sign = em.vconst([0x8000_0000; 4]);
+    let ex = em.b.ins().band(x, e);
+    let zero = em.vconst([0; 4]);
+    let tiny = em.b.ins().icmp(IntCC::Equal, ex, zero);
+    let tiny = match when {
+        Some(w) => em.b.ins().band(tiny, w),
+        None => tiny,
+    };
+    let s = em.b.ins().band(x, sign);
+    em.b.ins().bitselect(tiny, s, x)
+}
+
+/// All-ones lanes where `x` (f32 bits) is a NaN.
+fn is_nan(em: &mut Em, x: Value) -> Value {
+    let m = em.vconst([0x7fff_ffff; 4]);
+    let inf = em.vconst([0x7f80_0000; 4]);
+    let a = em.b.ins().band(x, m);
+    em.b.ins().icmp(IntCC::SignedGreaterThan, a, inf)
+}
+
+/// `x` with the quiet bit set.
+fn quiet(em: &mut Em, x: Value) -> Value {
+    let q = em.vconst([0x0040_0000; 4]);
+    em.b.ins().bor(x, q)
+}
+
+/// `r` where no operand is a NaN; else the first NaN of `order`, quieted.
+fn nan_first(em: &mut Em, r: Value, order: &[Value]) -> Value {
+    let mut r = r;
+    for &x in order.iter().rev() {
+        let n = is_nan(em, x);
+        let qx = quiet(em, x);
+        r = em.b.ins().bitselect(n, qx, r);
+    }
+    r
+}
+
+fn as_f32(em: &mut Em, x: Value) -> Value {
+    let fl = cranelift_codegen::ir::MemFlagsData::new()
+        .with_endianness(cranelift_codegen::ir::Endianness::Little);
+    em.b.ins().bitcast(types::F32X4, fl, x)
+}
+
+fn as_i32(em: &mut Em, x: Value) -> Value {
+    let fl = cranelift_codegen::ir::MemFlagsData::new()
+        .with_endianness(cranelift_codegen::ir::Endianness::Little);
+    em.b.ins().bitcast(I32X4, fl, x)
+}
+
+/// An f32 operation for one chunk: the interpreter's `f32v` sources
+/// (input denormals flushed per MODE, then abs/neg), the host's
+/// arithmetic, its NaN order, and `out32`'s result flushing.
+fn float_op(em: &mut Em, ch: &mut Chunk, v: &VOp, inp: &LaneIn) -> Value {
+    use VK::*;
+    let mode = inp.mode.expect("f32 operations read MODE");
+    let (w, _, _, _) = shape(v.k);
+    let flush_in = mode_clear(em, mode, 1 << 4);
+    let mut x = [None; 3];
+    for i in 0..3 {
+        if w[i] == 0 {
+            continue;
+        }
+        let raw = ch.src(em, inp.srcs[i]);
+        x[i] = Some(if matches!(v.k, CvtF32I32 | CvtF32U32) {
+            raw
+        } else {
+            let f = flush(em, raw, Some(flush_in));
+            absneg(em, f, v, i as u8)
+        });
+    }
+    let a = x[0].expect("source 0");
+    let r = match v.k {
+        FAdd | FSub | FSubRev | FMul => {
+            let b = x[1].expect("source 1");
+            let (p, q) = if v.k == FSubRev { (b, a) } else { (a, b) };
+            let (fp, fq) = (as_f32(em, p), as_f32(em, q));
+            let f = match v.k {
+                FAdd => em.b.ins().fadd(fp, fq),
+                FMul => em.b.ins().fmul(fp, fq),
+                _ => em.b.ins().fsub(fp, fq),
+            };
+            let r = as_i32(em, f);
+            nan_first(em, r, &[p, q])
+        }
+        Fma => {
+            let (b, c) = (x[1].expect("source 1"), x[2].expect("source 2"));
+            let (fa, fb, fc) = (as_f32(em, a), as_f32(em, b), as_f32(em, c));
+            let f = em.b.ins().fma(fa, fb, fc);
+            let r = as_i32(em, f);
+            nan_first(em, r, &[a, b, c])
+        }
+        Mad => {
+            let (b, c) = (x[1].expect("source 1"), x[2].expect("source 2"));
+            let (a, b, c) = (flush(em, a, None), flush(em, b, None), flush(em, c, None));
+            let (fa, fb) = (as_f32(em, a), as_f32(em, b));
+            let p = em.b.ins().fmul(fa, fb);
+            let p = as_i32(em, p);
+            let p = nan_first(em, p, &[b, a]);
+            let p = flush(em, p, None);
+            let (fp, fc) = (as_f32(em, p), as_f32(em, c));
+            let s = em.b.ins().fadd(fp, fc);
+            let s = as_i32(em, s);
+            let s = nan_first(em, s, &[c, p]);
+            return flush(em, s, None);
+        }
+        FMin | FMax => {
+            let b = x[1].expect("source 1");
+            min_max(em, a, b, v.k == FMax, mode)
+        }
+        CvtI32F32 => {
+            let f = as_f32(em, a);
+            return em.b.ins().fcvt_to_sint_sat(I32X4, f);
+        }
+        CvtU32F32 => {
+            let f = as_f32(em, a);
+            return em.b.ins().fcvt_to_uint_sat(I32X4, f);
+        }
+        CvtF32I32 => {
+            let f = em.b.ins().fcvt_from_sint(types::F32X4, a);
+            as_i32(em, f)
+        }
+        CvtF32U32 => {
+            let f = em.b.ins().fcvt_from_uint(types::F32X4, a);
+            as_i32(em, f)
+        }
+        _ => unreachable!("not an f32 operation"),
+    };
+    // out32: results flushed unless FP_DENORM bit 4 or bit 5 is set.
+    let flush_out = mode_clear(em, mode, 3 << 4);
+    flush(em, r, Some(flush_out))
+}
+
+/// The interpreter's `min32` / `max32` per lane (f32 bits).
+fn min_max(em: &mut Em, a: Value, b: Value, max: bool, mode: Value) -> Value {
+    use cranelift_codegen::ir::condcodes::FloatCC;
+    let (fa, fb) = (as_f32(em, a), as_f32(em, b));
+    let cc = if max {
+        FloatCC::GreaterThanOrEqual
+    } else {
+        FloatCC::LessThan
+    };
+    let pick_a = em.b.ins().fcmp(cc, fa, fb);
+    let mut r = em.b.ins().bitselect(pick_a, a, b);
+    // A pair of zeros: -0 below +0.
+    let m = em.vconst([0x7fff_ffff; 4]);
+    let both = em.b.ins().bor(a, b);
+    let mag = em.b.ins().band(both, m);
+    let zero = em.vconst([0; 4]);
+    let zeros = em.b.ins().icmp(IntCC::Equal, mag, zero);
+    let z = if max {
+        em.b.ins().band(a, b)
+    } else {
+        em.b.ins().bor(a, b)
+    };
+    r = em.b.ins().bitselect(zeros, z, r);
+    // A NaN loses to a number.
+    let (na, nb) = (is_nan(em, a), is_nan(em, b));
+    r = em.b.ins().bitselect(nb, a, r);
+    r = em.b.ins().bitselect(na, b, r);
+    // MODE.IEEE: a signaling NaN gives its quieted self, S0 first.
+    let ieee =
+        em.b.ins()
+            .band_imm_u(mode, i64::from(crate::exec::valu::float::MODE_IEEE));
+    let ieee = em.b.ins().icmp_imm_u(IntCC::NotEqual, ieee, 0);
+    let ieee = em.b.ins().bmask(types::I32, ieee);
+    let ieee = em.b.ins().splat(I32X4, ieee);
+    let qbit = em.vconst([0x0040_0000; 4]);
+    for (x, nx) in [(b, nb), (a, na)] {
+        let q = em.b.ins().band(x, qbit);
+        let sig = em.b.ins().icmp(IntCC::Equal, q, zero);
+        let sig = em.b.ins().band(sig, nx);
+        let sig = em.b.ins().band(sig, ieee);
+        let qx = em.b.ins().bor(x, qbit);
+        r = em.b.ins().bitselect(sig, qx, r);
+    }
+    r
 }
 
 /// `v_bfe_{u,i}32` for one lane: `w` = S2[4:0] bits of S0 from bit

@@ -22,7 +22,7 @@ mod cmp_float;
 mod cmp_int;
 mod cvt;
 mod cvt_fp8;
-mod float;
+pub(crate) mod float;
 mod float_arith;
 mod float_div;
 mod float_unary;
