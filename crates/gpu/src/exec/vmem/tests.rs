@@ -918,7 +918,19 @@ fn every_vector_memory_and_ds_mnemonic_has_semantics() {
             assert!(super::select(n, false, true).is_some(), "{n} lds");
         }
     }
-    for o in DS_OPS.iter() {
+    // The DS opcodes of the executed targets (gfx908's own, such as the
+    // `_src2_` forms, are decoded but not executed).
+    use rocjitsu_isa::gfx9::tables::ds::{DS_GFX90A, DS_GFX942, DS_GFX950};
+    let executed: std::collections::BTreeSet<usize> = [&DS_GFX90A, &DS_GFX942, &DS_GFX950]
+        .iter()
+        .flat_map(|m| m.iter())
+        .filter(|&&i| i != u16::MAX)
+        .map(|&i| usize::from(i))
+        .collect();
+    for (i, o) in DS_OPS.iter().enumerate() {
+        if !executed.contains(&i) {
+            continue;
+        }
         assert_eq!(
             crate::exec::lds::lookup(o.name).is_some(),
             !missing(o.name),

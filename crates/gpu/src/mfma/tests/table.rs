@@ -23,7 +23,8 @@ fn llvm_rows() -> Vec<(String, u8, usize, Vec<usize>)> {
         .filter(|l| l.contains("kind: Mfma"))
         .map(|l| {
             let name = field(l, "name: ").unwrap();
-            let tg = field(l, "tg: ").unwrap().parse().unwrap();
+            // The executed targets' bits (gfx908's rows are decoded only).
+            let tg = field(l, "tg: ").unwrap().parse::<u8>().unwrap() & (GFX90A | GFX942 | GFX950);
             let dst = field(l, "dst: ").unwrap().parse().unwrap();
             let srcs = l
                 .match_indices("PSrc { n: ")
@@ -36,6 +37,7 @@ fn llvm_rows() -> Vec<(String, u8, usize, Vec<usize>)> {
                 .collect();
             (name, tg, dst, srcs)
         })
+        .filter(|r: &(String, u8, usize, Vec<usize>)| r.1 != 0)
         .collect()
 }
 
