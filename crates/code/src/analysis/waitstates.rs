@@ -942,8 +942,9 @@ impl Plan {
         use kind::*;
         let mut checks = Vec::new();
         let bit = target.bit();
-        let mut tab = |rule: u8, tab: Tab, reg: Range, needed: u8| {
-            if RULES[usize::from(rule)].targets & bit != 0 {
+        let applies = |rule: u8| RULES[usize::from(rule)].targets & bit != 0;
+        let tab = |checks: &mut Vec<Check>, rule: u8, tab: Tab, reg: Range, needed: u8| {
+            if applies(rule) {
                 checks.push(Check::Tab {
                     rule,
                     tab,
@@ -961,74 +962,58 @@ impl Plan {
         // 0: VALU writes SGPR -> VMEM reads it (EXEC included).
         if f.is(VMEM | FLAT) {
             for r in reads().filter(|r| r.is_scalar()).chain([exec]) {
-                tab(0, Tab::Valu, r, 5);
+                tab(&mut checks, 0, Tab::Valu, r, 5);
             }
         }
         if f.is(DPP) {
             for r in reads().filter(|r| r.is_vector()) {
-                tab(1, Tab::Any, r, 2);
+                tab(&mut checks, 1, Tab::Any, r, 2);
             }
-            tab(2, Tab::Valu, exec, 5);
+            tab(&mut checks, 2, Tab::Valu, exec, 5);
         }
         if f.is(DIV_FMAS) {
-            tab(3, Tab::Valu, vcc, 4);
+            tab(&mut checks, 3, Tab::Valu, vcc, 4);
         }
-        let setreg = if f.is(GETREG | SETREG) {
-            Some(if f.is(GETREG) { 4 } else { 5 })
-        } else {
-            None
-        };
-        let mut later = Vec::new();
-        let mut tab = |rule: u8, t: Tab, reg: Range, needed: u8| {
-            if RULES[usize::from(rule)].targets & bit != 0 {
-                later.push(Check::Tab {
-                    rule,
-                    tab: t,
-                    reg,
-                    needed,
-                });
+        if f.is(GETREG | SETREG) {
+            let rule = if f.is(GETREG) { 4 } else { 5 };
+            if applies(rule) {
+                checks.push(Check::SetReg { rule });
             }
-        };
+        }
         if f.is(VALU) {
             for w in f.regs.writes().filter(|r| r.is_vector()) {
-                tab(6, Tab::StoreData, w, if g94 { 2 } else { 1 });
+                tab(&mut checks, 6, Tab::StoreData, w, if g94 { 2 } else { 1 });
             }
             if g94 {
                 if !f.is(TRANS) {
                     for r in reads().filter(|r| r.is_vector()) {
-                        tab(7, Tab::Trans, r, 1);
+                        tab(&mut checks, 7, Tab::Trans, r, 1);
                     }
                 }
                 for r in reads().filter(|r| r.is_vector()) {
-                    tab(8, Tab::DstSel, r, 1);
+                    tab(&mut checks, 8, Tab::DstSel, r, 1);
                 }
                 for r in scalar_reads() {
-                    tab(9, Tab::Valu, r, 2);
+                    tab(&mut checks, 9, Tab::Valu, r, 2);
                 }
                 if f.is(READ_LANE)
                     && let Some(r) = f.lane_source
                 {
-                    tab(10, Tab::Valu, r, 1);
+                    tab(&mut checks, 10, Tab::Valu, r, 1);
                 }
                 if f.is(READ_LANE | WRITE_LANE) {
-                    tab(11, Tab::Valu, exec, 4);
+                    tab(&mut checks, 11, Tab::Valu, exec, 4);
                 }
             }
         }
         if f.is(RW_LANE)
             && let Some(r) = f.lane_select
         {
-            tab(12, Tab::Valu, r, 4);
+            tab(&mut checks, 12, Tab::Valu, r, 4);
         }
         if f.is(M0_READ) {
-            tab(13, Tab::Salu, Range::new(M0, 1), 1);
+            tab(&mut checks, 13, Tab::Salu, Range::new(M0, 1), 1);
         }
-        if let Some(rule) = setreg
-            && RULES[usize::from(rule)].targets & bit != 0
-        {
-            checks.push(Check::SetReg { rule });
-        }
-        checks.extend(later);
 
         let mut write_tabs = 1u16 << Tab::Any as u16;
         let mut add = |t: Tab| write_tabs |= 1 << t as u16;
