@@ -930,8 +930,8 @@ fn float_op(em: &mut Em, ch: &mut Chunk, v: &VOp, inp: &LaneIn) -> Value {
         }
         _ => unreachable!("not an f32 operation"),
     };
-    // out32: results flushed unless FP_DENORM bit 4 or bit 5 is set.
-    let flush_out = mode_clear(em, mode, 3 << 4);
+    // out32: results flushed unless FP_DENORM[1] (bit 5) is set.
+    let flush_out = mode_clear(em, mode, 1 << 5);
     flush(em, r, Some(flush_out))
 }
 

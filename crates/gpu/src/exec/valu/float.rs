@@ -286,8 +286,8 @@ pub fn direct_f64(s: f64, err: f64, r: Rounding, inf_from_finite: bool) -> f64 {
 // ---------------------------------------------------------------------------
 // Fast f32 lanes.
 
-/// Whether f32 denormals are kept (MODE.FP_DENORM[0], as the framework's
-/// [`f32s`] / [`write_f32`] read it).
+/// Whether f32 denormal inputs are kept (MODE.FP_DENORM[0], bit 4, as
+/// [`f32s`] reads it).
 #[inline(always)]
 pub fn sp_denorm(c: &Ctx) -> bool {
     c.wave.mode & (1 << 4) != 0
@@ -321,10 +321,11 @@ pub fn f32v(c: &Ctx, op: &Op, i: usize) -> [f32; 64] {
 }
 
 /// Writes f32 results: straight to the register when there is no omod,
-/// clamp or output flushing to apply, else through [`write_f32`].
+/// clamp or output flushing to apply (MODE.FP_DENORM[1], bit 5, keeps f32
+/// denormal results), else through [`write_f32`].
 #[inline(always)]
 pub fn out32(c: &mut Ctx, op: &Op, vals: &[f32; 64]) {
-    if op.mods.omod == 0 && !op.mods.clamp && sp_denorm(c) {
+    if op.mods.omod == 0 && !op.mods.clamp && c.wave.mode & (1 << 5) != 0 {
         let bits = vals.map(f32::to_bits);
         write_b32(c, op, &bits);
     } else {

@@ -21,7 +21,8 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
         "v_mul_f32" => v_mul_f32,
         "v_mul_legacy_f32" => v_mul_legacy_f32,
         "v_fma_f32" | "v_fmac_f32" | "v_fmamk_f32" | "v_fmaak_f32" => v_fma_f32,
-        "v_mad_f32" | "v_mac_f32" | "v_madmk_f32" | "v_madak_f32" | "v_mad_legacy_f32" => v_mad_f32,
+        "v_mad_f32" | "v_mac_f32" | "v_madmk_f32" | "v_madak_f32" => v_mad_f32,
+        "v_mad_legacy_f32" => v_mad_legacy_f32,
         "v_min_f32" => v_min_f32,
         "v_max_f32" => v_max_f32,
         "v_min3_f32" => v_min3_f32,
@@ -182,19 +183,37 @@ fn ftz32(x: f32) -> f32 {
     }
 }
 
-/// `v_mad_f32`, `v_mac_f32`, `v_madmk_f32`, `v_madak_f32`,
-/// `v_mad_legacy_f32`: multiply-add with the product rounded to f32 before
-/// the add (not fused); denormal inputs, product and result are flushed
-/// (ISA manual: "denormals are flushed").
+/// `v_mad_f32`, `v_mac_f32`, `v_madmk_f32`, `v_madak_f32`: multiply-add
+/// with the product rounded to f32 before the add (not fused); denormal
+/// inputs, product and result are flushed (ISA manual: "denormals are
+/// flushed").
 pub fn v_mad_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    mad32(c, op, false)
+}
+
+/// `v_mad_legacy_f32`: [`v_mad_f32`] with the DX9 multiply of
+/// `v_mul_legacy_f32`: a zero factor (after denormal flushing) makes the
+/// product +0 even when the other factor is an infinity or a NaN.
+pub fn v_mad_legacy_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    mad32(c, op, true)
+}
+
+fn mad32(c: &mut Ctx, op: &Op, legacy: bool) -> Result<(), Fault> {
     let (s0, s1, s2) = (f32s(c, op, 0), f32s(c, op, 1), f32s(c, op, 2));
     let r = round32(c);
     let out: [f32; 64] = std::array::from_fn(|l| {
         let (a, b, d) = (ftz32(s0[l]), ftz32(s1[l]), ftz32(s2[l]));
-        if r == Rounding::NearestEven {
-            ftz32(ftz32(a * b) + d)
+        let p = if legacy && (a == 0.0 || b == 0.0) {
+            0.0
+        } else if r == Rounding::NearestEven {
+            ftz32(a * b)
         } else {
-            ftz32(add_dir(ftz32(mul_dir(a, b, r)), d, r))
+            ftz32(mul_dir(a, b, r))
+        };
+        if r == Rounding::NearestEven {
+            ftz32(p + d)
+        } else {
+            ftz32(add_dir(p, d, r))
         }
     });
     write_f32(c, op, &out);
@@ -1463,6 +1482,79 @@ mod tests {
             assert_eq!(f(w[6][l] as u16), t[2], "max3 lane {l}");
             assert_eq!(w[6][l] >> 16, 0xabcd, "max3 keeps the high half");
             assert_eq!(f(w[7][l] as u16), t[0], "min3 lane {l}");
+        }
+    }
+
+    #[test]
+    fn mad_legacy_f32_zero_times_anything_is_zero() {
+        // ISA manual, V_MAD_LEGACY_F32: D = S0 * S1 + S2 with DX9 rules
+        // (0 * x = 0 even for x = inf or NaN); V_MAD_F32 gives NaN there.
+        let xs = [0.0, -0.0, f32::INFINITY, f32::NAN, 2.0, -3.0, 0.5];
+        let ys = [f32::INFINITY, f32::NAN, 0.0, 0.0, -4.0, 1.0, 7.0];
+        let r = run(
+            Target::Gfx90a,
+            "v_mad_legacy_f32 v3, v0, v1, v2\n\
+             v_mad_f32 v4, v0, v1, v2",
+            |w, _| {
+                for l in 0..64 {
+                    w.v[0][l] = xs[l % 7].to_bits();
+                    w.v[1][l] = ys[(l / 7) % 7].to_bits();
+                    w.v[2][l] = 1.5f32.to_bits();
+                }
+            },
+        )
+        .unwrap();
+        for l in 0..64 {
+            let (x, y) = (xs[l % 7], ys[(l / 7) % 7]);
+            let legacy = if x == 0.0 || y == 0.0 { 0.0 } else { x * y } + 1.5;
+            assert!(same(r.wave.v[3][l], legacy), "legacy {x} * {y} + 1.5");
+            assert!(same(r.wave.v[4][l], x * y + 1.5), "mad {x} * {y} + 1.5");
+        }
+    }
+
+    #[test]
+    fn f32_denorm_mode_1_keeps_inputs_and_flushes_results() {
+        // MODE.FP_DENORM[5:4] for f32: 1 = allow input denormals, flush
+        // output denormals; 2 = flush inputs, allow outputs; 3 = allow both.
+        let tiny = f32::from_bits(0x0000_0400); // a denormal
+        for (den, keep_in, keep_out) in [
+            (0u32, false, false),
+            (1, true, false),
+            (2, false, true),
+            (3, true, true),
+        ] {
+            let r = run(
+                Target::Gfx942,
+                "v_mul_f32 v2, v0, v1\n\
+                 v_add_f32 v3, v0, v1",
+                |w, _| {
+                    w.mode = (w.mode & !0x30) | den << 4;
+                    for l in 0..64 {
+                        w.v[0][l] = tiny.to_bits();
+                        w.v[1][l] = if l % 2 == 0 { 2.0f32 } else { 0.0 }.to_bits();
+                    }
+                },
+            )
+            .unwrap();
+            for l in 0..64 {
+                let y = if l % 2 == 0 { 2.0f32 } else { 0.0 };
+                let x = if keep_in { tiny } else { 0.0 };
+                let flush = |v: f32| {
+                    if !keep_out && v.is_subnormal() {
+                        0.0f32.copysign(v)
+                    } else {
+                        v
+                    }
+                };
+                assert!(
+                    same(r.wave.v[2][l], flush(x * y)),
+                    "mode {den}: mul lane {l}"
+                );
+                assert!(
+                    same(r.wave.v[3][l], flush(x + y)),
+                    "mode {den}: add lane {l}"
+                );
+            }
         }
     }
 
