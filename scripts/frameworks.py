@@ -53,6 +53,7 @@ from its sdist.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import pathlib
@@ -63,6 +64,7 @@ import subprocess
 import sys
 import tarfile
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True
 
@@ -171,15 +173,34 @@ def download_wheels():
 
 
 def download_sdist(name):
+    """The pinned sdist, fetched as the file PyPI's simple index lists for
+    the release (JSON form, PEP 691), its sha256 checked against the index.
+    `pip download` of an sdist would prepare its metadata, which for CuPy
+    builds cmake from source."""
     pin = SDIST_PINS[name]
     version = pin.split("==")[1]
     path = SDISTS / f"{name}-{version}.tar.gz"
-    if not path.is_file():
-        SDISTS.mkdir(parents=True, exist_ok=True)
-        log(f"frameworks: pip download {pin} (sdist) into {SDISTS}")
-        sh([pip_python(), "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
-            "--no-binary=:all:", "-d", str(SDISTS), pin],
-           env=dict(os.environ, PIP_CACHE_DIR=str(CACHE / "pip-cache")))
+    if path.is_file():
+        return path
+    SDISTS.mkdir(parents=True, exist_ok=True)
+    index = f"https://pypi.org/simple/{name}/"
+    log(f"frameworks: downloading {path.name} (listed by {index}) into {SDISTS}")
+    try:
+        req = urllib.request.Request(index, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            files = json.load(r)["files"]
+        sdist = next(f for f in files if f["filename"] == path.name)
+        with urllib.request.urlopen(sdist["url"], timeout=600) as r:
+            data = r.read()
+    except (OSError, StopIteration, KeyError, ValueError) as e:
+        die(f"cannot download {path.name} from PyPI ({index}): {e!r}; check the network, or put "
+            f"{path.name} into {SDISTS}")
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sdist["hashes"]["sha256"]:
+        die(f"{sdist['url']}: sha256 {digest} differs from the index's {sdist['hashes']['sha256']}")
+    tmp = path.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.rename(path)
     return path
 
 
@@ -226,8 +247,7 @@ def setup(tier):
     t0 = time.monotonic()
     download_wheels()
     extract_tests("tinygrad", "test/")
-    if tier == "full":
-        extract_tests("cupy", "tests/")
+    extract_tests("cupy", "tests/")
     for rocm in (6, 7):
         sysroot(rocm, "build", capture=True)
         sysroot(rocm, "install", *PACKAGES[rocm], *(FULL_PACKAGES.get(rocm, []) if tier == "full" else []))
@@ -253,11 +273,29 @@ def tinygrad_tests():
     return BUILD / "tinygrad-0.14.0"
 
 
+def cupy_tests():
+    return BUILD / "cupy-14.2.0"
+
+
+# CuPy's own tests (tests/ of the 14.2.0 sdist, unmodified). The CI tier runs
+# one module whose every case launches kernels (arange/linspace/logspace and
+# meshgrid/mgrid/ogrid: elementwise kernels through hiprtc, copies, dtypes);
+# the full tier runs the whole suite. One emulated GPU: CuPy's multi-GPU tests
+# are limited to it (CUPY_TEST_GPU_LIMIT), and tests CuPy marks slow are
+# deselected by its own marker.
+CUPY_CI_TESTS = ["tests/cupy_tests/creation_tests/test_ranges.py"]
+
+
+def cupy_pytest(paths):
+    return ["-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", "-m", "not slow", *paths]
+
+
 def cases(args):
     size = "full" if args.tier == "full" else "ci"
     tri = ["tests/frameworks/triton_programs.py", "--size", size]
     standin = {"LD_LIBRARY_PATH": str(STANDIN)}
     tiny = {"DEV": "AMD", "CC": "clang-22"}
+    cupy_env = {"CUPY_TEST_GPU_LIMIT": "1"}
     out = [
         Case("triton-gfx942", 6, "gfx942", tri),
         Case("triton-gfx950", 7, "gfx950", tri),
@@ -267,6 +305,10 @@ def cases(args):
              cwd=tinygrad_tests()),
         Case("cupy-gfx942", 7, "gfx942", ["tests/frameworks/cupy_smoke.py"], env=standin),
         Case("cupy-gfx950", 7, "gfx950", ["tests/frameworks/cupy_smoke.py"], env=standin, tiers=("full", )),
+        Case("cupy-tests-gfx942", 7, "gfx942", cupy_pytest(CUPY_CI_TESTS), env={**standin, **cupy_env},
+             pytest=True, cwd=cupy_tests(), tiers=("ci", )),
+        Case("cupy-tests-full-gfx942", 7, "gfx942", cupy_pytest(["tests/cupy_tests"]), env={**standin, **cupy_env},
+             pytest=True, cwd=cupy_tests(), tiers=("full", ), timeout=6 * 3600),
         Case("hip-python-gfx942", 7, "gfx942", ["tests/frameworks/hip_python_smoke.py"]),
         Case("hip-python-gfx950", 7, "gfx950", ["tests/frameworks/hip_python_smoke.py"]),
         Case("pyopencl-gfx942", 7, "gfx942", ["tests/frameworks/pyopencl_smoke.py"]),
