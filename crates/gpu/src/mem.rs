@@ -336,7 +336,7 @@ impl Vm {
         let host = owned.as_ptr() as *mut u8;
         let span = (len.max(1)).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN;
         let start = self.next.fetch_add(span, Ordering::Relaxed);
-        self.insert(Region {
+        let _ = self.insert(Region {
             start,
             len,
             host,
@@ -352,7 +352,8 @@ impl Vm {
     /// # Safety
     /// `host..host+len` must stay valid for reads (and writes when `perms`
     /// allows) until [`Vm::unmap`] removes the range.
-    pub unsafe fn map_host(&self, start: u64, len: u64, host: *mut u8, perms: Perms) {
+    /// Returns the region's id, for [`Vm::unmap_region`].
+    pub unsafe fn map_host(&self, start: u64, len: u64, host: *mut u8, perms: Perms) -> u64 {
         self.insert(Region {
             start,
             len,
@@ -360,7 +361,18 @@ impl Vm {
             perms,
             id: 0,
             _owned: None,
-        });
+        })
+    }
+
+    /// Removes the region [`Vm::map_host`] returned `id` for (and no other
+    /// region that starts at the same address); returns whether it did.
+    pub fn unmap_region(&self, id: u64) -> bool {
+        let mut r = self.regions.write().unwrap_or_else(|e| e.into_inner());
+        let before = r.len();
+        r.retain(|x| x.id != id);
+        tracing::trace!("vm: unmap region {id} ({} regions)", before - r.len());
+        self.epoch.fetch_add(1, Ordering::Release);
+        r.len() != before
     }
 
     /// Removes the region starting at `start`; returns whether one did.
@@ -368,16 +380,25 @@ impl Vm {
         let mut r = self.regions.write().unwrap_or_else(|e| e.into_inner());
         let before = r.len();
         r.retain(|x| x.start != start);
+        tracing::trace!("vm: unmap 0x{start:x} ({} regions)", before - r.len());
         self.epoch.fetch_add(1, Ordering::Release);
         r.len() != before
     }
 
-    fn insert(&self, mut region: Region) {
-        region.id = self.ids.fetch_add(1, Ordering::Relaxed);
+    fn insert(&self, mut region: Region) -> u64 {
+        let id = self.ids.fetch_add(1, Ordering::Relaxed);
+        region.id = id;
+        tracing::trace!(
+            "vm: map 0x{:x}..0x{:x} -> host {:p}",
+            region.start,
+            region.start + region.len,
+            region.host
+        );
         let mut r = self.regions.write().unwrap_or_else(|e| e.into_inner());
         let at = r.partition_point(|x| x.start < region.start);
         r.insert(at, region);
         self.epoch.fetch_add(1, Ordering::Release);
+        id
     }
 
     /// The region that contains `addr`, if any.
@@ -785,6 +806,30 @@ mod tests {
         vm.fill(b, &5u32.to_le_bytes()).unwrap();
         assert_eq!(vm.read_u32(&mut t, b).unwrap(), 5);
         assert!(vm.read_u32(&mut t, 0x1000).is_err());
+    }
+
+    /// Two host regions at one address (an SVM range and a KFD allocation
+    /// the driver maps there): removing one by its id keeps the other.
+    #[test]
+    fn unmap_region_removes_only_that_region() {
+        let vm = Vm::new();
+        let mut a = vec![1u8; 8192];
+        let mut b = vec![2u8; 4096];
+        let base = 0x10_0000_0000;
+        // SAFETY: both buffers outlive the Vm's use of them in this test.
+        let (ra, rb) = unsafe {
+            (
+                vm.map_host(base, 8192, a.as_mut_ptr(), Perms::RW),
+                vm.map_host(base, 4096, b.as_mut_ptr(), Perms::RW),
+            )
+        };
+        assert_ne!(ra, rb);
+        let mut t = Tlb::default();
+        assert!(vm.unmap_region(rb));
+        assert!(!vm.unmap_region(rb), "already gone");
+        assert_eq!(vm.read_u32(&mut t, base + 4096).unwrap(), 0x0101_0101);
+        assert!(vm.unmap_region(ra));
+        assert!(vm.read_u32(&mut t, base).is_err());
     }
 
     /// A wave's load never sees half of one store of another wave's: the

@@ -602,6 +602,9 @@ impl SimulatedDriver {
                 use kfd::alloc_memory_of_gpu as m;
                 let gpu_id = a.get(m::GPU_ID);
                 let gpu = self.gpu_index(gpu_id)?;
+                if a.get(m::FLAGS) & kfd::ALLOC_USERPTR == 0 {
+                    self.drop_stale_svm(a.get(m::VA_ADDR), a.get(m::BYTES));
+                }
                 let (id, offset) = self.mem().alloc(&AllocRequest {
                     gpu,
                     gpu_id,
@@ -962,6 +965,33 @@ impl SimulatedDriver {
             _ => return Ok(libc::EINVAL),
         }
         Ok(0)
+    }
+
+    /// A new VRAM/GTT/doorbell allocation at `[va, va + size)`: the runtime
+    /// took that address range from a fresh mmap of its own, so memory an
+    /// SVM range there described is gone. KFD's MMU notifier ends such a
+    /// range when the process unmaps it; an munmap inside libc (free() of a
+    /// large block) does not pass through the preload's munmap, so the
+    /// range ends here instead, before the allocation is mapped over it.
+    fn drop_stale_svm(&self, va: u64, size: u64) {
+        if !self.svm.live.load(Ordering::Acquire) || size == 0 {
+            return;
+        }
+        let start = va & !(svm::PAGE - 1);
+        let Some(end) = va
+            .checked_add(size)
+            .and_then(|e| e.checked_next_multiple_of(svm::PAGE))
+        else {
+            return;
+        };
+        let mut sv = self.svm.lock();
+        if sv.forget(start, end) {
+            tracing::debug!(
+                "SVM ranges in {start:#x}..{end:#x} ended: a new allocation is there (the process unmapped that memory)"
+            );
+            sv.map_into(&self.vm);
+            self.svm.live.store(!sv.is_empty(), Ordering::Release);
+        }
     }
 
     /// The process unmapped `[addr, addr + len)` of its memory (local mode;

@@ -31,6 +31,8 @@ pub struct Allocation {
     /// Start of the buffer in the render node's mmap offset space.
     pub offset: u64,
     pub mapped: bool,
+    /// The Vm region of the GPU mapping, if there is one.
+    region: Option<u64>,
     /// What the allocation was charged to (given back when it goes).
     charge: Charge,
 }
@@ -484,6 +486,7 @@ impl Memory {
                 owns_mapping: owns,
                 offset,
                 mapped: false,
+                region: None,
                 charge,
             },
         );
@@ -534,6 +537,7 @@ impl Memory {
                 owns_mapping: true,
                 offset,
                 mapped: false,
+                region: None,
                 charge: Charge::None,
             },
         );
@@ -543,8 +547,8 @@ impl Memory {
     /// `FREE_MEMORY_OF_GPU`.
     pub fn free(&mut self, id: u32, vm: &Vm) -> Result<(), Errno> {
         let a = self.allocs.remove(&id).ok_or(Errno::EINVAL)?;
-        if a.mapped {
-            vm.unmap(a.va);
+        if let Some(r) = a.region {
+            vm.unmap_region(r);
         }
         self.give(a.charge, a.gpu, a.size);
         if a.flags & (kfd::ALLOC_VRAM | kfd::ALLOC_GTT) != 0 {
@@ -570,7 +574,7 @@ impl Memory {
         // the VM region first) or the user pages the process registered
         // (which the process keeps until it frees the allocation, as the
         // KFD ABI requires).
-        unsafe { vm.map_host(a.va, a.size, a.host as *mut u8, perms) };
+        a.region = Some(unsafe { vm.map_host(a.va, a.size, a.host as *mut u8, perms) });
         a.mapped = true;
         Ok(())
     }
@@ -578,8 +582,8 @@ impl Memory {
     /// `UNMAP_MEMORY_FROM_GPU`.
     pub fn unmap(&mut self, id: u32, vm: &Vm) -> Result<(), Errno> {
         let a = self.allocs.get_mut(&id).ok_or(Errno::EINVAL)?;
-        if a.mapped && a.host != 0 {
-            vm.unmap(a.va);
+        if let Some(r) = a.region.take() {
+            vm.unmap_region(r);
         }
         a.mapped = false;
         Ok(())

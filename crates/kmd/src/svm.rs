@@ -234,7 +234,7 @@ pub fn encode_attrs(attrs: &[Attr], out: &mut [u8]) {
 pub struct Svm {
     /// Non-overlapping page ranges by start address.
     ranges: BTreeMap<u64, Range>,
-    /// Starts of the Vm regions [`Svm::map_into`] made.
+    /// The Vm regions [`Svm::map_into`] made (their ids).
     mapped: Vec<u64>,
 }
 
@@ -512,8 +512,8 @@ impl Svm {
     /// one Vm region each, so an access across range boundaries does not
     /// fault.
     pub fn map_into(&mut self, vm: &Vm) {
-        for s in self.mapped.drain(..) {
-            vm.unmap(s);
+        for id in self.mapped.drain(..) {
+            vm.unmap_region(id);
         }
         let mut run: Option<(u64, u64, u64, Perms)> = None; // (start, end, host, perms)
         let mut runs = Vec::new();
@@ -545,8 +545,8 @@ impl Svm {
             // munmap drops the range first, see `forget`) or the driver's
             // own mapping of a client's memfd, which the range keeps alive
             // until it is removed from the Vm here.
-            unsafe { vm.map_host(s, e - s, host as *mut u8, perms) };
-            self.mapped.push(s);
+            let id = unsafe { vm.map_host(s, e - s, host as *mut u8, perms) };
+            self.mapped.push(id);
         }
     }
 

@@ -256,7 +256,11 @@ fn wait_events_honours_event_ages() {
 /// through the render node) and for the GPU; returns its address, handle
 /// and render-node mmap offset.
 fn vram(d: &SimulatedDriver, gpu_id: u32, size: usize) -> (u64, u64, u64) {
-    let va = reserve(size);
+    vram_at(d, gpu_id, reserve(size), size)
+}
+
+/// [`vram`] at `va`, an address range the caller holds.
+fn vram_at(d: &SimulatedDriver, gpu_id: u32, va: u64, size: usize) -> (u64, u64, u64) {
     let mut a = vram_args(va, size as u64, gpu_id);
     d.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
     let src = d
@@ -564,6 +568,70 @@ fn svm_ranges_through_the_ioctl() {
     // SAFETY: the rest of the test's mapping.
     unsafe { libc::munmap(p as *mut libc::c_void, size) };
     assert!(d.vm().read_u32(&mut tlb, p + 8).is_err());
+}
+
+/// Memory the process frees inside libc (free() of a large block unmaps it
+/// without passing the preload's munmap) leaves its SVM range behind; when
+/// the runtime later allocates VRAM at those addresses (found by the
+/// rocPRIM suite: SDMA copies into the new buffer faulted), the range ends
+/// as KFD's MMU notifier would have ended it, and the GPU reaches the
+/// allocation across the old range's bounds.
+#[test]
+fn an_allocation_over_memory_the_process_unmapped_ends_its_svm_range() {
+    use rocjitsu_kmd::svm::*;
+    let (d, gpu_id) = driver();
+    let page = 4096u64;
+    let size = 8 * page as usize;
+    let va = reserve(size);
+    // SAFETY: making part of the test's own reservation ordinary memory.
+    let p = unsafe {
+        libc::mmap(
+            (va + 2 * page) as *mut libc::c_void,
+            4 * page as usize,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    } as u64;
+    assert_eq!(p, va + 2 * page);
+    svm(&d, p, 4 * page, OP_SET_ATTR, &[(ATTR_ACCESS, gpu_id)]).unwrap();
+    // Gone behind the preload's back: the reservation takes it back.
+    // SAFETY: remapping the test's own range.
+    unsafe {
+        libc::mmap(
+            p as *mut libc::c_void,
+            4 * page as usize,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    let (va, handle, _) = vram_at(&d, gpu_id, va, size);
+    let mut tlb = rocjitsu_gpu::mem::Tlb::default();
+    // Eight bytes across the old range's end, and its last page.
+    let end = p + 4 * page;
+    d.vm()
+        .write(&mut tlb, end - 4, &[1, 2, 3, 4, 5, 6, 7, 8])
+        .unwrap();
+    let mut got = [0u8; 8];
+    d.vm().read(&mut tlb, end - 4, &mut got).unwrap();
+    assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8]);
+    // SAFETY: reading the allocation's host mapping (the test's own).
+    assert_eq!(
+        unsafe { *((end - 4) as *const u32) },
+        u32::from_le_bytes([1, 2, 3, 4])
+    );
+    assert_eq!(
+        svm(&d, p, page, OP_GET_ATTR, &[(ATTR_ACCESS, gpu_id)]),
+        Err(Errno::EADDRINUSE),
+        "the addresses are the allocation's now"
+    );
+    let mut f = [0u8; 8];
+    put64(&mut f, 0, handle);
+    d.ioctl(KFD, iow(0x17, 8), &mut f).unwrap();
+    assert!(d.vm().read_u32(&mut tlb, va).is_err(), "freed");
 }
 
 /// With XNACK on (SET_XNACK_MODE 1, as ROCr does under HSA_XNACK=1) the GPU
