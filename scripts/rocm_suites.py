@@ -120,6 +120,47 @@ SUITES = {
         "slow": ["rocsolver-test:daily_lapack/*"],
         "sample": 1,
     },
+    "rocprim": {
+        "package": "librocprim-tests",
+        "ci": [
+            # Block- and warp-wide primitives (cross-wave scans through LDS,
+            # DPP and permutes).
+            "test_block_scan:RocprimBlockScanSingleValueTestsFloating/2.ExclusiveScan",
+            "test_block_reduce:RocprimBlockReduceSingleValueTestsFloating/43.ReduceMultiplies",
+            "test_block_radix_sort:RocprimBlockRadixSortFloating/26.SortKeysValues",
+            "test_warp_scan:RocprimWarpScanTestsFloating/30.Broadcast",
+            "test_warp_scan_disable_dpp:RocprimWarpScanTestsIntegral/19.ExclusiveReduceScan",
+            # Device-wide algorithms (several kernels, lookback scans,
+            # hipMemcpy of pageable host memory through SDMA).
+            "test_device_radix_sort:Id72/RocprimDeviceRadixSort/0.SortKeys",
+            "test_device_reduce:RocprimDeviceReduceTests/29.ReduceEmptyInput",
+            "test_device_binary_search:RocprimDeviceBinarySearch/9.LowerBound",
+            "test_device_select:RocprimDeviceSelectTests/4.SelectFlagged",
+        ],
+        # Inputs of 2^32 and more elements: hours under the emulator.
+        "slow": ["*LargeIndices*", "*LargeInput*"],
+        # Device-wide cases take 5-70 s each here: the CI sample draws from
+        # the block, warp and thread cases only.
+        "sample_skip": ["test_device_*"],
+        "sample": 4,
+    },
+    # hipCUB wraps rocPRIM: its 1.1 GB package stays out of CI (rocPRIM's
+    # cases cover the same kernels there); full tier and by hand.
+    "hipcub": {
+        "package": "libhipcub-tests",
+        "in_ci": False,
+        "ci": [
+            "test_hipcub_block_scan:HipcubBlockScanInputArrayTests/16.ExclusiveSumReduce",
+            "test_hipcub_block_radix_sort:HipcubBlockRadixSort/48.SortKeys",
+            "test_hipcub_warp_scan:HipcubWarpScanTests/7.InclusiveScan",
+            "test_hipcub_warp_reduce:HipcubWarpReduceTests/2.Reduce",
+            "test_hipcub_device_reduce_by_key:HipcubDeviceReduceByKey/10.ReduceByKey",
+            "test_hipcub_device_select:HipcubDeviceSelectTests/1.Flagged",
+        ],
+        "slow": ["*LargeIndices*", "*LargeInput*"],
+        "sample_skip": ["test_hipcub_device_*"],
+        "sample": 4,
+    },
     # RCCL's unit tests stop in rocm_smi's initialisation (rsmi_init)
     # today: full tier only, until [stack] gives rocm_smi its sysfs.
     "rccl": {
@@ -153,6 +194,15 @@ def binaries(suite):
     return out
 
 
+def suite_env(suite):
+    """The environment Debian's `run-tests` gives the suite's binaries: the
+    test directory on the library path (rocPRIM's test_linking loads its
+    helper libraries from there)."""
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = ":".join(x for x in [str(suite_dir(suite)), env.get("LD_LIBRARY_PATH", "")] if x)
+    return env
+
+
 def suite_args(suite, seed):
     n = int(seed) % (1 << 31) if str(seed).isdigit() else 1
     return [x.replace("{seed}", str(n)) for x in SUITES[suite].get("args", [])]
@@ -176,6 +226,7 @@ def list_cases(suite, launcher, config, seed):
             text=True,
             errors="replace",
             timeout=600,
+            env=suite_env(suite),
         )
         if p.returncode != 0:
             die(f"suite {suite}: {b} --gtest_list_tests exited {p.returncode}: {p.stderr.strip()[-300:]}")
@@ -208,10 +259,11 @@ def select(suite, cases, tier, seed, filters, shard):
         fixed = SUITES[suite]["ci"]
         slow = SUITES[suite].get("slow", [])
         chosen = [c for c in cases if any(fnmatch.fnmatchcase(c, g) for g in fixed)]
+        skip = slow + SUITES[suite].get("sample_skip", [])
         rest = [
             c
             for c in cases
-            if c not in set(chosen) and not any(fnmatch.fnmatchcase(c, g) for g in slow)
+            if c not in set(chosen) and not any(fnmatch.fnmatchcase(c, g) for g in skip)
         ]
         rng = random.Random(f"{suite}:{seed}")
         sample = rng.sample(rest, min(SUITES[suite]["sample"], len(rest)))
@@ -253,7 +305,8 @@ def run_case(suite, case, config, launcher, timeout, threads, seed):
     ]
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
+                           env=suite_env(suite))
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"")
         out = out.decode(errors="replace") if isinstance(out, bytes) else out
