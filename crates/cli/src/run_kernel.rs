@@ -208,7 +208,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     let gpu_target: Option<Target> = a.gpu.as_deref().and_then(|g| g.parse().ok());
     let co = match (&config, gpu_target) {
-        (None, Some(t)) => container.select(t)?,
+        (None, Some(t)) => container
+            .select(t)
+            .map_err(|e| anyhow!("--gpu {}: {e}", t.name()))?,
         (Some(c), _) => {
             let spec = c
                 .gpus

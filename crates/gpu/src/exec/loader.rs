@@ -75,7 +75,11 @@ fn wave_size(co: &CodeObject) -> WaveSize {
         .kernels()
         .iter()
         .any(|k| k.descriptor.kernel_code_properties.enable_wavefront_size32);
-    if w32 { WaveSize::Wave32 } else { WaveSize::Wave64 }
+    if w32 {
+        WaveSize::Wave32
+    } else {
+        WaveSize::Wave64
+    }
 }
 
 /// The `.rela.dyn` entries: (offset, type, addend).

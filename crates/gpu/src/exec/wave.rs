@@ -23,6 +23,11 @@ pub mod sreg {
     pub const M0: u8 = 124;
     pub const NULL: u8 = 125;
     pub const EXEC: u8 = 126;
+    /// Outside the file: writes to it (and, for a pair, to the index after
+    /// it) are dropped and reads give 0. GFX11's lowering makes `null`
+    /// destinations this index, so that a 64-bit write to `null` does not
+    /// reach EXEC_LO after it.
+    pub const DISCARD: u8 = 0xfe;
 }
 
 /// Number of entries of the scalar file (the 7-bit operand space).
@@ -240,13 +245,8 @@ impl Wave {
         }
     }
 
-    /// Writes the pair at `i`, `i + 1`; a 64-bit write to `null` is dropped
-    /// whole (it does not reach the register after it, EXEC_LO).
     #[inline]
     pub fn set_s64(&mut self, i: u8, v: u64) {
-        if i == sreg::NULL {
-            return;
-        }
         self.set_s32(i, v as u32);
         self.set_s32(i.wrapping_add(1), (v >> 32) as u32);
     }

@@ -39,7 +39,7 @@ use super::wave::{Src, sreg};
 use crate::plugin::class;
 use crate::plugin::{Class, Family, Seg};
 use rocjitsu_isa::Instruction;
-use rocjitsu_isa::gfx11::operand::{Operand, decode_sreg, decode_src};
+use rocjitsu_isa::gfx11::operand::{Operand, decode_src, decode_sreg};
 use rocjitsu_isa::gfx11::{Body, Inst, vop, vop3};
 
 /// Lowers a decoded GFX11 instruction. Never fails: an instruction without
@@ -51,7 +51,7 @@ pub fn lower(inst: Inst) -> Op {
             let name = s.mnemonic();
             let mut op = new(inst, salu_exec(name), salu_class(name));
             if let rocjitsu_isa::gfx9::sop::Field::Op(d) = &s.sdst {
-                op.sdst = sdst_of(d);
+                op.sdst = sdst_any(d);
             }
             if let rocjitsu_isa::gfx9::sop::Field::Op(o) = &s.src0 {
                 op.src[0] = src_of(o);
@@ -65,7 +65,7 @@ pub fn lower(inst: Inst) -> Op {
             let name = k.mnemonic();
             let mut op = new(inst, salu_exec(name), salu_class(name));
             if let Some(d) = k.sdst() {
-                op.sdst = sdst_of(&d);
+                op.sdst = sdst_any(&d);
             }
             op.imm = i64::from(k.simm16 as i16);
             if let Some(x) = k.imm32 {
@@ -145,9 +145,19 @@ fn src_f(field: u16, count: u8, literal: Option<u32>) -> Src {
     decode_src(field, count, literal).map_or(Src::None, |o| src_of(&o))
 }
 
-/// The scalar-file index a GFX11 scalar destination field names.
+/// The scalar-file index a GFX11 scalar destination field names
+/// ([`sreg::DISCARD`] for `null`).
 fn sdst_f(field: u16, count: u8) -> u8 {
-    decode_sreg(field, count).map_or(sreg::NULL, |o| sdst_of(&o))
+    decode_sreg(field, count).map_or(sreg::DISCARD, |o| sdst_any(&o))
+}
+
+/// The scalar-file index a destination operand names ([`sreg::DISCARD`]
+/// for `null` and non-scalar operands).
+fn sdst_any(o: &Operand) -> u8 {
+    match sdst_of(o) {
+        sreg::NULL => sreg::DISCARD,
+        i => i,
+    }
 }
 
 /// A VGPR operand's register.
@@ -292,7 +302,7 @@ fn lower_vop(inst: Inst, v: &vop::Vop) -> Op {
     if row.kind == vop::Kind::Vopc {
         // v_cmpx writes EXEC only.
         op.sdst = if name.starts_with("v_cmpx_") {
-            sreg::NULL
+            sreg::DISCARD
         } else {
             sreg::VCC
         };
@@ -347,7 +357,7 @@ fn lower_vop3(inst: Inst, v: &vop3::Vop3) -> Op {
         op.src[2] = Src::V(op.vdst);
     }
     if name.starts_with("v_cmpx_") {
-        op.sdst = sreg::NULL;
+        op.sdst = sreg::DISCARD;
     }
     op.mods = Mods {
         neg: ((w1 >> 29) & 7) as u8,
@@ -438,18 +448,8 @@ fn lower_vopd(inst: Inst, v: &rocjitsu_isa::gfx11::vopd::Vopd) -> Op {
         }
         Some(op)
     };
-    let x = half(
-        v.x,
-        dx,
-        (v.w0 & 0x1ff) as u16,
-        ((v.w0 >> 9) & 0xff) as u16,
-    );
-    let y = half(
-        v.y,
-        dy,
-        (v.w1 & 0x1ff) as u16,
-        ((v.w1 >> 9) & 0xff) as u16,
-    );
+    let x = half(v.x, dx, (v.w0 & 0x1ff) as u16, ((v.w0 >> 9) & 0xff) as u16);
+    let y = half(v.y, dy, (v.w1 & 0x1ff) as u16, ((v.w1 >> 9) & 0xff) as u16);
     match (x, y) {
         (Some(x), Some(y)) => {
             let mut op = new(inst, sem::vopd, valu_class());
@@ -489,11 +489,7 @@ fn lower_flat(inst: Inst, f: &rocjitsu_isa::gfx11::flat::Flat) -> Op {
         sdst_src(saddr, if seg == 2 { 2 } else { 1 })
     };
     let uses_vaddr = seg != 1 || sve;
-    op.src[0] = if uses_vaddr {
-        Src::V(addr)
-    } else {
-        Src::None
-    };
+    op.src[0] = if uses_vaddr { Src::V(addr) } else { Src::None };
     let off = (w0 & 0x1fff) as u16;
     op.imm = if seg == 0 {
         i64::from(off & 0xfff)
@@ -506,7 +502,7 @@ fn lower_flat(inst: Inst, f: &rocjitsu_isa::gfx11::flat::Flat) -> Op {
 /// A scalar register operand (saddr) as a source.
 fn sdst_src(field: u16, count: u8) -> Src {
     match sdst_f(field, count) {
-        sreg::NULL => Src::None,
+        sreg::DISCARD => Src::None,
         i => Src::S(i),
     }
 }
@@ -524,7 +520,11 @@ fn lower_buf(inst: Inst, b: &rocjitsu_isa::gfx11::mubuf::Buf) -> Op {
     } else {
         sem::lookup(name).or_else(|| super::vmem::select(&name9, glc, false))
     };
-    let mut op = new(inst, exec.unwrap_or(unsupported), class::vmem(&name9, Seg::Buffer));
+    let mut op = new(
+        inst,
+        exec.unwrap_or(unsupported),
+        class::vmem(&name9, Seg::Buffer),
+    );
     op.vdst = ((w1 >> 8) & 0xff) as u16;
     op.src[0] = Src::V((w1 & 0xff) as u16);
     op.src[1] = Src::V(op.vdst);

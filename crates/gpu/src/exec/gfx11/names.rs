@@ -64,8 +64,14 @@ const RENAMES: &[(&str, &str)] = &[
     ("ds_storexchg_rtn_b64", "ds_wrxchg_rtn_b64"),
     ("ds_storexchg_2addr_rtn_b32", "ds_wrxchg2_rtn_b32"),
     ("ds_storexchg_2addr_rtn_b64", "ds_wrxchg2_rtn_b64"),
-    ("ds_storexchg_2addr_stride64_rtn_b32", "ds_wrxchg2st64_rtn_b32"),
-    ("ds_storexchg_2addr_stride64_rtn_b64", "ds_wrxchg2st64_rtn_b64"),
+    (
+        "ds_storexchg_2addr_stride64_rtn_b32",
+        "ds_wrxchg2st64_rtn_b32",
+    ),
+    (
+        "ds_storexchg_2addr_stride64_rtn_b64",
+        "ds_wrxchg2st64_rtn_b64",
+    ),
     ("ds_cmpstore_b32", "ds_cmpst_b32"),
     ("ds_cmpstore_b64", "ds_cmpst_b64"),
     ("ds_cmpstore_rtn_b32", "ds_cmpst_rtn_b32"),

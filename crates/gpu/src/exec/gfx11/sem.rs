@@ -159,7 +159,11 @@ fn permlane16<const X: bool>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         if exec >> l & 1 == 0 {
             continue;
         }
-        let row = if X { (l & !31) | ((l & 16) ^ 16) } else { l & !15 };
+        let row = if X {
+            (l & !31) | ((l & 16) ^ 16)
+        } else {
+            l & !15
+        };
         let s = row | ((sel >> (4 * (l & 15))) & 0xf) as usize;
         if fi || exec >> s & 1 != 0 {
             out[l] = src[s];

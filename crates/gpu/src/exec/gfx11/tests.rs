@@ -10,7 +10,11 @@ const T: Target = Target::Gfx1100;
 const W32: WaveSize = WaveSize::Wave32;
 const W64: WaveSize = WaveSize::Wave64;
 
-fn run(wave: WaveSize, asm: &str, setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm)) -> Run {
+fn run(
+    wave: WaveSize,
+    asm: &str,
+    setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm),
+) -> Run {
     match run_in(T, wave, asm, setup) {
         Ok(r) => r,
         Err((f, pc)) => panic!("{asm}\nfaulted at 0x{:x}: {f}", pc - CODE_BASE),
@@ -129,19 +133,24 @@ fn vopd_halves_read_before_either_writes() {
     let r = run(
         W32,
         "v_dual_mov_b32 v0, v1 :: v_dual_mov_b32 v1, v0\n\
-         v_dual_add_f32 v4, v2, v3 :: v_dual_mul_f32 v5, v4, v3",
+         v_dual_add_f32 v4, v2, v3 :: v_dual_mul_f32 v5, v4, v6",
         |w, _| {
             w.v[0] = [1; 64];
             w.v[1] = [2; 64];
             w.v[2] = [3.0f32.to_bits(); 64];
             w.v[3] = [4.0f32.to_bits(); 64];
             w.v[4] = [10.0f32.to_bits(); 64];
+            w.v[6] = [4.0f32.to_bits(); 64];
         },
     );
     assert_eq!(r.wave.v[0][0], 2);
     assert_eq!(r.wave.v[1][0], 1);
     assert_eq!(f32::from_bits(r.wave.v[4][3]), 7.0);
-    assert_eq!(f32::from_bits(r.wave.v[5][3]), 40.0, "Y reads v4 before X writes it");
+    assert_eq!(
+        f32::from_bits(r.wave.v[5][3]),
+        40.0,
+        "Y reads v4 before X writes it"
+    );
 }
 
 #[test]
@@ -157,8 +166,16 @@ fn dpp16_row_share_row_xmask_and_dpp8() {
     for l in 0..32 {
         let row = l & !15;
         assert_eq!(r.wave.v[1][l], 100 + (row + 3) as u32, "row_share lane {l}");
-        assert_eq!(r.wave.v[2][l], 100 + (row | ((l & 15) ^ 5)) as u32, "row_xmask lane {l}");
-        assert_eq!(r.wave.v[3][l], 100 + ((l & !7) | (7 - (l & 7))) as u32, "dpp8 lane {l}");
+        assert_eq!(
+            r.wave.v[2][l],
+            100 + (row | ((l & 15) ^ 5)) as u32,
+            "row_xmask lane {l}"
+        );
+        assert_eq!(
+            r.wave.v[3][l],
+            100 + ((l & !7) | (7 - (l & 7))) as u32,
+            "dpp8 lane {l}"
+        );
         let shr = if l & 15 == 0 { 0 } else { 100 + l as u32 - 1 };
         assert_eq!(r.wave.v[4][l], shr + 100 + l as u32, "row_shr lane {l}");
     }
@@ -179,8 +196,16 @@ fn permlanex16_reads_the_other_row() {
     );
     for l in 0..32 {
         let sel = 15 - (l & 15);
-        assert_eq!(r.wave.v[1][l], 1000 + (((l & 16) ^ 16) + sel) as u32, "x16 lane {l}");
-        assert_eq!(r.wave.v[2][l], 1000 + ((l & 16) + sel) as u32, "16 lane {l}");
+        assert_eq!(
+            r.wave.v[1][l],
+            1000 + (((l & 16) ^ 16) + sel) as u32,
+            "x16 lane {l}"
+        );
+        assert_eq!(
+            r.wave.v[2][l],
+            1000 + ((l & 16) + sel) as u32,
+            "16 lane {l}"
+        );
     }
 }
 
@@ -269,7 +294,11 @@ fn ds_cmpstore_takes_the_new_value_first() {
     for l in 0..32 {
         let old = (l % 2) as u32;
         assert_eq!(r.wave.v[3][l], old, "returned lane {l}");
-        assert_eq!(r.wave.v[6][l], if old == 1 { 9 } else { 0 }, "stored lane {l}");
+        assert_eq!(
+            r.wave.v[6][l],
+            if old == 1 { 9 } else { 0 },
+            "stored lane {l}"
+        );
     }
 }
 
@@ -344,9 +373,12 @@ fn wmma_f32_f16_matches_a_cpu_matrix_product() {
     use crate::float::{Rounding, f32_to_f16};
     // Values whose products and sums are exact in f32: the comparison is
     // bit-exact.
-    let a: [[f32; 16]; 16] = std::array::from_fn(|i| std::array::from_fn(|k| ((i * 7 + k * 3) % 9) as f32 - 4.0));
-    let b: [[f32; 16]; 16] = std::array::from_fn(|k| std::array::from_fn(|j| ((k * 5 + j) % 7) as f32 * 0.5 - 1.5));
-    let cm: [[f32; 16]; 16] = std::array::from_fn(|i| std::array::from_fn(|j| (i * 16 + j) as f32 * 0.25));
+    let a: [[f32; 16]; 16] =
+        std::array::from_fn(|i| std::array::from_fn(|k| ((i * 7 + k * 3) % 9) as f32 - 4.0));
+    let b: [[f32; 16]; 16] =
+        std::array::from_fn(|k| std::array::from_fn(|j| ((k * 5 + j) % 7) as f32 * 0.5 - 1.5));
+    let cm: [[f32; 16]; 16] =
+        std::array::from_fn(|i| std::array::from_fn(|j| (i * 16 + j) as f32 * 0.25));
     let h = |m: &[[f32; 16]; 16]| -> [[u16; 16]; 16] {
         std::array::from_fn(|i| std::array::from_fn(|j| f32_to_f16(m[i][j], Rounding::NearestEven)))
     };
@@ -406,5 +438,26 @@ fn wmma_in_a_wave64_faults_rather_than_guess_its_layout() {
     )
     .err()
     .expect("wave64 WMMA is not modelled");
-    assert!(e.0.to_string().contains("v_wmma_f32_16x16x16_f16"), "{}", e.0);
+    assert!(
+        e.0.to_string().contains("v_wmma_f32_16x16x16_f16"),
+        "{}",
+        e.0
+    );
+}
+
+#[test]
+fn a_null_carry_out_in_wave64_does_not_reach_exec() {
+    let r = run(
+        W64,
+        "v_mad_u64_u32 v[1:2], null, s2, s3, v[4:5]\n\
+         v_mov_b32_e32 v6, 1",
+        |w, _| {
+            w.s[2] = 3;
+            w.s[3] = 5;
+            w.v[4] = [7; 64];
+        },
+    );
+    assert_eq!(r.wave.exec(), u64::MAX);
+    assert_eq!(r.wave.v[1][63], 22);
+    assert_eq!(r.wave.v[6][63], 1);
 }

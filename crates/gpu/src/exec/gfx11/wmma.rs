@@ -94,7 +94,8 @@ fn float<const T: u8, const HALF: bool>(c: &mut Ctx, op: &Op) -> Result<(), Faul
             let (row, col) = (2 * v + l / 16, l % 16);
             let mut s = 0f64;
             for k in 0..16 {
-                s += elem16::<T>(&a, row, k, neg, neg_hi, 0) * elem16::<T>(&b, col, k, neg, neg_hi, 1);
+                s += elem16::<T>(&a, row, k, neg, neg_hi, 0)
+                    * elem16::<T>(&b, col, k, neg, neg_hi, 1);
             }
             let w = cv[v][l];
             if HALF {
