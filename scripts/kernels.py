@@ -62,9 +62,24 @@ import corpus  # noqa: E402  (build machinery shared with the decoder corpus)
 
 SRC = ROOT / "tests" / "kernels" / "src"
 OUT = ROOT / "build" / "kernels"
-# The targets the emulator executes (config's Target::ALL); the decoder
-# corpus (corpus.TARGETS) also has decode-only ones.
+# The targets the emulator executes (config's Target::ALL), run by
+# default; the decoder corpus (corpus.TARGETS) also has decode-only ones.
 TARGETS = ("gfx90a", "gfx942", "gfx950")
+# Run targets of RDNA3, whose kernels run-kernel executes without a GPU
+# configuration (config's Target::KERNELS): gfx1100 runs the wave32 build
+# of each source (<stem>.hsaco), gfx1100w64 the wave64 one (<stem>_w64,
+# clang sources only; Triton builds wave32). Selected with --target.
+RDNA_TARGETS = ("gfx1100", "gfx1100w64")
+RUN_TARGETS = TARGETS + RDNA_TARGETS
+
+
+def build_target(target: str) -> str:
+    """The compiler target of a run target (gfx1100w64 -> gfx1100)."""
+    return target.removesuffix("w64")
+
+
+def object_suffix(target: str) -> str:
+    return "_w64" if target.endswith("w64") else ""
 READELF = "llvm-readelf-22"
 
 
@@ -80,6 +95,7 @@ def sources() -> list[pathlib.Path]:
 
 def build(targets, jobs: int, force: bool) -> None:
     t0 = time.monotonic()
+    targets = sorted({build_target(t) for t in targets}, key=list(RUN_TARGETS).index)
     srcs = sources()
     headers = b"".join(p.read_bytes() for p in sorted([*corpus.INCLUDE.glob("*"), *SRC.glob("*.h")])
                        if p.is_file())
@@ -92,6 +108,9 @@ def build(targets, jobs: int, force: bool) -> None:
         outdir = OUT / target
         outdir.mkdir(parents=True, exist_ok=True)
         for src in srcs:
+            only = corpus.source_targets(src)
+            if only is not None and target not in only:
+                continue
             body = src.read_bytes()
             if src.suffix == ".py":
                 key = corpus.sha(corpus.RECIPE, "triton", body, triton_v, worker, objdump_v, target)
@@ -181,7 +200,7 @@ def resolve(case, target: str):
     from harness import In, InOut, Null, Out, Scalar, SCALAR_SIZES, dims
 
     launch = case.launch(target)
-    hsaco = OUT / target / f"{case.obj}.hsaco"
+    hsaco = OUT / build_target(target) / f"{case.obj}{'' if case.triton else object_suffix(target)}.hsaco"
     if not hsaco.exists():
         raise RuntimeError(f"{hsaco} not built")
     metas = kernel_metadata(str(hsaco))
@@ -214,7 +233,8 @@ def resolve(case, target: str):
         tmeta = json.loads(hsaco.with_suffix(".meta.json").read_text())
         launch.dynamic_lds = launch.dynamic_lds or int(tmeta["shared"])
         if launch.block is None:
-            launch.block = 64 * int(tmeta["num_warps"])
+            from harness import wave_size
+            launch.block = wave_size(target) * int(tmeta["num_warps"])
     if launch.block is None:
         raise RuntimeError("no block size given")
     block = dims(launch.block)
@@ -291,7 +311,8 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             elif isinstance(a, Null):
                 specs.append("null")
         g = dims(launch.grid)
-        cmd = [binary, "run-kernel", "--stats", "--gpu", gpu or target, str(hsaco), "--kernel", case.kernel,
+        cmd = [binary, "run-kernel", "--stats", "--gpu", gpu or build_target(target), str(hsaco), "--kernel",
+               case.kernel,
                "--grid", ",".join(map(str, g)), "--block", ",".join(map(str, block)),
                "--timeout", str(case.timeout), "--threads", str(threads)]
         if exec_mode:
@@ -599,6 +620,20 @@ def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep:
     return run_case(case, target, binary, dry_run, threads, keep, plugins=plugins, exec_mode=exec_mode)
 
 
+def applicable(case, target: str) -> bool:
+    """Whether the case's kernel exists for the target: its source is not
+    limited to other targets (`corpus-targets:`, e.g. CDNA-only builtins),
+    and a wave64 run is of a clang source (Triton builds wave32 on RDNA)."""
+    if case.triton:
+        return not target.endswith("w64")
+    stem = case.obj
+    for src in sources():
+        if src.stem == stem:
+            only = corpus.source_targets(src)
+            return only is None or build_target(target) in only
+    return True
+
+
 def selected(args):
     import cases  # noqa: F401
     from harness import REGISTRY
@@ -606,6 +641,8 @@ def selected(args):
     for target in args.target:
         for c in REGISTRY:
             if target not in c.targets:
+                continue
+            if not applicable(c, target):
                 continue
             if args.k and not any(fnmatch.fnmatch(c.name, f"*{k}*") for k in args.k):
                 continue
@@ -686,7 +723,8 @@ def cmd_list(args) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=("build", "run", "list"))
-    ap.add_argument("--target", action="append", choices=TARGETS, help="only these targets (repeatable)")
+    ap.add_argument("--target", action="append", choices=RUN_TARGETS,
+                    help="only these targets (repeatable; default: the CDNA ones)")
     ap.add_argument("-k", action="append", help="only cases whose name contains this (glob, repeatable)")
     ap.add_argument("--bin", default=str(ROOT / "target" / "release" / "rocjitsu"))
     ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 2)

@@ -4,7 +4,7 @@ integer dot products, byte permutes and funnel shifts, packed f16 fma,
 
 import numpy as np
 
-from harness import In, Launch, Out, blocks, case, exact, i32
+from harness import CDNA, In, Launch, Out, blocks, case, exact, i32
 from numerics import f32_to_f16_rtz, f32_to_fp8, fp8_table
 
 
@@ -24,7 +24,7 @@ def _bytes(x, signed):
     return np.where(b >= 128, b - 256, b) if signed else b
 
 
-@case("dot4_i8", "misc", "dot4")
+@case("dot4_i8", "misc", "dot4", targets=CDNA)
 def dot4_i8(rng, target):
     n = 2000
     a = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)

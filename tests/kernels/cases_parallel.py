@@ -5,11 +5,11 @@ dynamic LDS and divergent loops."""
 
 import numpy as np
 
-from harness import In, InOut, Launch, Out, blocks, case, exact, i32, prop
+from harness import CDNA, In, InOut, Launch, Out, blocks, case, exact, i32, prop, wave_size
 
 
-def _waves(x):
-    return x.reshape(-1, 64)
+def _waves(x, w=64):
+    return x.reshape(-1, w)
 
 
 @case("reduce_lds", "reduce", "reduce_lds")
@@ -28,7 +28,7 @@ def reduce_lds(rng, target):
     return Launch(g, 256, [Out("out", np.float32, g), In(x), i32(n)], [exact("out", t[:, 0])])
 
 
-@case("reduce_dpp", "reduce", "reduce_dpp")
+@case("reduce_dpp", "reduce", "reduce_dpp", targets=CDNA)
 def reduce_dpp(rng, target):
     n = 64 * 4 * 50
     x = rng.integers(-(2**20), 2**20, n).astype(np.int32)
@@ -41,7 +41,8 @@ def reduce_swizzle(rng, target):
     x = rng.integers(-(2**20), 2**20, n).astype(np.int32)
     halves = x.reshape(-1, 32).sum(axis=1)
     v = np.repeat(halves, 32)
-    first = np.repeat(v.reshape(-1, 64)[:, 0], 64)
+    w = wave_size(target)
+    first = np.repeat(v.reshape(-1, w)[:, 0], w)
     quad = x.reshape(-1, 4)[:, ::-1].reshape(-1)
     return Launch(n // 128, 128, [Out("out", np.int32, n), Out("quad", np.int32, n), In(x)],
                   [exact("out", v + first), exact("quad", quad)])
@@ -58,7 +59,7 @@ def scan_lds(rng, target):
     return Launch(g, 256, [Out("out", np.int32, n), In(x), i32(n)], [exact("out", ref)])
 
 
-@case("scan_dpp", "reduce", "scan_dpp")
+@case("scan_dpp", "reduce", "scan_dpp", targets=CDNA)
 def scan_dpp(rng, target):
     n = 64 * 4 * 20
     x = rng.integers(-1000, 1000, n).astype(np.int32)
@@ -70,20 +71,23 @@ def scan_dpp(rng, target):
 def lane_permute(rng, target):
     n = 64 * 4 * 4
     x = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
-    w = _waves(x)
-    lane = np.arange(64)
+    ws = wave_size(target)
+    w = _waves(x, ws)
+    lane = np.arange(ws)
     row = lane & ~15
+    # ds_bpermute takes the lane number modulo the wave size.
     return Launch(n // 256, 256,
                   [Out("pull", np.int32, n), Out("push", np.int32, n), Out("quad", np.int32, n),
                    Out("ror", np.int32, n), Out("mirror", np.int32, n), In(x)],
-                  [exact("pull", w[:, (lane + 5) & 63]),
+                  [exact("pull", w[:, ((lane + 5) & 63) % ws]),
                    exact("push", w[:, lane ^ 1]),
                    exact("quad", w[:, (lane & ~3) | (3 - (lane & 3))]),
                    exact("ror", w[:, row | ((lane - 4) & 15)]),  # row_ror:4: lane i reads lane i-4 of its row
                    exact("mirror", w[:, row | (15 - (lane & 15))])])
 
 
-@case("wave_shuffle", "shuffle", "wave_allreduce")
+# The kernel indexes its per-wave output by GID_X >> 6: 64-lane waves.
+@case("wave_shuffle", "shuffle", "wave_allreduce", targets=CDNA + ("gfx1100w64",))
 def wave_shuffle(rng, target):
     n = 64 * 2 * 30
     x = rng.standard_normal(n).astype(np.float32)
@@ -267,11 +271,12 @@ def ballot_rank(rng, target):
     g = blocks(n, 256)
     full = np.zeros(g * 256, np.int32)
     full[:n] = v
-    w = _waves(full)
+    ws = wave_size(target)
+    w = _waves(full, ws)
     pred = w > 0
-    count = np.repeat(pred.sum(axis=1), 64)
+    count = np.repeat(pred.sum(axis=1), ws)
     rank = np.where(pred, np.cumsum(pred, axis=1) - 1, -1).reshape(-1)
-    first = np.repeat(w[:, 0], 64).reshape(-1)
+    first = np.repeat(w[:, 0], ws).reshape(-1)
     uni = np.where(first > 0, full + first, full - first * 2)
     return Launch(g, 256, [Out("count", np.uint32, n), Out("rank", np.int32, n), Out("uni", np.int32, n), In(v),
                            i32(n)],

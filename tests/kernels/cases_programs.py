@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from harness import In, InOut, Launch, Out, blocks, case, close, exact, f32, i32
+from harness import CDNA, In, InOut, Launch, Out, blocks, case, close, exact, f32, i32
 from numerics import EPS32, fma_f32
 
 
@@ -33,7 +33,7 @@ def softmax(rng, target):
                   [close("out", _softmax(x), rtol=4e-6, atol=1e-9)])
 
 
-@case("layernorm", "rows", "layernorm")
+@case("layernorm", "rows", "layernorm", targets=CDNA)
 def layernorm(rng, target):
     rows, cols, eps = 32, 3000, 1e-5
     x = (rng.standard_normal((rows, cols)) + 0.5).astype(np.float32)

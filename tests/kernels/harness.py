@@ -15,7 +15,14 @@ from typing import Callable
 
 import numpy as np
 
-TARGETS = ("gfx90a", "gfx942", "gfx950")
+CDNA = ("gfx90a", "gfx942", "gfx950")
+TARGETS = CDNA + ("gfx1100", "gfx1100w64")
+
+
+def wave_size(target: str) -> int:
+    """Lanes per wave of a run target: RDNA's default build is wave32
+    (gfx1100), its `w64` build and CDNA wave64."""
+    return 32 if target == "gfx1100" else 64
 
 
 # --- arguments ------------------------------------------------------------------

@@ -194,18 +194,24 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (None, Some(g)) => {
             let t: Target = g.parse().map_err(|_| {
                 anyhow!(
-                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X) or gfx950 (MI355X)"
+                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X) or gfx1100 (kernels only)"
                 )
             })?;
-            if let Some(e) = t.not_executable() {
+            if let Some(e) = t.kernels_not_executable() {
                 bail!("--gpu {g}: {e}");
             }
-            Some(GpuConfig::builtin(t))
+            // Targets the engine runs without a shipped configuration
+            // (gfx1100) take the code object's target alone.
+            t.executes().then(|| GpuConfig::builtin(t))
         }
         (None, None) => None,
     };
-    let co = match &config {
-        Some(c) => {
+    let gpu_target: Option<Target> = a.gpu.as_deref().and_then(|g| g.parse().ok());
+    let co = match (&config, gpu_target) {
+        (None, Some(t)) => container
+            .select(t)
+            .map_err(|e| anyhow!("--gpu {}: {e}", t.name()))?,
+        (Some(c), _) => {
             let spec = c
                 .gpus
                 .first()
@@ -217,7 +223,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .map_err(|_| anyhow!("unsupported target"))?;
             container.select(t)?
         }
-        None => {
+        (None, None) => {
             let mut all = container.code_objects();
             let e = all
                 .next()
@@ -237,11 +243,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(e) = target.not_executable() {
+    if let Some(e) = target.kernels_not_executable() {
         bail!("{fname}: {e}");
     }
-    let config = config.unwrap_or_else(|| GpuConfig::builtin(target));
-    let max_lds = config.gpus.first().map_or(65536, |g| g.cu.lds_bytes);
+    // A workgroup's LDS: the configuration's, else 64 KiB (gfx1100's
+    // per-workgroup limit, as CDNA's).
+    let config = config.or_else(|| target.executes().then(|| GpuConfig::builtin(target)));
+    let max_lds = config
+        .as_ref()
+        .and_then(|c| c.gpus.first())
+        .map_or(65536, |g| g.cu.lds_bytes);
 
     let kernel = match &a.kernel {
         Some(n) => co.kernel(n).ok_or_else(|| {

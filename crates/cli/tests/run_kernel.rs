@@ -96,7 +96,11 @@ fn bad_inputs_name_the_problem() {
     );
     fails_with(
         &["run-kernel", "--gpu", "gfx1100", &k],
-        &["--gpu gfx1100", "gfx942"],
+        &["--gpu gfx1100", "no code object for gfx1100", "gfx942"],
+    );
+    fails_with(
+        &["run-kernel", "--gpu", "gfx1201", &k],
+        &["--gpu gfx1201", "does not execute"],
     );
     fails_with(&["run-kernel", "--gpu", "gfx90a", &k], &["gfx90a"]);
 }
@@ -567,5 +571,93 @@ fn an_outside_plugin_is_loaded_by_path_and_counts_what_metrics_counts() {
         e.contains("unknown option `colour=red`") && e.contains("out=PATH"),
         "{e}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An OpenCL saxpy compiled by clang-22 for gfx1100 in wave32 and in wave64
+/// runs through run-kernel with the wave count of its wave size and the
+/// CPU's results.
+#[test]
+fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-rdna-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("saxpy.cl");
+    std::fs::write(
+        &src,
+        "__kernel void saxpy(__global float *y, __global const float *x, float a, int n) {\n\
+           int i = __builtin_amdgcn_workgroup_id_x() * 256 + __builtin_amdgcn_workitem_id_x();\n\
+           if (i < n) y[i] = a * x[i] + y[i];\n\
+         }\n",
+    )
+    .unwrap();
+    let n = 1000usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let y0: Vec<f32> = (0..n).map(|i| 3.0 - i as f32).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let (xp, yp) = (dir.join("x.bin"), dir.join("y.bin"));
+    std::fs::write(&xp, bytes(&x)).unwrap();
+    for (wave, flag, waves) in [
+        (32, "-mno-wavefrontsize64", 32),
+        (64, "-mwavefrontsize64", 16),
+    ] {
+        let obj = dir.join(format!("saxpy{wave}.hsaco"));
+        let st = Command::new("clang-22")
+            .args([
+                "-x",
+                "cl",
+                "-target",
+                "amdgcn-amd-amdhsa",
+                "-mcpu=gfx1100",
+                "-nogpulib",
+                "-O2",
+                flag,
+                "-o",
+            ])
+            .arg(&obj)
+            .arg(&src)
+            .status()
+            .expect("clang-22 (scripts/setup.sh installs it)");
+        assert!(st.success());
+        std::fs::write(&yp, bytes(&y0)).unwrap();
+        let (ya, xa) = (
+            format!("inout:{}", yp.display()),
+            format!("in:{}", xp.display()),
+        );
+        let o = rocjitsu(&[
+            "run-kernel",
+            "--gpu",
+            "gfx1100",
+            obj.to_str().unwrap(),
+            "--grid",
+            "4",
+            "--block",
+            "256",
+            "--arg",
+            &ya,
+            "--arg",
+            &xa,
+            "--arg",
+            "f32:2",
+            "--arg",
+            "i32:1000",
+            "--stats",
+        ]);
+        assert!(o.status.success(), "wave{wave}: {}", stderr(&o));
+        let stats = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            stats.contains(&format!("waves:                {waves}\n")),
+            "wave{wave}: {stats}"
+        );
+        let out = std::fs::read(&yp).unwrap();
+        for i in 0..n {
+            let got = f32::from_le_bytes(out[4 * i..4 * i + 4].try_into().unwrap());
+            let (fused, unfused) = (2f32.mul_add(x[i], y0[i]), 2.0 * x[i] + y0[i]);
+            assert!(
+                got == fused || got == unfused,
+                "wave{wave}: y[{i}] = {got}, want {unfused}"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -53,6 +53,18 @@ impl Target {
     /// release order.
     pub const ALL: [Target; 3] = [Target::Gfx90a, Target::Gfx942, Target::Gfx950];
 
+    /// The targets whose kernels the wave engine runs on their own
+    /// (`rocjitsu run-kernel`, the engine's tests): [`Target::ALL`] and
+    /// gfx1100 (RDNA3, wave32 and wave64), whose GPU configuration (KFD
+    /// topology, DRM answers) is not written yet, so applications do not
+    /// reach it through the driver.
+    pub const KERNELS: [Target; 4] = [
+        Target::Gfx90a,
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx1100,
+    ];
+
     /// Every target the emulator knows: [`Target::ALL`] and those whose code
     /// is read but not yet executed.
     pub const KNOWN: [Target; 9] = [
@@ -128,6 +140,18 @@ impl Target {
     /// [`Target::ALL`]).
     pub fn executes(self) -> bool {
         Target::ALL.contains(&self)
+    }
+
+    /// Whether the wave engine runs kernels of this target (it is in
+    /// [`Target::KERNELS`]).
+    pub fn runs_kernels(self) -> bool {
+        Target::KERNELS.contains(&self)
+    }
+
+    /// The error a kernel of a target the wave engine does not run gets
+    /// (`run-kernel`, the code-object loader), or `None`.
+    pub fn kernels_not_executable(self) -> Option<NotExecutable> {
+        (!self.runs_kernels()).then_some(NotExecutable(self))
     }
 
     /// The error the GPU side gives for a target it does not execute, or
@@ -236,8 +260,9 @@ impl fmt::Display for Target {
 /// A target the emulator knows but does not execute yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{0} {what} not execute yet: the emulator runs gfx90a, gfx942 and gfx950 code; \
-     pick one of those (a configuration's gfx_target, a code object's --offload-arch)",
+    "{0} {what} not execute yet: the emulator runs gfx90a, gfx942 and gfx950 code \
+     (and gfx1100 kernels through run-kernel); pick one of those (a configuration's \
+     gfx_target, a code object's --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]
 pub struct NotExecutable(pub Target);
@@ -299,6 +324,15 @@ mod tests {
                     assert_ne!(a.index(), b.index(), "{a} {b}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_engine_runs_kernels_of_the_executed_targets_and_gfx1100() {
+        for t in Target::KNOWN {
+            let want = t.executes() || t == Target::Gfx1100;
+            assert_eq!(t.runs_kernels(), want, "{t}");
+            assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }
     }
 

@@ -18,6 +18,8 @@ KERNEL void buffer_oob(float *out, float *oload, const float *in, int valid) {
   __builtin_amdgcn_raw_buffer_store_b32(__builtin_bit_cast(unsigned, v * 2.0f + 1.0f), rout, i * 4, 0, 0);
 }
 
+#if defined(__GFX9__)
+// The dot1-insts builtins (v_dot4_i32_i8, v_dot4_u32_u8): CDNA only.
 KERNEL void dot4(int *os, unsigned *ou, const int *a, const int *b, const int *c, int n) {
   int i = GID_X;
   if (i < n) {
@@ -25,6 +27,7 @@ KERNEL void dot4(int *os, unsigned *ou, const int *a, const int *b, const int *c
     ou[i] = __builtin_amdgcn_udot4((unsigned)a[i], (unsigned)b[i], (unsigned)c[i], false);
   }
 }
+#endif
 
 // v_perm_b32 with byte selectors 0-7 (bytes of {a, b}, b in the low half)
 // and 0x0c (zero); v_alignbit_b32 / v_alignbyte_b32 funnel shifts.

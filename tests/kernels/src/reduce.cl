@@ -23,6 +23,8 @@ __kernel void reduce_lds(__global float *out, __global const float *in, int n) {
 // row_bcast:15 and row_bcast:31 carry the row totals up, lane 63 holds the
 // total. DPP controls: row_shr:k = 0x110+k, row_bcast:15 = 0x142,
 // row_bcast:31 = 0x143.
+#if defined(__GFX9__)
+// row_bcast DPP controls: GFX9 only.
 __kernel void reduce_dpp(__global int *out, __global const int *in) {
   int v = in[GID_X];
   v += __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false);
@@ -36,6 +38,7 @@ __kernel void reduce_dpp(__global int *out, __global const int *in) {
   if ((TID_X & 63) == 0)
     out[GID_X >> 6] = total;
 }
+#endif
 
 // ds_swizzle in bit-mask mode (offset = xor_mask << 10 | or_mask << 5 |
 // and_mask): xor 1, 2, 4, 8, 16 within each 32 lanes gives every lane the
@@ -75,6 +78,8 @@ __kernel void scan_lds(__global int *out, __global const int *in, int n) {
 // Inclusive scan of each wave with DPP: row_shr:1,2,4,8 scans rows of 16
 // (lanes whose source is outside the row keep old = 0), then the row totals
 // are added with row_bcast:15 (into rows 1 and 3) and row_bcast:31 (rows 2, 3).
+#if defined(__GFX9__)
+// row_bcast DPP controls: GFX9 only.
 __kernel void scan_dpp(__global int *out, __global const int *in) {
   int v = in[GID_X];
   v += __builtin_amdgcn_update_dpp(0, v, 0x111, 0xf, 0xf, false);
@@ -85,6 +90,7 @@ __kernel void scan_dpp(__global int *out, __global const int *in) {
   v += __builtin_amdgcn_update_dpp(0, v, 0x143, 0xc, 0xf, false);
   out[GID_X] = v;
 }
+#endif
 
 // Cross-lane permutes: ds_bpermute (pull from lane+k), ds_permute (push to
 // lane ^ 1) and DPP quad_perm / row_ror / row_mirror moves.

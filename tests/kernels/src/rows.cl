@@ -33,6 +33,8 @@ __kernel void softmax_rows(__global float *out, __global const float *in, int co
     out[row * cols + c] = __builtin_expf(x[c] - m) / total;
 }
 
+#if defined(__GFX9__)
+// row_bcast DPP controls: GFX9 only.
 static float wave_sum(float v) {
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x111, 0xf, 0xf, false));
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x112, 0xf, 0xf, false));
@@ -42,7 +44,10 @@ static float wave_sum(float v) {
   v += AS_FLOAT(__builtin_amdgcn_update_dpp(0, AS_INT(v), 0x143, 0xc, 0xf, false));
   return AS_FLOAT(__builtin_amdgcn_readlane(AS_INT(v), 63));
 }
+#endif
 
+#if defined(__GFX9__)
+// row_bcast DPP controls: GFX9 only.
 __kernel void layernorm(__global float *out, __global const float *in, __global const float *gamma,
                         __global const float *beta, int cols, float eps) {
   __local float part[2][4];
@@ -68,3 +73,4 @@ __kernel void layernorm(__global float *out, __global const float *in, __global 
   for (int c = t; c < cols; c += 256)
     out[row * cols + c] = (x[c] - mean) * rstd * gamma[c] + beta[c];
 }
+#endif

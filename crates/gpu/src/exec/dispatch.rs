@@ -210,9 +210,22 @@ pub fn dispatch_with(
         }
     }
     let d = &l.descriptor;
-    if d.kernel_code_properties.enable_wavefront_size32 {
-        return Err(launch_err("wave32 kernels do not run on CDNA".into()));
+    let wave32 = d.kernel_code_properties.enable_wavefront_size32;
+    if wave32 && env.target.family() == rocjitsu_isa::Family::Gfx9 {
+        return Err(launch_err(format!(
+            "a wave32 kernel, but {} runs 64-lane waves only; build it for an RDNA target",
+            env.target
+        )));
     }
+    if wave32 != (prog.wave == rocjitsu_isa::WaveSize::Wave32) {
+        return Err(launch_err(format!(
+            "a wave{} kernel, but its code was decoded for {}-lane waves (a code object mixing \
+             wave32 and wave64 kernels is not supported)",
+            if wave32 { 32 } else { 64 },
+            prog.wave.lanes()
+        )));
+    }
+    let lanes = if wave32 { 32 } else { 64 };
     let lds = u64::from(d.group_segment_fixed_size) + u64::from(l.dynamic_lds);
     if lds > u64::from(l.max_lds) {
         return Err(launch_err(format!(
@@ -299,7 +312,7 @@ pub fn dispatch_with(
             let gz = (g / (u64::from(l.grid[0]) * u64::from(l.grid[1]))) as u32;
             let group = [gx, gy, gz];
             let shape = x.shape(l, group);
-            let waves_per_group = shape.iter().product::<u32>().div_ceil(64) as usize;
+            let waves_per_group = shape.iter().product::<u32>().div_ceil(lanes) as usize;
             nwaves += waves_per_group as u64;
             let r = run_group(
                 vm,
@@ -416,6 +429,7 @@ fn run_group(
     lds.fill(0);
     for (i, w) in waves.iter_mut().take(nwaves).enumerate() {
         init_wave(w, l, x, (group, shape), i as u32, preload);
+        w.wave32 = prog.wave == rocjitsu_isa::WaveSize::Wave32;
     }
     let ge = |slot| GroupEvent {
         group,
@@ -641,13 +655,19 @@ fn init_wave(
         w.scratch = vec![0; need];
     }
 
-    // Work-items of this wave: linear IDs index*64 .. +64 within the group.
+    // Work-items of this wave: linear IDs index*n .. +n within the group
+    // (n the wave's lanes).
+    let n = if d.kernel_code_properties.enable_wavefront_size32 {
+        32
+    } else {
+        64
+    };
     let [bx, by, _] = shape;
     let items = shape.iter().product::<u32>();
     let mut exec = 0u64;
     let v0 = &mut w.v[0];
-    for lane in 0..64u32 {
-        let id = index * 64 + lane;
+    for lane in 0..n {
+        let id = index * n + lane;
         if id < items {
             exec |= 1 << lane;
             let x = id % bx;

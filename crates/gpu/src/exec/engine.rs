@@ -6,7 +6,7 @@ use super::op::{Ctx, Fault, Op};
 use super::wave::WaveState;
 use crate::mem::Vm;
 use crate::plugin::{Fanout, InstEvent, MemKind, WaveId};
-use rocjitsu_isa::Target;
+use rocjitsu_isa::{Family, Instruction, Target, WaveSize};
 use std::sync::{Arc, OnceLock};
 
 /// Code at a GPU address range, decoded on first execution of each
@@ -14,6 +14,9 @@ use std::sync::{Arc, OnceLock};
 /// thread.
 pub struct Program {
     pub target: Target,
+    /// The wave size the code is decoded for (on GFX10 and later it decides
+    /// the width of lane-mask operands; GFX9 runs 64-lane waves only).
+    pub wave: WaveSize,
     base: u64,
     bytes: Vec<u8>,
     ops: Vec<OnceLock<Result<Op, Fault>>>,
@@ -22,13 +25,25 @@ pub struct Program {
 }
 
 impl Program {
-    /// Code whose first byte is at GPU address `base`.
+    /// Code whose first byte is at GPU address `base`, for waves of the
+    /// target's default size (64 lanes on GFX9).
     pub fn new(target: Target, base: u64, bytes: Vec<u8>) -> Program {
+        Program::new_in(target, WaveSize::default_for(target), base, bytes)
+    }
+
+    /// [`Program::new`] for waves of `wave` lanes.
+    pub fn new_in(target: Target, wave: WaveSize, base: u64, bytes: Vec<u8>) -> Program {
+        let wave = if target.family() == Family::Gfx9 {
+            WaveSize::Wave64
+        } else {
+            wave
+        };
         let ops = (0..bytes.len().div_ceil(4))
             .map(|_| OnceLock::new())
             .collect();
         Program {
             target,
+            wave,
             base,
             bytes,
             ops,
@@ -37,8 +52,12 @@ impl Program {
     }
 
     /// The translation tier's state for this code (`None` where the host
-    /// cannot run translated code).
+    /// cannot run translated code, and for code of other families than
+    /// GFX9, which the translator does not know).
     pub fn jit(&self) -> Option<&crate::jit::ProgramJit> {
+        if self.target.family() != Family::Gfx9 {
+            return None;
+        }
         self.jit
             .get_or_init(|| crate::jit::ProgramJit::for_program(self))
             .as_deref()
@@ -79,8 +98,10 @@ impl Program {
     #[cold]
     fn decode(&self, off: usize) -> Result<Op, Fault> {
         let bytes = self.bytes.get(off..).unwrap_or(&[]);
-        match rocjitsu_isa::decode(self.target, bytes) {
-            Ok(inst) => Ok(lower(inst)),
+        match rocjitsu_isa::decode_in(self.target, self.wave, bytes) {
+            Ok(Instruction::Gfx9(inst)) => Ok(lower(inst)),
+            Ok(Instruction::Gfx11(inst)) => Ok(super::gfx11::lower(inst)),
+            Ok(other) => Ok(super::lower::unsupported_family(other)),
             Err(e) => Err(Fault::Illegal(e.to_string())),
         }
     }
@@ -89,7 +110,7 @@ impl Program {
     pub fn disassemble(&self, pc: u64) -> String {
         let off = pc.wrapping_sub(self.base) as usize;
         match self.bytes.get(off..) {
-            Some(b) => match rocjitsu_isa::decode(self.target, b) {
+            Some(b) => match rocjitsu_isa::decode_in(self.target, self.wave, b) {
                 Ok(i) => i.to_string(),
                 Err(e) => format!("<{e}>"),
             },

@@ -5,6 +5,7 @@
 use super::engine::Program;
 use crate::mem::{Perms, Vm};
 use rocjitsu_code::CodeObject;
+use rocjitsu_isa::WaveSize;
 
 /// `PT_LOAD`.
 const PT_LOAD: u32 = 1;
@@ -22,7 +23,7 @@ pub struct Loaded {
 /// Loads `co`'s `PT_LOAD` segments into a new allocation of `vm` and
 /// applies its `R_AMDGPU_RELATIVE64` dynamic relocations.
 pub fn load(vm: &Vm, co: &CodeObject) -> Result<Loaded, String> {
-    if let Some(e) = co.target().not_executable() {
+    if let Some(e) = co.target().kernels_not_executable() {
         return Err(format!("{}: {e}", co.name()));
     }
     let elf = co.elf();
@@ -62,8 +63,23 @@ pub fn load(vm: &Vm, co: &CodeObject) -> Result<Loaded, String> {
     vm.fill(base, &image).map_err(|e| e.to_string())?;
     Ok(Loaded {
         base,
-        program: Program::new(co.target(), base, image),
+        program: Program::new_in(co.target(), wave_size(co), base, image),
     })
+}
+
+/// The wave size the code object's kernels run in: 32 lanes when any
+/// kernel descriptor enables wave32 (GFX10+; the dispatch refuses a kernel
+/// of the other size), else 64.
+fn wave_size(co: &CodeObject) -> WaveSize {
+    let w32 = co
+        .kernels()
+        .iter()
+        .any(|k| k.descriptor.kernel_code_properties.enable_wavefront_size32);
+    if w32 {
+        WaveSize::Wave32
+    } else {
+        WaveSize::Wave64
+    }
 }
 
 /// The `.rela.dyn` entries: (offset, type, addend).

@@ -12,6 +12,7 @@
 
 pub mod dispatch;
 pub mod engine;
+pub mod gfx11;
 pub mod lds;
 pub mod loader;
 pub mod lower;

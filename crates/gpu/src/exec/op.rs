@@ -5,7 +5,7 @@
 
 use super::wave::{Apertures, Src, Wave, sreg};
 use crate::mem::{MemFault, Tlb, Vm};
-use rocjitsu_isa::{Inst, Target};
+use rocjitsu_isa::{Inst, Instruction, Target};
 
 pub use super::wave::HwReg;
 
@@ -118,6 +118,18 @@ pub struct DppCtl {
     pub bound_ctrl: bool,
     pub row_mask: u8,
     pub bank_mask: u8,
+    /// GFX10+ `fi` (fetch inactive): a source lane in range is read even
+    /// where EXEC is off.
+    pub fi: bool,
+}
+
+/// GFX10+ DPP8: lane `l` reads lane `(l & !7) | sel[l & 7]`, the selects
+/// three bits each from bit 0 (RDNA ISA manuals, "DPP8").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Dpp8 {
+    pub sel: u32,
+    /// Fetch inactive: an inactive source lane is read (else it reads 0).
+    pub fi: bool,
 }
 
 /// The extension word of an e32 vector instruction.
@@ -126,6 +138,7 @@ pub enum Ext {
     None,
     Sdwa(SdwaSel),
     Dpp(DppCtl),
+    Dpp8(Dpp8),
 }
 
 /// Marks "no vector destination".
@@ -150,16 +163,29 @@ pub struct Op {
     pub ext: Ext,
     /// An immediate: offset, simm16, ... (family-specific).
     pub imm: i64,
-    /// The decoded instruction, for fields the lowering did not unpack and
-    /// for fault reports.
-    pub inst: Inst,
+    /// The decoded instruction (of any family), for fields the lowering
+    /// did not unpack and for fault reports.
+    pub inst: Instruction,
     /// Family and memory access, for plugins.
     pub class: crate::plugin::Class,
+    /// The X and Y operations of a GFX11 VOPD dual-issue instruction.
+    pub pair: Option<Box<[Op; 2]>>,
 }
 
 impl Op {
-    /// An op that executes `exec` with every other field empty.
+    /// An op of a GFX9 instruction that executes `exec` with every other
+    /// field empty.
     pub fn new(inst: Inst, exec: ExecFn) -> Op {
+        Op::of(
+            Instruction::Gfx9(inst),
+            exec,
+            crate::plugin::class::classify(&inst),
+        )
+    }
+
+    /// An op of an instruction of any family, of plugin class `class`,
+    /// that executes `exec` with every other field empty.
+    pub fn of(inst: Instruction, exec: ExecFn, class: crate::plugin::Class) -> Op {
         Op {
             exec,
             // At most 16 bytes.
@@ -170,8 +196,19 @@ impl Op {
             mods: Mods::default(),
             ext: Ext::None,
             imm: 0,
-            class: crate::plugin::class::classify(&inst),
+            class,
             inst,
+            pair: None,
+        }
+    }
+
+    /// The GFX9 instruction the op was lowered from (`None` for other
+    /// families).
+    #[inline]
+    pub fn gfx9(&self) -> Option<&Inst> {
+        match &self.inst {
+            Instruction::Gfx9(i) => Some(i),
+            _ => None,
         }
     }
 

@@ -14,7 +14,7 @@ use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave};
 use crate::jit::ExecMode;
 use crate::mem::{Tlb, Vm};
-use rocjitsu_isa::Target;
+use rocjitsu_isa::{Target, WaveSize};
 use std::process::Command;
 
 /// Assembles `asm` (one instruction per line) for `target` with
@@ -26,12 +26,22 @@ pub fn assemble(target: Target, asm: &str) -> Vec<u8> {
 /// Assembles `asm` with one `llvm-mc-22` run and returns each
 /// instruction's encoding.
 pub fn assemble_lines(target: Target, asm: &str) -> Vec<Vec<u8>> {
+    assemble_lines_in(target, WaveSize::default_for(target), asm)
+}
+
+/// [`assemble_lines`] for waves of `wave` lanes (RDNA: the lane-mask
+/// operands' width).
+pub fn assemble_lines_in(target: Target, wave: WaveSize, asm: &str) -> Vec<Vec<u8>> {
+    let mut args = vec![
+        "-arch=amdgcn".to_string(),
+        format!("-mcpu={}", target.name()),
+        "-show-encoding".to_string(),
+    ];
+    if target.family() != rocjitsu_isa::Family::Gfx9 {
+        args.push(format!("-mattr={}", wave.llvm_feature()));
+    }
     let mut child = Command::new("llvm-mc-22")
-        .args([
-            "-arch=amdgcn",
-            &format!("-mcpu={}", target.name()),
-            "-show-encoding",
-        ])
+        .args(&args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -99,6 +109,20 @@ pub fn run(
     interp
 }
 
+/// [`run`] for an RDNA target in waves of `wave` lanes (a 32-lane wave has
+/// EXEC_LO all ones). Only the interpreter runs it (the translation tier
+/// is GFX9's).
+pub fn run_in(
+    target: Target,
+    wave: WaveSize,
+    asm: &str,
+    mut setup: impl FnMut(&mut Wave, &Vm),
+) -> Result<Run, (Fault, u64)> {
+    let code = assemble_lines_in(target, wave, &format!("{asm}\ns_endpgm\n")).concat();
+    let prog = Program::new_in(target, wave, CODE_BASE, code);
+    run_program(target, &prog, &mut setup, ExecMode::Interp)
+}
+
 /// The first difference between two runs' outcomes (fault, wave state,
 /// LDS, the memory the setup mapped), if any.
 pub fn diff_runs(a: &Result<Run, (Fault, u64)>, b: &Result<Run, (Fault, u64)>) -> Option<String> {
@@ -156,7 +180,8 @@ pub fn run_program(
 ) -> Result<Run, (Fault, u64)> {
     let vm = Vm::new();
     let mut wave = Wave::new(VREGS);
-    wave.set_exec(u64::MAX);
+    wave.wave32 = prog.wave == WaveSize::Wave32;
+    wave.set_exec(wave.lane_mask());
     wave.pc = prog.base();
     wave.lane_bytes = 256;
     wave.scratch = vec![0; 256 * 64];

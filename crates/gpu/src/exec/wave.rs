@@ -23,6 +23,11 @@ pub mod sreg {
     pub const M0: u8 = 124;
     pub const NULL: u8 = 125;
     pub const EXEC: u8 = 126;
+    /// Outside the file: writes to it (and, for a pair, to the index after
+    /// it) are dropped and reads give 0. GFX11's lowering makes `null`
+    /// destinations this index, so that a 64-bit write to `null` does not
+    /// reach EXEC_LO after it.
+    pub const DISCARD: u8 = 0xfe;
 }
 
 /// Number of entries of the scalar file (the 7-bit operand space).
@@ -137,6 +142,10 @@ pub struct Wave {
     /// `l * lane_bytes`.
     pub scratch: Vec<u8>,
     pub lane_bytes: u32,
+    /// A 32-lane wave (GFX10+ wave32): lanes 32..63 are never active, and
+    /// lane masks (EXEC, VCC, compare and carry results) are one SGPR
+    /// wide: `exec_lo`, `vcc_lo`.
+    pub wave32: bool,
 }
 
 /// MODE's reset value at dispatch: round to nearest even for f32 and
@@ -160,6 +169,7 @@ impl Wave {
             insts: 0,
             scratch: Vec::new(),
             lane_bytes: 0,
+            wave32: false,
         }
     }
 
@@ -173,14 +183,38 @@ impl Wave {
         self.set_s64(sreg::EXEC, v);
     }
 
+    /// VCC (`vcc_lo` in a 32-lane wave).
     #[inline]
     pub fn vcc(&self) -> u64 {
-        self.s64(sreg::VCC)
+        self.s64(sreg::VCC) & self.lane_mask()
+    }
+
+    /// The bits of the wave's lanes in a lane mask.
+    #[inline]
+    pub fn lane_mask(&self) -> u64 {
+        if self.wave32 { 0xffff_ffff } else { u64::MAX }
+    }
+
+    /// Writes a lane mask to the scalar register(s) at `i`: one SGPR in a
+    /// 32-lane wave, a pair in a 64-lane one.
+    #[inline]
+    pub fn set_mask(&mut self, i: u8, v: u64) {
+        if self.wave32 {
+            self.set_s32(i, v as u32);
+        } else {
+            self.set_s64(i, v);
+        }
+    }
+
+    /// Reads a lane mask from the scalar register(s) at `i`.
+    #[inline]
+    pub fn mask(&self, i: u8) -> u64 {
+        self.s64(i) & self.lane_mask()
     }
 
     #[inline]
     pub fn set_vcc(&mut self, v: u64) {
-        self.set_s64(sreg::VCC, v);
+        self.set_mask(sreg::VCC, v);
     }
 
     #[inline]
@@ -251,7 +285,7 @@ impl Wave {
         match h {
             HwReg::Scc => u64::from(self.scc),
             HwReg::Vccz => u64::from(self.vcc() == 0),
-            HwReg::Execz => u64::from(self.exec() == 0),
+            HwReg::Execz => u64::from(self.exec() & self.lane_mask() == 0),
             // The aperture registers hold the 64-bit aperture address: read
             // as a 32-bit operand they give its low half, which is 0 (the
             // compiler reads them as 64 bits and keeps the high half).

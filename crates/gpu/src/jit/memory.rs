@@ -56,7 +56,7 @@ pub(crate) struct MOp {
 /// The inline form of a FLAT or GLOBAL instruction, if it has one.
 pub(super) fn lower(op: &Op, name: &str) -> Option<MOp> {
     use rocjitsu_isa::gfx9::Body;
-    let Body::Flat(f) = op.inst.body() else {
+    let Some(Body::Flat(f)) = op.gfx9().map(|i| i.body()) else {
         return None;
     };
     // Loads to LDS (the lds bit) and the scratch segment stay with the

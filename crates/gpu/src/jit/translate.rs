@@ -119,7 +119,7 @@ const CONTROL: &[&str] = &[
 pub(super) fn classify(op: &Op, pc: u64) -> Kind {
     use rocjitsu_isa::gfx9::Body;
     let name = base_name(op.name());
-    if let Body::Sopp(_) = op.inst.body() {
+    if let Some(Body::Sopp(_)) = op.gfx9().map(|i| i.body()) {
         return match name {
             "s_branch" => Kind::Branch(Br::Always),
             "s_cbranch_scc0" => Kind::Branch(Br::Scc(false)),

@@ -133,7 +133,7 @@ pub struct Class {
 }
 
 impl Class {
-    const fn plain(family: Family) -> Class {
+    pub(crate) const fn plain(family: Family) -> Class {
         Class {
             family,
             mem: MemKind::None,
@@ -214,7 +214,7 @@ fn dwords(name: &str) -> u16 {
     0
 }
 
-fn smem(name: &str) -> Class {
+pub(crate) fn smem(name: &str) -> Class {
     let mem = if name.contains("_load") {
         MemKind::Load
     } else if name.contains("_store") {
@@ -238,7 +238,7 @@ fn smem(name: &str) -> Class {
     }
 }
 
-fn vmem(name: &str, seg: Seg) -> Class {
+pub(crate) fn vmem(name: &str, seg: Seg) -> Class {
     let (family, mem) = if name.contains("_load") {
         (Family::VmemLoad, MemKind::Load)
     } else if name.contains("_store") {
@@ -274,7 +274,7 @@ fn vmem(name: &str, seg: Seg) -> Class {
     }
 }
 
-fn ds(name: &str, gds: bool) -> Class {
+pub(crate) fn ds(name: &str, gds: bool) -> Class {
     let seg = if gds { Seg::Gds } else { Seg::Lds };
     let lds = |mem, bytes| Class {
         family: Family::Lds,

@@ -18,7 +18,7 @@ use super::{
     DispatchEnd, DispatchInfo, DispatchObserver, Format, InstEvent, KernelCode, Observer, Options,
     Output, Plugin, PluginError, SCHEMA, Spec, Wants, lock,
 };
-use rocjitsu_isa::{Inst, Target};
+use rocjitsu_isa::{Inst, Instruction, Target};
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -35,7 +35,7 @@ struct Totals {
     /// Per dword of the kernel's code (index (pc - entry) / 4).
     counts: Vec<u64>,
     /// PCs outside the kernel's code: count and instruction.
-    outside: BTreeMap<u64, (u64, Inst)>,
+    outside: BTreeMap<u64, (u64, Instruction)>,
 }
 
 /// A kernel: its name, entry and code object base.
@@ -43,7 +43,7 @@ type KernelKey = (String, u64, u64);
 
 /// Execution counts per instruction slot (4-byte offset from the entry)
 /// and, by PC, instructions outside the kernel's symbol (count, inst).
-type Counts = (Vec<u64>, HashMap<u64, (u64, Inst)>);
+type Counts = (Vec<u64>, HashMap<u64, (u64, Instruction)>);
 
 struct Inner {
     format: Format,
@@ -191,7 +191,7 @@ struct Worker<'a> {
     d: &'a Dispatch,
     entry: u64,
     counts: Vec<u64>,
-    outside: HashMap<u64, (u64, Inst)>,
+    outside: HashMap<u64, (u64, Instruction)>,
 }
 
 impl Observer for Worker<'_> {

@@ -416,7 +416,11 @@ impl Observer for Worker<'_> {
     }
 
     fn instruction(&mut self, e: &InstEvent) {
-        let slot = self.info(e.pc, &e.op.inst, &e.op.class);
+        // The wait-state rules and counters are GFX9's.
+        let Some(inst) = e.op.gfx9() else {
+            return;
+        };
+        let slot = self.info(e.pc, inst, &e.op.class);
         self.wave(e.id);
         let info = self.cache[slot].as_deref().expect("just filled");
         let s = &mut self.waves[e.id.wave as usize];
@@ -448,7 +452,10 @@ impl Observer for Worker<'_> {
         if m.class().seg != Seg::Flat {
             return;
         }
-        let slot = self.info(m.pc, &m.op.inst, &m.op.class);
+        let Some(inst) = m.op.gfx9() else {
+            return;
+        };
+        let slot = self.info(m.pc, inst, &m.op.class);
         let lanes = if m.exec != 0 { Some(m.lanes()) } else { None };
         let lds = lanes
             .is_some_and(|l| (0..64).any(|i| m.exec >> i & 1 != 0 && l.space[i] == Space::Lds));

@@ -507,7 +507,7 @@ impl Observer for Worker<'_> {
     fn memory(&mut self, m: &MemEvent) {
         let c = m.class();
         let access = match c.mem {
-            _ if coherent(&m.op.inst) => Access::Atomic,
+            _ if m.op.gfx9().is_some_and(coherent) => Access::Atomic,
             MemKind::Load => Access::Read,
             MemKind::Store => Access::Write,
             MemKind::Atomic => Access::Atomic,

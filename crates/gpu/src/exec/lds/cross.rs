@@ -66,7 +66,8 @@ fn swizzle(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     Ok(())
 }
 
-/// The lane a permute address names: `(addr + offset) / 4` modulo 64.
+/// The lane a permute address names: `(addr + offset) / 4` modulo 64
+/// (the callers take it modulo 32 in a 32-lane wave).
 #[inline]
 fn lane_of(a: u64) -> usize {
     ((a >> 2) & 63) as usize
@@ -78,9 +79,10 @@ fn bpermute(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let exec = c.wave.exec();
     let a = addrs(c, op, op.imm as u64);
     let src = c.wave.vreg(data_reg(op, 0));
+    let last = if c.wave.wave32 { 31 } else { 63 };
     let mut out = [0u32; 64];
     for l in 0..64 {
-        let s = lane_of(a[l]);
+        let s = lane_of(a[l]) & last;
         if exec >> s & 1 != 0 {
             out[l] = src[s];
         }
@@ -96,10 +98,11 @@ fn permute(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let exec = c.wave.exec();
     let a = addrs(c, op, op.imm as u64);
     let src = c.wave.vreg(data_reg(op, 0));
+    let last = if c.wave.wave32 { 31 } else { 63 };
     let mut out = [0u32; 64];
     for l in 0..64 {
         if exec >> l & 1 != 0 {
-            out[lane_of(a[l])] = src[l];
+            out[lane_of(a[l]) & last] = src[l];
         }
     }
     c.wave.write_v(op.vdst, &out, exec);

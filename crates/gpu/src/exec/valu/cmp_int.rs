@@ -174,7 +174,7 @@ fn cmp<V: CmpVal, const COND: u8, const X: bool>(c: &mut Ctx, op: &Op) -> Result
         _ => compare::<V, COND>(c, op),
     };
     let m = bits & lanes(c, op);
-    c.wave.set_s64(op.sdst, m);
+    c.wave.set_mask(op.sdst, m);
     if X {
         c.wave.set_exec(m);
     }

@@ -102,10 +102,16 @@ pub fn v_readfirstlane_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     Ok(())
 }
 
-/// `v_readlane_b32`: lane S1[5:0] of the VGPR S0 to the scalar
+/// The lane number mask of the wave: 31 for a 32-lane wave, else 63.
+#[inline]
+fn last_lane(c: &Ctx) -> u32 {
+    if c.wave.wave32 { 31 } else { 63 }
+}
+
+/// `v_readlane_b32`: lane S1[5:0] (S1[4:0] in a 32-lane wave) of the VGPR S0 to the scalar
 /// destination, whatever EXEC.
 pub fn v_readlane_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
-    let l = c.wave.read_s32(op.src[1], Width::B32, &c.env.apertures) & 63;
+    let l = c.wave.read_s32(op.src[1], Width::B32, &c.env.apertures) & last_lane(c);
     let v = lane_of(c, op.src[0], l as usize);
     c.wave.set_s32(op.sdst, v);
     Ok(())
@@ -116,7 +122,7 @@ pub fn v_readlane_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 pub fn v_writelane_b32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let ap = c.env.apertures;
     let v = c.wave.read_s32(op.src[0], Width::B32, &ap);
-    let l = c.wave.read_s32(op.src[1], Width::B32, &ap) & 63;
+    let l = c.wave.read_s32(op.src[1], Width::B32, &ap) & last_lane(c);
     if let Some(r) = c.wave.vreg_mut(op.vdst)
         && let Some(x) = r.get_mut(l as usize)
     {

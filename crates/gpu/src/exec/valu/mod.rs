@@ -139,6 +139,7 @@ fn lower_vop(inst: Inst, f: &vop::VopFields) -> Op {
                 bound_ctrl: d.bound_ctrl,
                 row_mask: d.row_mask,
                 bank_mask: d.bank_mask,
+                fi: false,
             });
         }
         _ => {}
@@ -206,15 +207,18 @@ const fn dpp_lane(ctrl: u16, l: usize) -> u8 {
         0x141 => (l & !7) | (7 - (l & 7)),
         0x142 if row >= 16 => row - 1,
         0x143 if row >= 32 => 31,
-        // row_newbcast (gfx90a+): lane n of each row to the whole row.
+        // row_newbcast (gfx90a+) and row_share (GFX10+): lane n of each
+        // row to the whole row.
         0x150..=0x15f => row | n,
+        // row_xmask (GFX10+): lane r ^ n of the row.
+        0x160..=0x16f => row | (r ^ n),
         _ => return NO_LANE,
     };
     s as u8
 }
 
 /// Number of DPP control values with a source pattern.
-const DPP_CTRLS: usize = 0x160;
+const DPP_CTRLS: usize = 0x170;
 
 /// [`dpp_lane`] for every control below [`DPP_CTRLS`] and lane, computed at
 /// compile time.
@@ -268,9 +272,30 @@ fn dpp_permute<T: Copy + Default>(ctrl: u16, exec: u64, src: &[T; 64]) -> [T; 64
 pub fn lanes(c: &Ctx, op: &Op) -> u64 {
     let exec = c.wave.exec();
     match op.ext {
-        Ext::Dpp(d) => exec & dpp_mask(&d, exec),
+        Ext::Dpp(d) => exec & dpp_mask(&d, fetched(exec, d.fi)),
         _ => exec,
     }
+}
+
+/// The lanes a DPP source may be read from: the active ones, or all with
+/// `fi` (fetch inactive).
+#[inline]
+fn fetched(exec: u64, fi: bool) -> u64 {
+    if fi { u64::MAX } else { exec }
+}
+
+/// Lane `l` of `src` as DPP8 selects `sel` read it: 0 where the source
+/// lane is inactive in `exec`.
+#[inline]
+fn dpp8_permute<T: Copy + Default>(sel: u32, exec: u64, src: &[T; 64]) -> [T; 64] {
+    std::array::from_fn(|l| {
+        let s = (l & !7) | ((sel >> (3 * (l & 7))) & 7) as usize;
+        if exec >> s & 1 != 0 {
+            src[s]
+        } else {
+            T::default()
+        }
+    })
 }
 
 fn dpp_mask(d: &DppCtl, exec: u64) -> u64 {
@@ -355,7 +380,8 @@ fn b32_general(c: &Ctx, op: &Op, i: usize) -> Lanes {
                 }
             }
         }
-        Ext::Dpp(d) if i == 0 => v = dpp_permute(d.ctrl, c.wave.exec(), &v),
+        Ext::Dpp(d) if i == 0 => v = dpp_permute(d.ctrl, fetched(c.wave.exec(), d.fi), &v),
+        Ext::Dpp8(d) if i == 0 => v = dpp8_permute(d.sel, fetched(c.wave.exec(), d.fi), &v),
         _ => {}
     }
     v
@@ -368,7 +394,8 @@ pub fn b64w(c: &Ctx, op: &Op, i: usize, w: Width) -> [u64; 64] {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
     let v = c.wave.read_v64(src, w, &c.env.apertures);
     match op.ext {
-        Ext::Dpp(d) if i == 0 => dpp_permute(d.ctrl, c.wave.exec(), &v),
+        Ext::Dpp(d) if i == 0 => dpp_permute(d.ctrl, fetched(c.wave.exec(), d.fi), &v),
+        Ext::Dpp8(d) if i == 0 => dpp8_permute(d.sel, fetched(c.wave.exec(), d.fi), &v),
         _ => v,
     }
 }
@@ -553,12 +580,18 @@ pub fn write_f32(c: &mut Ctx, op: &Op, vals: &[f32; 64]) {
 
 /// Writes 16-bit results: into the high half (keeping the low half) when
 /// VOP3 `op_sel[3]` is set, otherwise into the low half with the high half
-/// zeroed (GFX9), or under an SDWA destination select.
+/// zeroed (GFX9) or kept (GFX10+), or under an SDWA destination select.
 #[inline]
 pub fn write_b16(c: &mut Ctx, op: &Op, vals: &[u16; 64]) {
     if op.mods.opsel & 8 != 0 {
         let old = *c.wave.vreg(op.vdst);
         let r: Lanes = std::array::from_fn(|l| (old[l] & 0xffff) | (u32::from(vals[l]) << 16));
+        let mask = lanes(c, op);
+        c.wave.write_v(op.vdst, &r, mask);
+    } else if c.env.target.family() != rocjitsu_isa::Family::Gfx9 {
+        // GFX10+: a 16-bit result keeps the register's other half.
+        let old = *c.wave.vreg(op.vdst);
+        let r: Lanes = std::array::from_fn(|l| (old[l] & 0xffff_0000) | u32::from(vals[l]));
         let mask = lanes(c, op);
         c.wave.write_v(op.vdst, &r, mask);
     } else {
@@ -603,7 +636,7 @@ pub fn write_f64(c: &mut Ctx, op: &Op, vals: &[f64; 64]) {
 #[inline]
 pub fn write_mask(c: &mut Ctx, op: &Op, bits: u64) {
     let m = bits & lanes(c, op);
-    c.wave.set_s64(op.sdst, m);
+    c.wave.set_mask(op.sdst, m);
 }
 
 /// Per-lane bits of a 64-bit scalar source (VCC carry-in, cndmask
@@ -611,5 +644,5 @@ pub fn write_mask(c: &mut Ctx, op: &Op, bits: u64) {
 #[inline]
 pub fn mask_src(c: &Ctx, op: &Op, i: usize) -> u64 {
     let src = op.src.get(i).copied().unwrap_or(Src::None);
-    c.wave.read_s64(src, Width::B64, &c.env.apertures)
+    c.wave.read_s64(src, Width::B64, &c.env.apertures) & c.wave.lane_mask()
 }

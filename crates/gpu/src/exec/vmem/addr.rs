@@ -54,7 +54,15 @@ pub(crate) fn addrs<const SEG: u8>(c: &Ctx, op: &Op) -> Addrs {
             unchecked(a, space)
         }
         seg::SCRATCH => {
-            let mut base = c.wave.s64(sreg::FLAT_SCRATCH).wrapping_add(imm);
+            // GFX11's scratch base is architected (no FLAT_SCRATCH SGPRs:
+            // s102/s103 are plain SGPRs there); per-lane private memory
+            // starts at 0.
+            let fs = if c.env.target.family() == rocjitsu_isa::Family::Gfx9 {
+                c.wave.s64(sreg::FLAT_SCRATCH)
+            } else {
+                0
+            };
+            let mut base = fs.wrapping_add(imm);
             if let Src::S(s) = op.src[2] {
                 base = base.wrapping_add(u64::from(c.wave.s32(s)));
             }

@@ -294,6 +294,10 @@ fn vmem_atomic(t: &str) -> Option<AtomicOp> {
         "swap_x2" => A::Swap64,
         "cmpswap_x2" => A::CmpSwap64,
         "add_f32" => A::FAdd,
+        // GFX11's global/flat/buffer f32 min and max (GFX9 has them in DS
+        // only).
+        "min_f32" => A::FMin,
+        "max_f32" => A::FMax,
         "pk_add_f16" => A::PkAddF16,
         "pk_add_bf16" => A::PkAddBf16,
         "add_f64" => A::FAdd64,
@@ -485,7 +489,13 @@ fn locate(c: &Ctx, space: Space, addr: u64) -> Loc {
             if lds < 1 << 32 {
                 Loc::Lds(lds)
             } else if prv < 1 << 32 {
-                Loc::Private(prv.wrapping_add(c.wave.s64(sreg::FLAT_SCRATCH)))
+                // GFX11: no FLAT_SCRATCH SGPRs (see addr.rs).
+                let fs = if c.env.target.family() == rocjitsu_isa::Family::Gfx9 {
+                    c.wave.s64(sreg::FLAT_SCRATCH)
+                } else {
+                    0
+                };
+                Loc::Private(prv.wrapping_add(fs))
             } else {
                 Loc::Global(addr)
             }

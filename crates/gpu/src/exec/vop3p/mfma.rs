@@ -168,7 +168,7 @@ fn operand<'a>(
 /// The scale operands of a `v_mfma_scale_*` pair: the `v_mfma_ld_scale_b32`
 /// half's two sources, each with the byte op_sel | op_sel_hi << 1 selects.
 fn scales(c: &Ctx, op: &Op) -> Option<[(Lanes, u8); 2]> {
-    let Body::Vop3p(v) = &op.inst.body() else {
+    let Some(Body::Vop3p(v)) = op.gfx9().map(|i| i.body()) else {
         return None;
     };
     let ap = &c.env.apertures;
