@@ -61,6 +61,9 @@ A program states what the runner must do with lines in its leading comment:
                                  scripts/daemon_tests.py)
   // hip-test gpus: 2             runs on the 2-GPU config of the target
                                  (configs/<name>_2gpu.json, one XGMI hive)
+  // hip-test targets: T, T       the targets the program applies to (default
+                                 all; e.g. image instructions: gfx942 and
+                                 gfx950 have none)
 """
 
 import argparse
@@ -126,6 +129,7 @@ KNOWN_KEYS = {
     "modes",
     "gpus",
     "run",
+    "targets",
 }
 
 
@@ -172,6 +176,9 @@ class Program:
         """The reason the program does not apply to `target` (in `mode`), or None."""
         if guest and self.one("gpus", "1") != "1":
             return "needs 2 GPUs; DBT guest mode shows one guest GPU"
+        targets = [t.strip() for t in self.one("targets", "").split(",") if t.strip()]
+        if targets and target not in targets:
+            return f"applies to {', '.join(targets)} only"
         modes = [m.strip() for m in self.one("modes", "").split(",") if m.strip()]
         if mode and modes and mode not in modes:
             return f"needs {' or '.join(modes)} mode (processes that share one GPU), not {mode}"

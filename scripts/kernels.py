@@ -197,7 +197,7 @@ def explicit_args(meta: dict) -> list[dict]:
 def resolve(case, target: str):
     """The launch of a case with the arguments completed and checked against
     the metadata: (launch, args, hsaco path, block)."""
-    from harness import In, InOut, Null, Out, Scalar, SCALAR_SIZES, dims
+    from harness import Image, In, InOut, Null, Out, Scalar, SCALAR_SIZES, dims
 
     launch = case.launch(target)
     hsaco = OUT / build_target(target) / f"{case.obj}{'' if case.triton else object_suffix(target)}.hsaco"
@@ -225,7 +225,7 @@ def resolve(case, target: str):
                 raise RuntimeError(f"argument {k}: {a.kind} given, kernel has {kind} of {size} bytes")
         elif kind not in ("global_buffer",) and not (kind == "by_value" and size == 8):
             raise RuntimeError(f"argument {k}: buffer given, kernel has {kind}")
-        if isinstance(a, (In, InOut, Out)) and kind == "by_value":
+        if isinstance(a, (In, InOut, Out, Image)) and kind == "by_value":
             raise RuntimeError(f"argument {k}: buffer given, kernel has a by-value argument")
     if case.triton:
         # Triton's LDS is dynamic (its size is not in the code object) and the
@@ -261,7 +261,7 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
     stats hold run-kernel's stderr ("stderr") and each plugin's JSON records
     ("plugins": name -> list). `extra` is appended to run-kernel's
     arguments."""
-    from harness import In, InOut, Null, Out, Scalar, compare, dims
+    from harness import Image, In, InOut, Null, Out, Scalar, compare, dims
 
     t0 = time.monotonic()
     try:
@@ -270,7 +270,7 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
             hsaco = hsaco_override
     except Exception as exc:  # a broken case is a failure, reported as such
         return False, f"case error: {type(exc).__name__}: {exc}", time.monotonic() - t0, {}
-    outs = {a.name: a for a in args if isinstance(a, (Out, InOut))}
+    outs = {a.name: a for a in args if isinstance(a, (Out, InOut, Image))}
     for chk in launch.checks:
         if chk.name not in outs:
             return False, f"case error: check of unknown output {chk.name}", time.monotonic() - t0, {}
@@ -301,6 +301,11 @@ def run_case(case, target: str, binary: str, dry_run: bool, threads: int = 1, ke
                 f = tmp / f"{a.name}.bin"
                 np.ascontiguousarray(a.data).tofile(f)
                 specs.append(f"inout:{f}")
+                files[a.name] = (f, a.data.dtype)
+            elif isinstance(a, Image):
+                f = tmp / f"{a.name}.bin"
+                f.write_bytes(np.asarray(a.desc, dtype=np.uint32).tobytes() + np.ascontiguousarray(a.data).tobytes())
+                specs.append(f"image:{f}")
                 files[a.name] = (f, a.data.dtype)
             elif isinstance(a, Out):
                 f = tmp / f"{a.name}.bin"

@@ -3,6 +3,7 @@ harness.REGISTRY. See harness.py for the case model and scripts/kernels.py
 for how they are built and run."""
 
 import cases_elementwise  # noqa: F401
+import cases_images  # noqa: F401
 import cases_faults  # noqa: F401
 import cases_math  # noqa: F401
 import cases_misc  # noqa: F401

@@ -49,6 +49,40 @@ class InOut:
 
 
 @dataclasses.dataclass
+class Image:
+    """An image: `desc` its eight resource-descriptor (T#) dwords, whose
+    base address run-kernel fills in, and `data` its texels; the argument
+    is the descriptor's address, and the data is read back as `name`."""
+    name: str
+    desc: np.ndarray
+    data: np.ndarray
+
+
+def tsharp(data_format, num_format, width, height=1, depth=1, pitch=None, ty=9, dst_sel=(4, 5, 6, 7)):
+    """The T# dwords of a linear image (base address 0): DATA_FORMAT and
+    NUM_FORMAT in word 1, WIDTH/HEIGHT - 1 in word 2, DST_SEL and TYPE (8 1D,
+    9 2D, 10 3D, 12 1D array, 13 2D array) in word 3, DEPTH - 1 (depth or
+    layers) and PITCH - 1 (elements) in word 4."""
+    pitch = width if pitch is None else pitch
+    w = np.zeros(8, dtype=np.uint32)
+    w[1] = (data_format << 20) | (num_format << 26)
+    w[2] = (width - 1) | ((height - 1) << 14)
+    w[3] = dst_sel[0] | (dst_sel[1] << 3) | (dst_sel[2] << 6) | (dst_sel[3] << 9) | (ty << 28)
+    w[4] = (depth - 1) | ((pitch - 1) << 13)
+    return w
+
+
+def ssharp(clamp=(2, 2, 2), bilinear=False, unnormalized=False, border=0):
+    """The S# dwords: CLAMP_X/Y/Z (0 wrap, 1 mirror, 2 clamp to the last
+    texel, 6 border), FORCE_UNNORMALIZED, MAX_LOD 15.99, XY_MAG/MIN_FILTER
+    (0 point, 1 bilinear), BORDER_COLOR_TYPE (0 transparent black, 1 opaque
+    black, 2 opaque white)."""
+    f = 1 if bilinear else 0
+    return np.array([clamp[0] | (clamp[1] << 3) | (clamp[2] << 6) | (int(unnormalized) << 15),
+                     4095 << 12, (f << 20) | (f << 22), border << 30], dtype=np.uint32)
+
+
+@dataclasses.dataclass
 class Scalar:
     """A by-value argument: kind is i32, u32, i64, u64, f32, f64, f16 or bf16."""
     kind: str

@@ -23,6 +23,11 @@ ARGUMENT SPECS (one --arg per explicit kernel argument, in order):
   in:FILE            buffer initialised from FILE; its address is passed
   out:FILE:BYTES     zeroed buffer of BYTES bytes, written to FILE after the run
   inout:FILE         buffer read from FILE and written back after the run
+  image:FILE         an image: FILE holds its 32-byte resource descriptor (T#)
+                     then its data; the data gets its own buffer, whose
+                     address goes into the descriptor's BASE_ADDRESS, and the
+                     descriptor's address is passed; FILE is rewritten with the
+                     data after the run
   local:BYTES        (OpenCL __local pointer) BYTES of dynamic LDS
   null               a null pointer
   i32:V u32:V i64:V u64:V f32:V f64:V f16:V bf16:V   a scalar by value
@@ -370,6 +375,40 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     outputs.push(Output { path, addr, len });
                 }
                 addr.to_le_bytes().to_vec()
+            }
+            "image" => {
+                if !is_ptr && arg.value_kind != ValueKind::Image {
+                    bail!(
+                        "--arg {spec} (argument {n}): an image, but kernel {} expects {}",
+                        kernel.name,
+                        describe(arg)
+                    );
+                }
+                let file = std::fs::read(rest)
+                    .with_context(|| format!("--arg {spec}: cannot read {rest}"))?;
+                if file.len() <= 32 {
+                    bail!(
+                        "--arg {spec}: {rest} has {} bytes; an image file is a 32-byte descriptor followed by the image data",
+                        file.len()
+                    );
+                }
+                let (desc, data) = file.split_at(32);
+                let addr = vm.alloc(data.len() as u64, Perms::RW);
+                vm.fill(addr, data)?;
+                let mut t: Vec<u8> = desc.to_vec();
+                // T# word 0: address bits 39:8; word 1 bits 7:0: bits 47:40.
+                t[0..4].copy_from_slice(&((addr >> 8) as u32).to_le_bytes());
+                t[4] = (addr >> 40) as u8;
+                let taddr = vm.alloc(32, Perms::RW);
+                vm.fill(taddr, &t)?;
+                buffers.push((addr, data.len() as u64));
+                buffers.push((taddr, 32));
+                outputs.push(Output {
+                    path: PathBuf::from(rest),
+                    addr,
+                    len: data.len() as u64,
+                });
+                taddr.to_le_bytes().to_vec()
             }
             "null" => {
                 if !is_ptr && arg.size != 8 {

@@ -13,8 +13,10 @@ use rocjitsu_config::GpuSpec;
 use rocjitsu_config::ip::{self, IpVersion};
 
 /// `GB_ADDR_CONFIG` with a 256-byte pipe interleave, which the image
-/// address library requires on GFX9.
-pub const GB_ADDR_CONFIG: u32 = 0x2a11_4042;
+/// address library requires on GFX9: the GPU's, since tiled images are
+/// laid out from it both by ROCr's address library and by the emulated
+/// texture unit.
+pub const GB_ADDR_CONFIG: u32 = rocjitsu_gpu::exec::mimg::tiling::GB_ADDR_CONFIG;
 
 /// The amdgpu DRM version (major 3 as every amdgpu since 2015).
 const VERSION: (u32, u32, u32) = (3, 57, 0);

@@ -35,9 +35,10 @@ pub fn lower(inst: Inst) -> Op {
         Body::Vop3p(_) => super::vop3p::lower(inst),
         Body::Ds(_) => super::lds::lower(inst),
         Body::Flat(_) | Body::Mubuf(_) | Body::Mtbuf(_) => super::vmem::lower(inst),
-        // Images, and gfx908's interpolation and export (gfx908 is not
-        // executed: configurations and code objects of it are refused).
-        Body::Mimg(_) | Body::Vintrp(_) | Body::Exp(_) => Op::new(inst, unsupported),
+        Body::Mimg(_) => super::mimg::lower(inst),
+        // gfx908's interpolation and export (gfx908 is not executed:
+        // configurations and code objects of it are refused).
+        Body::Vintrp(_) | Body::Exp(_) => Op::new(inst, unsupported),
     }
 }
 

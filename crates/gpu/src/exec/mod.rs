@@ -5,7 +5,8 @@
 //!
 //! Families: [`scalar`] (SOP1/SOP2/SOPC/SOPK/SOPP), [`smem`], [`valu`]
 //! (VOP1/VOP2/VOPC/VOP3 with SDWA and DPP), [`vop3p`] (packed math, MFMA),
-//! [`lds`] (DS), [`vmem`] (FLAT/GLOBAL/SCRATCH, MUBUF/MTBUF).
+//! [`lds`] (DS), [`vmem`] (FLAT/GLOBAL/SCRATCH, MUBUF/MTBUF), [`mimg`]
+//! (image instructions).
 
 // Lane loops index several 64-entry arrays by lane number.
 #![allow(clippy::needless_range_loop)]
@@ -16,6 +17,7 @@ pub mod gfx11;
 pub mod lds;
 pub mod loader;
 pub mod lower;
+pub mod mimg;
 pub mod op;
 pub mod scalar;
 pub mod smem;

@@ -438,6 +438,12 @@ fn sext13(v: u16) -> i16 {
 /// Lanes of a private access hold offsets in the lane's private memory.
 pub(crate) fn lane_addresses(c: &Ctx, op: &Op) -> crate::plugin::Lanes {
     use crate::plugin::{Seg, Space as S};
+    if op.class.seg == Seg::Image {
+        return crate::plugin::Lanes {
+            addr: super::mimg::lane_addresses(c, op),
+            space: [S::Global; 64],
+        };
+    }
     let ad = match op.class.seg {
         Seg::Flat => addr::addrs::<{ seg::FLAT }>(c, op),
         Seg::Scratch => addr::addrs::<{ seg::SCRATCH }>(c, op),
