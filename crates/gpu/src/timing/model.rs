@@ -33,8 +33,36 @@
 use super::params::Params;
 use super::record::{DispatchTrace, Kind, NO_WAIT, Rec};
 use rocjitsu_simdojo::{Component, Ctx, InPort, Instance, Kind as TKind, OutPort, Time};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
+
+/// Maps keyed by line addresses and workgroup ids, hashed by one multiply
+/// (the keys are not chosen by an adversary, and SipHash showed in
+/// profiles). Only looked up, never iterated, so order cannot leak into
+/// the model's results.
+type HashMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+}
 
 /// A wave's resource needs, from its kernel descriptor.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -235,6 +263,8 @@ pub struct XcdCp {
     sh: Arc<Shared>,
     gpu: Option<OutPort>,
     cus: Vec<CuSlot>,
+    /// The compute unit of each placed workgroup.
+    where_placed: HashMap<u32, usize>,
     queue: VecDeque<u32>,
     total: usize,
     ended: usize,
@@ -249,6 +279,7 @@ impl XcdCp {
             sh: sh.clone(),
             gpu: None,
             cus: Vec::new(),
+            where_placed: HashMap::default(),
             queue: VecDeque::new(),
             total: 0,
             ended: 0,
@@ -270,7 +301,7 @@ impl XcdCp {
                 port,
                 free: vec![self.sh.per_simd; p.cu.simds as usize],
                 lds_free: p.cu.lds_bytes,
-                placed: HashMap::new(),
+                placed: HashMap::default(),
             })
             .collect();
     }
@@ -289,13 +320,13 @@ impl XcdCp {
                 }
             }
             Msg::GroupDone { wg } => {
-                for cu in &mut self.cus {
+                if let Some(i) = self.where_placed.remove(&wg) {
+                    let cu = &mut self.cus[i];
                     if let Some(simds) = cu.placed.remove(&wg) {
                         for s in simds {
                             cu.free[s as usize] += 1;
                         }
                         cu.lds_free += self.sh.kernel.lds_bytes;
-                        break;
                     }
                 }
                 self.ended += 1;
@@ -349,6 +380,7 @@ impl XcdCp {
             cu.lds_free -= lds;
             cu.placed.insert(wg, simds);
             ctx.send(cu.port, Msg::Place { wg, simds: arr });
+            self.where_placed.insert(wg, i);
             self.rr = (i + 1) % n;
             self.next_place = now + u64::from(self.sh.p.dispatch.cycles_per_workgroup);
         }
@@ -358,10 +390,12 @@ impl XcdCp {
 /// The SIMD of each of `waves` waves on `cu` (the SIMD with the most free
 /// slots, lowest first), or `None` when the unit has no room.
 fn fit(cu: &CuSlot, waves: usize, lds: u32) -> Option<Vec<u8>> {
-    if cu.lds_free < lds {
+    if cu.lds_free < lds || cu.free.iter().sum::<u32>() < waves as u32 {
         return None;
     }
-    let mut free = cu.free.clone();
+    let mut free = [0u32; 16];
+    free[..cu.free.len()].copy_from_slice(&cu.free);
+    let free = &mut free[..cu.free.len()];
     let mut out = Vec::with_capacity(waves);
     for _ in 0..waves {
         let (s, &f) = free
@@ -572,7 +606,7 @@ impl Cu {
             waves: Vec::new(),
             free_slots: Vec::new(),
             simd_waves: vec![Vec::new(); simds],
-            groups: HashMap::new(),
+            groups: HashMap::default(),
             valu_free: vec![0; simds],
             mfma_free: vec![0; simds],
             salu_free: 0,
@@ -597,7 +631,20 @@ impl Cu {
         let now = self.sh.cycle(ctx.now());
         match msg {
             Msg::Place { wg, simds } => self.place(now, wg, &simds),
-            Msg::Resp { line, tag } => self.answer(now, line, tag),
+            Msg::Resp { line, tag } => {
+                // Only a wave woken by its last line can issue earlier than
+                // planned: its next turn.
+                if let Some(simd) = self.answer(now, line, tag) {
+                    let turn = u64::from(self.sh.p.issue.simd_turn_cycles);
+                    let mut t = now + 1;
+                    t += (u64::from(simd) % turn + turn - t % turn) % turn;
+                    if t < self.tick_at {
+                        self.tick_at = t;
+                        ctx.schedule(t * self.sh.period - ctx.now(), Msg::Tick);
+                    }
+                }
+                return;
+            }
             Msg::Tick => {
                 if self.tick_at == now {
                     self.tick_at = INF;
@@ -652,8 +699,9 @@ impl Cu {
         );
     }
 
-    /// A line of op `tag` came back from the L2 at cycle `now`.
-    fn answer(&mut self, now: u64, line: u64, tag: u32) {
+    /// A line of op `tag` came back from the L2 at cycle `now`. Returns
+    /// the SIMD of a wave this wakes.
+    fn answer(&mut self, now: u64, line: u64, tag: u32) -> Option<u8> {
         let hit_latency = u64::from(self.sh.p.l1.hit_latency);
         let op = &mut self.ops[tag as usize];
         let ready = if op.fill {
@@ -673,8 +721,10 @@ impl Cu {
                 && !w.at_barrier
             {
                 w.ready = now;
+                return Some(w.simd);
             }
         }
+        None
     }
 
     fn trace_rec(&self, w: &Wave) -> Option<Rec> {
@@ -1032,7 +1082,7 @@ impl L2 {
             ],
             replies: Vec::new(),
             mem: None,
-            waiting: HashMap::new(),
+            waiting: HashMap::default(),
         }
     }
 
