@@ -337,11 +337,7 @@ impl XcdCp {
                     ctx.send(g, Msg::XcdDone);
                 }
             }
-            Msg::Tick => {
-                if self.tick_at == Some(now) {
-                    self.tick_at = None;
-                }
-            }
+            Msg::Tick if self.tick_at == Some(now) => self.tick_at = None,
             _ => {}
         }
         self.place(ctx, now);
@@ -1106,7 +1102,7 @@ impl L2 {
                     // L2 sends when it evicts or, at the end of the
                     // kernel, writes back the line) and keep a clean copy.
                     self.cache.insert(line, false);
-                    self.to_memory(ctx, line, true);
+                    self.forward(ctx, line, true);
                     send_at(ctx, &self.sh, t + hit, reply, Msg::Resp { line, tag });
                 } else if self.cache.hit(line) {
                     send_at(ctx, &self.sh, t + hit, reply, Msg::Resp { line, tag });
@@ -1114,7 +1110,7 @@ impl L2 {
                     let w = self.waiting.entry(line).or_default();
                     w.push((reply, tag));
                     if w.len() == 1 {
-                        self.to_memory(ctx, line, false);
+                        self.forward(ctx, line, false);
                     }
                 }
             }
@@ -1130,7 +1126,7 @@ impl L2 {
         }
     }
 
-    fn to_memory(&mut self, ctx: &mut Ctx<'_, Msg>, line: u64, write: bool) {
+    fn forward(&mut self, ctx: &mut Ctx<'_, Msg>, line: u64, write: bool) {
         if let Some(m) = self.mem {
             ctx.send(
                 m,
