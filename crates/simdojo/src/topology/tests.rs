@@ -84,7 +84,11 @@ fn the_mi300x_topology_expands() {
     )));
     assert!(links.contains(&(
         "xcd[5].command_processor".into(),
-        "xcd[5].shader_engine[3]".into()
+        "xcd[5].shader_engine[3].compute_unit[8]".into()
+    )));
+    assert!(links.contains(&(
+        "xcd[5].shader_engine[3].compute_unit[8]".into(),
+        "xcd[5].command_processor".into()
     )));
     // Instances come in tree order: every parent before its children.
     for (i, inst) in t.instances.iter().enumerate() {
