@@ -357,6 +357,19 @@ BENCH_SIMDOJO_ARGS ?=
 bench-simdojo:
 	$(CARGO) bench -p rocjitsu-simdojo --bench event_rate -- --threads $(BENCH_SIMDOJO_THREADS) $(BENCH_SIMDOJO_ARGS)
 
+# Calibration of the timing model (clocked mode): pointer-chase latencies
+# at L1, L2, MALL and HBM footprints, a STREAM triad and an MFMA loop, each
+# modelled figure against its published measurement with the error (target
+# within 20%; sources in configs/timing/README.md), and clocked mode's
+# slowdown over functional mode. BENCH_TIMING_ARGS: --quick, --threads N,
+# --reps N.
+BENCH_TIMING_ARGS ?=
+.PHONY: bench-timing
+bench-timing:
+	$(PYTHON) scripts/corpus.py build --src tests/bench/timing --out build/bench-timing --target gfx942
+	$(CARGO) build --release -p rocjitsu-cli
+	$(PYTHON) scripts/bench_timing.py $(BENCH_TIMING_ARGS)
+
 # Execution-engine figures: wave-instructions/s of an ALU-bound and a
 # memory-bound kernel on one host thread (every target), and the wall time of
 # 1024^3 Triton GEMMs (fp16 on gfx942, fp8 on gfx950) at 1 thread and all

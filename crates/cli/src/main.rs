@@ -70,6 +70,9 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// One command is parsed per process: the size of the largest (run-kernel's
+// options) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Disassemble a code object, offload bundle or HIP executable (or hex bytes from stdin)
     Disasm(disasm::Args),

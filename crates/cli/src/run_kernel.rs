@@ -12,6 +12,8 @@ use rocjitsu_gpu::exec::{Env, loader};
 use rocjitsu_gpu::float::{Rounding, f32_to_bf16, f32_to_f16};
 use rocjitsu_gpu::jit::{ExecMode, JitStats, WaveDigest};
 use rocjitsu_gpu::mem::{Perms, Vm};
+use rocjitsu_gpu::plugin::Plugins;
+use rocjitsu_gpu::timing;
 use rocjitsu_isa::Target;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +30,7 @@ ARGUMENT SPECS (one --arg per explicit kernel argument, in order):
                      address goes into the descriptor's BASE_ADDRESS, and the
                      descriptor's address is passed; FILE is rewritten with the
                      data after the run
+  zero:BYTES         zeroed buffer of BYTES bytes, not written anywhere
   local:BYTES        (OpenCL __local pointer) BYTES of dynamic LDS
   null               a null pointer
   i32:V u32:V i64:V u64:V f32:V f64:V f16:V bf16:V   a scalar by value
@@ -92,6 +95,14 @@ pub struct Args {
     /// ROCJITSU_EXEC, else interp
     #[arg(long, value_name = "MODE")]
     exec: Option<String>,
+    /// functional (results only, the default) or clocked (results, and the
+    /// timing model's modelled cycles and time, printed by --stats)
+    #[arg(long, value_name = "MODE", default_value = "functional")]
+    exec_mode: String,
+    /// The timing model for --exec-mode clocked (default: the GPU's, e.g.
+    /// configs/timing/mi300x.json for gfx942)
+    #[arg(long, value_name = "FILE")]
+    timing_config: Option<PathBuf>,
     #[command(flatten)]
     plugins: crate::plugins::PluginArgs,
 }
@@ -410,6 +421,19 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 });
                 taddr.to_le_bytes().to_vec()
             }
+            "zero" => {
+                if !is_ptr {
+                    bail!(
+                        "--arg {spec} (argument {n}): a buffer, but kernel {} expects {}",
+                        kernel.name,
+                        describe(arg)
+                    );
+                }
+                let len: u64 = parse_num(spec, rest)?;
+                let addr = vm.alloc(len, Perms::RW);
+                buffers.push((addr, len));
+                addr.to_le_bytes().to_vec()
+            }
             "null" => {
                 if !is_ptr && arg.size != 8 {
                     bail!(
@@ -548,10 +572,35 @@ pub fn run(a: Args) -> Result<ExitCode> {
             false,
         ),
     };
+    let exec_mode =
+        timing::ExecMode::parse(&a.exec_mode).map_err(|e| anyhow!("--exec-mode: {e}"))?;
     let plugins = a.plugins.plugins()?;
     if check && plugins.is_some() {
         bail!("--exec check runs without plugins (plugins run on the interpreter)");
     }
+    if a.timing_config.is_some() && exec_mode != timing::ExecMode::Clocked {
+        bail!("--timing-config is for --exec-mode clocked");
+    }
+    // Clocked mode: a recorder among the plugins, and the timing model.
+    let clocked = match exec_mode {
+        timing::ExecMode::Functional => None,
+        timing::ExecMode::Clocked => {
+            if check {
+                bail!("--exec check and --exec-mode clocked do not go together");
+            }
+            let cfg = match &a.timing_config {
+                Some(p) => timing::TimingConfig::load(p)?,
+                None => timing::TimingConfig::builtin(target)?,
+            };
+            let rec = timing::Recorder::new(cfg.params.line_bytes);
+            Some((cfg, rec))
+        }
+    };
+    let plugins = match (&clocked, plugins) {
+        (Some((_, rec)), Some(p)) => Some(p.with(vec![Box::new(rec.clone())])),
+        (Some((_, rec)), None) => Some(Plugins::of(vec![Box::new(rec.clone())])),
+        (None, p) => p,
+    };
     let cpu0 = cpu_seconds();
     let r = if check {
         match check_tiers(&vm, &env, &loaded.program, &launch, &buffers)? {
@@ -583,6 +632,28 @@ pub fn run(a: Args) -> Result<ExitCode> {
             eprintln!("rocjitsu: GPU fault: {e}");
             return Ok(ExitCode::from(2));
         }
+    };
+    let modelled = match &clocked {
+        Some((cfg, rec)) => {
+            let t0 = std::time::Instant::now();
+            let kernel_needs = timing::Kernel::of(&kd, target, dynamic_lds);
+            let threads = if a.threads == 0 {
+                dispatch::host_cores()
+            } else {
+                a.threads
+            };
+            let mut reports = Vec::new();
+            for trace in rec.take() {
+                reports.push(timing::simulate(
+                    cfg,
+                    std::sync::Arc::new(trace),
+                    kernel_needs,
+                    threads,
+                )?);
+            }
+            Some((reports, t0.elapsed()))
+        }
+        None => None,
     };
     for o in &outputs {
         let data = vm.read_vec(o.addr, o.len)?;
@@ -621,6 +692,22 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 0.0
             }
         );
+        if let Some((reports, wall)) = &modelled {
+            println!("exec mode:            clocked");
+            for r in reports {
+                println!("modelled cycles: {}", r.cycles);
+                println!(
+                    "modelled time:        {:.3} us at {} MHz",
+                    r.seconds() * 1e6,
+                    r.clock_mhz
+                );
+                println!(
+                    "timing model:         {} events, {} epochs, {} threads",
+                    r.events, r.epochs, r.threads
+                );
+            }
+            println!("timing model wall:    {:.6} s", wall.as_secs_f64());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

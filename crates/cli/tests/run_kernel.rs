@@ -661,3 +661,131 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Clocked mode (`--exec-mode clocked`) computes what functional mode
+/// computes, byte for byte, and adds the modelled cycles to `--stats`; a
+/// bad timing file is refused with the JSON path of the bad value.
+#[test]
+fn clocked_mode_keeps_results_and_models_time() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-clocked-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let obj = dir.join("timing.hsaco");
+    let st = Command::new("clang-22")
+        .args([
+            "-x",
+            "cl",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx942",
+            "-nogpulib",
+        ])
+        .arg(format!(
+            "-I{}",
+            root.join("tests/corpus/src/include").display()
+        ))
+        .arg(root.join("tests/bench/timing/timing.cl"))
+        .arg("-o")
+        .arg(&obj)
+        .status()
+        .expect("clang-22 (scripts/setup.sh installs it)");
+    assert!(st.success());
+    let n = 4096usize;
+    let data = |seed: u32| -> Vec<u8> {
+        (0..n as u32)
+            .flat_map(|i| (((i * 2654435761u32) ^ seed) as f32 / 1e6).to_le_bytes())
+            .collect()
+    };
+    std::fs::write(dir.join("b.bin"), data(1)).unwrap();
+    std::fs::write(dir.join("c.bin"), data(2)).unwrap();
+    let run = |mode: &str, out: &str, extra: &[&str]| {
+        let mut args: Vec<String> = [
+            "run-kernel",
+            obj.to_str().unwrap(),
+            "--kernel",
+            "triad",
+            "--grid",
+            "16",
+            "--block",
+            "256",
+            "--stats",
+            "--exec-mode",
+            mode,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for a in [
+            format!("out:{}:{}", dir.join(out).display(), 4 * n),
+            format!("in:{}", dir.join("b.bin").display()),
+            format!("in:{}", dir.join("c.bin").display()),
+            "f32:3.0".into(),
+            format!("u32:{n}"),
+        ] {
+            args.push("--arg".into());
+            args.push(a);
+        }
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let v: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        rocjitsu(&v)
+    };
+    let f = run("functional", "a_functional.bin", &[]);
+    assert!(f.status.success(), "{}", stderr(&f));
+    let c = run("clocked", "a_clocked.bin", &["--threads", "3"]);
+    assert!(c.status.success(), "{}", stderr(&c));
+    let fa = std::fs::read(dir.join("a_functional.bin")).unwrap();
+    let ca = std::fs::read(dir.join("a_clocked.bin")).unwrap();
+    assert_eq!(fa.len(), 4 * n);
+    assert_eq!(fa, ca, "clocked mode changed the results");
+    let b = data(1);
+    let cc = data(2);
+    let f32_at = |v: &[u8], i: usize| f32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
+    for i in [0, 1, 777, n - 1] {
+        let want = f32_at(&b, i) + 3.0 * f32_at(&cc, i);
+        assert!(
+            (f32_at(&fa, i) - want).abs() <= 1e-3 * want.abs().max(1.0),
+            "a[{i}]"
+        );
+    }
+    let fout = String::from_utf8_lossy(&f.stdout);
+    let cout = String::from_utf8_lossy(&c.stdout);
+    assert!(!fout.contains("modelled cycles"), "{fout}");
+    let cycles: u64 = cout
+        .lines()
+        .find_map(|l| l.strip_prefix("modelled cycles: "))
+        .unwrap_or_else(|| panic!("no modelled cycles in:\n{cout}"))
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(cycles > 0);
+    assert!(cout.contains("at 2100 MHz"), "{cout}");
+    // The same cycles on one host thread.
+    let one = run("clocked", "a_one.bin", &["--threads", "1"]);
+    assert!(String::from_utf8_lossy(&one.stdout).contains(&format!("modelled cycles: {cycles}\n")));
+
+    let text = std::fs::read_to_string(root.join("configs/timing/mi300x.json")).unwrap();
+    let bad = text.replacen("\"channels\": 16,", "\"channels\": 0,", 1);
+    assert_ne!(bad, text);
+    let bad_path = dir.join("bad.json");
+    std::fs::write(&bad_path, bad).unwrap();
+    let o = run(
+        "clocked",
+        "a_bad.bin",
+        &["--timing-config", bad_path.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("$.timing.model.l2.channels: must be positive"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run("cycled", "a_bad.bin", &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("expected functional or clocked"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,7 @@ pub mod jit;
 pub mod mem;
 pub mod mfma;
 pub mod plugin;
+pub mod timing;
 pub mod topology;
 
 pub use topology::Topology;

@@ -333,8 +333,15 @@ impl<M> Ctx<'_, M> {
     /// Sends `msg` over `port`: it arrives after the link's latency (a time
     /// past `Time::MAX` is `Time::MAX`, which no run reaches).
     pub fn send(&mut self, port: OutPort, msg: M) {
+        self.send_after(port, 0, msg);
+    }
+
+    /// Sends `msg` over `port` `delay` from now: it arrives after the delay
+    /// and the link's latency (a component that answers a request after
+    /// some work of its own, without an event for the wait).
+    pub fn send_after(&mut self, port: OutPort, delay: Time, msg: M) {
         let r = self.routes[port.0 as usize];
-        let time = self.now.saturating_add(r.latency);
+        let time = self.now.saturating_add(delay).saturating_add(r.latency);
         let seq = self.next_seq();
         let ev = Event {
             key: pack(time, self.me, seq),

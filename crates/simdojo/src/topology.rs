@@ -166,6 +166,10 @@ pub struct Topology {
     pub links: Vec<Link>,
     /// The number of partitions.
     pub partitions: u32,
+    /// The file's `timing.model` block, unread: the parameters of the
+    /// model that runs on this topology (the GPU's timing model reads and
+    /// checks them, with JSON paths under `$.timing.model`).
+    pub model: Option<serde_json::Value>,
 }
 
 /// A topology file: `{"version": 1, "timing": {"topology": {...}}}`.
@@ -183,6 +187,8 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct Timing {
     topology: Node,
+    #[serde(default)]
+    model: Option<serde_json::Value>,
 }
 
 /// One entry of the tree as written: its own keys and its children (every
@@ -357,7 +363,9 @@ impl Topology {
                 ),
             ));
         }
-        Topology::expand(&file.timing.topology).map_err(|(p, m)| invalid(p, m))
+        let mut t = Topology::expand(&file.timing.topology).map_err(|(p, m)| invalid(p, m))?;
+        t.model = file.timing.model;
+        Ok(t)
     }
 
     fn expand(root: &Node) -> Check<Topology> {
@@ -387,6 +395,7 @@ impl Topology {
             }],
             links: Vec::new(),
             partitions: 1,
+            model: None,
         };
         let mut nodes: Vec<&Node> = vec![root];
         t.add_children(0, root, &mut nodes)?;

@@ -63,9 +63,9 @@ fn the_mi300x_topology_expands() {
     assert_eq!(count(&t, Kind::CommandProcessor), 9);
     assert_eq!(count(&t, Kind::GpuMemory), 1);
     assert_eq!(t.partitions, 9);
-    // compute units <-> l2 (duplex), cp -> shader engines, l2 <-> memory
-    // (duplex), cp -> xcd cps.
-    assert_eq!(t.links.len(), 304 * 2 + 32 + 8 * 2 + 8);
+    // compute units <-> l2 and the XCD's cp (duplex), l2 <-> memory and
+    // cp <-> xcd cps (duplex).
+    assert_eq!(t.links.len(), 304 * 4 + 8 * 2 + 8 * 2);
     assert_eq!(t.lookahead(), Some(9520));
     let cu = t.find("xcd[3].shader_engine[2].compute_unit[8]").unwrap();
     assert_eq!(t.instances[cu].partition, 4);
@@ -84,7 +84,11 @@ fn the_mi300x_topology_expands() {
     )));
     assert!(links.contains(&(
         "xcd[5].command_processor".into(),
-        "xcd[5].shader_engine[3]".into()
+        "xcd[5].shader_engine[3].compute_unit[8]".into()
+    )));
+    assert!(links.contains(&(
+        "xcd[5].shader_engine[3].compute_unit[8]".into(),
+        "xcd[5].command_processor".into()
     )));
     // Instances come in tree order: every parent before its children.
     for (i, inst) in t.instances.iter().enumerate() {
@@ -529,6 +533,56 @@ fn schema_readme_and_loader_agree() {
         "timing.topology.partition",
         "version",
     ];
+    // The timing model's block (read by the GPU's timing model).
+    let model = [
+        "timing.model",
+        "timing.model.clock_mhz",
+        "timing.model.line_bytes",
+        "timing.model.cu",
+        "timing.model.cu.simds",
+        "timing.model.cu.waves_per_simd",
+        "timing.model.cu.vgprs_per_simd",
+        "timing.model.cu.sgprs_per_simd",
+        "timing.model.cu.lds_bytes",
+        "timing.model.issue",
+        "timing.model.issue.simd_turn_cycles",
+        "timing.model.issue.valu_cycles",
+        "timing.model.issue.trans_cycles",
+        "timing.model.issue.mfma_pass_cycles",
+        "timing.model.issue.salu_cycles",
+        "timing.model.issue.branch_cycles",
+        "timing.model.issue.smem_latency",
+        "timing.model.issue.vmem_issue_cycles",
+        "timing.model.issue.lds_latency",
+        "timing.model.issue.lds_bytes_per_cycle",
+        "timing.model.issue.barrier_cycles",
+        "timing.model.l1",
+        "timing.model.l1.bytes",
+        "timing.model.l1.ways",
+        "timing.model.l1.hit_latency",
+        "timing.model.l1.bytes_per_cycle",
+        "timing.model.l2",
+        "timing.model.l2.bytes",
+        "timing.model.l2.ways",
+        "timing.model.l2.hit_latency",
+        "timing.model.l2.channels",
+        "timing.model.l2.bytes_per_cycle_per_channel",
+        "timing.model.mall",
+        "timing.model.mall.bytes",
+        "timing.model.mall.ways",
+        "timing.model.mall.hit_latency",
+        "timing.model.mall.bytes_per_cycle",
+        "timing.model.hbm",
+        "timing.model.hbm.latency",
+        "timing.model.hbm.bytes_per_cycle",
+        "timing.model.hbm.channels",
+        "timing.model.dispatch",
+        "timing.model.dispatch.cycles_per_workgroup",
+        "timing.model.dispatch.wave_launch_cycles",
+        "timing.model.dispatch.kernel_overhead_cycles",
+    ];
+    let mut expect: Vec<&str> = expect.iter().chain(model.iter()).copied().collect();
+    expect.sort();
     assert_eq!(props, expect);
     // The kinds the schema allows are the loader's.
     let kinds: Vec<&str> = schema["$defs"]["component"]["properties"]["kind"]["enum"]
