@@ -121,7 +121,7 @@ DBI_ARGS ?= --target gfx942
 test-dbi: setup
 	$(CARGO) build --release -p rocjitsu-cli
 	$(CARGO_TEST) --release -p rocjitsu-code --lib dbi
-	$(CARGO_TEST) --release -p rocjitsu-cli --test dbi
+	$(CARGO_TEST) --release -p rocjitsu-cli --test dbi --test dbi_memtrace
 	$(PYTHON) scripts/kernels.py run --dbi $(DBI_ARGS) $(KERNELS_ARGS)
 
 # DBT figures: translation time per code object and per kernel (criterion,
