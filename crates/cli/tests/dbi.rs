@@ -40,11 +40,10 @@ fn compile(dir: &Path, src: &str, cpu: &str) -> PathBuf {
 }
 
 fn rocjitsu(args: &[&str]) -> std::process::Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_rocjitsu"))
+    Command::new(env!("CARGO_BIN_EXE_rocjitsu"))
         .args(args)
         .output()
-        .unwrap();
-    o
+        .unwrap()
 }
 
 fn ok(args: &[&str]) -> String {

@@ -544,7 +544,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
     // Trampolines: sizes first (they do not depend on addresses), then the
     // buffer's address after them, then the code.
     let base = elfedit::end_of_image(&co);
-    let emit_all = |buffer: u64| -> Result<(Vec<u32>, Vec<(usize, u64)>), DbiError> {
+    let emit_all = |buffer: u64| -> Result<Emitted, DbiError> {
         let mut code: Vec<u32> = Vec::new();
         let mut entries = Vec::new();
         for (site, regs, scc_save) in &plans {
@@ -753,6 +753,10 @@ fn pick_sgprs(
     }
     (ss.len() == singles).then_some((ps, ss))
 }
+
+/// The trampolines' code and, per patch point, its site and trampoline
+/// address.
+type Emitted = (Vec<u32>, Vec<(usize, u64)>);
 
 /// The `s_branch` at `from` to `to`.
 fn branch(from: u64, to: u64) -> Result<u32, String> {
