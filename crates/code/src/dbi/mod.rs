@@ -3,10 +3,10 @@
 //! by construction, on hardware (only real instructions with valid
 //! encodings; no original instruction moves except the displaced ones).
 //!
-//! A *patch point* is an instruction before which probes run: the first
-//! instruction of a basic block ([`PatchPoint::BlockEntry`]), any
-//! instruction ([`PatchPoint::Before`]), or every `s_endpgm` of a kernel
-//! ([`PatchPoint::KernelExit`]). The instruction there is *displaced*: its
+//! A *patch point* is an instruction before which probes run (a site of
+//! the graph): the first instruction of a basic block (bbcount), a chosen
+//! instruction (memtrace); a kernel's exit is the patch point before each
+//! of its `s_endpgm`. The instruction there is *displaced*: its
 //! bytes become an `s_branch` (padded with `s_nop 0`) to a trampoline in a
 //! segment appended to the object, which runs the probes, then the
 //! displaced instruction, then branches back to the instruction after it.
@@ -69,17 +69,6 @@ const SGPR_MAX: u32 = 102;
 /// SGPRs at the top of a GFX9 allocation that hold VCC, FLAT_SCRATCH and
 /// XNACK_MASK.
 const SGPR_EXTRA: u32 = 6;
-
-/// Where probes run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PatchPoint {
-    /// At the entry of a block of the graph (index in [`Cfg::blocks`]).
-    BlockEntry(usize),
-    /// Before the instruction at this code object address.
-    Before(u64),
-    /// Before every `s_endpgm` of the kernel's blocks.
-    KernelExit(String),
-}
 
 /// What to instrument with.
 #[derive(Clone, Debug, PartialEq, Eq)]
