@@ -45,6 +45,7 @@ test: setup corpus dashboard
 	$(MAKE) test-hazards
 	$(MAKE) test-jit SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt SKIP_CARGO_TESTS=1
+	$(MAKE) test-dbi SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-guest SKIP_CARGO_TESTS=1
 	$(MAKE) test-dbt-hooks DBT_HOOKS_ARGS=--no-hip-set
 	$(MAKE) test-hip
@@ -108,6 +109,20 @@ test-dbt: setup
 	$(CARGO_TEST) --release -p rocjitsu-cli --test dbt
 	$(PYTHON) scripts/kernels.py build --target gfx950
 	$(PYTHON) scripts/kernels.py run --dbt $(KERNELS_ARGS)
+
+# Binary instrumentation (crates/code/src/dbi, docs/dbi.md): its unit tests,
+# bbcount and memtrace on the emulator against the coverage plugin and the
+# VM's memory events, then the CI tier of `kernels.py run --dbi`: the cases
+# of DBI_ARGS (default: every case on gfx942) instrumented with bbcount, run,
+# checked against their numpy reference and the coverage plugin's counts of
+# the original. DBI_ARGS="" runs every case on every target.
+DBI_ARGS ?= --target gfx942
+.PHONY: test-dbi
+test-dbi: setup
+	$(CARGO) build --release -p rocjitsu-cli
+	$(CARGO_TEST) --release -p rocjitsu-code --lib dbi
+	$(CARGO_TEST) --release -p rocjitsu-cli --test dbi --test dbi_memtrace
+	$(PYTHON) scripts/kernels.py run --dbi $(DBI_ARGS) $(KERNELS_ARGS)
 
 # DBT figures: translation time per code object and per kernel (criterion,
 # over build/kernels/gfx950 and build/corpus/gfx950), then the emulated run

@@ -5,7 +5,7 @@ references computed in numpy (the cases are in tests/kernels/cases.py).
 
   scripts/kernels.py build [--target T ...] [--jobs N] [--force]
   scripts/kernels.py run   [--target T ...] [-k FILTER] [--bin PATH] [--jobs N] [--threads N]
-                           [--keep DIR] [--dry-run] [--no-build] [--dbt] [--exec MODE]
+                           [--keep DIR] [--dry-run] [--no-build] [--dbt] [--dbi] [--exec MODE]
   scripts/kernels.py list  [--target T ...] [-k FILTER]
 
 Building reuses scripts/corpus.py (same compilers, flags and incremental
@@ -20,7 +20,11 @@ running the emulator. `--exec interp|jit|auto|check` picks run-kernel's
 execution tier; `check` runs every case on the interpreter and again with
 every block translated to host code, and fails a case whose registers,
 buffers, fault or instruction count differ (exit 3 from run-kernel), besides
-checking the numpy reference.
+checking the numpy reference. `--dbi` instruments every case with
+`rocjitsu dbi instrument --tool bbcount`, checks the instrumented run against
+the numpy reference and every block's count against the coverage plugin's
+count for a run of the original (docs/dbi.md); refusals are listed with
+their reasons, not failed.
 
 numpy is needed: when the interpreter lacks it, the script re-runs itself
 with the Triton venv's python (scripts/setup.sh installs numpy there)."""
@@ -614,6 +618,148 @@ def cmd_dbt(args) -> int:
     return 1 if counts["FAIL"] else 0
 
 
+DBI_OUT = ROOT / "build" / "dbi"
+# The one way to refuse: `rocjitsu dbi instrument` exits 1 with a DbiError.
+DBI_ERROR = re.compile(r"^rocjitsu: error: (?P<file>.+?): dbi: (?P<why>.+)$")
+
+
+def dbi_instrument(binary: str, hsaco: pathlib.Path, target: str, tag: str):
+    """Instruments a code object with bbcount (`rocjitsu dbi instrument`):
+    (status, output path, detail); the status is "OK", "REFUSED" (a
+    DbiError, nothing written) or "FAIL" (anything else)."""
+    out = DBI_OUT / target / f"{tag}.hsaco"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    cmd = [binary, "dbi", "instrument", "--tool", "bbcount", str(hsaco), str(out), "--json"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "FAIL", None, "instrumenter timed out after 300 s"
+    lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+    tail = " | ".join(lines[-6:]) or "(no output)"
+    if p.returncode == 1 and lines and DBI_ERROR.match(lines[-1]):
+        if out.exists():
+            return "FAIL", None, f"refused but wrote output: {lines[-1]}"
+        return "REFUSED", None, DBI_ERROR.match(lines[-1])["why"]
+    if p.returncode != 0:
+        return "FAIL", None, f"instrumenter exited {p.returncode}: {tail}"
+    if not out.exists():
+        return "FAIL", None, "instrumenter exited 0 but wrote nothing"
+    return "OK", out, ""
+
+
+def _dbi_job(name: str, target: str, binary: str, threads: int, keep: str | None):
+    """One case under bbcount: the original runs with the coverage plugin,
+    the instrumented object runs against the case's numpy reference, and
+    every block's count must equal the plugin's count of its first
+    instruction (blocks of other kernels and of callees no call reached:
+    zero). (status, detail)."""
+    from harness import REGISTRY
+    case = next(c for c in REGISTRY if c.name == name)
+    try:
+        _, _, hsaco, _ = resolve(case, target)
+    except Exception as exc:
+        return "FAIL", f"case error: {exc}"
+    status, out, err = dbi_instrument(binary, pathlib.Path(hsaco), target, case.name)
+    if status != "OK":
+        return status, err
+    ok_o, det_o, _, st_o = run_case(case, target, binary, False, threads, keep, plugins=("coverage:format=jsonl",))
+    with tempfile.TemporaryDirectory(prefix="rjdbi-") as tmp:
+        counts_path = pathlib.Path(tmp) / "counts.json"
+        ok_i, det_i, _, st_i = run_case(case, target, binary, False, threads, None, hsaco_override=out,
+                                        plugins=("coverage:format=jsonl",), extra=("--dbi-out", str(counts_path)))
+        counts = json.loads(counts_path.read_text()) if counts_path.exists() else None
+    out.unlink(missing_ok=True)
+    if not ok_o:
+        return "FAIL", f"original run: {det_o}"
+    if not ok_i:
+        return "FAIL", f"instrumented run against the reference: {det_i}"
+    if case.launch(target).expect_fault is not None:
+        return "PASS", "fault case: the instrumented kernel faults as expected (counts not compared)"
+    recs = [r for r in st_o.get("plugins", {}).get("coverage", []) if r.get("type") == "kernel"]
+    recs_i = [r for r in st_i.get("plugins", {}).get("coverage", []) if r.get("type") == "kernel"]
+    if len(recs) != 1 or len(recs_i) != 1 or counts is None:
+        return "FAIL", (f"expected one coverage record per run and a --dbi-out file, got {len(recs)}, "
+                        f"{len(recs_i)} and {counts is not None}")
+
+    # Blocks outside the kernel's symbol (its callees, other kernels) are
+    # found among the plugin's PCs outside the kernel: the load base is the
+    # difference most of their first instructions agree on.
+    blocks = counts["blocks"]
+    listing = {ln["address"]: ln["count"] for ln in recs[0]["listing"]}
+    listing_i = {ln["address"]: ln["count"] for ln in recs_i[0]["listing"]}
+    votes: dict[int, int] = {}
+    for b in blocks:
+        if b["start"] not in listing:
+            for o in recs[0]["outside"]:
+                # The loader places a code object on a page boundary.
+                if o["text"] == b["first"] and (o["pc"] - b["start"]) % 4096 == 0:
+                    votes[o["pc"] - b["start"]] = votes.get(o["pc"] - b["start"], 0) + 1
+    base = max(votes, key=votes.get) if votes else None
+    outside = {o["pc"]: o["count"] for o in recs[0]["outside"]}
+    bad, same_run_bad, n, ran = [], [], 0, 0
+    for b in blocks:
+        n += 1
+        ran += b["count"] > 0
+        if b["start"] in listing:
+            want = listing[b["start"]]
+            # In the instrumented run the block's first instruction is the
+            # s_branch to its trampoline: executed once per entry.
+            if b["count"] != listing_i.get(b["start"]):
+                same_run_bad.append(f"0x{b['start']:x} ({b['function']}): bbcount {b['count']}, coverage of the "
+                                    f"same run {listing_i.get(b['start'])}")
+        else:
+            want = outside.get(base + b["start"], 0) if base is not None else 0
+        if b["count"] != want:
+            bad.append(f"0x{b['start']:x} ({b['function']}): bbcount {b['count']}, coverage {want}")
+    outside_bad = [x for x in bad if int(x.split(" ")[0], 16) not in listing]
+    if outside_bad:
+        return "FAIL", f"{len(outside_bad)} blocks outside the kernel differ: " + "; ".join(outside_bad[:4])
+    if same_run_bad:
+        return "FAIL", f"{len(same_run_bad)} of {n} blocks differ: " + "; ".join(same_run_bad[:4])
+    if bad:
+        # The kernel's control flow depends on timing (an atomic retry loop,
+        # a race): the instrumented run differs from the original's, so its
+        # counts are checked against the coverage plugin in that same run.
+        return "PASS", (f"{n} blocks ({ran} executed) equal the coverage plugin's counts in the same run; "
+                        f"{len(bad)} differ from the original's run (timing-dependent control flow: "
+                        f"{bad[0]}); outputs meet the reference")
+    return "PASS", f"{n} blocks ({ran} executed) equal the coverage plugin's counts; outputs meet the reference"
+
+
+def cmd_dbi(args) -> int:
+    """`run --dbi`: every case on every selected target instrumented with
+    bbcount, run, and checked against its numpy reference and against the
+    coverage plugin's counts of the original; fails on any FAIL. Refusals
+    (a clear error naming the kernel, PC and instruction) are counted and
+    listed, not failed."""
+    if not args.no_build:
+        build(args.target, args.jobs, False)
+    binary = str(pathlib.Path(args.bin).resolve())
+    jobs = selected(args)
+    counts = {"PASS": 0, "FAIL": 0, "REFUSED": 0}
+    reasons: dict[str, int] = {}
+    t0 = time.monotonic()
+    with cf.ProcessPoolExecutor(max_workers=args.jobs, initializer=_init_worker) as pool:
+        futs = {pool.submit(_dbi_job, c.name, t, binary, args.threads, args.keep): (c, t) for c, t in jobs}
+        for fut in cf.as_completed(futs):
+            c, t = futs[fut]
+            try:
+                status, detail = fut.result()
+            except Exception as exc:
+                status, detail = "FAIL", f"harness error: {type(exc).__name__}: {exc}"
+            counts[status] += 1
+            if status == "REFUSED":
+                key = re.sub(r"0x[0-9a-f]+", "0x…", detail.split(": ", 1)[-1])[:120]
+                reasons[key] = reasons.get(key, 0) + 1
+            print(f"{status} dbi {t} {c.name}: {detail}", flush=True)
+    for why, k in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        print(f"dbi: refused {k}x: {why}")
+    print(f"dbi: {counts['PASS']} passed, {counts['FAIL']} failed, {counts['REFUSED']} refused "
+          f"({time.monotonic() - t0:.1f} s)")
+    return 1 if counts["FAIL"] else 0
+
+
 def _init_worker():
     import cases  # noqa: F401  (fills the registry in each worker process)
 
@@ -658,6 +804,8 @@ def selected(args):
 def cmd_run(args) -> int:
     if args.dbt:
         return cmd_dbt(args)
+    if args.dbi:
+        return cmd_dbi(args)
     if not args.no_build:
         build(args.target, args.jobs, False)
     binary = str(pathlib.Path(args.bin).resolve()) if os.sep in args.bin else (shutil.which(args.bin) or args.bin)
@@ -746,6 +894,9 @@ def main() -> int:
     ap.add_argument("--dbt", action="store_true",
                     help="differential DBT test: translate every gfx950 case for gfx942 (rocjitsu dbt translate), "
                          "run it there and compare with the native gfx950 run; prints coverage and the time ratio")
+    ap.add_argument("--dbi", action="store_true",
+                    help="DBI test: instrument every case with bbcount (rocjitsu dbi instrument), check the outputs "
+                         "against the reference and the counts against the coverage plugin's run of the original")
     ap.add_argument("--exec", choices=("interp", "jit", "auto", "check"),
                     help="run-kernel's execution tier; check: interpreter and translated runs must agree")
     args = ap.parse_args()

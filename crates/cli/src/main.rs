@@ -1,6 +1,7 @@
 //! `rocjitsu`: the AMD GPU emulator's command-line tool.
 
 mod cfg;
+mod dbi;
 mod dbt;
 mod disasm;
 mod guest;
@@ -82,6 +83,8 @@ enum Command {
     RunKernel(run_kernel::Args),
     /// Translate code objects between targets (gfx950 code for gfx942)
     Dbt(dbt::Args),
+    /// Instrument code objects with probes (bbcount: basic-block counts; memtrace: global memory addresses)
+    Dbi(dbi::Args),
     /// List the execution plugins (--plugin NAME[:key=value,...]), one per line
     Plugins,
     /// Print what a running daemon holds (clients, connections, allocations, queues, VRAM in use) as JSON
@@ -129,6 +132,7 @@ fn main() -> ExitCode {
         Some(Command::Cfg(a)) => cfg::run(a),
         Some(Command::RunKernel(a)) => run_kernel::run(a),
         Some(Command::Dbt(a)) => dbt::run(a),
+        Some(Command::Dbi(a)) => dbi::run(a),
         Some(Command::DaemonStatus { socket }) => daemon_status(socket),
         Some(Command::Plugins) => plugins::list(),
         None if cli.config.is_none() && cli.app.is_empty() && !cli.daemon && !cli.attach => {

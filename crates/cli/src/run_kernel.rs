@@ -103,6 +103,9 @@ pub struct Args {
     /// configs/timing/mi300x.json for gfx942)
     #[arg(long, value_name = "FILE")]
     timing_config: Option<PathBuf>,
+    /// For a code object instrumented by `rocjitsu dbi instrument`: after the dispatch (a faulted one too), write its probes' results (bbcount's counts per block, memtrace's records) to FILE as JSON (`rocjitsu dbi report FILE` prints them)
+    #[arg(long, value_name = "FILE")]
+    dbi_out: Option<PathBuf>,
     #[command(flatten)]
     plugins: crate::plugins::PluginArgs,
 }
@@ -296,6 +299,19 @@ pub fn run(a: Args) -> Result<ExitCode> {
             kernel.name
         )
     })?;
+    let dbi = match &a.dbi_out {
+        Some(_) => Some(
+            rocjitsu_code::dbi::Manifest::of(&co)
+                .map_err(|e| anyhow!(e))?
+                .ok_or_else(|| {
+                    anyhow!(
+                        "--dbi-out: {fname} is not instrumented (no {} section); instrument it with `rocjitsu dbi instrument`",
+                        rocjitsu_code::dbi::MANIFEST_SECTION
+                    )
+                })?,
+        ),
+        None => None,
+    };
     let grid = dims("grid", &a.grid)?;
     let block = dims("block", &a.block)?;
 
@@ -620,6 +636,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     if let Some(p) = &plugins {
         p.finish();
+    }
+    if let (Some(m), Some(path)) = (&dbi, &a.dbi_out) {
+        let buf = vm.read_vec(loaded.base + m.buffer, m.buffer_bytes)?;
+        let v = crate::dbi::results(m, &buf)?;
+        std::fs::write(path, serde_json::to_vec(&v)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let stats = match r {
         Ok(s) => s,

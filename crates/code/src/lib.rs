@@ -40,6 +40,7 @@
 pub mod analysis;
 pub mod bundle;
 pub mod cfg;
+pub mod dbi;
 pub mod dbt;
 pub mod descriptor;
 pub mod elf;

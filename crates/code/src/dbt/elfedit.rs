@@ -12,11 +12,15 @@ use rocjitsu_isa::Target;
 /// the trampoline segment's, so the header table does not move.
 const PT_GNU_STACK: u32 = 0x6474_e551;
 /// `PF_R | PF_X`.
-const PF_RX: u32 = 5;
-const PAGE: u64 = 0x1000;
+pub(crate) const PF_RX: u32 = 5;
+/// `PF_R | PF_W | PF_X`.
+pub(crate) const PF_RWX: u32 = 7;
+pub(crate) const PAGE: u64 = 0x1000;
 /// `SHT_PROGBITS`, `SHF_ALLOC | SHF_EXECINSTR`.
 const SHT_PROGBITS: u32 = 1;
-const SHF_AX: u64 = 0x6;
+pub(crate) const SHF_AX: u64 = 0x6;
+/// `SHF_WRITE | SHF_ALLOC`.
+pub(crate) const SHF_WA: u64 = 0x3;
 
 /// The output image under construction.
 pub(crate) struct Editor {
@@ -112,10 +116,36 @@ impl Editor {
     /// the next page, the program header `PT_GNU_STACK` turned into its
     /// `PT_LOAD`, and a `.text.dbt` section header (with the section name
     /// table and section headers rewritten at the end of the file).
-    pub fn finish(mut self, t: Trampolines, co: &CodeObject) -> Result<Vec<u8>, DbtError> {
+    pub fn finish(self, t: Trampolines, co: &CodeObject) -> Result<Vec<u8>, DbtError> {
         if t.code.is_empty() {
             return Ok(self.bytes);
         }
+        let size = t.code.len() as u64;
+        self.append(
+            co,
+            &NewSegment {
+                vaddr: t.vaddr,
+                data: t.code,
+                flags: PF_RX,
+                sections: vec![(".text.dbt", 0, size, SHF_AX)],
+            },
+            &[],
+        )
+        .map_err(DbtError::msg)
+    }
+
+    /// Appends `seg`: its file data at the next page, the program header
+    /// `PT_GNU_STACK` turned into its `PT_LOAD` (AMDGPU loaders ignore
+    /// `PT_GNU_STACK`, so the program header table does not move), a
+    /// section header per named part of it, and after it the non-allocated
+    /// sections `notes` (name, data); the section name table and section
+    /// header table are written again at the end of the file.
+    pub fn append(
+        mut self,
+        co: &CodeObject,
+        seg: &NewSegment,
+        notes: &[(&str, Vec<u8>)],
+    ) -> Result<Vec<u8>, String> {
         let elf = co.elf();
         let h = &elf.header;
         let idx = elf
@@ -123,25 +153,23 @@ impl Editor {
             .iter()
             .position(|p| p.kind == PT_GNU_STACK)
             .ok_or_else(|| {
-                DbtError::msg(
-                    "no PT_GNU_STACK program header to hold the trampoline segment (relinking with ld.lld-22 adds one)",
-                )
+                "no PT_GNU_STACK program header to hold the appended segment (relinking with ld.lld-22 adds one)".to_string()
             })?;
         if elf.segments[idx + 1..].iter().any(|p| p.kind == PT_LOAD) {
-            return Err(DbtError::msg(
-                "PT_GNU_STACK precedes a PT_LOAD program header; the trampoline segment would break the PT_LOAD order",
-            ));
+            return Err(
+                "PT_GNU_STACK precedes a PT_LOAD program header; the appended segment would break the PT_LOAD order".into(),
+            );
         }
         let file_off = (self.bytes.len() as u64).div_ceil(PAGE) * PAGE;
         self.bytes.resize(file_off as usize, 0);
-        self.bytes.extend_from_slice(&t.code);
-        let size = t.code.len() as u64;
+        self.bytes.extend_from_slice(&seg.data);
+        let size = seg.data.len() as u64;
         let ph = h.phoff as usize + idx * 56;
         put32(&mut self.bytes, ph, PT_LOAD);
-        put32(&mut self.bytes, ph + 4, PF_RX);
+        put32(&mut self.bytes, ph + 4, seg.flags);
         put64(&mut self.bytes, ph + 8, file_off);
-        put64(&mut self.bytes, ph + 16, t.vaddr);
-        put64(&mut self.bytes, ph + 24, t.vaddr);
+        put64(&mut self.bytes, ph + 16, seg.vaddr);
+        put64(&mut self.bytes, ph + 24, seg.vaddr);
         put64(&mut self.bytes, ph + 32, size);
         put64(&mut self.bytes, ph + 40, size);
         put64(&mut self.bytes, ph + 48, PAGE);
@@ -149,14 +177,44 @@ impl Editor {
         if h.shnum == 0 || h.shoff == 0 {
             return Ok(self.bytes);
         }
+        let mut notes_at = Vec::new();
+        for (_, data) in notes {
+            notes_at.push(self.bytes.len() as u64);
+            self.bytes.extend_from_slice(data);
+        }
         // A new section name table and section header table at the end.
         let shstr = elf
             .sections
             .get(h.shstrndx as usize)
-            .ok_or_else(|| DbtError::msg("bad e_shstrndx"))?;
+            .ok_or_else(|| "bad e_shstrndx".to_string())?;
         let mut names = co.section_data(shstr).to_vec();
-        let name_off = names.len() as u32;
-        names.extend_from_slice(b".text.dbt\0");
+        let mut headers = Vec::new();
+        for &(name, start, len, flags) in &seg.sections {
+            let name_off = names.len() as u32;
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+            let mut sh = [0u8; 64];
+            put32(&mut sh, 0, name_off);
+            put32(&mut sh, 4, SHT_PROGBITS);
+            put64(&mut sh, 8, flags);
+            put64(&mut sh, 16, seg.vaddr + start);
+            put64(&mut sh, 24, file_off + start);
+            put64(&mut sh, 32, len);
+            put64(&mut sh, 48, 256);
+            headers.push(sh);
+        }
+        for ((name, data), &at) in notes.iter().zip(&notes_at) {
+            let name_off = names.len() as u32;
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+            let mut sh = [0u8; 64];
+            put32(&mut sh, 0, name_off);
+            put32(&mut sh, 4, SHT_PROGBITS);
+            put64(&mut sh, 24, at);
+            put64(&mut sh, 32, data.len() as u64);
+            put64(&mut sh, 48, 1);
+            headers.push(sh);
+        }
         let names_off = self.bytes.len() as u64;
         self.bytes.extend_from_slice(&names);
         let shdr_off = (self.bytes.len() as u64).div_ceil(8) * 8;
@@ -165,23 +223,41 @@ impl Editor {
         let n = h.shnum as usize;
         let table = co.bytes()[old..old + n * 64].to_vec();
         self.bytes.extend_from_slice(&table);
-        let mut sh = [0u8; 64];
-        put32(&mut sh, 0, name_off);
-        put32(&mut sh, 4, SHT_PROGBITS);
-        put64(&mut sh, 8, SHF_AX);
-        put64(&mut sh, 16, t.vaddr);
-        put64(&mut sh, 24, file_off);
-        put64(&mut sh, 32, size);
-        put64(&mut sh, 48, 256);
-        self.bytes.extend_from_slice(&sh);
+        for sh in &headers {
+            self.bytes.extend_from_slice(sh);
+        }
         let s = shdr_off as usize + h.shstrndx as usize * 64;
         put64(&mut self.bytes, s + 24, names_off);
         put64(&mut self.bytes, s + 32, names.len() as u64);
         put64(&mut self.bytes, 40, shdr_off);
-        let shnum = u16::try_from(n + 1).map_err(|_| DbtError::msg("too many sections"))?;
+        let shnum =
+            u16::try_from(n + headers.len()).map_err(|_| "too many sections".to_string())?;
         self.bytes[60..62].copy_from_slice(&shnum.to_le_bytes());
         Ok(self.bytes)
     }
+}
+
+/// A loadable segment to append: its address, bytes, `p_flags` and the
+/// sections it holds (name, offset in the segment, size, `sh_flags`).
+pub(crate) struct NewSegment {
+    pub vaddr: u64,
+    pub data: Vec<u8>,
+    pub flags: u32,
+    pub sections: Vec<(&'static str, u64, u64, u64)>,
+}
+
+/// The page after the highest loaded byte of `co`: where an appended
+/// segment goes.
+pub(crate) fn end_of_image(co: &CodeObject) -> u64 {
+    let end = co
+        .elf()
+        .segments
+        .iter()
+        .filter(|p| p.kind == PT_LOAD)
+        .map(|p| p.vaddr + p.memsz)
+        .max()
+        .unwrap_or(0);
+    end.div_ceil(PAGE) * PAGE
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -206,16 +282,8 @@ fn branch(from: u64, to: u64) -> Result<u32, String> {
 
 impl Trampolines {
     pub fn new(co: &CodeObject) -> Trampolines {
-        let end = co
-            .elf()
-            .segments
-            .iter()
-            .filter(|p| p.kind == PT_LOAD)
-            .map(|p| p.vaddr + p.memsz)
-            .max()
-            .unwrap_or(0);
         Trampolines {
-            vaddr: end.div_ceil(PAGE) * PAGE,
+            vaddr: end_of_image(co),
             code: Vec::new(),
         }
     }

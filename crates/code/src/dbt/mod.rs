@@ -25,7 +25,7 @@
 //! `amdhsa.target`, and each kernel's limits are checked against the host
 //! (LDS at most 64 KiB on gfx942).
 
-mod elfedit;
+pub(crate) mod elfedit;
 pub mod enc;
 mod rewrite;
 mod temps;
