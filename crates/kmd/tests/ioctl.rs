@@ -619,10 +619,8 @@ fn an_allocation_over_memory_the_process_unmapped_ends_its_svm_range() {
     d.vm().read(&mut tlb, end - 4, &mut got).unwrap();
     assert_eq!(got, [1, 2, 3, 4, 5, 6, 7, 8]);
     // SAFETY: reading the allocation's host mapping (the test's own).
-    assert_eq!(
-        unsafe { *((end - 4) as *const u32) },
-        u32::from_le_bytes([1, 2, 3, 4])
-    );
+    let host = unsafe { *((end - 4) as *const u32) };
+    assert_eq!(host, u32::from_le_bytes([1, 2, 3, 4]));
     assert_eq!(
         svm(&d, p, page, OP_GET_ATTR, &[(ATTR_ACCESS, gpu_id)]),
         Err(Errno::EADDRINUSE),

@@ -248,7 +248,9 @@ fn classify(target: Target, model: &Model, e: &InstEvent) -> Info {
             Kind::Lds
         }
         Family::Branch => Kind::Branch,
-        Family::Wait => match model.wait(&op.inst) {
+        // GFX9's s_waitcnt (GFX11's split counters are not modelled yet:
+        // such a wait is timed as any other SALU instruction).
+        Family::Wait => match op.gfx9().and_then(|i| model.wait(i)) {
             Some(w) => {
                 let c = |x: Option<u16>| x.map_or(NO_WAIT, |v| v.min(254) as u8);
                 info.vm = c(w.get(Counter::Vm));

@@ -534,12 +534,8 @@ fn integer_formats_are_point_sampled() {
 
 /// Puts a T# in s[8:15] and an S# in s[16:19].
 fn set_descs(w: &mut crate::exec::wave::Wave, t: [u32; 8], s: [u32; 4]) {
-    for i in 0..8 {
-        w.s[8 + i] = t[i];
-    }
-    for i in 0..4 {
-        w.s[16 + i] = s[i];
-    }
+    w.s[8..16].copy_from_slice(&t);
+    w.s[16..20].copy_from_slice(&s);
 }
 
 /// An RGBA8 unorm image of `w` x `h` texels with a padded pitch, filled
