@@ -13,16 +13,6 @@ use rocjitsu_isa::gfx9::Body;
 /// characters (`image_*`, `ds_* gds`).
 pub const NOT_EMULATED: &[(&str, &str)] = &[
     (
-        "image_gather4h",
-        "gfx908's gather of four texels of one row (decoded, never executed: \
-         gfx908 is not an emulated target); not implemented",
-    ),
-    (
-        "image_get_lod",
-        "gfx908's LOD query (decoded, never executed: gfx908 is not an \
-         emulated target); not implemented",
-    ),
-    (
         "ds_gws_*",
         "global wave sync uses the GPU's GWS block, shared across queues; \
          the emulated KFD grants no GWS (ALLOC_QUEUE_GWS answers without it)",
