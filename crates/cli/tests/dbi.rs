@@ -7,55 +7,10 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rocjitsu-cli-dbi-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
 
-fn compile(dir: &Path, src: &str, cpu: &str) -> PathBuf {
-    let cl = dir.join("k.cl");
-    std::fs::write(&cl, src).unwrap();
-    let out = dir.join(format!("k-{cpu}.hsaco"));
-    let st = Command::new("clang-22")
-        .args([
-            "-x",
-            "cl",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-nogpulib",
-            "-O2",
-        ])
-        .arg(format!("-mcpu={cpu}"))
-        .arg(&cl)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("clang-22 (scripts/setup.sh installs it)");
-    assert!(st.success());
-    out
-}
-
-fn rocjitsu(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rocjitsu"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = rocjitsu(args);
-    assert!(
-        o.status.success(),
-        "rocjitsu {args:?}: {}\n{}",
-        o.status,
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{compile_cl as compile, ok, rocjitsu, tmp};
 
 /// Loops with a trip count per lane, divergent branches, a callee called
 /// by some lanes, and a per-lane global load.
@@ -131,7 +86,7 @@ fn coverage(dir: &Path) -> Coverage {
 #[test]
 fn bbcount_equals_the_coverage_plugin_and_keeps_the_results() {
     for cpu in ["gfx90a", "gfx942", "gfx950"] {
-        let d = tmp(&format!("bb-{cpu}"));
+        let d = tmp(&format!("dbi-bb-{cpu}"));
         let k = compile(&d, LOOPS, cpu);
         let out = d.join("k-bb.hsaco");
         let report = ok(&[
@@ -240,7 +195,7 @@ fn bbcount_equals_the_coverage_plugin_and_keeps_the_results() {
 
 #[test]
 fn refused_instrumentation_names_the_cause_and_writes_nothing() {
-    let d = tmp("refuse");
+    let d = tmp("dbi-refuse");
     let k = compile(&d, LOOPS, "gfx1100");
     let out = d.join("o.hsaco");
     let o = rocjitsu(&[

@@ -15,9 +15,10 @@ use rocjitsu_gpu::mem::{Perms, Vm};
 use rocjitsu_gpu::plugin::{
     DispatchEnd, DispatchInfo, DispatchObserver, MemEvent, Observer, Plugin, Plugins, Wants,
 };
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 /// A gather (per-lane addresses from an index buffer, `saddr` form), a
@@ -34,30 +35,8 @@ __kernel void gather(__global const int *idx, __global const int *a, __global in
 "#;
 
 fn compile(cpu: &str) -> (PathBuf, Vec<u8>) {
-    let d = std::env::temp_dir().join(format!(
-        "rocjitsu-cli-memtrace-{cpu}-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    let cl = d.join("k.cl");
-    std::fs::write(&cl, GATHER).unwrap();
-    let out = d.join("k.hsaco");
-    let st = Command::new("clang-22")
-        .args([
-            "-x",
-            "cl",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-nogpulib",
-            "-O2",
-        ])
-        .arg(format!("-mcpu={cpu}"))
-        .arg(&cl)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("clang-22 (scripts/setup.sh installs it)");
-    assert!(st.success());
+    let d = common::tmp(&format!("memtrace-{cpu}"));
+    let out = common::compile_cl(&d, GATHER, cpu);
     let bytes = std::fs::read(&out).unwrap();
     (d, bytes)
 }

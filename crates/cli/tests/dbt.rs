@@ -4,45 +4,11 @@
 //! untranslatable instruction makes the command fail with the kernel, PC
 //! and instruction, writing nothing.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rocjitsu-cli-dbt-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
 
-fn compile(dir: &Path, src: &str) -> PathBuf {
-    let cl = dir.join("k.cl");
-    std::fs::write(&cl, src).unwrap();
-    let out = dir.join("k.hsaco");
-    let st = Command::new("clang-22")
-        .args([
-            "-x",
-            "cl",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-mcpu=gfx950",
-            "-nogpulib",
-            "-O2",
-        ])
-        .arg(&cl)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("clang-22 (scripts/setup.sh installs it)");
-    assert!(st.success());
-    out
-}
-
-fn rocjitsu(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rocjitsu"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use common::{compile_cl, rocjitsu, tmp};
 
 const BITOP: &str = r#"
 __kernel void bitop(__global uint *a) {
@@ -55,8 +21,8 @@ __kernel void bitop(__global uint *a) {
 
 #[test]
 fn translated_object_runs_on_gfx942_like_native_gfx950() {
-    let d = tmp("run");
-    let inp = compile(&d, BITOP);
+    let d = tmp("dbt-run");
+    let inp = compile_cl(&d, BITOP, "gfx950");
     let out = d.join("out.hsaco");
     let (i, o) = (inp.to_str().unwrap(), out.to_str().unwrap());
     let r = rocjitsu(&[
@@ -131,7 +97,7 @@ fn translated_object_runs_on_gfx942_like_native_gfx950() {
 
 #[test]
 fn untranslatable_object_fails_closed_and_writes_nothing() {
-    let d = tmp("closed");
+    let d = tmp("dbt-closed");
     let src = r#"
 __kernel void sr(__global uint *a) {
     uint i = __builtin_amdgcn_workitem_id_x(), r;
@@ -139,7 +105,7 @@ __kernel void sr(__global uint *a) {
     a[i] = r;
 }
 "#;
-    let inp = compile(&d, src);
+    let inp = compile_cl(&d, src, "gfx950");
     let out = d.join("out.hsaco");
     let r = rocjitsu(&[
         "dbt",

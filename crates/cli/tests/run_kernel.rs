@@ -4,12 +4,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn rocjitsu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rocjitsu"))
-        .args(args)
-        .output()
-        .expect("running rocjitsu")
-}
+mod common;
+
+use common::{clang, rocjitsu};
 
 fn corpus(target: &str, name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -117,8 +114,7 @@ fn list_shows_kernels_and_arguments() {
 
 #[test]
 fn saxpy_runs_and_writes_its_output_on_every_target() {
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::tmp("rk");
     let n = 1000usize;
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
     let y0: Vec<f32> = (0..n).map(|i| 1.0 - i as f32).collect();
@@ -314,7 +310,7 @@ fn an_unknown_plugin_or_option_is_named_with_the_available_ones() {
 
 #[test]
 fn metrics_count_the_saxpy_buffers_bytes() {
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-metrics-{}", std::process::id()));
+    let dir = common::tmp("rk-metrics");
     let n = 1000;
     let o = saxpy_with(
         &dir,
@@ -372,7 +368,7 @@ fn metrics_count_the_saxpy_buffers_bytes() {
 
 #[test]
 fn trace_writes_a_trace_event_file() {
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-trace-{}", std::process::id()));
+    let dir = common::tmp("rk-trace");
     let o = saxpy_with(
         &dir,
         1024,
@@ -409,25 +405,10 @@ fn trace_writes_a_trace_event_file() {
 /// `llvm-objdump-22 -d`'s line for the same instruction.
 #[test]
 fn coverage_counts_a_hand_written_kernel() {
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-cov-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::tmp("rk-cov");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/counted.s");
     let obj = dir.join("counted.hsaco");
-    let st = Command::new("clang-22")
-        .args([
-            "-x",
-            "assembler",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-mcpu=gfx942",
-            "-o",
-        ])
-        .arg(&obj)
-        .arg(&src)
-        .status()
-        .expect("clang-22 (scripts/setup.sh installs it)");
-    assert!(st.success());
+    clang("assembler", "gfx942", &src, &obj, &[]);
     let o = rocjitsu(&[
         "run-kernel",
         obj.to_str().unwrap(),
@@ -497,9 +478,7 @@ fn an_outside_plugin_is_loaded_by_path_and_counts_what_metrics_counts() {
     assert!(st.success(), "building crates/plugin-example");
     let lib = bin.parent().unwrap().join("librocjitsu_plugin_example.so");
     assert!(lib.exists(), "{}", lib.display());
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-ext-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::tmp("rk-ext");
     let count = dir.join("count.json");
     let spec = format!("{}:out={}", lib.display(), count.display());
     let o = saxpy_with(
@@ -579,9 +558,7 @@ fn an_outside_plugin_is_loaded_by_path_and_counts_what_metrics_counts() {
 /// CPU's results.
 #[test]
 fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-rdna-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::tmp("rk-rdna");
     let src = dir.join("saxpy.cl");
     std::fs::write(
         &src,
@@ -602,23 +579,7 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
         (64, "-mwavefrontsize64", 16),
     ] {
         let obj = dir.join(format!("saxpy{wave}.hsaco"));
-        let st = Command::new("clang-22")
-            .args([
-                "-x",
-                "cl",
-                "-target",
-                "amdgcn-amd-amdhsa",
-                "-mcpu=gfx1100",
-                "-nogpulib",
-                "-O2",
-                flag,
-                "-o",
-            ])
-            .arg(&obj)
-            .arg(&src)
-            .status()
-            .expect("clang-22 (scripts/setup.sh installs it)");
-        assert!(st.success());
+        clang("cl", "gfx1100", &src, &obj, &[flag]);
         std::fs::write(&yp, bytes(&y0)).unwrap();
         let (ya, xa) = (
             format!("inout:{}", yp.display()),
@@ -667,9 +628,7 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
 /// bad timing file is refused with the JSON path of the bad value.
 #[test]
 fn clocked_mode_keeps_results_and_models_time() {
-    let dir = std::env::temp_dir().join(format!("rocjitsu-rk-clocked-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::tmp("rk-clocked");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let obj = dir.join("timing.hsaco");
     let st = Command::new("clang-22")

@@ -41,6 +41,7 @@ pub mod analysis;
 pub mod bundle;
 pub mod cfg;
 pub mod dbi;
+pub mod rewrite_error;
 pub mod dbt;
 pub mod descriptor;
 pub mod elf;

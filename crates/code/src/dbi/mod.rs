@@ -181,49 +181,8 @@ pub struct Instrumented {
     pub report: Report,
 }
 
-/// Why an object was not instrumented; when an instruction is the cause,
-/// `kernel`, `pc` (byte offset in it) and `instruction` name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DbiError {
-    pub kernel: Option<String>,
-    pub pc: Option<u64>,
-    pub address: Option<u64>,
-    pub instruction: Option<String>,
-    pub message: String,
-}
-
-impl DbiError {
-    fn msg(message: impl Into<String>) -> DbiError {
-        DbiError {
-            kernel: None,
-            pc: None,
-            address: None,
-            instruction: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for DbiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "dbi: ")?;
-        if let Some(k) = &self.kernel {
-            write!(f, "{k}")?;
-            if let Some(pc) = self.pc {
-                write!(f, "+0x{pc:x}")?;
-            }
-            write!(f, ": ")?;
-        } else if let Some(a) = self.address {
-            write!(f, "address 0x{a:x}: ")?;
-        }
-        if let Some(i) = &self.instruction {
-            write!(f, "`{i}`: ")?;
-        }
-        write!(f, "{}", self.message)
-    }
-}
-
-impl std::error::Error for DbiError {}
+/// Why a code object was not instrumented (see [`RewriteError`](crate::rewrite_error::RewriteError)).
+pub type DbiError = crate::rewrite_error::RewriteError;
 
 /// A probe's register needs and its code. `emit` gets the trampoline
 /// address where its code starts and the buffer's address; it returns the
@@ -283,10 +242,10 @@ impl Probe for Count {
 /// Instruments a GFX9 code object (bare, linked ELF) with `tool`.
 pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
     let co = CodeObject::parse("input", elf.to_vec())
-        .map_err(|e| DbiError::msg(format!("cannot read the code object: {e}")))?;
+        .map_err(|e| DbiError::new("dbi", format!("cannot read the code object: {e}")))?;
     let target = co.target();
     if target.family() != Family::Gfx9 {
-        return Err(DbiError::msg(format!(
+        return Err(DbiError::new("dbi", format!(
             "{}: instrumentation is implemented for GFX9 targets (gfx908, gfx90a, gfx942, gfx950); \
              the probes' encodings for {:?} are not written yet",
             target.name(),
@@ -294,12 +253,12 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
         )));
     }
     if co.elf().header.is_relocatable() {
-        return Err(DbiError::msg(
+        return Err(DbiError::new("dbi", 
             "relocatable object: link it first (ld.lld-22 -shared); only loadable code objects are instrumented",
         ));
     }
     if co.elf().section(MANIFEST_SECTION).is_some() {
-        return Err(DbiError::msg(
+        return Err(DbiError::new("dbi", 
             "the code object is already instrumented (it has a .rocjitsu.dbi section); instrument the original",
         ));
     }
@@ -318,16 +277,17 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
             pc: f.map(|f| at - f.entry),
             address: Some(at),
             instruction: cfg.site_at(at).map(|k| cfg.sites[k].inst.to_string()),
-            ..DbiError::msg(format!(
+            ..DbiError::new("dbi", format!(
                 "the control-flow graph is incomplete ({issue}); code it does not reach would go uncounted, so the object is not instrumented"
             ))
         });
     }
-    let live = Liveness::of(&cfg).map_err(|e| DbiError::msg(e.to_string()))?;
+    let live = Liveness::of(&cfg).map_err(|e| DbiError::new("dbi", e.to_string()))?;
     let locate = |site: usize, message: String| {
         let s = &cfg.sites[site];
         let f = owner(&cfg, site);
-        DbiError {
+        DbiError {            tool: "dbi",
+
             kernel: f.map(|f| f.name.clone()),
             pc: f.map(|f| s.address - f.entry),
             address: Some(s.address),
@@ -376,7 +336,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
         Tool::MemTrace(o) => {
             let (layout, probes) = memtrace::plan(&cfg, o).map_err(|(site, m)| match site {
                 Some(s) => locate(s, m),
-                None => DbiError::msg(m),
+                None => DbiError::new("dbi", m),
             })?;
             buffer_bytes = layout.bytes();
             for (site, p) in probes {
@@ -477,7 +437,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
     // allocation, VGPR counts (and ArchVGPRs) to cover the scratch VGPRs
     // above the kernels' ArchVGPRs.
     if vbase + vgprs_above > 256 {
-        return Err(DbiError::msg(format!(
+        return Err(DbiError::new("dbi", format!(
             "a probe needs {vgprs_above} VGPRs where none is dead, and above the kernels' ArchVGPRs (v0..v{}) they would pass v255",
             vbase.saturating_sub(1)
         )));
@@ -505,7 +465,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
             if new_total > 512 {
                 return Err(DbiError {
                     kernel: Some(k.name.clone()),
-                    ..DbiError::msg(format!(
+                    ..DbiError::new("dbi", format!(
                         "with {vgprs_above} probe VGPRs the kernel needs {new_total} VGPRs, more than 512"
                     ))
                 });
@@ -578,7 +538,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
     for (addr, d) in &descriptors {
         let off =
             co.elf().file_offset_of(*addr, 64).ok_or_else(|| {
-                DbiError::msg(format!("descriptor at 0x{addr:x} has no file data"))
+                DbiError::new("dbi", format!("descriptor at 0x{addr:x} has no file data"))
             })? as usize;
         out.bytes[off..off + 64].copy_from_slice(&d.to_bytes());
     }
@@ -599,7 +559,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
     let code_len = data.len() as u64;
     data.resize((buffer - base) as usize, 0);
     data.resize((buffer - base + buffer_bytes) as usize, 0);
-    let json = serde_json::to_vec(&manifest).map_err(|e| DbiError::msg(e.to_string()))?;
+    let json = serde_json::to_vec(&manifest).map_err(|e| DbiError::new("dbi", e.to_string()))?;
     let elf = out
         .append(
             &co,
@@ -646,13 +606,13 @@ fn arch_vgprs(d: &KernelDescriptor, target: rocjitsu_isa::Target) -> u32 {
 /// than everything.
 pub fn graph(co: &CodeObject) -> Result<Cfg, DbiError> {
     let code =
-        crate::cfg::Code::of(co).map_err(|e| DbiError::msg(format!("control-flow graph: {e}")))?;
+        crate::cfg::Code::of(co).map_err(|e| DbiError::new("dbi", format!("control-flow graph: {e}")))?;
     let entries: Vec<crate::cfg::Entry> = crate::cfg::Entry::of(co)
         .into_iter()
         .filter(|e| e.is_kernel)
         .collect();
     if entries.is_empty() {
-        return Err(DbiError::msg("the code object has no kernel to instrument"));
+        return Err(DbiError::new("dbi", "the code object has no kernel to instrument"));
     }
     let first = Cfg::build(&code, &entries);
     // Name the callees after their symbols: the graph again with the

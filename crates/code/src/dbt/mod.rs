@@ -151,56 +151,8 @@ impl fmt::Display for Report {
     }
 }
 
-/// Why a code object was not translated. When an instruction is the cause,
-/// `function`, `pc` (byte offset in the function) and `instruction` (LLVM
-/// syntax) name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DbtError {
-    /// The kernel or function holding the instruction, or the kernel whose
-    /// descriptor is the cause.
-    pub kernel: Option<String>,
-    /// Byte offset of the instruction in the kernel/function.
-    pub pc: Option<u64>,
-    /// Address of the instruction in the code object.
-    pub address: Option<u64>,
-    /// The instruction in LLVM syntax.
-    pub instruction: Option<String>,
-    /// What is wrong, and what would fix it where something would.
-    pub message: String,
-}
-
-impl DbtError {
-    pub(crate) fn msg(message: impl Into<String>) -> DbtError {
-        DbtError {
-            kernel: None,
-            pc: None,
-            address: None,
-            instruction: None,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for DbtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "dbt: ")?;
-        if let Some(k) = &self.kernel {
-            write!(f, "{k}")?;
-            if let Some(pc) = self.pc {
-                write!(f, "+0x{pc:x}")?;
-            }
-            write!(f, ": ")?;
-        } else if let Some(a) = self.address {
-            write!(f, "address 0x{a:x}: ")?;
-        }
-        if let Some(i) = &self.instruction {
-            write!(f, "`{i}`: ")?;
-        }
-        write!(f, "{}", self.message)
-    }
-}
-
-impl std::error::Error for DbtError {}
+/// Why a code object was not translated (see [`RewriteError`](crate::rewrite_error::RewriteError)).
+pub type DbtError = crate::rewrite_error::RewriteError;
 
 /// The host's static LDS limit per workgroup.
 fn host_lds_limit(host: Target) -> u32 {
@@ -260,16 +212,16 @@ fn kind_of(inst: &Inst) -> String {
 /// Translates a guest code object (bare ELF) for the host.
 pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
     if (opts.guest, opts.host) != (Target::Gfx950, Target::Gfx942) {
-        return Err(DbtError::msg(format!(
+        return Err(DbtError::new("dbt", format!(
             "translating {} code for {} is not implemented (supported: --guest gfx950 --host gfx942)",
             opts.guest.name(),
             opts.host.name()
         )));
     }
     let co = CodeObject::parse("input", elf.to_vec())
-        .map_err(|e| DbtError::msg(format!("cannot read the code object: {e}")))?;
+        .map_err(|e| DbtError::new("dbt", format!("cannot read the code object: {e}")))?;
     if co.target() != opts.guest {
-        return Err(DbtError::msg(format!(
+        return Err(DbtError::new("dbt", format!(
             "the code object is for {}, not the guest {} (pass --guest {})",
             co.target_id(),
             opts.guest.name(),
@@ -277,7 +229,7 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         )));
     }
     if co.elf().header.is_relocatable() {
-        return Err(DbtError::msg(
+        return Err(DbtError::new("dbt", 
             "relocatable object: link it first (ld.lld-22 -shared), only loadable code objects are translated",
         ));
     }
@@ -298,7 +250,7 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
                     opts.host.name(),
                     host_lds_limit(opts.host)
                 ),
-                ..DbtError::msg("")
+                ..DbtError::new("dbt", "")
             });
         }
     }
@@ -329,7 +281,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         if classify(&s.inst, opts.host) == Class::Same {
             continue;
         }
-        let locate = |message: String| DbtError {
+        let locate = |message: String| DbtError {            tool: "dbt",
+
             kernel: func.map(|f| f.name.clone()),
             pc: func.map(|f| s.address - f.address),
             address: Some(s.address),
@@ -431,7 +384,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
     if temps_needed > 0 {
         if base + temps_needed > 256 {
             let func = first_fallback.and_then(|s| co.function_at(s.address));
-            return Err(DbtError {
+            return Err(DbtError {                tool: "dbt",
+
                 kernel: func.map(|f| f.name.clone()),
                 pc: first_fallback.zip(func).map(|(s, f)| s.address - f.address),
                 address: first_fallback.map(|s| s.address),
@@ -459,7 +413,7 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
                         "with {temps_needed} temporary VGPRs the kernel needs {new_total} VGPRs, more than the 512 of {}",
                         opts.host.name()
                     ),
-                    ..DbtError::msg("")
+                    ..DbtError::new("dbt", "")
                 });
             }
             let mut nd = d;
@@ -498,7 +452,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
             let seq = rewrite::read_tr_group(group, bases[idx]);
             tramp
                 .add_run(&mut out, s, *end, &seq)
-                .map_err(|message| DbtError {
+                .map_err(|message| DbtError {                    tool: "dbt",
+
                     kernel: co.function_at(s.address).map(|f| f.name.clone()),
                     pc: co.function_at(s.address).map(|f| s.address - f.address),
                     address: Some(s.address),
@@ -510,7 +465,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         let seq = plan.emit(bases[idx]);
         tramp.add(&mut out, s, &seq).map_err(|message| {
             let func = co.function_at(s.address);
-            DbtError {
+            DbtError {                tool: "dbt",
+
                 kernel: func.map(|f| f.name.clone()),
                 pc: func.map(|f| s.address - f.address),
                 address: Some(s.address),
@@ -550,7 +506,8 @@ fn decode_sections(co: &CodeObject, opts: &Options) -> Result<Vec<Site>, DbtErro
                 }
                 Err(e) => {
                     if let Some(f) = co.function_at(address) {
-                        return Err(DbtError {
+                        return Err(DbtError {                            tool: "dbt",
+
                             kernel: Some(f.name.clone()),
                             pc: Some(address - f.address),
                             address: Some(address),
@@ -586,9 +543,9 @@ pub struct KindSurvey {
 /// coverage figure; [`translate`] itself fails closed on the first).
 pub fn survey(elf: &[u8], opts: &Options) -> Result<Vec<KindSurvey>, DbtError> {
     let co = CodeObject::parse("input", elf.to_vec())
-        .map_err(|e| DbtError::msg(format!("cannot read the code object: {e}")))?;
+        .map_err(|e| DbtError::new("dbt", format!("cannot read the code object: {e}")))?;
     if co.target() != opts.guest {
-        return Err(DbtError::msg(format!(
+        return Err(DbtError::new("dbt", format!(
             "the code object is for {}, not the guest {}",
             co.target_id(),
             opts.guest.name()
