@@ -147,11 +147,14 @@ bench-dbt: setup
 # The HIP end-to-end programs (tests/hip): built with bookworm's hipcc for
 # gfx90a and run, unmodified, under `rocjitsu --config <gfx90a config> --`;
 # HIP_ARGS passes options to scripts/hip_tests.py, e.g. HIP_ARGS="-k atomics".
+# Then a few of them, with rocminfo, on the MI100 config (gfx908).
 HIP_ARGS ?=
+HIP_GFX908_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,atomics,reduction_shared,scratch,peer_copy
 .PHONY: test-hip test-hip-sid test-abi-sid sysroot bench-kmd
 test-hip: setup
 	$(CARGO) build --release --workspace
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
+	$(PYTHON) scripts/hip_tests.py run --target gfx908 -k $(HIP_GFX908_PROGRAMS) $(HIP_ARGS)
 
 # The checking plugins under unmodified HIP programs: a few of tests/hip (LDS,
 # barriers, scratch, several kernels and streams) run with --plugin hazards and

@@ -87,11 +87,12 @@ sys.dont_write_bytecode = True
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "hip"
 OUT = ROOT / "build" / "hip"
-TARGETS = ("gfx90a", "gfx942", "gfx950")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908")
 DEFAULT_CONFIGS = {
     "gfx90a": "configs/gfx90a_cdna2_kmd.json",
     "gfx942": "configs/gfx942_cdna3_kmd.json",
     "gfx950": "configs/gfx950_cdna4_kmd.json",
+    "gfx908": "configs/gfx908_cdna1_kmd.json",
 }
 DEFAULT_LAUNCHER = "target/release/rocjitsu"
 # DBT guest mode: the guest configuration per backend, the identity the
@@ -107,11 +108,11 @@ SHARED_HEADERS = ("common.h",)
 CFLAGS = ("-O2", "-std=c++17", "-Wall")
 
 # The GPU targets Debian's ROCm math libraries carry kernels for (bookworm's
-# rocSPARSE/hipSPARSE 5.3 and rocRAND/hipRAND 5.3.3; sid's builds add gfx10/11
-# targets, never gfx942 or gfx950).
+# rocSPARSE/hipSPARSE 5.3 and rocRAND/hipRAND 5.3.3: gfx908 and gfx90a among
+# them; sid's builds add gfx10/11 targets, never gfx942 or gfx950).
 LIBRARY_TARGETS = {
-    "hipsparse": ("gfx90a",),
-    "hiprand": ("gfx90a",),
+    "hipsparse": ("gfx90a", "gfx908"),
+    "hiprand": ("gfx90a", "gfx908"),
 }
 LIBRARY_PACKAGES = {"hipsparse": "libhipsparse-dev", "hiprand": "libhiprand-dev"}
 
@@ -352,7 +353,7 @@ def build(progs, args):
                 if "invalid target ID" in msg or "unsupported" in msg.lower():
                     unsupported = True
     if unsupported:
-        log(f"hip: {hipcc} cannot build for {args.target} (bookworm's ROCm 5.2.3 knows gfx90a only); "
+        log(f"hip: {hipcc} cannot build for {args.target} (bookworm's ROCm 5.2.3 knows gfx908 and gfx90a only); "
             f"build gfx942 with sid's hipcc (scripts/sysroot.sh run -- python3 scripts/hip_tests.py "
             f"{args.command} --target {args.target}), gfx950 with ROCm 7's (scripts/sysroot.sh --rocm 7 run -- ...), "
             f"or run make test-hip-sid")

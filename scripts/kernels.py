@@ -68,7 +68,7 @@ SRC = ROOT / "tests" / "kernels" / "src"
 OUT = ROOT / "build" / "kernels"
 # The targets the emulator executes (config's Target::ALL), run by
 # default; the decoder corpus (corpus.TARGETS) also has decode-only ones.
-TARGETS = ("gfx90a", "gfx942", "gfx950")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908")
 # Run targets of RDNA3, whose kernels run-kernel executes without a GPU
 # configuration (config's Target::KERNELS): gfx1100 runs the wave32 build
 # of each source (<stem>.hsaco), gfx1100w64 the wave64 one (<stem>_w64,

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "crates/isa/src/gfx9/tables/vop3p.rs"
 OUT = ROOT / "crates/code/src/analysis/mfma_passes.rs"
-TARGETS = [("gfx90a", 1), ("gfx942", 2), ("gfx950", 4)]
+TARGETS = [("gfx90a", 1), ("gfx942", 2), ("gfx950", 4), ("gfx908", 8)]
 
 
 def rows():
@@ -97,10 +97,10 @@ def main():
         "//! Passes of each matrix instruction per target, and whether it runs on",
         "//! the DGEMM (f64) pipeline rather than the XDL one.",
         "",
-        "/// `(mnemonic, [gfx90a, gfx942, gfx950])`: `(passes, dgemm)` where the",
+        "/// `(mnemonic, [gfx90a, gfx942, gfx950, gfx908])` (by `Target::index`): `(passes, dgemm)` where the",
         "/// target has the instruction, `(0, false)` where it does not.",
         "#[rustfmt::skip]",
-        "pub static MFMA_PASSES: &[(&str, [(u8, bool); 3])] = &[",
+        "pub static MFMA_PASSES: &[(&str, [(u8, bool); 4])] = &[",
     ]
     for name in sorted(entries):
         cells = []

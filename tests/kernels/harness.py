@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-CDNA = ("gfx90a", "gfx942", "gfx950")
+CDNA = ("gfx90a", "gfx942", "gfx950", "gfx908")
 TARGETS = CDNA + ("gfx1100", "gfx1100w64")
 
 

@@ -365,10 +365,13 @@ impl KernelDescriptor {
         .count() as u32
     }
 
-    /// Allocated VGPRs (ArchVGPRs plus AccVGPRs in the unified file): on
-    /// gfx90a, gfx942 and gfx950 the granule is 8 registers.
-    pub fn vgpr_count(&self, _target: Target) -> u32 {
-        (self.compute_pgm_rsrc1.granulated_workitem_vgpr_count + 1) * 8
+    /// Allocated VGPRs: on gfx90a, gfx942 and gfx950 ArchVGPRs plus
+    /// AccVGPRs in the unified file, in granules of 8 registers; on gfx908
+    /// the larger of the ArchVGPR and AccVGPR counts (two files of the same
+    /// size), in granules of 4 (AMDGPUUsage, `GRANULATED_WORKITEM_VGPR_COUNT`).
+    pub fn vgpr_count(&self, target: Target) -> u32 {
+        let granule = if target == Target::Gfx908 { 4 } else { 8 };
+        (self.compute_pgm_rsrc1.granulated_workitem_vgpr_count + 1) * granule
     }
 
     /// Allocated SGPRs: on GFX9 the field counts 8-register granules and is
@@ -377,7 +380,8 @@ impl KernelDescriptor {
         (self.compute_pgm_rsrc1.granulated_wavefront_sgpr_count + 1) * 8
     }
 
-    /// The first AccVGPR index in the unified VGPR file (gfx90a+).
+    /// The first AccVGPR index in the unified VGPR file (gfx90a and later;
+    /// on gfx908 the field is reserved and the AccVGPRs are a separate file).
     pub fn accum_offset(&self) -> u32 {
         (self.compute_pgm_rsrc3.accum_offset + 1) * 4
     }
@@ -402,7 +406,7 @@ impl KernelDescriptor {
         } else {
             "system_sgpr_private_segment_wavefront_offset"
         };
-        vec![
+        let mut v = vec![
             ("group_segment_fixed_size", b(self.group_segment_fixed_size)),
             (
                 "private_segment_fixed_size",
@@ -499,7 +503,13 @@ impl KernelDescriptor {
             ),
             ("wavefront_size32", b(p.enable_wavefront_size32)),
             ("uses_dynamic_stack", b(p.uses_dynamic_stack)),
-        ]
+        ];
+        // COMPUTE_PGM_RSRC3's ACCUM_OFFSET and TG_SPLIT are gfx90a's and
+        // later; gfx908's AccVGPRs are a file of their own.
+        if !target.is_gfx90a_plus() {
+            v.retain(|(name, _)| !matches!(*name, "accum_offset" | "tg_split"));
+        }
+        v
     }
 
     /// The SGPRs initialized at wave launch, in order: the user SGPRs the
@@ -601,9 +611,10 @@ impl KernelDescriptor {
     }
 
     /// Work-item IDs arrive packed in v0 (X bits 0-9, Y 10-19, Z 20-29) on
-    /// gfx90a, gfx942 and gfx950; earlier GFX9 used v0, v1, v2.
-    pub fn workitem_ids_packed(&self, _target: Target) -> bool {
-        true
+    /// gfx90a, gfx942, gfx950 and GFX11 and later (LLVM's `PackedTID`);
+    /// gfx908 and GFX10 put them in v0, v1 and v2.
+    pub fn workitem_ids_packed(&self, target: Target) -> bool {
+        !matches!(target, Target::Gfx908 | Target::Gfx1010 | Target::Gfx1030)
     }
 
     /// Work-item ID dimensions delivered in VGPRs (1, 2 or 3).

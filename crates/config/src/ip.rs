@@ -25,6 +25,12 @@
 //!   own MI300 driver has register tables for. On MI300 every SDMA engine is
 //!   an instance of SDMA0 (the harvest mask of `amdgpu_discovery_sysfs_ips`
 //!   is indexed by SDMA0 instance number).
+//! - gfx908 (MI100, Arcturus): `amdgpu_discovery_set_ip_blocks`, case
+//!   `CHIP_ARCTURUS`: MMHUB and ATHUB 9.4.1, OSSSYS and HDP 4.2.1, SDMA
+//!   4.2.2 (eight engines: SDMA0 and seven instances of SDMA1 there; listed
+//!   here, as for the others, as instances of SDMA0), DF 3.6.1, NBIO 7.4.1,
+//!   UMC 6.1.2, MP0 11.0.4, MP1 11.0.2, THM and SMUIO 11.0.3, GC 9.4.1
+//!   (kfd_device.c: GC 9.4.1 is gfx_target_version 90008).
 //! - gfx950 (MI350): GC 9.5.0 (kfd_device.c: the one GC version with
 //!   gfx_target_version 90500). The SDMA, MMHUB, NBIO, OSSSYS versions of
 //!   MI350 are not stated by the kernel sources and are left out.
@@ -100,6 +106,21 @@ fn versions(target: Target) -> &'static [(&'static str, u16, IpVersion)] {
             ("MP0", h::MP0, (13, 0, 6)),
         ],
         Target::Gfx950 => &[("GC", h::GC, (9, 5, 0))],
+        Target::Gfx908 => &[
+            ("MP1", h::MP1, (11, 0, 2)),
+            ("THM", h::THM, (11, 0, 3)),
+            ("SMUIO", h::SMUIO, (11, 0, 3)),
+            ("GC", h::GC, (9, 4, 1)),
+            ("MMHUB", h::MMHUB, (9, 4, 1)),
+            ("ATHUB", h::ATHUB, (9, 4, 1)),
+            ("OSSSYS", h::OSSSYS, (4, 2, 1)),
+            ("HDP", h::HDP, (4, 2, 1)),
+            ("SDMA0", h::SDMA0, (4, 2, 2)),
+            ("DF", h::DF, (3, 6, 1)),
+            ("NBIF", h::NBIF, (7, 4, 1)),
+            ("UMC", h::UMC, (6, 1, 2)),
+            ("MP0", h::MP0, (11, 0, 4)),
+        ],
         // Not executed: a configuration naming one is refused.
         _ => &[],
     }
@@ -149,6 +170,7 @@ mod tests {
                 Target::Gfx90a => (9, 4, 2),
                 Target::Gfx942 => (9, 4, 3),
                 Target::Gfx950 => (9, 5, 0),
+                Target::Gfx908 => (9, 4, 1),
                 _ => unreachable!("{t} has no configuration"),
             };
             assert_eq!(gc, want);
@@ -167,5 +189,11 @@ mod tests {
         assert_eq!(version_of(&mi210.gpus[0], hw_id::SDMA0), Some((4, 4, 0)));
         let mi355 = GpuConfig::builtin(Target::Gfx950);
         assert_eq!(version_of(&mi355.gpus[0], hw_id::SDMA0), None);
+        let mi100 = GpuConfig::builtin(Target::Gfx908);
+        let sdma = ip_blocks(&mi100.gpus[0])
+            .into_iter()
+            .find(|b| b.hw_id == hw_id::SDMA0)
+            .unwrap();
+        assert_eq!((sdma.version, sdma.instances), ((4, 2, 2), 8));
     }
 }

@@ -573,7 +573,7 @@ pub struct Kfd {
 
 impl GpuConfig {
     /// The configuration shipped in `configs/` for a target: MI210
-    /// (gfx90a), MI300X (gfx942) or MI355X (gfx950).
+    /// (gfx90a), MI300X (gfx942), MI355X (gfx950) or MI100 (gfx908).
     ///
     /// # Panics
     /// For a target outside [`Target::ALL`] (none is shipped).
@@ -590,6 +590,10 @@ impl GpuConfig {
             Target::Gfx950 => (
                 "configs/gfx950_cdna4_kmd.json",
                 include_str!("../../../configs/gfx950_cdna4_kmd.json"),
+            ),
+            Target::Gfx908 => (
+                "configs/gfx908_cdna1_kmd.json",
+                include_str!("../../../configs/gfx908_cdna1_kmd.json"),
             ),
             t => panic!("{}", NotExecutable(t)),
         };
@@ -1114,6 +1118,7 @@ mod tests {
         assert_eq!(
             names,
             [
+                "gfx908_cdna1_kmd.json",
                 "gfx90a_cdna2_kmd.json",
                 "gfx942_cdna3_kmd.json",
                 "gfx950_cdna4_kmd.json"
@@ -1121,11 +1126,19 @@ mod tests {
         );
         let want = [
             (
+                "AMD Instinct MI100",
+                Target::Gfx908,
+                90008,
+                120,
+                32u64 << 30,
+                65536,
+            ),
+            (
                 "AMD Instinct MI210",
                 Target::Gfx90a,
                 90010,
                 104,
-                64u64 << 30,
+                64 << 30,
                 65536,
             ),
             (

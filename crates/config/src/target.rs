@@ -49,19 +49,26 @@ pub enum Family {
 }
 
 impl Target {
-    /// Every target the emulator executes (configurations, kernels), in
-    /// release order.
-    pub const ALL: [Target; 3] = [Target::Gfx90a, Target::Gfx942, Target::Gfx950];
+    /// Every target the emulator executes (configurations, kernels): the
+    /// CDNA2-4 targets in release order, then CDNA1 gfx908 (so that each
+    /// GFX9 target's position is its [`Target::index`]).
+    pub const ALL: [Target; 4] = [
+        Target::Gfx90a,
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx908,
+    ];
 
     /// The targets whose kernels the wave engine runs on their own
     /// (`rocjitsu run-kernel`, the engine's tests): [`Target::ALL`] and
     /// gfx1100 (RDNA3, wave32 and wave64), whose GPU configuration (KFD
     /// topology, DRM answers) is not written yet, so applications do not
     /// reach it through the driver.
-    pub const KERNELS: [Target; 4] = [
+    pub const KERNELS: [Target; 5] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
+        Target::Gfx908,
         Target::Gfx1100,
     ];
 
@@ -260,8 +267,8 @@ impl fmt::Display for Target {
 /// A target the emulator knows but does not execute yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{0} {what} not execute yet: the emulator runs gfx90a, gfx942 and gfx950 code \
-     (and gfx1100 kernels through run-kernel); pick one of those (a configuration's \
+    "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942 and gfx950 \
+     code (and gfx1100 kernels through run-kernel); pick one of those (a configuration's \
      gfx_target, a code object's --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]

@@ -1,5 +1,6 @@
 //! Every opcode that the decoder (generated from LLVM 22's tables) knows on
-//! gfx90a, gfx942 and gfx950 has semantics in the engine, or is matched by
+//! the executed targets (`Target::ALL`: gfx90a, gfx942, gfx950, gfx908) has
+//! semantics in the engine, or is matched by
 //! an entry of `NOT_EMULATED` (crates/gpu/src/exec/unsupported.rs), the one
 //! list of what is not emulated, with the reason. Each opcode is walked
 //! once (a minimal instance from `rocjitsu_isa::opcodes`), and again with
@@ -44,11 +45,12 @@ fn every_opcode_has_semantics_or_a_listed_reason() {
     let mut errors = Vec::new();
     // Per entry: per target, the names it matches that lower to
     // `unsupported`; and the instances it matches that have semantics.
-    let mut listed: BTreeMap<&str, [BTreeSet<String>; 3]> = BTreeMap::new();
+    let n = Target::ALL.len();
+    let mut listed: BTreeMap<&str, Vec<BTreeSet<String>>> = BTreeMap::new();
     let mut has_sem: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    let mut counts: [Counts; 3] = Default::default();
-    for t in Target::ALL {
-        let c = &mut counts[t.index()];
+    let mut counts: Vec<Counts> = (0..n).map(|_| Counts::default()).collect();
+    for (ti, t) in Target::ALL.into_iter().enumerate() {
+        let c = &mut counts[ti];
         for o in rocjitsu_isa::opcodes(t) {
             c.opcodes += 1;
             let inst = match rocjitsu_isa::decode(t, &o.bytes()) {
@@ -93,7 +95,8 @@ fn every_opcode_has_semantics_or_a_listed_reason() {
                     }
                     (false, Some((p, _))) => {
                         c.unsup += 1;
-                        listed.entry(p).or_default()[t.index()].insert(name.clone());
+                        listed.entry(p).or_insert_with(|| vec![BTreeSet::new(); n])[ti]
+                            .insert(name.clone());
                         c.without.insert(name);
                     }
                     (false, None) => {
@@ -132,21 +135,27 @@ fn every_opcode_has_semantics_or_a_listed_reason() {
         }
     }
 
+    let names: Vec<&str> = Target::ALL.iter().map(|t| t.name()).collect();
     eprintln!(
-        "Not emulated (NOT_EMULATED in crates/gpu/src/exec/unsupported.rs); names matched on gfx90a/gfx942/gfx950:"
+        "Not emulated (NOT_EMULATED in crates/gpu/src/exec/unsupported.rs); names matched on {}:",
+        names.join("/")
     );
     for (p, why) in NOT_EMULATED {
-        let sets = listed.get(p).cloned().unwrap_or_default();
-        let [a, b, c] = [0, 1, 2].map(|i| sets[i].len());
-        eprintln!("  {p:<28} {a:>3} {b:>3} {c:>3}  {why}");
-        if p.contains('*') && a + b + c <= 60 {
+        let sets = listed
+            .get(p)
+            .cloned()
+            .unwrap_or_else(|| vec![BTreeSet::new(); n]);
+        let per: Vec<String> = sets.iter().map(|s| format!("{:>3}", s.len())).collect();
+        let total: usize = sets.iter().map(BTreeSet::len).sum();
+        eprintln!("  {p:<28} {}  {why}", per.join(" "));
+        if p.contains('*') && total <= 60 {
             let all: BTreeSet<&String> = sets.iter().flatten().collect();
             let all: Vec<&str> = all.into_iter().map(String::as_str).collect();
             eprintln!("      {}", all.join(", "));
         }
     }
-    for t in Target::ALL {
-        let c = &counts[t.index()];
+    for (ti, t) in Target::ALL.into_iter().enumerate() {
+        let c = &counts[ti];
         let partial: Vec<&String> = c.with.intersection(&c.without).collect();
         eprintln!(
             "{t}: {} opcodes + {} modifier variants walked: {} with semantics, {} listed \

@@ -127,6 +127,12 @@ impl SvmState {
     }
 }
 
+/// Whether every GPU lets a process turn XNACK on (`SET_XNACK_MODE`):
+/// gfx90a and later select it per process; gfx908 does not.
+fn xnack_selectable(config: &GpuConfig) -> bool {
+    config.gpus.iter().all(|g| g.gfx_target.is_gfx90a_plus())
+}
+
 /// Recoverable GPU page faults with XNACK on, in local mode: an access to
 /// process memory that no range covers gets an SVM range over the part of
 /// its mapping around it (at most the 2 MiB block, never over other GPU
@@ -709,6 +715,12 @@ impl SimulatedDriver {
                 } else {
                     if !p.queues.is_empty() {
                         return Err(Errno::EBUSY);
+                    }
+                    // KFD's `kfd_process_xnack_mode`: per-process XNACK is
+                    // gfx90a's and later; on gfx908 it follows amdgpu's
+                    // `noretry`, on by default, so XNACK cannot be turned on.
+                    if want != 0 && !xnack_selectable(self.device.config()) {
+                        return Err(Errno::EPERM);
                     }
                     p.xnack = want != 0;
                     self.svm.xnack.store(p.xnack, Ordering::Release);

@@ -1014,6 +1014,30 @@ mod tests {
     }
 
     #[test]
+    fn ip_discovery_mi100() {
+        // Arcturus: amdgpu_discovery_set_ip_blocks, CHIP_ARCTURUS.
+        check_ip_discovery(
+            Target::Gfx908,
+            &[
+                ("MP1", 1, (11, 0, 2), 1),
+                ("THM", 3, (11, 0, 3), 1),
+                ("SMUIO", 4, (11, 0, 3), 1),
+                ("GC", 11, (9, 4, 1), 1),
+                ("MMHUB", 34, (9, 4, 1), 1),
+                ("ATHUB", 35, (9, 4, 1), 1),
+                ("OSSSYS", 40, (4, 2, 1), 1),
+                ("HDP", 41, (4, 2, 1), 1),
+                ("SDMA0", 42, (4, 2, 2), 8),
+                ("DF", 46, (3, 6, 1), 1),
+                ("NBIF", 108, (7, 4, 1), 1),
+                ("UMC", 150, (6, 1, 2), 1),
+                ("MP0", 255, (11, 0, 4), 1),
+            ],
+            &VIDEO,
+        );
+    }
+
+    #[test]
     fn ip_discovery_mi355x() {
         // Only GC's version is known for MI350; SDMA and NBIO are absent.
         check_ip_discovery(

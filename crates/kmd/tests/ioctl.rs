@@ -685,6 +685,29 @@ fn xnack_on_resolves_gpu_faults_on_process_memory() {
     assert!(d.vm().read_u32(&mut tlb, rw + 100).is_err());
 }
 
+/// gfx908 has no per-process XNACK mode (KFD's `kfd_process_xnack_mode`
+/// with amdgpu's default `noretry`): asking reads off, turning it on is
+/// EPERM, turning it off succeeds.
+#[test]
+fn xnack_cannot_be_turned_on_on_gfx908() {
+    let dir = std::env::temp_dir().join(format!("rocjitsu-kmd-xnack-{}", std::process::id()));
+    let d = SimulatedDriver::new(DriverOptions {
+        config: GpuConfig::builtin(Target::Gfx908),
+        runtime_dir: dir,
+        threads: 1,
+        watchdog: None,
+    })
+    .unwrap();
+    let mut x = [0u8; 4];
+    put32(&mut x, 0, u32::MAX); // -1 asks
+    d.ioctl(KFD, iowr(0x21, 4), &mut x).unwrap();
+    assert_eq!(get32(&x, 0), 0);
+    put32(&mut x, 0, 1);
+    assert_eq!(d.ioctl(KFD, iowr(0x21, 4), &mut x), Err(Errno::EPERM));
+    put32(&mut x, 0, 0);
+    d.ioctl(KFD, iowr(0x21, 4), &mut x).unwrap();
+}
+
 #[test]
 fn a_configured_plugin_that_does_not_exist_is_named() {
     let mut config = GpuConfig::builtin(Target::Gfx942);

@@ -64,8 +64,17 @@ KERNEL void atomics_f32(float *f, float *oold, double *d, const float *in, int n
 KERNEL void atomics_f32_hw(float *f, const float *in, int n) {
   typedef __attribute__((address_space(1))) float gfloat;
   int i = GID_X;
-  if (i < n)
+  if (i < n) {
+#if defined(__gfx908__)
+    // gfx908 has the no-return form only (no atomic-fadd-rtn-insts): the
+    // unused result and the attribute select global_atomic_add_f32.
+    [[clang::atomic(no_remote_memory, no_fine_grained_memory, ignore_denormal_mode)]] {
+      __hip_atomic_fetch_add(&f[i & 7], in[i], __ATOMIC_RELAXED, AGENT);
+    }
+#else
     __builtin_amdgcn_global_atomic_fadd_f32((gfloat *)&f[i & 7], in[i]);
+#endif
+  }
 }
 
 // LDS atomics: per-group bins, then the group's bins written out.

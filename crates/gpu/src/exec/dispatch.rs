@@ -428,7 +428,7 @@ fn run_group(
     }
     lds.fill(0);
     for (i, w) in waves.iter_mut().take(nwaves).enumerate() {
-        init_wave(w, l, x, (group, shape), i as u32, preload);
+        init_wave(w, prog.target, l, x, (group, shape), i as u32, preload);
         w.wave32 = prog.wave == rocjitsu_isa::WaveSize::Wave32;
     }
     let ge = |slot| GroupEvent {
@@ -613,6 +613,7 @@ fn trace_step(ctx: &mut Ctx, prog: &Program, limit: u64) -> Result<Stop, (Fault,
 /// (smaller than the block in a partial workgroup).
 fn init_wave(
     w: &mut Wave,
+    target: rocjitsu_isa::Target,
     l: &Launch,
     x: &Extra,
     (group, shape): ([u32; 3], [u32; 3]),
@@ -624,11 +625,16 @@ fn init_wave(
     for (i, &v) in x.user_sgprs.iter().enumerate() {
         w.set_s32(i as u8, v);
     }
-    // Zero the registers the kernel allocated (ArchVGPRs, then AccVGPRs
-    // from ACCUM_OFFSET in the unified file), not the whole file.
-    let total = d.vgpr_count(rocjitsu_isa::Target::Gfx942) as usize;
+    // Zero the registers the kernel allocated, not the whole file: the
+    // ArchVGPRs, then the AccVGPRs (from ACCUM_OFFSET in gfx90a's unified
+    // file; on gfx908, a file of their own, as many as the ArchVGPRs).
+    let total = d.vgpr_count(target) as usize;
     let arch = total.min(256);
-    let acc = total.saturating_sub(d.accum_offset() as usize).min(256);
+    let acc = if target.is_gfx90a_plus() {
+        total.saturating_sub(d.accum_offset() as usize).min(256)
+    } else {
+        arch
+    };
     for r in w.v.iter_mut().take(arch.max(3)) {
         *r = [0; 64];
     }
@@ -665,7 +671,10 @@ fn init_wave(
     let [bx, by, _] = shape;
     let items = shape.iter().product::<u32>();
     let mut exec = 0u64;
-    let v0 = &mut w.v[0];
+    // Packed in v0, or (gfx908) X, Y and Z in v0, v1 and v2 as far as the
+    // descriptor enables them.
+    let packed = d.workitem_ids_packed(target);
+    let dims = d.workitem_id_dims() as usize;
     for lane in 0..n {
         let id = index * n + lane;
         if id < items {
@@ -673,7 +682,13 @@ fn init_wave(
             let x = id % bx;
             let y = (id / bx) % by;
             let z = id / (bx * by);
-            v0[lane as usize] = x | y << 10 | z << 20;
+            if packed {
+                w.v[0][lane as usize] = x | y << 10 | z << 20;
+            } else {
+                for (k, c) in [x, y, z].into_iter().enumerate().take(dims) {
+                    w.v[k][lane as usize] = c;
+                }
+            }
         }
     }
     w.set_exec(exec);

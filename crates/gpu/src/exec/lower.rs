@@ -28,7 +28,25 @@ pub fn unsupported_family(inst: rocjitsu_isa::Instruction) -> Op {
 /// wave reaches it.
 pub fn lower(inst: Inst) -> Op {
     use rocjitsu_isa::gfx9::Body;
-    match &inst.body() {
+    let body = inst.body();
+    // gfx908 has no AccVGPR loads or stores: the bit gfx90a reads as `acc`
+    // is `tfe` on MUBUF/MTBUF/MIMG (a status dword after the data, which
+    // compute compilers never ask for) and names no valid register on DS
+    // and FLAT (LLVM prints `a1/*Invalid register*/`). Either way the
+    // instruction faults, naming itself, rather than move AGPR data.
+    if !inst.target().is_gfx90a_plus() {
+        let acc_bit = match &body {
+            Body::Ds(d) => d.acc,
+            Body::Flat(f) => f.acc,
+            Body::Mubuf(b) | Body::Mtbuf(b) => b.acc,
+            Body::Mimg(m) => m.acc,
+            _ => false,
+        };
+        if acc_bit {
+            return Op::new(inst, unsupported);
+        }
+    }
+    match &body {
         Body::Salu(_) | Body::Sopk(_) | Body::Sopp(_) => super::scalar::lower(inst),
         Body::Smem(_) => super::smem::lower(inst),
         Body::Vop(_) | Body::Vop3(_) => super::valu::lower(inst),
@@ -36,8 +54,8 @@ pub fn lower(inst: Inst) -> Op {
         Body::Ds(_) => super::lds::lower(inst),
         Body::Flat(_) | Body::Mubuf(_) | Body::Mtbuf(_) => super::vmem::lower(inst),
         Body::Mimg(_) => super::mimg::lower(inst),
-        // gfx908's interpolation and export (gfx908 is not executed:
-        // configurations and code objects of it are refused).
+        // gfx908's graphics interpolation and export: no compute kernel
+        // uses them (NOT_EMULATED lists them).
         Body::Vintrp(_) | Body::Exp(_) => Op::new(inst, unsupported),
     }
 }

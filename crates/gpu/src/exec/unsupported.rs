@@ -13,6 +13,21 @@ use rocjitsu_isa::gfx9::Body;
 /// characters (`image_*`, `ds_* gds`).
 pub const NOT_EMULATED: &[(&str, &str)] = &[
     (
+        "image_gather4h",
+        "gfx908's gather of four texels of one row: no compute compiler \
+         emits it; not implemented",
+    ),
+    (
+        "image_get_lod",
+        "gfx908's LOD query (graphics: derivatives of a pixel quad); not \
+         implemented",
+    ),
+    (
+        "v_interp_*",
+        "gfx908's graphics attribute interpolation (VINTRP and its VOP3 \
+         forms): compute kernels have no attributes",
+    ),
+    (
         "ds_gws_*",
         "global wave sync uses the GPU's GWS block, shared across queues; \
          the emulated KFD grants no GWS (ALLOC_QUEUE_GWS answers without it)",

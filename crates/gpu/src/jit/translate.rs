@@ -118,6 +118,14 @@ const CONTROL: &[&str] = &[
 
 pub(super) fn classify(op: &Op, pc: u64) -> Kind {
     use rocjitsu_isa::gfx9::Body;
+    // An instruction the interpreter refuses (no semantics, or a form the
+    // target lacks) is called, so that it faults as it does there.
+    if std::ptr::fn_addr_eq(
+        op.exec,
+        crate::exec::lower::unsupported as crate::exec::op::ExecFn,
+    ) {
+        return Kind::Call { term: true };
+    }
     let name = base_name(op.name());
     if let Some(Body::Sopp(_)) = op.gfx9().map(|i| i.body()) {
         return match name {

@@ -115,6 +115,7 @@ impl Elem {
 pub const GFX90A: u8 = 1;
 pub const GFX942: u8 = 2;
 pub const GFX950: u8 = 4;
+pub const GFX908: u8 = 8;
 
 /// The bit of [`MfmaInfo::targets`] for a target.
 pub const fn target_bit(t: Target) -> u8 {
@@ -122,6 +123,7 @@ pub const fn target_bit(t: Target) -> u8 {
         Target::Gfx90a => GFX90A,
         Target::Gfx942 => GFX942,
         Target::Gfx950 => GFX950,
+        Target::Gfx908 => GFX908,
         // Targets the emulator does not execute have no MFMA entries.
         _ => 0,
     }
@@ -133,7 +135,7 @@ pub struct MfmaInfo {
     /// LLVM mnemonic without `_e64`.
     pub name: &'static str,
     /// The targets that have the instruction under this name ([`GFX90A`],
-    /// [`GFX942`], [`GFX950`] bits). gfx942 and gfx950 share `fp8`/`bf8`
+    /// [`GFX942`], [`GFX950`], [`GFX908`] bits). gfx942 and gfx950 share `fp8`/`bf8`
     /// mnemonics with different formats, so those have one entry each.
     pub targets: u8,
     pub m: usize,

@@ -1,4 +1,4 @@
-//! Every matrix instruction of gfx90a, gfx942 and gfx950, by LLVM 22
+//! Every matrix instruction of gfx908, gfx90a, gfx942 and gfx950, by LLVM 22
 //! mnemonic (the names of `crates/isa/src/gfx9/tables/vop3p.rs`, plus the
 //! gfx950 `v_mfma_scale_*` pairs). Shapes, types and modifier support are
 //! from AMD's matrix instruction calculator (CDNA2/CDNA3) and the CDNA4 ISA
@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::Elem::{self, *};
-use super::{GFX90A, GFX942, GFX950, MfmaInfo};
+use super::{GFX90A, GFX908, GFX942, GFX950, MfmaInfo};
 use rocjitsu_isa::Target;
 
 const BC: u8 = 1; // CBSZ/ABID broadcast
@@ -18,6 +18,8 @@ const SP: u8 = 8; // sparse
 const F8F6F4: u8 = 16;
 const SCALED: u8 = 32;
 const G9: u8 = GFX90A;
+/// CDNA1's MFMAs, kept by gfx90a under the same names.
+const G89: u8 = GFX908 | GFX90A;
 const G4: u8 = GFX942;
 const G5: u8 = GFX950;
 const G45: u8 = GFX942 | GFX950;
@@ -65,32 +67,32 @@ const fn i(
 /// (OCP fp8/bf8) have one entry per target, gfx942's first.
 #[rustfmt::skip]
 pub static ALL: &[MfmaInfo] = &[
-    // gfx90a (CDNA2) spellings.
-    i("v_mfma_f32_32x32x1f32", G9, 32, 32, 1, 2, F32, F32, F32, BC | LP, 16),
-    i("v_mfma_f32_16x16x1f32", G9, 16, 16, 1, 4, F32, F32, F32, BC | LP, 8),
-    i("v_mfma_f32_4x4x1f32", G9, 4, 4, 1, 16, F32, F32, F32, BC | LP, 2),
-    i("v_mfma_f32_32x32x2f32", G9, 32, 32, 2, 1, F32, F32, F32, LP, 16),
-    i("v_mfma_f32_16x16x4f32", G9, 16, 16, 4, 1, F32, F32, F32, LP, 8),
-    i("v_mfma_f32_32x32x4f16", G9, 32, 32, 4, 2, F16, F16, F32, BC | LP, 16),
-    i("v_mfma_f32_16x16x4f16", G9, 16, 16, 4, 4, F16, F16, F32, BC | LP, 8),
-    i("v_mfma_f32_4x4x4f16", G9, 4, 4, 4, 16, F16, F16, F32, BC | LP, 2),
-    i("v_mfma_f32_32x32x8f16", G9, 32, 32, 8, 1, F16, F16, F32, LP, 16),
-    i("v_mfma_f32_16x16x16f16", G9, 16, 16, 16, 1, F16, F16, F32, LP, 8),
-    i("v_mfma_i32_32x32x4i8", G9, 32, 32, 4, 2, I8, I8, I32, BC | LP, 16),
-    i("v_mfma_i32_16x16x4i8", G9, 16, 16, 4, 4, I8, I8, I32, BC | LP, 8),
-    i("v_mfma_i32_4x4x4i8", G9, 4, 4, 4, 16, I8, I8, I32, BC | LP, 2),
-    i("v_mfma_i32_32x32x8i8", G9, 32, 32, 8, 1, I8, I8, I32, LP, 16),
-    i("v_mfma_i32_16x16x16i8", G9, 16, 16, 16, 1, I8, I8, I32, LP, 8),
+    // gfx90a (CDNA2) spellings; G89: gfx908 (CDNA1) has them too.
+    i("v_mfma_f32_32x32x1f32", G89, 32, 32, 1, 2, F32, F32, F32, BC | LP, 16),
+    i("v_mfma_f32_16x16x1f32", G89, 16, 16, 1, 4, F32, F32, F32, BC | LP, 8),
+    i("v_mfma_f32_4x4x1f32", G89, 4, 4, 1, 16, F32, F32, F32, BC | LP, 2),
+    i("v_mfma_f32_32x32x2f32", G89, 32, 32, 2, 1, F32, F32, F32, LP, 16),
+    i("v_mfma_f32_16x16x4f32", G89, 16, 16, 4, 1, F32, F32, F32, LP, 8),
+    i("v_mfma_f32_32x32x4f16", G89, 32, 32, 4, 2, F16, F16, F32, BC | LP, 16),
+    i("v_mfma_f32_16x16x4f16", G89, 16, 16, 4, 4, F16, F16, F32, BC | LP, 8),
+    i("v_mfma_f32_4x4x4f16", G89, 4, 4, 4, 16, F16, F16, F32, BC | LP, 2),
+    i("v_mfma_f32_32x32x8f16", G89, 32, 32, 8, 1, F16, F16, F32, LP, 16),
+    i("v_mfma_f32_16x16x16f16", G89, 16, 16, 16, 1, F16, F16, F32, LP, 8),
+    i("v_mfma_i32_32x32x4i8", G89, 32, 32, 4, 2, I8, I8, I32, BC | LP, 16),
+    i("v_mfma_i32_16x16x4i8", G89, 16, 16, 4, 4, I8, I8, I32, BC | LP, 8),
+    i("v_mfma_i32_4x4x4i8", G89, 4, 4, 4, 16, I8, I8, I32, BC | LP, 2),
+    i("v_mfma_i32_32x32x8i8", G89, 32, 32, 8, 1, I8, I8, I32, LP, 16),
+    i("v_mfma_i32_16x16x16i8", G89, 16, 16, 16, 1, I8, I8, I32, LP, 8),
     i("v_mfma_f32_32x32x4bf16_1k", G9, 32, 32, 4, 2, Bf16, Bf16, F32, BC | LP, 16),
     i("v_mfma_f32_16x16x4bf16_1k", G9, 16, 16, 4, 4, Bf16, Bf16, F32, BC | LP, 8),
     i("v_mfma_f32_4x4x4bf16_1k", G9, 4, 4, 4, 16, Bf16, Bf16, F32, BC | LP, 2),
     i("v_mfma_f32_32x32x8bf16_1k", G9, 32, 32, 8, 1, Bf16, Bf16, F32, LP, 16),
     i("v_mfma_f32_16x16x16bf16_1k", G9, 16, 16, 16, 1, Bf16, Bf16, F32, LP, 8),
-    i("v_mfma_f32_32x32x2bf16", G9, 32, 32, 2, 2, Bf16, Bf16, F32, BC | LP, 16),
-    i("v_mfma_f32_16x16x2bf16", G9, 16, 16, 2, 4, Bf16, Bf16, F32, BC | LP, 8),
-    i("v_mfma_f32_4x4x2bf16", G9, 4, 4, 2, 16, Bf16, Bf16, F32, BC | LP, 2),
-    i("v_mfma_f32_32x32x4bf16", G9, 32, 32, 4, 1, Bf16, Bf16, F32, LP, 16),
-    i("v_mfma_f32_16x16x8bf16", G9, 16, 16, 8, 1, Bf16, Bf16, F32, LP, 8),
+    i("v_mfma_f32_32x32x2bf16", G89, 32, 32, 2, 2, Bf16, Bf16, F32, BC | LP, 16),
+    i("v_mfma_f32_16x16x2bf16", G89, 16, 16, 2, 4, Bf16, Bf16, F32, BC | LP, 8),
+    i("v_mfma_f32_4x4x2bf16", G89, 4, 4, 2, 16, Bf16, Bf16, F32, BC | LP, 2),
+    i("v_mfma_f32_32x32x4bf16", G89, 32, 32, 4, 1, Bf16, Bf16, F32, LP, 16),
+    i("v_mfma_f32_16x16x8bf16", G89, 16, 16, 8, 1, Bf16, Bf16, F32, LP, 8),
     i("v_mfma_f64_16x16x4f64", G9, 16, 16, 4, 1, F64, F64, F64, 0, 8),
     i("v_mfma_f64_4x4x4f64", G9, 4, 4, 4, 4, F64, F64, F64, 0, 4),
     // gfx942 (CDNA3) spellings, also on gfx950.

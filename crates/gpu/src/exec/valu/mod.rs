@@ -83,6 +83,14 @@ fn is_mac(name: &str) -> bool {
 fn lower_vop(inst: Inst, f: &vop::VopFields) -> Op {
     let info = f.info;
     let name = info.name;
+    // gfx908's DPP moves 32-bit lanes only: no DPP on 64-bit operations,
+    // and neither row_newbcast (gfx90a) nor row_share/row_xmask (GFX10).
+    if let vop::Ext::Dpp(d) = f.ext
+        && !inst.target().is_gfx90a_plus()
+        && (info.is_dp_alu() || (0x150..=0x16f).contains(&(d.ctrl & 0x1ff)))
+    {
+        return Op::new(inst, unsupported);
+    }
     let mut op = Op::new(inst, lookup(name).unwrap_or(unsupported));
     match (info.dst, &f.dst) {
         (Dst::V32 | Dst::V64 | Dst::A32, Some(d)) => op.vdst = vreg_index(d),

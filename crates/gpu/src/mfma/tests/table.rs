@@ -2,7 +2,7 @@
 //! generates from LLVM 22's disassembler (mnemonics, targets and register
 //! counts per operand).
 
-use crate::mfma::{ALL, GFX90A, GFX942, GFX950, lookup, lookup_for};
+use crate::mfma::{ALL, GFX90A, GFX908, GFX942, GFX950, lookup, lookup_for};
 use rocjitsu_isa::Target;
 
 /// (name, target bits, dst registers, source register counts) of the MFMA
@@ -23,8 +23,9 @@ fn llvm_rows() -> Vec<(String, u8, usize, Vec<usize>)> {
         .filter(|l| l.contains("kind: Mfma"))
         .map(|l| {
             let name = field(l, "name: ").unwrap();
-            // The executed targets' bits (gfx908's rows are decoded only).
-            let tg = field(l, "tg: ").unwrap().parse::<u8>().unwrap() & (GFX90A | GFX942 | GFX950);
+            // The executed targets' bits.
+            let tg = field(l, "tg: ").unwrap().parse::<u8>().unwrap()
+                & (GFX90A | GFX942 | GFX950 | GFX908);
             let dst = field(l, "dst: ").unwrap().parse().unwrap();
             let srcs = l
                 .match_indices("PSrc { n: ")
@@ -41,10 +42,11 @@ fn llvm_rows() -> Vec<(String, u8, usize, Vec<usize>)> {
         .collect()
 }
 
-const TARGETS: [(u8, Target); 3] = [
+const TARGETS: [(u8, Target); 4] = [
     (GFX90A, Target::Gfx90a),
     (GFX942, Target::Gfx942),
     (GFX950, Target::Gfx950),
+    (GFX908, Target::Gfx908),
 ];
 
 #[test]
@@ -79,8 +81,9 @@ fn every_llvm_matrix_instruction_is_covered() {
 #[test]
 fn counts_per_target() {
     let count = |bit: u8| ALL.iter().filter(|i| i.targets & bit != 0).count();
-    // gfx90a: 27; gfx942: 22 shared + 2 xf32 + 8 fp8 + 14 smfmac; gfx950:
+    // gfx908: gfx90a's 27 less the five bf16_1k and two f64 forms; gfx90a: 27; gfx942: 22 shared + 2 xf32 + 8 fp8 + 14 smfmac; gfx950:
     // 22 shared + 8 fp8 + 14 smfmac + 6 dense + 4 f8f6f4 + 14 smfmac.
+    assert_eq!(count(GFX908), 20);
     assert_eq!(count(GFX90A), 27);
     assert_eq!(count(GFX942), 46);
     assert_eq!(count(GFX950), 68);
