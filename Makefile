@@ -169,14 +169,26 @@ test-hip-plugins: setup
 # The same programs built with a modern hipcc and run inside a Debian sid
 # sysroot (scripts/sysroot.sh builds it on first use): gfx942 (MI300X config)
 # with sid's ROCm 6.4.3, gfx950 (MI355X config) with experimental's ROCm 7.2.4,
-# since HIP 6.4.3 has no gfx950 device (its ROCr has).
+# since HIP 6.4.3 has no gfx950 device (its ROCr has); then the Radeon PRO
+# W7900 (gfx1100): rocminfo and rocm_agent_enumerator under both ROCms and a
+# few programs (wave32 kernels, LDS, barriers, scratch, device properties); the
+# whole set on it is `make test-hip-gfx1100`.
+HIP_GFX1100_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,scratch,device_props
 test-hip-sid: setup
 	$(CARGO) build --release --workspace
 	@rc=0; \
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 $(HIP_ARGS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
+	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx1100 -k rocminfo,rocm_agent_enumerator,vector_add || rc=1; \
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1100 -k $(HIP_GFX1100_PROGRAMS) || rc=1; \
 	$(MAKE) test-abi-sid || rc=1; \
 	exit $$rc
+
+# By hand: every HIP program on the W7900 (gfx1100) under ROCm 7.2.4.
+.PHONY: test-hip-gfx1100
+test-hip-gfx1100: setup
+	$(CARGO) build --release --workspace
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1100 $(HIP_ARGS)
 
 # AMD's own library test suites (Debian's lib*-tests gtest binaries, ROCm
 # 7.2.4), unmodified, in the ROCm 7 sysroot under the launcher

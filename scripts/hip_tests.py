@@ -87,12 +87,13 @@ sys.dont_write_bytecode = True
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "hip"
 OUT = ROOT / "build" / "hip"
-TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100")
 DEFAULT_CONFIGS = {
     "gfx90a": "configs/gfx90a_cdna2_kmd.json",
     "gfx942": "configs/gfx942_cdna3_kmd.json",
     "gfx950": "configs/gfx950_cdna4_kmd.json",
     "gfx908": "configs/gfx908_cdna1_kmd.json",
+    "gfx1100": "configs/gfx1100_rdna3_kmd.json",
 }
 DEFAULT_LAUNCHER = "target/release/rocjitsu"
 # DBT guest mode: the guest configuration per backend, the identity the

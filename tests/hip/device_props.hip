@@ -65,11 +65,17 @@ int main(int argc, char **argv) {
   std::string gcn = p.gcnArchName;
   EXPECT(gcn == e.arch || gcn.rfind(e.arch + ":", 0) == 0, "gcnArchName '%s', expected '%s[:features]'",
          p.gcnArchName, e.arch.c_str());
-  // gfxXYZ: major X, minor Y (the stepping Z is not part of the version).
-  int want_major = e.arch[3] - '0', want_minor = e.arch[4] - '0';
+  // gfxXYZ: major X, minor Y (the stepping Z is not part of the version);
+  // gfxXXYZ (gfx1100): major XX.
+  size_t digits = e.arch.size() - 3;
+  int want_major = digits == 4 ? (e.arch[3] - '0') * 10 + (e.arch[4] - '0') : e.arch[3] - '0';
+  int want_minor = e.arch[digits == 4 ? 5 : 4] - '0';
   EXPECT(p.major == want_major && p.minor == want_minor, "compute capability %d.%d, expected %d.%d", p.major,
          p.minor, want_major, want_minor);
-  EXPECT(p.multiProcessorCount == e.cus, "multiProcessorCount %d, expected %lld", p.multiProcessorCount, e.cus);
+  // RDNA runs workgroups in WGP mode: HIP counts WGPs (two CUs each).
+  long long want_mps = p.major >= 10 ? e.cus / 2 : e.cus;
+  EXPECT(p.multiProcessorCount == want_mps, "multiProcessorCount %d, expected %lld", p.multiProcessorCount,
+         want_mps);
   EXPECT(p.warpSize == e.warp, "warpSize %d, expected %lld", p.warpSize, e.warp);
   EXPECT((long long)p.sharedMemPerBlock == e.lds, "sharedMemPerBlock %zu, expected %lld", p.sharedMemPerBlock, e.lds);
   EXPECT((long long)p.maxSharedMemoryPerMultiProcessor == e.lds, "maxSharedMemoryPerMultiProcessor %zu, expected %lld",
@@ -83,7 +89,7 @@ int main(int argc, char **argv) {
   // The attribute interface agrees with the property struct.
   int v = 0;
   HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeMultiprocessorCount, 0));
-  EXPECT(v == e.cus, "hipDeviceAttributeMultiprocessorCount %d, expected %lld", v, e.cus);
+  EXPECT(v == want_mps, "hipDeviceAttributeMultiprocessorCount %d, expected %lld", v, want_mps);
   HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 0));
   EXPECT(v == e.warp, "hipDeviceAttributeWarpSize %d, expected %lld", v, e.warp);
   HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerBlock, 0));

@@ -213,15 +213,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (None, Some(g)) => {
             let t: Target = g.parse().map_err(|_| {
                 anyhow!(
-                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X) or gfx1100 (kernels only)"
+                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X) or gfx1100 (W7900)"
                 )
             })?;
             if let Some(e) = t.kernels_not_executable() {
                 bail!("--gpu {g}: {e}");
             }
-            // Targets the engine runs without a shipped configuration
-            // (gfx1100) take the code object's target alone.
-            t.executes().then(|| GpuConfig::builtin(t))
+            t.has_gpu_config().then(|| GpuConfig::builtin(t))
         }
         (None, None) => None,
     };
@@ -240,7 +238,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 .name()
                 .parse()
                 .map_err(|_| anyhow!("unsupported target"))?;
-            container.select(t)?
+            container.select(t).map_err(|e| match &a.gpu {
+                Some(g) => anyhow!("--gpu {g}: {e}"),
+                None => e.into(),
+            })?
         }
         (None, None) => {
             let mut all = container.code_objects();
@@ -265,9 +266,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if let Some(e) = target.kernels_not_executable() {
         bail!("{fname}: {e}");
     }
-    // A workgroup's LDS: the configuration's, else 64 KiB (gfx1100's
-    // per-workgroup limit, as CDNA's).
-    let config = config.or_else(|| target.executes().then(|| GpuConfig::builtin(target)));
+    // A workgroup's LDS: the configuration's, else 64 KiB.
+    let config = config.or_else(|| target.has_gpu_config().then(|| GpuConfig::builtin(target)));
     let max_lds = config
         .as_ref()
         .and_then(|c| c.gpus.first())

@@ -35,6 +35,14 @@
 //!   gfx_target_version 90500). The SDMA, MMHUB, NBIO, OSSSYS versions of
 //!   MI350 are not stated by the kernel sources and are left out.
 //!
+//! - gfx1100 (Navi 31: RX 7900 XT/XTX, Radeon PRO W7900):
+//!   dgpu-asic-info-table.csv, "AMD Radeon RX 7900 XT /XTX": GC 11.0.0
+//!   (kfd_device.c maps it to gfx_target_version 110000), SDMA 6.0.0, MP0
+//!   and MP1 13.0.0. Navi parts list each SDMA engine under its own
+//!   `hw_id` (SDMA0, SDMA1: amdgpu_discovery.c counts an SDMA instance for
+//!   each of SDMA0..SDMA3_HWID), one instance each. Left out: DCN 3.2.0
+//!   (display) and the other blocks, whose versions the table does not give.
+//!
 //! Video blocks (VCN/JPEG: 2.6.0 on MI200, 4.0.3 on MI300) are left out on
 //! purpose: the emulator has no video engines, and the DRM answers say so
 //! (`AMDGPU_INFO_VIDEO_CAPS` is refused, as on a GPU without them). Blocks
@@ -54,6 +62,7 @@ pub mod hw_id {
     pub const OSSSYS: u16 = 40;
     pub const HDP: u16 = 41;
     pub const SDMA0: u16 = 42;
+    pub const SDMA1: u16 = 43;
     pub const DF: u16 = 46;
     /// NBIO's blocks (amdgpu's `hw_id_map`: `NBIO_HWIP` is `NBIF_HWID`).
     pub const NBIF: u16 = 108;
@@ -121,15 +130,25 @@ fn versions(target: Target) -> &'static [(&'static str, u16, IpVersion)] {
             ("UMC", h::UMC, (6, 1, 2)),
             ("MP0", h::MP0, (11, 0, 4)),
         ],
+        Target::Gfx1100 => &[
+            ("MP1", h::MP1, (13, 0, 0)),
+            ("GC", h::GC, (11, 0, 0)),
+            ("SDMA0", h::SDMA0, (6, 0, 0)),
+            ("SDMA1", h::SDMA1, (6, 0, 0)),
+            ("MP0", h::MP0, (13, 0, 0)),
+        ],
         // Not executed: a configuration naming one is refused.
         _ => &[],
     }
 }
 
 /// The GPU's IP blocks in `hw_id` order: GC has one instance per XCC, SDMA0
-/// one per SDMA engine (`sdma_engines + sdma_xgmi_engines`).
+/// one per SDMA engine (`sdma_engines + sdma_xgmi_engines`) unless the
+/// engines have `hw_id`s of their own (SDMA1 listed: one instance each).
 pub fn ip_blocks(g: &GpuSpec) -> Vec<IpBlock> {
-    let mut v: Vec<IpBlock> = versions(g.gfx_target)
+    let table = versions(g.gfx_target);
+    let sdma_ids = table.iter().any(|b| b.1 == hw_id::SDMA1);
+    let mut v: Vec<IpBlock> = table
         .iter()
         .map(|&(name, hw_id, version)| IpBlock {
             name,
@@ -137,7 +156,7 @@ pub fn ip_blocks(g: &GpuSpec) -> Vec<IpBlock> {
             version,
             instances: match hw_id {
                 hw_id::GC => g.soc.xcds,
-                hw_id::SDMA0 => g.queues.sdma_engines + g.queues.sdma_xgmi_engines,
+                hw_id::SDMA0 if !sdma_ids => g.queues.sdma_engines + g.queues.sdma_xgmi_engines,
                 _ => 1,
             },
         })
@@ -161,7 +180,7 @@ mod tests {
 
     #[test]
     fn every_target_lists_gc_with_its_target_version() {
-        for t in Target::ALL {
+        for t in Target::CONFIGURED {
             let cfg = GpuConfig::builtin(t);
             let g = &cfg.gpus[0];
             let gc = version_of(g, hw_id::GC).unwrap();
@@ -171,6 +190,7 @@ mod tests {
                 Target::Gfx942 => (9, 4, 3),
                 Target::Gfx950 => (9, 5, 0),
                 Target::Gfx908 => (9, 4, 1),
+                Target::Gfx1100 => (11, 0, 0),
                 _ => unreachable!("{t} has no configuration"),
             };
             assert_eq!(gc, want);
@@ -195,5 +215,19 @@ mod tests {
             .find(|b| b.hw_id == hw_id::SDMA0)
             .unwrap();
         assert_eq!((sdma.version, sdma.instances), ((4, 2, 2), 8));
+        // Navi 31: two SDMA engines, each its own hw_id.
+        let w7900 = GpuConfig::builtin(Target::Gfx1100);
+        let sdma: Vec<_> = ip_blocks(&w7900.gpus[0])
+            .into_iter()
+            .filter(|b| b.name.starts_with("SDMA"))
+            .map(|b| (b.name, b.hw_id, b.version, b.instances))
+            .collect();
+        assert_eq!(
+            sdma,
+            [
+                ("SDMA0", hw_id::SDMA0, (6, 0, 0), 1),
+                ("SDMA1", hw_id::SDMA1, (6, 0, 0), 1)
+            ]
+        );
     }
 }

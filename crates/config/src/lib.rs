@@ -412,7 +412,8 @@ pub struct Cu {
     pub simds: u32,
     /// Wave slots per SIMD (KFD `max_waves_per_simd`).
     pub wave_slots_per_simd: u32,
-    /// Lanes per wave; 64 on CDNA.
+    /// Lanes per wave: 64 on CDNA, 32 on RDNA (KFD `wave_front_size`;
+    /// RDNA runs wave64 kernels too, as their descriptors ask).
     #[serde(default = "wave64")]
     pub wavefront_size: u32,
     /// Local data share per CU in bytes (KFD `lds_size_in_kb` * 1024).
@@ -457,6 +458,10 @@ pub struct Caches {
     pub l1_scalar: CuCache,
     /// Instruction cache, shared by `cus_per_instance` CUs.
     pub l1_instruction: CuCache,
+    /// RDNA's graphics L1 (GL1), one per shader array, shared by its
+    /// `cus_per_instance` CUs; absent or `null` on CDNA, which has none.
+    #[serde(default)]
+    pub gl1: Option<CuCache>,
     /// L2 (TCC), one per XCD.
     pub l2: L2Cache,
     /// Memory-attached last-level cache (AMD Infinity Cache); absent or
@@ -484,13 +489,14 @@ pub struct CuCache {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct L2Cache {
-    /// Capacity per XCD in bytes (power of two).
+    /// Capacity per XCD in bytes (a multiple of 64 KiB: Navi 31's 6 MiB
+    /// is not a power of two).
     pub size_bytes_per_xcd: u32,
     /// Line size in bytes (power of two).
     pub line_bytes: u32,
     /// Ways.
     pub associativity: u32,
-    /// Channels (slices) per XCD (power of two).
+    /// Channels (slices) per XCD.
     pub channels: u32,
 }
 
@@ -498,7 +504,7 @@ pub struct L2Cache {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Mall {
-    /// Capacity in bytes (power of two).
+    /// Capacity in bytes (a multiple of 1 MiB).
     pub size_bytes: u64,
     /// Line size in bytes (power of two).
     pub line_bytes: u32,
@@ -508,15 +514,15 @@ pub struct Mall {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Memory {
-    /// Memory technology, e.g. `HBM3`.
+    /// Memory technology, e.g. `HBM3`, `GDDR6`.
     pub kind: String,
     /// Capacity in bytes (a multiple of 1 MiB; KFD `local_mem_size`).
     pub size_bytes: u64,
-    /// Bus width in bits.
+    /// Bus width in bits (a multiple of 16: GDDR6 channels are 16 bits).
     pub bus_width_bits: u32,
     /// Peak memory clock in MHz (KFD `mem_clk_max`).
     pub clock_mhz: u32,
-    /// HBM stacks.
+    /// HBM stacks, or GDDR memory devices.
     pub stacks: u32,
 }
 
@@ -573,10 +579,11 @@ pub struct Kfd {
 
 impl GpuConfig {
     /// The configuration shipped in `configs/` for a target: MI210
-    /// (gfx90a), MI300X (gfx942), MI355X (gfx950) or MI100 (gfx908).
+    /// (gfx90a), MI300X (gfx942), MI355X (gfx950), MI100 (gfx908) or
+    /// Radeon PRO W7900 (gfx1100).
     ///
     /// # Panics
-    /// For a target outside [`Target::ALL`] (none is shipped).
+    /// For a target outside [`Target::CONFIGURED`] (none is shipped).
     pub fn builtin(target: Target) -> GpuConfig {
         let (name, text) = match target {
             Target::Gfx90a => (
@@ -594,6 +601,10 @@ impl GpuConfig {
             Target::Gfx908 => (
                 "configs/gfx908_cdna1_kmd.json",
                 include_str!("../../../configs/gfx908_cdna1_kmd.json"),
+            ),
+            Target::Gfx1100 => (
+                "configs/gfx1100_rdna3_kmd.json",
+                include_str!("../../../configs/gfx1100_rdna3_kmd.json"),
             ),
             t => panic!("{}", NotExecutable(t)),
         };
@@ -779,7 +790,7 @@ fn fail(path: String, message: String) -> Check {
 impl GpuSpec {
     fn validate(&self, p: &str) -> Check {
         let t = self.gfx_target;
-        if let Some(e) = t.not_executable() {
+        if let Some(e) = t.not_configurable() {
             return fail(format!("{p}.gfx_target"), e.to_string());
         }
         if self.gfx_target_version != t.gfx_target_version() {
@@ -880,17 +891,35 @@ impl GpuSpec {
         let cp = format!("{p}.cu");
         positive(&cp, "simds", c.simds.into())?;
         positive(&cp, "wave_slots_per_simd", c.wave_slots_per_simd.into())?;
-        if c.wavefront_size != 64 {
+        if c.wavefront_size != t.wave_size() {
             return fail(
                 format!("{cp}.wavefront_size"),
-                format!("CDNA waves have 64 lanes, got {}", c.wavefront_size),
+                format!(
+                    "{t} ({}) waves have {} lanes, got {}",
+                    t.architecture(),
+                    t.wave_size(),
+                    c.wavefront_size
+                ),
+            );
+        }
+        if !t.has_agprs() && c.max_agprs_per_wave != 0 {
+            return fail(
+                format!("{cp}.max_agprs_per_wave"),
+                format!(
+                    "{t} has no accumulation VGPRs; expected 0, got {}",
+                    c.max_agprs_per_wave
+                ),
             );
         }
         multiple(&cp, "lds_bytes", c.lds_bytes.into(), 1024, "1024 (1 KiB)")?;
         positive(&cp, "vgpr_alloc_granule", c.vgpr_alloc_granule.into())?;
-        pow2(&cp, "vgpr_alloc_granule", c.vgpr_alloc_granule.into())?;
         positive(&cp, "sgpr_alloc_granule", c.sgpr_alloc_granule.into())?;
-        pow2(&cp, "sgpr_alloc_granule", c.sgpr_alloc_granule.into())?;
+        // RDNA's granules are not powers of two: gfx1100 allocates VGPRs
+        // by 24 in wave32, and each wave gets all 106 SGPRs.
+        if t.family() == Family::Gfx9 {
+            pow2(&cp, "vgpr_alloc_granule", c.vgpr_alloc_granule.into())?;
+            pow2(&cp, "sgpr_alloc_granule", c.sgpr_alloc_granule.into())?;
+        }
         multiple(
             &cp,
             "vgprs_per_simd",
@@ -935,10 +964,14 @@ impl GpuSpec {
 
         let k = format!("{p}.caches");
         for (name, cache) in [
-            ("l1_vector", &self.caches.l1_vector),
-            ("l1_scalar", &self.caches.l1_scalar),
-            ("l1_instruction", &self.caches.l1_instruction),
-        ] {
+            ("l1_vector", Some(&self.caches.l1_vector)),
+            ("l1_scalar", Some(&self.caches.l1_scalar)),
+            ("l1_instruction", Some(&self.caches.l1_instruction)),
+            ("gl1", self.caches.gl1.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(n, c)| Some((n, c?)))
+        {
             let cp = format!("{k}.{name}");
             pow2(&cp, "size_bytes", cache.size_bytes.into())?;
             pow2(&cp, "line_bytes", cache.line_bytes.into())?;
@@ -953,21 +986,26 @@ impl GpuSpec {
         }
         let l2 = &self.caches.l2;
         let lp = format!("{k}.l2");
-        pow2(&lp, "size_bytes_per_xcd", l2.size_bytes_per_xcd.into())?;
+        multiple(
+            &lp,
+            "size_bytes_per_xcd",
+            l2.size_bytes_per_xcd.into(),
+            64 << 10,
+            "64 KiB",
+        )?;
         pow2(&lp, "line_bytes", l2.line_bytes.into())?;
         positive(&lp, "associativity", l2.associativity.into())?;
-        pow2(&lp, "channels", l2.channels.into())?;
+        positive(&lp, "channels", l2.channels.into())?;
         if let Some(m) = &self.caches.mall {
             let mp = format!("{k}.mall");
-            pow2(&mp, "size_bytes", m.size_bytes)?;
+            multiple(&mp, "size_bytes", m.size_bytes, 1 << 20, "1 MiB")?;
             pow2(&mp, "line_bytes", m.line_bytes.into())?;
         }
 
         let m = &self.memory;
         let mp = format!("{p}.memory");
         multiple(&mp, "size_bytes", m.size_bytes, 1 << 20, "1 MiB")?;
-        positive(&mp, "bus_width_bits", m.bus_width_bits.into())?;
-        pow2(&mp, "bus_width_bits", m.bus_width_bits.into())?;
+        multiple(&mp, "bus_width_bits", m.bus_width_bits.into(), 16, "16")?;
         positive(&mp, "clock_mhz", m.clock_mhz.into())?;
         positive(&mp, "stacks", m.stacks.into())?;
 
@@ -1118,6 +1156,7 @@ mod tests {
         assert_eq!(
             names,
             [
+                "gfx1100_rdna3_kmd.json",
                 "gfx908_cdna1_kmd.json",
                 "gfx90a_cdna2_kmd.json",
                 "gfx942_cdna3_kmd.json",
@@ -1126,11 +1165,19 @@ mod tests {
         );
         let want = [
             (
+                "AMD Radeon Pro W7900",
+                Target::Gfx1100,
+                110000,
+                96,
+                48u64 << 30,
+                65536,
+            ),
+            (
                 "AMD Instinct MI100",
                 Target::Gfx908,
                 90008,
                 120,
-                32u64 << 30,
+                32 << 30,
                 65536,
             ),
             (
@@ -1167,8 +1214,9 @@ mod tests {
             assert_eq!(g.soc.total_cus, cus);
             assert_eq!(g.memory.size_bytes, mem);
             assert_eq!(g.cu.lds_bytes, lds);
-            assert_eq!(g.cu.wavefront_size, 64);
-            assert_eq!(g.simd_count(), cus * 4);
+            assert_eq!(g.cu.wavefront_size, target.wave_size());
+            let simds = if target.has_agprs() { 4 } else { 2 };
+            assert_eq!(g.simd_count(), cus * simds);
             assert!(file.starts_with(target.name()));
         }
     }
@@ -1224,6 +1272,77 @@ mod tests {
         assert_eq!(props["gfx_target_version"], 90402);
         assert_eq!(props["device_id"], 0x74a1);
         assert_eq!(props["wave_front_size"], 64);
+    }
+
+    /// The W7900's node properties against those a Radeon RX 7900 XTX
+    /// (the same Navi 31 die, gfx1100) reports under Linux: the
+    /// `/sys/class/kfd/kfd/topology/nodes/1/properties` dump tinygrad keeps
+    /// for its mock GPU (test/mockgpu/amd/amdgpu.py). Only the identity
+    /// (device id, clocks, PCI location) differs between the two parts.
+    #[test]
+    fn w7900_node_properties_are_navi31s() {
+        let cfg = GpuConfig::builtin(Target::Gfx1100);
+        let props: std::collections::HashMap<_, _> =
+            cfg.gpus[0].kfd_properties().into_iter().collect();
+        for (name, want) in [
+            ("simd_count", 192),
+            ("max_waves_per_simd", 16),
+            ("lds_size_in_kb", 64),
+            ("gds_size_in_kb", 0),
+            ("num_gws", 64),
+            ("wave_front_size", 32),
+            ("array_count", 12),
+            ("simd_arrays_per_engine", 2),
+            ("cu_per_simd_array", 8),
+            ("simd_per_cu", 2),
+            ("max_slots_scratch_cu", 32),
+            ("gfx_target_version", 110000),
+            ("vendor_id", 4098),
+            ("hive_id", 0),
+            ("num_sdma_engines", 2),
+            ("num_sdma_xgmi_engines", 0),
+            ("num_sdma_queues_per_engine", 6),
+            ("num_cp_queues", 8),
+            ("capability", 671588992),
+            ("debug_prop", 1495),
+            ("num_xcc", 1),
+        ] {
+            assert_eq!(props[name], want, "{name}");
+        }
+        assert_eq!(props["device_id"], 0x7448);
+        assert_eq!(props["local_mem_size"], 48 << 30);
+    }
+
+    #[test]
+    fn rdna_waves_and_registers() {
+        let w7900 = std::fs::read_to_string(configs_dir().join("gfx1100_rdna3_kmd.json")).unwrap();
+        let edit = |f: &dyn Fn(&mut Value)| {
+            let mut v: Value = serde_json::from_str(&w7900).unwrap();
+            f(&mut v);
+            serde_json::to_string_pretty(&v).unwrap()
+        };
+        let (path, shown) = err(&edit(&|v| v["gpus"][0]["cu"]["wavefront_size"] = 64.into()));
+        assert_eq!(path, "gpus[0].cu.wavefront_size");
+        assert!(
+            shown.contains("gfx1100 (RDNA3) waves have 32 lanes, got 64"),
+            "{shown}"
+        );
+        let (path, shown) = err(&edit(&|v| {
+            v["gpus"][0]["cu"]["max_agprs_per_wave"] = 256.into()
+        }));
+        assert_eq!(path, "gpus[0].cu.max_agprs_per_wave");
+        assert!(shown.contains("no accumulation VGPRs"), "{shown}");
+        let (path, _) = err(&edit(&|v| v["gpus"][0]["family"] = "CDNA3".into()));
+        assert_eq!(path, "gpus[0].family");
+        let (path, _) = err(&edit(&|v| {
+            v["gpus"][0]["caches"]["gl1"]["line_bytes"] = 96.into()
+        }));
+        assert_eq!(path, "gpus[0].caches.gl1.line_bytes");
+        // CDNA keeps power-of-two granules.
+        let (path, _) = err(&edited(|v| {
+            v["gpus"][0]["cu"]["vgpr_alloc_granule"] = 24.into()
+        }));
+        assert_eq!(path, "gpus[0].cu.vgpr_alloc_granule");
     }
 
     #[test]
@@ -1282,9 +1401,9 @@ mod tests {
         assert_eq!(path, "gpus[0].gfx_target");
         assert!(shown.contains("unknown variant `gfx1102`"), "{shown}");
         // A known target the emulator does not execute is refused by name.
-        let (path, shown) = err(&edited(|v| v["gpus"][0]["gfx_target"] = "gfx1100".into()));
+        let (path, shown) = err(&edited(|v| v["gpus"][0]["gfx_target"] = "gfx1030".into()));
         assert_eq!(path, "gpus[0].gfx_target");
-        assert!(shown.contains("gfx1100"), "{shown}");
+        assert!(shown.contains("gfx1030"), "{shown}");
         assert!(shown.contains("not execute yet"), "{shown}");
         let (path, _) = err("true");
         assert_eq!(path, "$");
@@ -1350,7 +1469,7 @@ mod tests {
             (
                 Box::new(|v| v["gpus"][0]["caches"]["l2"]["size_bytes_per_xcd"] = 3_000_000.into()),
                 "gpus[0].caches.l2.size_bytes_per_xcd",
-                "expected a power of two, got 3000000",
+                "expected a positive multiple of 64 KiB, got 3000000",
             ),
             (
                 Box::new(|v| v["gpus"][0]["caches"]["l1_vector"]["line_bytes"] = 96.into()),
@@ -1582,11 +1701,15 @@ mod tests {
         declared.dedup();
         // Serializing writes every struct field, so the serialized config's
         // keys are exactly the structs' fields (plus the MALL's, present in
-        // the MI300X config).
+        // the MI300X config, and the GL1's, taken from the W7900's).
         let (_, mut cfg) = shipped()
             .into_iter()
             .find(|(n, _)| n == "gfx942_cdna3_kmd.json")
             .unwrap();
+        cfg.gpus[0].caches.gl1 = GpuConfig::builtin(Target::Gfx1100).gpus[0]
+            .caches
+            .gl1
+            .clone();
         cfg.schema = Some("./schema.json".into());
         // Every dbt_guest field, set.
         cfg.dbt_guest = Some(DbtGuest {
@@ -1625,7 +1748,7 @@ mod tests {
                 v["gpus"][0]["soc"].as_object_mut().unwrap().remove("xcds");
             }),
             edited(|v| v["gpus"][0]["soc"]["xcds"] = 0.into()),
-            edited(|v| v["gpus"][0]["gfx_target"] = "gfx1100".into()),
+            edited(|v| v["gpus"][0]["gfx_target"] = "gfx1030".into()),
         ] {
             let v: Value = serde_json::from_str(&bad).unwrap();
             assert!(check(&s, &v, "").is_err(), "{bad}");

@@ -59,12 +59,22 @@ impl Target {
         Target::Gfx908,
     ];
 
-    /// The targets whose kernels the wave engine runs on their own
-    /// (`rocjitsu run-kernel`, the engine's tests): [`Target::ALL`] and
-    /// gfx1100 (RDNA3, wave32 and wave64), whose GPU configuration (KFD
-    /// topology, DRM answers) is not written yet, so applications do not
-    /// reach it through the driver.
+    /// The targets whose kernels the wave engine runs (`rocjitsu
+    /// run-kernel`, the engine's tests, dispatches through the driver):
+    /// [`Target::ALL`] and gfx1100 (RDNA3, wave32 and wave64).
     pub const KERNELS: [Target; 5] = [
+        Target::Gfx90a,
+        Target::Gfx942,
+        Target::Gfx950,
+        Target::Gfx908,
+        Target::Gfx1100,
+    ];
+
+    /// The targets with a GPU configuration (`configs/*_kmd.json`): the
+    /// simulated driver shows them to applications (KFD topology, DRM
+    /// answers) and runs their dispatches. [`Target::ALL`] and gfx1100
+    /// (RDNA3, the Radeon PRO W7900).
+    pub const CONFIGURED: [Target; 5] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
@@ -153,6 +163,18 @@ impl Target {
     /// [`Target::KERNELS`]).
     pub fn runs_kernels(self) -> bool {
         Target::KERNELS.contains(&self)
+    }
+
+    /// Whether a GPU configuration may name this target (it is in
+    /// [`Target::CONFIGURED`]).
+    pub fn has_gpu_config(self) -> bool {
+        Target::CONFIGURED.contains(&self)
+    }
+
+    /// The error a configuration naming a target without a GPU
+    /// configuration gets, or `None`.
+    pub fn not_configurable(self) -> Option<NotExecutable> {
+        (!self.has_gpu_config()).then_some(NotExecutable(self))
     }
 
     /// The error a kernel of a target the wave engine does not run gets
@@ -267,9 +289,9 @@ impl fmt::Display for Target {
 /// A target the emulator knows but does not execute yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942 and gfx950 \
-     code (and gfx1100 kernels through run-kernel); pick one of those (a configuration's \
-     gfx_target, a code object's --offload-arch)",
+    "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950 and \
+     gfx1100 code; pick one of those (a configuration's gfx_target, a code object's \
+     --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]
 pub struct NotExecutable(pub Target);
@@ -341,6 +363,21 @@ mod tests {
             assert_eq!(t.runs_kernels(), want, "{t}");
             assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }
+    }
+
+    #[test]
+    fn configured_targets_run_their_kernels() {
+        for t in Target::KNOWN {
+            let want = Target::CONFIGURED.contains(&t);
+            assert_eq!(t.has_gpu_config(), want, "{t}");
+            assert_eq!(t.not_configurable().is_none(), want, "{t}");
+            if want {
+                assert!(t.runs_kernels(), "{t}");
+            }
+        }
+        assert!(Target::Gfx1100.has_gpu_config());
+        let e = Target::Gfx1030.not_configurable().unwrap().to_string();
+        assert!(e.contains("gfx1100"), "{e}");
     }
 
     #[test]

@@ -362,6 +362,11 @@ pub mod kfd {
             QUEUE_PERCENTAGE: u32 = 44;
             QUEUE_PRIORITY: u32 = 48;
             QUEUE_ID: u32 = 52;
+            EOP_BUFFER_ADDRESS: u64 = 56;
+            EOP_BUFFER_SIZE: u64 = 64;
+            CTX_SAVE_RESTORE_ADDRESS: u64 = 72;
+            CTX_SAVE_RESTORE_SIZE: u32 = 80;
+            CTL_STACK_SIZE: u32 = 84;
             SDMA_ENGINE_ID: u32 = 88, since 17;
         }
         /// `DESTROY_QUEUE`.
@@ -690,6 +695,11 @@ pub mod drm {
     pub const DEV_INFO_SIZE: usize = 368;
     /// `AMDGPU_FAMILY_AI` (GFX9).
     pub const FAMILY_AI: u32 = 141;
+    /// `AMDGPU_FAMILY_GC_11_0_0` (Navi 31, gfx1100).
+    pub const FAMILY_GC_11_0_0: u32 = 145;
+    /// `AMDGPU_VRAM_TYPE_HBM` and `AMDGPU_VRAM_TYPE_GDDR6`.
+    pub const VRAM_TYPE_HBM: u32 = 6;
+    pub const VRAM_TYPE_GDDR6: u32 = 9;
     /// `mmGB_ADDR_CONFIG` on GFX9 (dword offset).
     pub const GB_ADDR_CONFIG_REG: u32 = 0x263e;
 

@@ -1096,6 +1096,26 @@ impl SimulatedDriver {
             kfd::QUEUE_TYPE_COMPUTE => QueueKind::Pm4,
             _ => return Err(Errno::EINVAL),
         };
+        // A compute queue's context save area must have the sizes KFD
+        // computes for the node (kfd_queue_acquire_buffers), which the
+        // thunk derives from the same topology properties.
+        if matches!(kind, QueueKind::Aql | QueueKind::Pm4)
+            && a.get(q::CTX_SAVE_RESTORE_ADDRESS) != 0
+        {
+            let want = crate::cwsr::sizes(spec);
+            let (size, ctl) = (a.get(q::CTX_SAVE_RESTORE_SIZE), a.get(q::CTL_STACK_SIZE));
+            if size != want.cwsr || ctl != want.ctl_stack {
+                tracing::warn!(
+                    "CREATE_QUEUE: context save area of {size:#x} bytes with a {ctl:#x}-byte control \
+                     stack; {} ({}) needs {:#x} and {:#x} (KFD's kfd_queue_ctx_save_restore_size)",
+                    spec.marketing_name,
+                    spec.gfx_target,
+                    want.cwsr,
+                    want.ctl_stack
+                );
+                return Err(Errno::EINVAL);
+            }
+        }
         let slots = spec.queues.doorbells_per_process;
         let mut p = self.proc();
         let qid = p.next_queue;

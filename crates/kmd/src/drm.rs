@@ -85,9 +85,12 @@ fn info(spec: &GpuSpec, vram_used: u64, a: &mut Args, mem: &dyn UserMemory) -> R
     let reply: Vec<u8> = match query {
         drm::INFO_ACCEL_WORKING => 1u32.to_le_bytes().to_vec(),
         drm::INFO_HW_IP_COUNT => {
-            // Compute rings (AMDGPU_HW_IP_COMPUTE = 1) and DMA (= 2).
+            // Compute rings (AMDGPU_HW_IP_COMPUTE = 1), DMA (= 2) and,
+            // on RDNA, GFX (= 0).
             let ip = a.get(i::HW_IP_TYPE);
+            let gc = ip::version_of(spec, ip::hw_id::GC).unwrap_or_default();
             let n: u32 = match ip {
+                0 => gfx_rings(gc),
                 1 => 1,
                 2 => spec.queues.sdma_engines,
                 _ => 0,
@@ -151,18 +154,32 @@ const KERNEL_COMPUTE_RINGS: u32 = 8;
 /// The amdgpu IP block (driver) that runs GC version `gc`, as
 /// `amdgpu_discovery_set_gc_ip_blocks` picks it, by its version:
 /// `gfx_v9_0_ip_block` (9.0) up to GC 9.4.2, `gfx_v9_4_3_ip_block` (9.4)
-/// for GC 9.4.3, 9.4.4 and 9.5.0.
+/// for GC 9.4.3, 9.4.4 and 9.5.0, `gfx_v11_0_ip_block` (11.0) for GC 11.
 fn gfx_block(gc: IpVersion) -> (u32, u32) {
-    if gc >= (9, 4, 3) { (9, 4) } else { (9, 0) }
+    if gc.0 == 11 {
+        (11, 0)
+    } else if gc >= (9, 4, 3) {
+        (9, 4)
+    } else {
+        (9, 0)
+    }
+}
+
+/// GFX (graphics) rings the kernel gives a context: none on CDNA, which has
+/// no graphics pipe; one on RDNA (`amdgpu_ctx_num_entities`: 1 for GFX).
+fn gfx_rings(gc: IpVersion) -> u32 {
+    u32::from(gc.0 >= 10)
 }
 
 /// The SDMA IP block (`amdgpu_discovery_set_sdma_ip_blocks`):
 /// `sdma_v4_0_ip_block` (4.0) up to SDMA 4.4.0, `sdma_v4_4_2_ip_block`
-/// (4.4) for 4.4.2, 4.4.4 and 4.4.5. Where the SDMA version is not known
-/// (MI350), the GC version tells: sdma_v4_4_2.c serves the GC 9.4.3 family,
-/// GC 9.5.0 included (its queue-reset switch names it).
+/// (4.4) for 4.4.2, 4.4.4 and 4.4.5, `sdma_v6_0_ip_block` (6.0) for SDMA 6.
+/// Where the SDMA version is not known (MI350), the GC version tells:
+/// sdma_v4_4_2.c serves the GC 9.4.3 family, GC 9.5.0 included (its
+/// queue-reset switch names it).
 fn sdma_block(sdma: Option<IpVersion>, gc: IpVersion) -> (u32, u32) {
     match sdma {
+        Some(v) if v.0 == 6 => (6, 0),
         Some(v) if v >= (4, 4, 2) => (4, 4),
         Some(_) => (4, 0),
         None if gc >= (9, 4, 3) => (4, 4),
@@ -184,10 +201,10 @@ fn hw_ip_info(g: &GpuSpec, ty: u32, instance: u32) -> Result<Vec<u8>, Errno> {
     let mut v = vec![0u8; drm::HW_IP_INFO_SIZE];
     let gc = ip::version_of(g, ip::hw_id::GC).unwrap_or_default();
     let (block, rings, (start, size), discovery) = match ty {
-        // GFX and COMPUTE are the same block; these GPUs have no GFX rings.
+        // GFX and COMPUTE are the same block; CDNA has no GFX rings.
         drm::HW_IP_GFX | drm::HW_IP_COMPUTE => {
             let rings = if ty == drm::HW_IP_GFX {
-                0
+                gfx_rings(gc)
             } else {
                 KERNEL_COMPUTE_RINGS.min(4)
             };
@@ -274,7 +291,13 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
     put(&mut v, d::CHIP_REV, 0);
     put(&mut v, d::EXTERNAL_REV, 0);
     put(&mut v, d::PCI_REV, g.pci.revision_id.into());
-    put(&mut v, d::FAMILY, drm::FAMILY_AI);
+    let gc = ip::version_of(g, ip::hw_id::GC).unwrap_or_default();
+    let family = if gc.0 == 11 {
+        drm::FAMILY_GC_11_0_0
+    } else {
+        drm::FAMILY_AI
+    };
+    put(&mut v, d::FAMILY, family);
     put(&mut v, d::NUM_SHADER_ENGINES, ses);
     put(
         &mut v,
@@ -293,12 +316,26 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
         u64::from(g.memory.clock_mhz) * 1000,
     );
     put(&mut v, d::CU_ACTIVE_NUMBER, g.soc.total_cus);
-    // Active CUs per SE (first 16 SEs, as the kernel).
+    // Active CUs of each shader array, at `[se % 4][sa + (se / 4) * sas]`
+    // (gfx_v9_0_get_cu_info with one array per engine; gfx_v11_0_get_cu_info
+    // puts engines 4..7 in the last two columns), as far as the 4x4 fits.
     let mut bitmap = [0u8; 64];
-    for (se, &n) in g.soc.cus_per_shader_engine.iter().enumerate().take(16) {
-        let bits: u32 = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let at = (se % 4) * 16 + (se / 4) * 4;
-        bitmap[at..at + 4].copy_from_slice(&bits.to_le_bytes());
+    let sas = g.soc.shader_arrays_per_engine.max(1) as usize;
+    for (se, &n) in g.soc.cus_per_shader_engine.iter().enumerate() {
+        for sa in 0..sas {
+            let col = sa + (se / 4) * sas;
+            if col >= 4 {
+                continue;
+            }
+            let per = n as usize / sas + usize::from(sa < n as usize % sas);
+            let bits: u32 = if per >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << per) - 1
+            };
+            let at = (se % 4) * 16 + col * 4;
+            bitmap[at..at + 4].copy_from_slice(&bits.to_le_bytes());
+        }
     }
     put(&mut v, d::CU_BITMAP, bitmap);
     put(&mut v, d::VIRTUAL_ADDRESS_OFFSET, 0x20_0000);
@@ -306,7 +343,12 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
     put(&mut v, d::VIRTUAL_ADDRESS_ALIGNMENT, 4096);
     put(&mut v, d::PTE_FRAGMENT_SIZE, 0x20_0000);
     put(&mut v, d::GART_PAGE_SIZE, 4096);
-    put(&mut v, d::VRAM_TYPE, 6); // AMDGPU_VRAM_TYPE_HBM
+    let vram_type = if g.memory.kind.eq_ignore_ascii_case("GDDR6") {
+        drm::VRAM_TYPE_GDDR6
+    } else {
+        drm::VRAM_TYPE_HBM
+    };
+    put(&mut v, d::VRAM_TYPE, vram_type);
     put(&mut v, d::VRAM_BIT_WIDTH, g.memory.bus_width_bits);
     put(&mut v, d::WAVE_FRONT_SIZE, g.cu.wavefront_size);
     put(&mut v, d::NUM_SHADER_VISIBLE_VGPRS, g.cu.max_vgprs_per_wave);

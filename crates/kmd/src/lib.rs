@@ -18,6 +18,7 @@
 
 pub mod abi;
 pub mod capi;
+pub mod cwsr;
 pub mod daemon;
 mod dmabuf;
 mod driver;

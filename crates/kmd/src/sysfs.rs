@@ -106,6 +106,25 @@ impl SysfsTree {
         let minor = extra.kfd.drm_render_minor;
         for (k, v) in ours {
             if let Some(rest) = k.strip_prefix(&from) {
+                // The copies it was rendered with are not the real GPUs:
+                // no peer links to them.
+                if rest.starts_with("p2p_links/") {
+                    continue;
+                }
+                let v = match (rest, v) {
+                    ("properties", Entry::File(t)) => Entry::File(
+                        t.lines()
+                            .map(|l| {
+                                if l.starts_with("p2p_links_count ") {
+                                    "p2p_links_count 0\n".to_string()
+                                } else {
+                                    format!("{l}\n")
+                                }
+                            })
+                            .collect(),
+                    ),
+                    (_, v) => v,
+                };
                 files.insert(format!("kfd/topology/nodes/{nodes}/{rest}"), v);
             } else if k.starts_with(&format!("dev/char/226:{minor}/"))
                 || k.starts_with(&format!("class/drm/renderD{minor}/"))
@@ -409,9 +428,14 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
             Entry::File(format!("{}\n", g.gfx_target.name())),
         );
         let caches = caches(g, i);
-        // GPUs of one XGMI hive (the same nonzero hive_id) link directly.
+        // GPUs of one XGMI hive (the same nonzero hive_id) link directly;
+        // the others reach each other over PCIe through the CPU, which KFD
+        // lists as peer-to-peer links (`kfd_add_peer_prop`).
         let peers: Vec<usize> = (0..gpus.len())
             .filter(|&j| j != i && g.kfd.hive_id != 0 && gpus[j].kfd.hive_id == g.kfd.hive_id)
+            .collect();
+        let pcie_peers: Vec<usize> = (0..gpus.len())
+            .filter(|&j| j != i && !peers.contains(&j))
             .collect();
         let mut p: Vec<(&str, u64)> = vec![
             ("cpu_cores_count", 0),
@@ -419,7 +443,7 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
             ("mem_banks_count", 1),
             ("caches_count", caches.len() as u64),
             ("io_links_count", 1 + peers.len() as u64),
-            ("p2p_links_count", 0),
+            ("p2p_links_count", pcie_peers.len() as u64),
             ("cpu_core_id_base", 0),
             ("simd_id_base", simd_id_base(i)),
         ];
@@ -453,6 +477,12 @@ fn render(config: &GpuConfig) -> BTreeMap<String, Entry> {
             );
         }
         f.insert(format!("{dir}/p2p_links"), Entry::Dir);
+        for (k, &j) in pcie_peers.iter().enumerate() {
+            f.insert(
+                format!("{dir}/p2p_links/{k}/properties"),
+                Entry::File(pcie_peer_link(node as u64, j as u64 + 1)),
+            );
+        }
 
         // The render node's character device in /sys/dev/char.
         let minor = g.kfd.drm_render_minor;
@@ -686,6 +716,26 @@ fn xgmi_link(from: u64, to: u64) -> String {
     ])
 }
 
+/// A peer-to-peer link between two GPUs that are not in one hive: KFD's
+/// copy of the GPU's PCIe link to the CPU, with the two GPUs' weights
+/// added (`kfd_add_peer_prop`, large-BAR GPUs under amdgpu's `pcie_p2p`).
+fn pcie_peer_link(from: u64, to: u64) -> String {
+    props(&[
+        ("type", 2),
+        ("version_major", 0),
+        ("version_minor", 0),
+        ("node_from", from),
+        ("node_to", to),
+        ("weight", 40),
+        ("min_latency", 0),
+        ("max_latency", 0),
+        ("min_bandwidth", 0),
+        ("max_bandwidth", 0),
+        ("recommended_transfer_size", 0),
+        ("flags", 1),
+    ])
+}
+
 fn io_link(from: u64, to: u64) -> String {
     props(&[
         ("type", 2),
@@ -774,6 +824,21 @@ fn caches(g: &GpuSpec, gpu_index: usize) -> Vec<String> {
             per(c.l1_instruction.cus_per_instance),
         );
         cu += per(c.l1_scalar.cus_per_instance);
+    }
+    if let Some(gl1) = &c.gl1 {
+        let mut cu = 0;
+        while cu < cus {
+            add(
+                1,
+                gl1.size_bytes.into(),
+                gl1.line_bytes,
+                gl1.associativity,
+                CACHE_DATA,
+                cu,
+                per(gl1.cus_per_instance),
+            );
+            cu += per(gl1.cus_per_instance);
+        }
     }
     let per_xcd = cus / u64::from(g.soc.xcds.max(1));
     for x in 0..u64::from(g.soc.xcds) {
@@ -1045,5 +1110,133 @@ mod tests {
             &[("GC", 11, (9, 5, 0), 8)],
             &[12, 32, 42, 108],
         );
+    }
+
+    #[test]
+    fn ip_discovery_w7900() {
+        // Navi 31: GC 11.0.0, two SDMA 6.0.0 engines under their own
+        // hw_ids, MP0/MP1 13.0.0.
+        check_ip_discovery(
+            Target::Gfx1100,
+            &[
+                ("MP1", 1, (13, 0, 0), 1),
+                ("GC", 11, (11, 0, 0), 1),
+                ("SDMA0", 42, (6, 0, 0), 1),
+                ("SDMA1", 43, (6, 0, 0), 1),
+                ("MP0", 255, (13, 0, 0), 1),
+            ],
+            &VIDEO,
+        );
+    }
+
+    /// The W7900's node as a Navi 31 reports it (a 7900 XTX's dump):
+    /// wave32, 192 SIMDs, and 206 caches: a vector L0 per CU, instruction
+    /// and scalar caches per WGP, a GL1 per shader array, the L2 and the
+    /// Infinity Cache, with sizes in KiB and the GL1 shared by 8 CUs.
+    #[test]
+    fn w7900_node_and_caches() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-w7900-{}", std::process::id()));
+        let cfg = GpuConfig::builtin(Target::Gfx1100);
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let read = |p: &str| std::fs::read_to_string(t.redirect(p).unwrap()).unwrap();
+        let node = "/sys/class/kfd/kfd/topology/nodes/1";
+        let props = read(&format!("{node}/properties"));
+        for line in [
+            "simd_count 192\n",
+            "caches_count 206\n",
+            "wave_front_size 32\n",
+            "array_count 12\n",
+            "simd_arrays_per_engine 2\n",
+            "cu_per_simd_array 8\n",
+            "simd_per_cu 2\n",
+            "max_waves_per_simd 16\n",
+            "gfx_target_version 110000\n",
+            "device_id 29768\n",
+        ] {
+            assert!(props.contains(line), "{line}{props}");
+        }
+        assert_eq!(read(&format!("{node}/name")), "gfx1100\n");
+        let caches: Vec<String> = (0..206)
+            .map(|k| read(&format!("{node}/caches/{k}/properties")))
+            .collect();
+        let field = |c: &str, f: &str| -> u64 {
+            c.lines()
+                .find_map(|l| l.strip_prefix(&format!("{f} ")))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let shared = |c: &str| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("sibling_map "))
+                .unwrap()
+                .split(',')
+                .filter(|b| *b == "1")
+                .count()
+        };
+        let mut kinds: Vec<(u64, u64, usize)> = caches
+            .iter()
+            .map(|c| (field(c, "level"), field(c, "size"), shared(c)))
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(
+            kinds,
+            [
+                (1, 16, 2),
+                (1, 32, 1),
+                (1, 32, 2),
+                (1, 256, 8),
+                (2, 6144, 96),
+                (3, 98304, 96)
+            ]
+        );
+        let gl1 = caches.iter().filter(|c| field(c, "size") == 256).count();
+        assert_eq!(gl1, 12);
+        assert!(t.redirect("/usr/share/libdrm/amdgpu.ids").is_some());
+        let ids = read("/usr/share/libdrm/amdgpu.ids");
+        assert!(ids.contains("7448,\t00,\tAMD Radeon Pro W7900\n"), "{ids}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Two GPUs outside a hive (two W7900s on PCIe) are each other's
+    /// peer-to-peer link through the CPU, with the two PCIe weights added;
+    /// GPUs of one hive have XGMI io_links and no p2p links.
+    #[test]
+    fn pcie_peers_get_p2p_links() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-p2p-{}", std::process::id()));
+        let mut cfg = GpuConfig::builtin(Target::Gfx1100);
+        let mut second = cfg.gpus[0].clone();
+        second.pci.location_id = 0x400;
+        second.kfd.drm_render_minor = 129;
+        cfg.gpus.push(second);
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let read = |p: &str| std::fs::read_to_string(t.redirect(p).unwrap()).unwrap();
+        let nodes = "/sys/class/kfd/kfd/topology/nodes";
+        for (node, peer) in [(1, 2), (2, 1)] {
+            let props = read(&format!("{nodes}/{node}/properties"));
+            assert!(props.contains("io_links_count 1\n"), "{props}");
+            assert!(props.contains("p2p_links_count 1\n"), "{props}");
+            let link = read(&format!("{nodes}/{node}/p2p_links/0/properties"));
+            for line in [
+                "type 2\n".to_string(),
+                format!("node_from {node}\n"),
+                format!("node_to {peer}\n"),
+                "weight 40\n".to_string(),
+            ] {
+                assert!(link.contains(&line), "{line}{link}");
+            }
+        }
+        let mut hive = GpuConfig::builtin(Target::Gfx942);
+        hive.gpus[0].kfd.hive_id = 7;
+        let mut second = hive.gpus[0].clone();
+        second.kfd.drm_render_minor = 129;
+        hive.gpus.push(second);
+        let t = SysfsTree::create(&hive, &dir).unwrap();
+        let props =
+            std::fs::read_to_string(t.redirect(&format!("{nodes}/1/properties")).unwrap()).unwrap();
+        assert!(props.contains("io_links_count 2\n"), "{props}");
+        assert!(props.contains("p2p_links_count 0\n"), "{props}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -72,21 +72,32 @@ fn hw_ip(d: &SimulatedDriver, ty: u32) -> (u32, u32, u64, u32, u32, u32, u32, u3
 
 #[test]
 fn hw_ip_info_compute_and_dma() {
-    // (target, GFX IP block, GC, SDMA IP block, SDMA discovery version).
+    // (target, GFX IP block, GC, SDMA IP block, SDMA discovery version,
+    // GFX rings).
     let cases = [
         // gfx_v9_0 for GC 9.4.2; sdma_v4_0 for SDMA 4.4.0.
-        (Target::Gfx90a, (9, 0), 0x09_04_02, (4, 0), 0x04_04_00),
+        (Target::Gfx90a, (9, 0), 0x09_04_02, (4, 0), 0x04_04_00, 0),
         // gfx_v9_4_3 and sdma_v4_4_2 for GC 9.4.3 / SDMA 4.4.2.
-        (Target::Gfx942, (9, 4), 0x09_04_03, (4, 4), 0x04_04_02),
+        (Target::Gfx942, (9, 4), 0x09_04_03, (4, 4), 0x04_04_02, 0),
         // MI350's SDMA version is not known: 0.
-        (Target::Gfx950, (9, 4), 0x09_05_00, (4, 4), 0),
+        (Target::Gfx950, (9, 4), 0x09_05_00, (4, 4), 0, 0),
+        // gfx_v11_0 and sdma_v6_0 for GC 11.0.0 / SDMA 6.0.0; RDNA has a
+        // graphics ring.
+        (
+            Target::Gfx1100,
+            (11, 0),
+            0x0b_00_00,
+            (6, 0),
+            0x06_00_00,
+            0x1,
+        ),
     ];
-    for (t, gfx, gc, sdma, sdma_v) in cases {
+    for (t, gfx, gc, sdma, sdma_v, gfx_rings) in cases {
         let (d, _) = driver(t);
         let c = hw_ip(&d, 1);
         assert_eq!(c, (gfx.0, gfx.1, 0, 32, 32, 0xf, gc, 0), "{t} COMPUTE");
         let g = hw_ip(&d, 0);
-        assert_eq!(g, (gfx.0, gfx.1, 0, 32, 32, 0, gc, 0), "{t} GFX: no rings");
+        assert_eq!(g, (gfx.0, gfx.1, 0, 32, 32, gfx_rings, gc, 0), "{t} GFX");
         let s = hw_ip(&d, 2);
         assert_eq!(s, (sdma.0, sdma.1, 0, 256, 4, 0x3, sdma_v, 0), "{t} DMA");
         // Video engines (UVD 3 .. VPE 9): no block, zeros, success.
@@ -105,7 +116,7 @@ fn hw_ip_info_compute_and_dma() {
 
 #[test]
 fn fw_version_queries() {
-    for t in Target::ALL {
+    for t in Target::CONFIGURED {
         let (d, _) = driver(t);
         let cfg = GpuConfig::builtin(t);
         let g = &cfg.gpus[0];
@@ -177,7 +188,7 @@ fn memory_heaps_follow_vram_use() {
 
 #[test]
 fn video_caps_are_refused_as_without_video_engines() {
-    for t in Target::ALL {
+    for t in Target::CONFIGURED {
         let (d, _) = driver(t);
         for ty in [0, 1, 2] {
             assert_eq!(
@@ -187,4 +198,41 @@ fn video_caps_are_refused_as_without_video_engines() {
             );
         }
     }
+}
+
+/// `AMDGPU_INFO_DEV_INFO` of the W7900 (`struct drm_amdgpu_info_device`
+/// offsets from amdgpu_drm.h): the GC 11 family, GDDR6, six shader
+/// engines of two arrays of 8 CUs each in the CU bitmap (engines 4 and 5
+/// in the third and fourth columns, as gfx_v11_0_get_cu_info lays them
+/// out), wave32, 24 L2 channels.
+#[test]
+fn w7900_device_info() {
+    let (d, _) = driver(Target::Gfx1100);
+    let v = info(&d, 0x16, [0; 3], 368).unwrap();
+    assert_eq!(get32(&v, 0), 0x7448, "device_id");
+    assert_eq!(get32(&v, 16), 145, "AMDGPU_FAMILY_GC_11_0_0");
+    assert_eq!(get32(&v, 20), 6, "num_shader_engines");
+    assert_eq!(get32(&v, 24), 2, "num_shader_arrays_per_engine");
+    assert_eq!(get32(&v, 48), 96, "cu_active_number");
+    let bitmap = |se: usize, col: usize| get32(&v, 56 + se * 16 + col * 4);
+    for se in 0..4 {
+        assert_eq!((bitmap(se, 0), bitmap(se, 1)), (0xff, 0xff), "SE{se}");
+    }
+    for se in 4..6 {
+        assert_eq!(
+            (bitmap(se - 4, 2), bitmap(se - 4, 3)),
+            (0xff, 0xff),
+            "SE{se}"
+        );
+    }
+    assert_eq!((bitmap(2, 2), bitmap(3, 3)), (0, 0));
+    assert_eq!(get32(&v, 176), 9, "AMDGPU_VRAM_TYPE_GDDR6");
+    assert_eq!(get32(&v, 180), 384, "vram_bit_width");
+    assert_eq!(get32(&v, 240), 32, "wave_front_size");
+    assert_eq!(get32(&v, 248), 8, "num_cu_per_sh");
+    assert_eq!(get32(&v, 252), 24, "num_tcc_blocks");
+    // The MI300X keeps GFX9's family and HBM.
+    let (d, _) = driver(Target::Gfx942);
+    let v = info(&d, 0x16, [0; 3], 368).unwrap();
+    assert_eq!((get32(&v, 16), get32(&v, 176)), (141, 6));
 }

@@ -159,11 +159,27 @@ fn events_and_queue_arguments() {
     let mut bad = q;
     put64(&mut bad, 0, 0);
     assert_eq!(d.ioctl(KFD, iowr(0x02, 88), &mut bad), Err(Errno::EFAULT));
+    // A context save area must have the sizes KFD computes for the node
+    // (kfd_queue_acquire_buffers): the whole area and the control stack.
+    let want = rocjitsu_kmd::cwsr::sizes(&GpuConfig::builtin(Target::Gfx942).gpus[0]);
+    let save = vec![0u8; 4096];
+    let mut cwsr = q;
+    put64(&mut cwsr, 72, save.as_ptr() as u64);
+    put32(&mut cwsr, 80, want.cwsr - 4096);
+    put32(&mut cwsr, 84, want.ctl_stack);
+    assert_eq!(d.ioctl(KFD, iowr(0x02, 88), &mut cwsr), Err(Errno::EINVAL));
+    put32(&mut cwsr, 80, want.cwsr);
+    put32(&mut cwsr, 84, want.ctl_stack + 4096);
+    assert_eq!(d.ioctl(KFD, iowr(0x02, 88), &mut cwsr), Err(Errno::EINVAL));
+    put32(&mut cwsr, 84, want.ctl_stack);
+    d.ioctl(KFD, iowr(0x02, 88), &mut cwsr).unwrap();
+    let mut dq = [0u8; 8];
+    put32(&mut dq, 0, get32(&cwsr, 52));
+    d.ioctl(KFD, iowr(0x03, 8), &mut dq).unwrap();
     d.ioctl(KFD, iowr(0x02, 88), &mut q).unwrap();
     let qid = get32(&q, 52);
     assert_eq!(get64(&q, 24) >> 62, 3, "doorbell mmap type");
     assert_eq!(d.queue_gpu(qid), Some(0));
-    let mut dq = [0u8; 8];
     put32(&mut dq, 0, qid);
     d.ioctl(KFD, iowr(0x03, 8), &mut dq).unwrap();
     assert_eq!(d.ioctl(KFD, iowr(0x03, 8), &mut dq), Err(Errno::EINVAL));

@@ -322,7 +322,8 @@ impl Aql {
             .or_else(|| cx.kernels().name(vm, kernel_object))
             .unwrap_or_else(|| format!("<kernel object 0x{kernel_object:x}>"));
         let gpu = cx.gpu();
-        let prog = launch::program(cx, &mut self.tlb, entry, &|| {
+        let wave32 = kd.kernel_code_properties.enable_wavefront_size32;
+        let prog = launch::program(cx, &mut self.tlb, entry, wave32, &|| {
             format!("packet {index} at 0x{slot:x}: kernel {kernel}")
         })?;
         let private_bytes = private.max(kd.private_segment_fixed_size);

@@ -11,7 +11,7 @@
 use crate::exec::dispatch::CodeAt;
 use crate::exec::engine::Program;
 use crate::mem::{Tlb, Vm};
-use rocjitsu_isa::Target;
+use rocjitsu_isa::{Target, WaveSize};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -30,6 +30,7 @@ struct Key {
     region: u64,
     start: u64,
     target: Target,
+    wave: WaveSize,
 }
 
 struct Entry {
@@ -74,12 +75,15 @@ impl Cache {
         n
     }
 
-    /// The program holding the code at `entry`, for `target`.
+    /// The program holding the code at `entry`, for `target`, decoded for
+    /// waves of `wave` lanes (RDNA code reads differently in wave32 and
+    /// wave64: VCC and SGPR masks are one register or two).
     pub fn program(
         &self,
         vm: &Vm,
         tlb: &mut Tlb,
         target: Target,
+        wave: WaveSize,
         entry: u64,
     ) -> Result<Arc<Program>, String> {
         let r = vm
@@ -98,6 +102,7 @@ impl Cache {
             region: r.id,
             start,
             target,
+            wave,
         };
         let check = CHECK.min(stop - entry) as usize;
         let mut now = [0u8; CHECK as usize];
@@ -112,8 +117,10 @@ impl Cache {
         }
         // A miss: forget programs of regions that are gone.
         map.retain(|k, e| vm.region(e.region_start).is_some_and(|r| r.id == k.region));
-        let prog =
-            Arc::new(Program::from_vm(target, vm, start, stop - start).map_err(|e| e.to_string())?);
+        let prog = Arc::new(
+            Program::from_vm_in(target, wave, vm, start, stop - start)
+                .map_err(|e| e.to_string())?,
+        );
         map.insert(
             key,
             Entry {
@@ -125,14 +132,16 @@ impl Cache {
     }
 }
 
-/// The cache as the code a dispatch's waves may call into, for one target.
+/// The cache as the code a dispatch's waves may call into, for one target
+/// and wave size.
 pub struct CodeIn<'a> {
     pub cache: &'a Cache,
     pub target: Target,
+    pub wave: WaveSize,
 }
 
 impl CodeAt for CodeIn<'_> {
     fn program_at(&self, vm: &Vm, tlb: &mut Tlb, pc: u64) -> Result<Arc<Program>, String> {
-        self.cache.program(vm, tlb, self.target, pc)
+        self.cache.program(vm, tlb, self.target, self.wave, pc)
     }
 }

@@ -10,6 +10,7 @@ use crate::exec::dispatch::{self, DispatchError, Extra, Launch};
 use crate::exec::engine::Program;
 use crate::exec::op::Fault;
 use crate::mem::{Access, Tlb};
+use rocjitsu_isa::WaveSize;
 use std::sync::Arc;
 
 /// The most private memory a work-item can have: a wave's scratch size
@@ -17,16 +18,24 @@ use std::sync::Arc;
 /// 64 lanes.
 pub(crate) const MAX_PRIVATE: u32 = 8191 * 1024 / 64;
 
-/// The decoded program holding the code at `entry`; a fault report (`what`
-/// names the packet and kernel) if it cannot be read.
+/// The decoded program holding the code at `entry`, for waves of 32 lanes
+/// when `wave32` (the descriptor's `enable_wavefront_size32`; GFX9 code is
+/// wave64 regardless); a fault report (`what` names the packet and kernel)
+/// if it cannot be read.
 pub(crate) fn program(
     cx: &Cx,
     tlb: &mut Tlb,
     entry: u64,
+    wave32: bool,
     what: &dyn Fn() -> String,
 ) -> Result<Arc<Program>, Stop> {
+    let wave = if wave32 {
+        WaveSize::Wave32
+    } else {
+        WaveSize::Wave64
+    };
     cx.kernels()
-        .program(cx.vm(), tlb, cx.gpu().spec.target, entry)
+        .program(cx.vm(), tlb, cx.gpu().spec.target, wave, entry)
         .map_err(|why| {
             cx.fault(GpuFault {
                 addr: entry,
@@ -55,6 +64,7 @@ pub(crate) fn run(
     let code = CodeIn {
         cache: cx.kernels(),
         target: cx.gpu().spec.target,
+        wave: prog.wave,
     };
     let extra = Extra {
         cancel: Some(&cx.ctl.stop),

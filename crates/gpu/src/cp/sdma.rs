@@ -1,6 +1,10 @@
 //! The SDMA engine (SDMA v4, as on gfx9): the packets ROCr's `BlitSdma`
 //! writes for copies, fills and signal updates (ROCr `sdma_registers.h`,
-//! `amd_blit_sdma.cpp`; Linux `vega10_sdma_pkt_open.h`).
+//! `amd_blit_sdma.cpp`; Linux `vega10_sdma_pkt_open.h`), and the cache
+//! request SDMA v5/v6 (gfx10/gfx11) add, GCR_REQ (Linux
+//! `sdma_v6_0_0_pkt_open.h`), which ROCr writes around copies on gfx11.
+//! The emulated GPU has no caches, so GCR_REQ has nothing to write back
+//! or invalidate.
 //!
 //! The ring's read and write pointers are 64-bit byte offsets that only
 //! grow; a packet at offset `p` starts at `ring_base + p % ring_size` and
@@ -26,12 +30,15 @@ const OP_COND_EXE: u32 = 9;
 const OP_ATOMIC: u32 = 10;
 const OP_CONST_FILL: u32 = 11;
 const OP_TIMESTAMP: u32 = 13;
+const OP_GCR: u32 = 17;
 
 const SUB_COPY_LINEAR: u32 = 0;
 const SUB_COPY_LINEAR_RECT: u32 = 4;
 const SUB_TIMESTAMP_SET: u32 = 0;
 const SUB_TIMESTAMP_GET: u32 = 1;
 const SUB_TIMESTAMP_GET_GLOBAL: u32 = 2;
+/// GCR_REQ's `SDMA_SUBOP_USER_GCR`.
+const SUB_USER_GCR: u32 = 1;
 
 /// A POLL_REGMEM retry count meaning "forever".
 const RETRY_FOREVER: u32 = 0xfff;
@@ -86,6 +93,7 @@ fn name(op: u32) -> &'static str {
         OP_ATOMIC => "ATOMIC",
         OP_CONST_FILL => "CONST_FILL",
         OP_TIMESTAMP => "TIMESTAMP",
+        OP_GCR => "GCR_REQ",
         _ => "unknown",
     }
 }
@@ -210,6 +218,9 @@ fn packet_len(
         (OP_ATOMIC, _) => 8,
         (OP_CONST_FILL, _) => 5,
         (OP_TIMESTAMP, _) => 3,
+        // Header, the address range (base and limit, 128-byte granules)
+        // with GCR_CONTROL, and the VMID.
+        (OP_GCR, SUB_USER_GCR) => 5,
         _ => {
             return Err(Ok(format!(
                 "unknown SDMA packet: opcode {op}, sub-opcode {sub} (header 0x{header:08x})"
@@ -225,7 +236,7 @@ impl Sdma {
         let header = self.pkt[0];
         let (op, sub) = (header & 0xff, (header >> 8) & 0xff);
         match op {
-            OP_NOP => Ok(()),
+            OP_NOP | OP_GCR => Ok(()),
             OP_COPY => self.copy(cx, rptr, sub),
             OP_WRITE => self.write(cx, rptr),
             OP_FENCE => {

@@ -68,6 +68,17 @@ impl Program {
         Ok(Program::new(target, base, vm.read_vec(base, len)?))
     }
 
+    /// [`Program::from_vm`] for waves of `wave` lanes.
+    pub fn from_vm_in(
+        target: Target,
+        wave: WaveSize,
+        vm: &Vm,
+        base: u64,
+        len: u64,
+    ) -> Result<Program, Fault> {
+        Ok(Program::new_in(target, wave, base, vm.read_vec(base, len)?))
+    }
+
     pub fn base(&self) -> u64 {
         self.base
     }

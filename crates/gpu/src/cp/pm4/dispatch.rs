@@ -34,6 +34,8 @@ const COMPUTE_SHADER_EN: u32 = 1 << 0;
 const PARTIAL_TG_EN: u32 = 1 << 1;
 const FORCE_START_AT_000: u32 = 1 << 2;
 const USE_THREAD_DIMENSIONS: u32 = 1 << 5;
+/// CS_W32_EN (GFX10 and later): the waves have 32 lanes.
+const CS_W32_EN: u32 = 1 << 15;
 
 /// LDS_SIZE granule of COMPUTE_PGM_RSRC2 on gfx9: 128 dwords.
 const LDS_GRANULE: u32 = 512;
@@ -144,7 +146,10 @@ impl Pm4 {
             .entry_name(cx.vm(), entry)
             .unwrap_or_else(|| format!("<code at 0x{entry:x}>"));
         let where_ = self.where_(at);
-        let prog = launch::program(cx, &mut self.tlb, entry, &|| {
+        let wave32 = cx.gpu().spec.target.supports_wave32()
+            && r.get(COMPUTE_DISPATCH_INITIATOR) & CS_W32_EN != 0;
+        kd.kernel_code_properties.enable_wavefront_size32 = wave32;
+        let prog = launch::program(cx, &mut self.tlb, entry, wave32, &|| {
             format!("{where_}: kernel {kernel}")
         })?;
         let gpu = cx.gpu();

@@ -144,6 +144,9 @@ fn every_packet_kind_in_order() {
     );
     wr64(&vm, at + 16, 7);
     q.submit(&vm, &cp, &atomic(0x38, at + 16, 100, 0, false));
+    // GCR_REQ (SDMA v6, gfx11): a cache write-back/invalidate of a range,
+    // nothing to do without caches; the packets behind it run.
+    q.submit(&vm, &cp, &[17 | 1 << 8, 0x80, 0x0001_0000, 0x100, 0]);
     // The mailbox FENCE and TRAP ROCr ends an interrupt signal's
     // submission with.
     let mailbox = vm.alloc(8, Perms::RW);
