@@ -82,8 +82,15 @@ struct Region {
     /// Unique among all regions this Vm ever had.
     id: u64,
     /// Owned backing store (standalone mode), kept alive with the region.
-    _owned: Option<Box<[AtomicU64]>>,
+    _owned: Option<Box<[Line]>>,
 }
+
+/// 16 bytes of an owned buffer: buffers start 16-byte aligned, so that GPU
+/// and host addresses agree modulo 16 and an aligned 16-byte access is one
+/// host access (see [`Vm::load`]).
+#[repr(C, align(16))]
+#[derive(Debug, Default)]
+struct Line([AtomicU64; 2]);
 
 // SAFETY: a region's host pointer is either owned by the region (`_owned`)
 // or registered by the driver, which keeps the mapping alive until it is
@@ -331,8 +338,8 @@ impl Vm {
     /// the next.
     pub fn alloc(&self, len: u64, perms: Perms) -> u64 {
         let len = len.max(1).next_multiple_of(PAGE);
-        let words = len.div_ceil(8).max(1) as usize;
-        let owned: Box<[AtomicU64]> = (0..words).map(|_| AtomicU64::new(0)).collect();
+        let lines = len.div_ceil(16).max(1) as usize;
+        let owned: Box<[Line]> = (0..lines).map(|_| Line::default()).collect();
         let host = owned.as_ptr() as *mut u8;
         let span = (len.max(1)).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN + ALLOC_ALIGN;
         let start = self.next.fetch_add(span, Ordering::Relaxed);
@@ -572,8 +579,10 @@ impl Vm {
 
     /// Reads `out.len()` bytes at `addr` as a wave's load instruction
     /// reads them while other waves (or the host) write concurrently:
-    /// naturally aligned units of up to 8 bytes, each read at once, from
-    /// the highest address down. Together with [`Vm::store`], which writes
+    /// naturally aligned units of up to 16 bytes, each read at once, from
+    /// the highest address down. A lane's aligned dwordx4 is one unit, as
+    /// on the GPU, where rocPRIM's 128-bit `atomic_load`/`atomic_store`
+    /// are plain `global_load_dwordx4`/`global_store_dwordx4`. Together with [`Vm::store`], which writes
     /// from the lowest address up, a reader that sees a value at a higher
     /// address sees everything the same store wrote below it, as a load of
     /// a whole line sees one store of it on the GPU. Producers that publish
@@ -589,8 +598,8 @@ impl Vm {
     }
 
     /// Writes `data` at `addr` as a wave's store instruction does:
-    /// naturally aligned units of up to 8 bytes, each written at once, from
-    /// the lowest address up (see [`Vm::load`]).
+    /// naturally aligned units of up to 16 bytes, each written at once,
+    /// from the lowest address up (see [`Vm::load`]).
     #[inline]
     pub fn store(&self, tlb: &mut Tlb, addr: u64, data: &[u8]) -> Result<(), MemFault> {
         let p = self.resolve(tlb, addr, data.len() as u32, Access::Write)?;
@@ -691,16 +700,121 @@ impl Vm {
     }
 }
 
-/// The size of the naturally aligned unit of at most 8 bytes and at most
+/// The size of the naturally aligned unit of at most 16 bytes and at most
 /// `left` bytes that starts, or ends, at host address `at` (a unit of `n`
 /// bytes is aligned at both ends or at neither).
 #[inline(always)]
 fn unit(at: usize, left: usize) -> usize {
-    let mut n = 8;
+    let mut n = 16;
     while n > 1 && (left < n || !at.is_multiple_of(n)) {
         n /= 2;
     }
     n
+}
+
+/// Single-copy atomic 16-byte accesses of host memory.
+///
+/// On x86-64, processors that enumerate AVX carry out the 16-byte accesses
+/// of MOVDQA at a 16-byte aligned address atomically (Intel SDM vol. 3A,
+/// "Guaranteed Atomic Operations"; AMD APM vol. 2, "Access Atomicity"). Elsewhere, and on older x86-64 processors, the two 8-byte
+/// halves are moved under one of a set of spin locks chosen by address,
+/// which makes the emulator's own 16-byte accesses atomic with respect to
+/// each other.
+mod wide {
+    #[cfg(target_arch = "x86_64")]
+    fn native() -> bool {
+        std::arch::is_x86_feature_detected!("avx")
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn native() -> bool {
+        false
+    }
+
+    /// Reads the 16 bytes at `p`.
+    ///
+    /// # Safety
+    /// `p..p + 16` must be readable memory and `p` 16-byte aligned.
+    #[inline]
+    pub(super) unsafe fn load16(p: *const u8) -> u128 {
+        #[cfg(target_arch = "x86_64")]
+        if native() {
+            let x: std::arch::x86_64::__m128i;
+            // SAFETY: the caller guarantees 16 readable, 16-byte aligned
+            // bytes at `p`, as MOVDQA requires.
+            unsafe {
+                std::arch::asm!(
+                    "movdqa {x}, xmmword ptr [{p}]",
+                    p = in(reg) p,
+                    x = out(xmm_reg) x,
+                    options(nostack, preserves_flags, readonly),
+                );
+            }
+            // SAFETY: any 16 bytes are a valid u128.
+            return unsafe { std::mem::transmute::<std::arch::x86_64::__m128i, u128>(x) };
+        }
+        let _g = locked(p as usize);
+        // SAFETY: as above; the halves are 8-byte aligned.
+        unsafe {
+            let lo = std::ptr::read_volatile(p.cast::<u64>());
+            let hi = std::ptr::read_volatile(p.add(8).cast::<u64>());
+            u128::from(hi) << 64 | u128::from(lo)
+        }
+    }
+
+    /// Writes `v` to the 16 bytes at `p`.
+    ///
+    /// # Safety
+    /// `p..p + 16` must be writable memory and `p` 16-byte aligned.
+    #[inline]
+    pub(super) unsafe fn store16(p: *mut u8, v: u128) {
+        #[cfg(target_arch = "x86_64")]
+        if native() {
+            // SAFETY: any u128 is a valid __m128i.
+            let x = unsafe { std::mem::transmute::<u128, std::arch::x86_64::__m128i>(v) };
+            // SAFETY: the caller guarantees 16 writable, 16-byte aligned
+            // bytes at `p`, as MOVDQA requires.
+            unsafe {
+                std::arch::asm!(
+                    "movdqa xmmword ptr [{p}], {x}",
+                    p = in(reg) p,
+                    x = in(xmm_reg) x,
+                    options(nostack, preserves_flags),
+                );
+            }
+            return;
+        }
+        let _g = locked(p as usize);
+        // SAFETY: as above; the halves are 8-byte aligned.
+        unsafe {
+            std::ptr::write_volatile(p.cast::<u64>(), v as u64);
+            std::ptr::write_volatile(p.add(8).cast::<u64>(), (v >> 64) as u64);
+        }
+    }
+
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static LOCKS: [AtomicBool; 64] = [const { AtomicBool::new(false) }; 64];
+
+    /// Holds the lock of the 16 bytes at host address `at` until dropped.
+    struct Held(&'static AtomicBool);
+
+    impl Drop for Held {
+        fn drop(&mut self) {
+            self.0.store(false, Ordering::Release);
+        }
+    }
+
+    fn locked(at: usize) -> Held {
+        let l = &LOCKS[(at >> 4) % LOCKS.len()];
+        while l
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        Held(l)
+    }
 }
 
 /// Copies `out.len()` bytes from `src` in aligned units, highest first
@@ -719,6 +833,7 @@ unsafe fn load_descending(src: *const u8, out: &mut [u8]) {
         unsafe {
             let p = src.add(at);
             match n {
+                16 => out[at..end].copy_from_slice(&wide::load16(p).to_ne_bytes()),
                 8 => out[at..end]
                     .copy_from_slice(&std::ptr::read_volatile(p.cast::<u64>()).to_ne_bytes()),
                 4 => out[at..end]
@@ -748,6 +863,7 @@ unsafe fn store_ascending(dst: *mut u8, data: &[u8]) {
         unsafe {
             let p = dst.add(at);
             match n {
+                16 => wide::store16(p, u128::from_ne_bytes(b.try_into().unwrap_or_default())),
                 8 => std::ptr::write_volatile(
                     p.cast::<u64>(),
                     u64::from_ne_bytes(b.try_into().unwrap_or_default()),
@@ -877,6 +993,64 @@ mod tests {
             vm.load(&mut t, a + off, &mut back).unwrap();
             assert_eq!(&back[..], &data[..], "offset {off}");
         }
+    }
+
+    /// An aligned 16-byte store is one store, as a lane's dwordx4 is on the
+    /// GPU (rocPRIM's `RocprimAtomicTests.Global128Bits`): two writers
+    /// store 16 bytes whose halves are equal, each its own values, and a
+    /// reader of the 16 bytes never sees the halves of different stores.
+    #[test]
+    fn aligned_16_byte_accesses_do_not_tear() {
+        let vm = Vm::new();
+        let a = vm.alloc(64, Perms::RW);
+        let rounds = 200_000u64;
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for w in 0..2u64 {
+                let (vm, done) = (&vm, &done);
+                s.spawn(move || {
+                    let mut t = Tlb::default();
+                    for r in 0..rounds {
+                        let x = (w << 63 | r).to_le_bytes();
+                        let line: Vec<u8> = x.iter().chain(&x).copied().collect();
+                        vm.store(&mut t, a + 16, &line).unwrap();
+                    }
+                    done.fetch_add(1, Ordering::Release);
+                });
+            }
+            s.spawn(|| {
+                let mut t = Tlb::default();
+                let mut buf = [0u8; 16];
+                while done.load(Ordering::Acquire) < 2 {
+                    vm.load(&mut t, a + 16, &mut buf).unwrap();
+                    let lo = u64::from_le_bytes(buf[..8].try_into().unwrap());
+                    let hi = u64::from_le_bytes(buf[8..].try_into().unwrap());
+                    assert_eq!(lo, hi, "a torn 16-byte load");
+                }
+            });
+        });
+        let mut t = Tlb::default();
+        let mut buf = [0u8; 16];
+        vm.load(&mut t, a + 16, &mut buf).unwrap();
+        assert_eq!(buf[..8], buf[8..], "a torn 16-byte store");
+    }
+
+    /// The units `Vm::load` and `Vm::store` move at once: naturally
+    /// aligned, up to 16 bytes (a lane's aligned dwordx4 is one).
+    #[test]
+    fn accesses_move_naturally_aligned_units_of_up_to_16_bytes() {
+        assert_eq!(unit(0x1000, 16), 16);
+        assert_eq!(unit(0x1000, 64), 16);
+        assert_eq!(unit(0x1008, 16), 8);
+        assert_eq!(unit(0x1000, 12), 8);
+        assert_eq!(unit(0x1004, 12), 4);
+        assert_eq!(unit(0x1003, 16), 1);
+        // Owned buffers start 16-byte aligned on the host too.
+        let vm = Vm::new();
+        let a = vm.alloc(64, Perms::RW);
+        let r = vm.host_range(a, 16, Access::Read).unwrap();
+        assert_eq!(r.host as usize % 16, 0);
+        assert_eq!(a % 16, 0);
     }
 
     #[test]

@@ -234,8 +234,18 @@ pub fn encode_attrs(attrs: &[Attr], out: &mut [u8]) {
 pub struct Svm {
     /// Non-overlapping page ranges by start address.
     ranges: BTreeMap<u64, Range>,
-    /// The Vm regions [`Svm::map_into`] made (their ids).
-    mapped: Vec<u64>,
+    /// The Vm regions [`Svm::map_into`] made: what each maps, its id.
+    mapped: Vec<(Run, u64)>,
+}
+
+/// A contiguous run of ranges that one Vm region maps: start, end, host
+/// address of the start, permissions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Run {
+    start: u64,
+    end: u64,
+    host: u64,
+    perms: Perms,
 }
 
 impl Svm {
@@ -510,12 +520,44 @@ impl Svm {
     /// access (with XNACK on, KFD maps such a range at the GPU's first
     /// fault; mapping it at once reads the same): contiguous runs become
     /// one Vm region each, so an access across range boundaries does not
-    /// fault.
+    /// fault. Regions whose run is unchanged stay as they are, and new ones
+    /// are mapped before old ones go: a queue that is copying to or from
+    /// one range (SDMA on pinned host memory) while the runtime sets the
+    /// attributes of another never finds its memory unmapped.
     pub fn map_into(&mut self, vm: &Vm) {
-        for id in self.mapped.drain(..) {
+        let runs = self.runs();
+        let (mut keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.mapped)
+            .into_iter()
+            .partition(|(r, _)| runs.contains(r));
+        for run in runs {
+            if keep.iter().any(|(r, _)| *r == run) {
+                continue;
+            }
+            // SAFETY: `host..host + (end - start)` is either the process's
+            // own pages (local mode: kept mapped while the range exists; an
+            // munmap drops the range first, see `forget`) or the driver's
+            // own mapping of a client's memfd, which the range keeps alive
+            // until it is removed from the Vm here.
+            let id = unsafe {
+                vm.map_host(
+                    run.start,
+                    run.end - run.start,
+                    run.host as *mut u8,
+                    run.perms,
+                )
+            };
+            keep.push((run, id));
+        }
+        for (_, id) in gone {
             vm.unmap_region(id);
         }
-        let mut run: Option<(u64, u64, u64, Perms)> = None; // (start, end, host, perms)
+        self.mapped = keep;
+    }
+
+    /// The runs of ranges some GPU may access, each contiguous in GPU and
+    /// host addresses with one set of permissions.
+    fn runs(&self) -> Vec<Run> {
+        let mut run: Option<Run> = None;
         let mut runs = Vec::new();
         for (&s, r) in &self.ranges {
             let reach = r.attrs.access | r.attrs.in_place != 0;
@@ -529,25 +571,22 @@ impl Svm {
                 exec: true,
             };
             match &mut run {
-                Some((rs, re, rh, rp)) if *re == s && *rh + (s - *rs) == host && *rp == perms => {
-                    *re = r.end;
+                Some(x) if x.end == s && x.host + (s - x.start) == host && x.perms == perms => {
+                    x.end = r.end;
                 }
                 _ => {
                     runs.extend(run.take());
-                    run = Some((s, r.end, host, perms));
+                    run = Some(Run {
+                        start: s,
+                        end: r.end,
+                        host,
+                        perms,
+                    });
                 }
             }
         }
         runs.extend(run);
-        for (s, e, host, perms) in runs {
-            // SAFETY: `host..host + (e - s)` is either the process's own
-            // pages (local mode: kept mapped while the range exists; an
-            // munmap drops the range first, see `forget`) or the driver's
-            // own mapping of a client's memfd, which the range keeps alive
-            // until it is removed from the Vm here.
-            let id = unsafe { vm.map_host(s, e - s, host as *mut u8, perms) };
-            self.mapped.push(id);
-        }
+        runs
     }
 
     /// The ranges (start, end), for tests and logs.
@@ -762,6 +801,75 @@ mod tests {
         assert!(vm.read_u32(&mut tlb, a).is_ok());
         s.forget(a, b);
         s.map_into(&vm);
+        drop(buf);
+    }
+
+    /// ROCr 7 pins pageable memory for hipMemcpy through SVM ranges and
+    /// sets the next chunk's attributes while SDMA copies the last one
+    /// (rocPRIM's `RocprimDeviceUniqueByKeyTests/9.UniqueByKey`, whose
+    /// copy faulted): setting one range leaves another's region in place,
+    /// and a reader of that range never misses it.
+    #[test]
+    fn setting_one_range_never_unmaps_another() {
+        let vm = Vm::new();
+        let mut s = Svm::default();
+        let mut buf = vec![0u64; 8 * PAGE as usize / 8 + 512];
+        let base = (buf.as_mut_ptr() as u64).next_multiple_of(PAGE);
+        let (a, b) = (base, base + 2 * PAGE);
+        s.set(
+            a,
+            a + PAGE,
+            &[at(ATTR_ACCESS_IN_PLACE, G)],
+            Some(Backing::Host),
+            0,
+            &gpu,
+        )
+        .unwrap();
+        s.map_into(&vm);
+        let id = vm.region(a).unwrap().id;
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let started = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|t| {
+            let reader = t.spawn(|| {
+                let mut tlb = Default::default();
+                let mut reads = 0u64;
+                started.store(true, std::sync::atomic::Ordering::Relaxed);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    vm.read_u32(&mut tlb, a + 64)
+                        .expect("the pinned range stays mapped");
+                    reads += 1;
+                }
+                reads
+            });
+            while !started.load(std::sync::atomic::Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+            for i in 0..2000u64 {
+                let (c, d) = (b + (i % 4) * PAGE, b + (i % 4 + 1) * PAGE);
+                s.set(
+                    c,
+                    d,
+                    &[at(ATTR_ACCESS_IN_PLACE, G)],
+                    Some(Backing::Host),
+                    0,
+                    &gpu,
+                )
+                .unwrap();
+                s.map_into(&vm);
+                s.forget(c, d);
+                s.map_into(&vm);
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            assert!(reader.join().unwrap() > 0);
+        });
+        assert_eq!(
+            vm.region(a).unwrap().id,
+            id,
+            "the region was never remapped"
+        );
+        s.forget(a, a + PAGE);
+        s.map_into(&vm);
+        assert!(vm.region(a).is_none());
         drop(buf);
     }
 

@@ -15,11 +15,11 @@
 //! the [`crate::mem::Vm`] and reports a fault exactly as the interpreter
 //! does.
 //!
-//! Bytes move as the interpreter's [`crate::mem::Vm::load`] and
-//! [`crate::mem::Vm::store`] move them: in aligned 8-byte units, a load's
-//! from the highest address down and a store's from the lowest up, so that
-//! another wave sees no more of a half-finished store than under the
-//! interpreter.
+//! Bytes move in the order of the interpreter's [`crate::mem::Vm::load`]
+//! and [`crate::mem::Vm::store`]: a load's from the highest address down
+//! and a store's from the lowest up, in aligned 8-byte units. The
+//! interpreter moves an aligned 16-byte unit at once, so here, unlike
+//! there, another wave may see half of a lane's dwordx4 store.
 
 use super::translate::Em;
 use crate::exec::op::Op;

@@ -7,9 +7,13 @@
 //! * A coordinate in texel space is `u * size` for normalised coordinates,
 //!   `u` itself when the instruction's `unorm` bit or the sampler's
 //!   `FORCE_UNNORMALIZED` is set; the instruction's texel offsets add to it.
-//! * Point filtering reads texel `floor(x)`; bilinear reads `floor(x - 0.5)`
-//!   and the next one, weighted by the fraction of `x - 0.5` (weights in
-//!   f32, not quantised to the hardware's sub-texel precision).
+//! * Point filtering reads texel `floor(x)` of `x` rounded to the nearest
+//!   1/256 texel, the texture unit's sub-texel precision: a coordinate a
+//!   rounding error below a texel's edge reads that texel. HIP's point
+//!   `tex2D` relies on it: it passes `floor(u * w) * (1 / w)`, which the
+//!   unit scales back to `floor(u * w)` give or take an ulp. Bilinear
+//!   reads `floor(x - 0.5)` and the next one, weighted by the fraction of
+//!   `x - 0.5` (weights in f32, not quantised to that precision).
 //! * Address modes map a texel index outside `0..size`: wrap (modulo),
 //!   mirror (mirrored repeat), clamp to the last texel, mirror once (about
 //!   0, then clamped), and the border modes, whose texels outside the image
@@ -67,7 +71,7 @@ fn axis(mode: u8, x: f32, n: u32, linear: bool) -> [(Option<u32>, f32); 2] {
         _ => x,
     };
     if !linear {
-        let i = floor_i64(x);
+        let i = floor_i64(subtexel(x));
         return [(wrap_index(mode, i, n), 1.0), (None, 0.0)];
     }
     let xs = x - 0.5;
@@ -77,6 +81,15 @@ fn axis(mode: u8, x: f32, n: u32, linear: bool) -> [(Option<u32>, f32); 2] {
         (wrap_index(mode, i0, n), 1.0 - a),
         (wrap_index(mode, i0 + 1, n), a),
     ]
+}
+
+/// Texels are divided into this many steps when the unit converts a
+/// coordinate to fixed point.
+const SUBTEXEL_STEPS: f32 = 256.0;
+
+/// `x` rounded to the nearest sub-texel step.
+fn subtexel(x: f32) -> f32 {
+    (x * SUBTEXEL_STEPS).round_ties_even() / SUBTEXEL_STEPS
 }
 
 fn floor_i64(x: f32) -> i64 {

@@ -300,7 +300,8 @@ fn ref_sample(
         _ => border,
     };
     if !linear {
-        return texel(x.floor() as i64, y.floor() as i64);
+        let snap = |c: f32| (c * 256.0).round_ties_even() / 256.0;
+        return texel(snap(x).floor() as i64, snap(y).floor() as i64);
     }
     let mut out = [0.0f32; 4];
     let (cx, cy) = (x.floor() as i64, y.floor() as i64);
@@ -407,6 +408,36 @@ fn sampling_matches_the_reference() {
         }
     }
     assert_eq!(checked, 8 * 3 * 2 * 2 * 3 * 12);
+}
+
+/// HIP's point-filtered `tex2D` with normalised coordinates passes
+/// `floor(u * w) * rcp(w)` so that the texture unit's sub-texel rounding
+/// cannot move `u` across a texel edge; scaled back, that lands within an
+/// ulp of the integer `k = floor(u * w)`, on either side. With wrap, texel
+/// `k mod w` must come back (HIP's `texture.hip` at (-0.21, -0.791) read
+/// the texel before it).
+#[test]
+fn point_sampling_rounds_to_sub_texel_precision() {
+    let mut checked = 0;
+    for w in 1..40u32 {
+        let t = f32_image_tsharp(w, 1);
+        let s = Ssharp::decode(sampler([clamp::WRAP; 3], filter::POINT, false, 0)).unwrap();
+        let rcp = 1.0 / w as f32;
+        for k in -3 * w as i64..3 * w as i64 {
+            let q = Query {
+                coords: [k as f32 * rcp, 0.5, 0.0],
+                ..Query::default()
+            };
+            let got = sample::sample(&t, &s, false, &q, &mut |x, _, _| Ok([x, 0, 0, 0])).unwrap();
+            assert_eq!(
+                i64::from(got[0]),
+                k.rem_euclid(i64::from(w)),
+                "width {w}, texel {k}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 6 * (1..40).sum::<i64>());
 }
 
 #[test]

@@ -6,6 +6,11 @@
 // surface with surf2Dwrite (byte x coordinates, as CUDA defines them), and
 // the result comes back with hipMemcpy2DFromArray, checked against the
 // CPU. Elements outside the written window keep their values.
+// The elements are floats holding integers (exact in float and after
+// 3 * v + 1): HIP 5.2.3's surf2Dread<T> and surf2Dwrite<T> convert between
+// T and the float4 that __ockl_image_load/store pass by value
+// (static_cast), so an int surface's bits would come back converted, as
+// on any GPU; HIP 6 and 7 copy the bits (a union).
 // hip-test targets: gfx90a
 #define TEST_NAME "surface"
 #include "common.h"
@@ -15,24 +20,24 @@
 __global__ void triple(hipSurfaceObject_t in, hipSurfaceObject_t out, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x < w && y < h) {
-    int v;
-    surf2Dread(&v, in, x * (int)sizeof(int), y);
-    surf2Dwrite(3 * v + 1, out, x * (int)sizeof(int), y);
+    float v;
+    surf2Dread(&v, in, x * (int)sizeof(float), y);
+    surf2Dwrite(3.0f * v + 1.0f, out, x * (int)sizeof(float), y);
   }
 }
 
 int main() {
   const int w = 37, h = 21, win_w = 30, win_h = 20;
   Lcg rng(9);
-  std::vector<int> a(w * h), b(w * h);
-  for (auto &v : a) v = (int)(rng.next() % 2000000) - 1000000;
-  for (auto &v : b) v = (int)rng.next();
-  hipChannelFormatDesc cd = hipCreateChannelDesc<int>();
+  std::vector<float> a(w * h), b(w * h);
+  for (auto &v : a) v = (float)((int)(rng.next() % 2000000) - 1000000);
+  for (auto &v : b) v = (float)(rng.next() % 100000) / 8.0f;
+  hipChannelFormatDesc cd = hipCreateChannelDesc<float>();
   hipArray *ain, *aout;
   HIP_CHECK(hipMallocArray(&ain, &cd, w, h, hipArrayDefault));
   HIP_CHECK(hipMallocArray(&aout, &cd, w, h, hipArrayDefault));
-  HIP_CHECK(hipMemcpy2DToArray(ain, 0, 0, a.data(), w * sizeof(int), w * sizeof(int), h, hipMemcpyHostToDevice));
-  HIP_CHECK(hipMemcpy2DToArray(aout, 0, 0, b.data(), w * sizeof(int), w * sizeof(int), h, hipMemcpyHostToDevice));
+  HIP_CHECK(hipMemcpy2DToArray(ain, 0, 0, a.data(), w * sizeof(float), w * sizeof(float), h, hipMemcpyHostToDevice));
+  HIP_CHECK(hipMemcpy2DToArray(aout, 0, 0, b.data(), w * sizeof(float), w * sizeof(float), h, hipMemcpyHostToDevice));
   hipResourceDesc r = {};
   r.resType = hipResourceTypeArray;
   hipSurfaceObject_t sin, sout;
@@ -44,12 +49,12 @@ int main() {
   hipLaunchKernelGGL(triple, grid, block, 0, 0, sin, sout, win_w, win_h);
   LAUNCH_CHECK();
   HIP_CHECK(hipDeviceSynchronize());
-  std::vector<int> got(w * h);
-  HIP_CHECK(hipMemcpy2DFromArray(got.data(), w * sizeof(int), aout, 0, 0, w * sizeof(int), h, hipMemcpyDeviceToHost));
+  std::vector<float> got(w * h);
+  HIP_CHECK(hipMemcpy2DFromArray(got.data(), w * sizeof(float), aout, 0, 0, w * sizeof(float), h, hipMemcpyDeviceToHost));
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++) {
-      int want = (x < win_w && y < win_h) ? 3 * a[y * w + x] + 1 : b[y * w + x];
-      EXPECT(got[y * w + x] == want, "element (%d, %d) is %d, expected %d", x, y, got[y * w + x], want);
+      float want = (x < win_w && y < win_h) ? 3.0f * a[y * w + x] + 1.0f : b[y * w + x];
+      EXPECT(got[y * w + x] == want, "element (%d, %d) is %.9g, expected %.9g", x, y, got[y * w + x], want);
     }
   HIP_CHECK(hipDestroySurfaceObject(sin));
   HIP_CHECK(hipDestroySurfaceObject(sout));
