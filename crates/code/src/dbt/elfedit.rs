@@ -52,7 +52,7 @@ impl Editor {
         let notes = co
             .elf()
             .notes(co.name(), co.bytes())
-            .map_err(|e| DbtError::msg(format!("cannot read the notes: {e}")))?;
+            .map_err(|e| DbtError::new("dbt", format!("cannot read the notes: {e}")))?;
         let mut found = false;
         for n in notes
             .iter()
@@ -89,7 +89,7 @@ impl Editor {
             }
         }
         if co.metadata().is_some() && !found {
-            return Err(DbtError::msg(
+            return Err(DbtError::new("dbt", 
                 "the metadata note has no amdhsa.target naming the guest",
             ));
         }
@@ -106,7 +106,7 @@ impl Editor {
         let off = co
             .elf()
             .file_offset_of(addr, 64)
-            .ok_or_else(|| DbtError::msg(format!("descriptor at 0x{addr:x} has no file data")))?;
+            .ok_or_else(|| DbtError::new("dbt", format!("descriptor at 0x{addr:x} has no file data")))?;
         let off = off as usize;
         self.bytes[off..off + 64].copy_from_slice(&d.to_bytes());
         Ok(())
