@@ -41,7 +41,6 @@ pub mod analysis;
 pub mod bundle;
 pub mod cfg;
 pub mod dbi;
-pub mod rewrite_error;
 pub mod dbt;
 pub mod descriptor;
 pub mod elf;
@@ -50,6 +49,7 @@ mod mach_table;
 pub mod metadata;
 pub mod msgpack;
 pub mod object;
+pub mod rewrite_error;
 
 pub use bundle::{BundleId, Container, ContainerKind, Entry, FatbinWrapper};
 pub use descriptor::{KernelDescriptor, SgprSlot, SgprUse};

@@ -245,20 +245,25 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
         .map_err(|e| DbiError::new("dbi", format!("cannot read the code object: {e}")))?;
     let target = co.target();
     if target.family() != Family::Gfx9 {
-        return Err(DbiError::new("dbi", format!(
-            "{}: instrumentation is implemented for GFX9 targets (gfx908, gfx90a, gfx942, gfx950); \
+        return Err(DbiError::new(
+            "dbi",
+            format!(
+                "{}: instrumentation is implemented for GFX9 targets (gfx908, gfx90a, gfx942, gfx950); \
              the probes' encodings for {:?} are not written yet",
-            target.name(),
-            target.family()
-        )));
+                target.name(),
+                target.family()
+            ),
+        ));
     }
     if co.elf().header.is_relocatable() {
-        return Err(DbiError::new("dbi", 
+        return Err(DbiError::new(
+            "dbi",
             "relocatable object: link it first (ld.lld-22 -shared); only loadable code objects are instrumented",
         ));
     }
     if co.elf().section(MANIFEST_SECTION).is_some() {
-        return Err(DbiError::new("dbi", 
+        return Err(DbiError::new(
+            "dbi",
             "the code object is already instrumented (it has a .rocjitsu.dbi section); instrument the original",
         ));
     }
@@ -277,16 +282,20 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
             pc: f.map(|f| at - f.entry),
             address: Some(at),
             instruction: cfg.site_at(at).map(|k| cfg.sites[k].inst.to_string()),
-            ..DbiError::new("dbi", format!(
-                "the control-flow graph is incomplete ({issue}); code it does not reach would go uncounted, so the object is not instrumented"
-            ))
+            ..DbiError::new(
+                "dbi",
+                format!(
+                    "the control-flow graph is incomplete ({issue}); code it does not reach would go uncounted, so the object is not instrumented"
+                ),
+            )
         });
     }
     let live = Liveness::of(&cfg).map_err(|e| DbiError::new("dbi", e.to_string()))?;
     let locate = |site: usize, message: String| {
         let s = &cfg.sites[site];
         let f = owner(&cfg, site);
-        DbiError {            tool: "dbi",
+        DbiError {
+            tool: "dbi",
 
             kernel: f.map(|f| f.name.clone()),
             pc: f.map(|f| s.address - f.entry),
@@ -437,10 +446,13 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
     // allocation, VGPR counts (and ArchVGPRs) to cover the scratch VGPRs
     // above the kernels' ArchVGPRs.
     if vbase + vgprs_above > 256 {
-        return Err(DbiError::new("dbi", format!(
-            "a probe needs {vgprs_above} VGPRs where none is dead, and above the kernels' ArchVGPRs (v0..v{}) they would pass v255",
-            vbase.saturating_sub(1)
-        )));
+        return Err(DbiError::new(
+            "dbi",
+            format!(
+                "a probe needs {vgprs_above} VGPRs where none is dead, and above the kernels' ArchVGPRs (v0..v{}) they would pass v255",
+                vbase.saturating_sub(1)
+            ),
+        ));
     }
     let mut descriptors: Vec<(u64, KernelDescriptor)> = Vec::new();
     let need_s = (highest_sgpr > below).then(|| (highest_sgpr + SGPR_EXTRA).div_ceil(16) * 16);
@@ -465,9 +477,12 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
             if new_total > 512 {
                 return Err(DbiError {
                     kernel: Some(k.name.clone()),
-                    ..DbiError::new("dbi", format!(
-                        "with {vgprs_above} probe VGPRs the kernel needs {new_total} VGPRs, more than 512"
-                    ))
+                    ..DbiError::new(
+                        "dbi",
+                        format!(
+                            "with {vgprs_above} probe VGPRs the kernel needs {new_total} VGPRs, more than 512"
+                        ),
+                    )
                 });
             }
             let granule = if target == rocjitsu_isa::Target::Gfx908 {
@@ -536,10 +551,9 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
 
     let mut out = Editor::new(&co);
     for (addr, d) in &descriptors {
-        let off =
-            co.elf().file_offset_of(*addr, 64).ok_or_else(|| {
-                DbiError::new("dbi", format!("descriptor at 0x{addr:x} has no file data"))
-            })? as usize;
+        let off = co.elf().file_offset_of(*addr, 64).ok_or_else(|| {
+            DbiError::new("dbi", format!("descriptor at 0x{addr:x} has no file data"))
+        })? as usize;
         out.bytes[off..off + 64].copy_from_slice(&d.to_bytes());
     }
     for (site, at) in &entries {
@@ -605,14 +619,17 @@ fn arch_vgprs(d: &KernelDescriptor, target: rocjitsu_isa::Target) -> u32 {
 /// liveness at the callees' returns is what their call sites need rather
 /// than everything.
 pub fn graph(co: &CodeObject) -> Result<Cfg, DbiError> {
-    let code =
-        crate::cfg::Code::of(co).map_err(|e| DbiError::new("dbi", format!("control-flow graph: {e}")))?;
+    let code = crate::cfg::Code::of(co)
+        .map_err(|e| DbiError::new("dbi", format!("control-flow graph: {e}")))?;
     let entries: Vec<crate::cfg::Entry> = crate::cfg::Entry::of(co)
         .into_iter()
         .filter(|e| e.is_kernel)
         .collect();
     if entries.is_empty() {
-        return Err(DbiError::new("dbi", "the code object has no kernel to instrument"));
+        return Err(DbiError::new(
+            "dbi",
+            "the code object has no kernel to instrument",
+        ));
     }
     let first = Cfg::build(&code, &entries);
     // Name the callees after their symbols: the graph again with the

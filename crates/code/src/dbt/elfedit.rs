@@ -89,7 +89,8 @@ impl Editor {
             }
         }
         if co.metadata().is_some() && !found {
-            return Err(DbtError::new("dbt", 
+            return Err(DbtError::new(
+                "dbt",
                 "the metadata note has no amdhsa.target naming the guest",
             ));
         }
@@ -103,10 +104,9 @@ impl Editor {
         addr: u64,
         d: &KernelDescriptor,
     ) -> Result<(), DbtError> {
-        let off = co
-            .elf()
-            .file_offset_of(addr, 64)
-            .ok_or_else(|| DbtError::new("dbt", format!("descriptor at 0x{addr:x} has no file data")))?;
+        let off = co.elf().file_offset_of(addr, 64).ok_or_else(|| {
+            DbtError::new("dbt", format!("descriptor at 0x{addr:x} has no file data"))
+        })?;
         let off = off as usize;
         self.bytes[off..off + 64].copy_from_slice(&d.to_bytes());
         Ok(())

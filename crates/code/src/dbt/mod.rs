@@ -212,24 +212,31 @@ fn kind_of(inst: &Inst) -> String {
 /// Translates a guest code object (bare ELF) for the host.
 pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
     if (opts.guest, opts.host) != (Target::Gfx950, Target::Gfx942) {
-        return Err(DbtError::new("dbt", format!(
-            "translating {} code for {} is not implemented (supported: --guest gfx950 --host gfx942)",
-            opts.guest.name(),
-            opts.host.name()
-        )));
+        return Err(DbtError::new(
+            "dbt",
+            format!(
+                "translating {} code for {} is not implemented (supported: --guest gfx950 --host gfx942)",
+                opts.guest.name(),
+                opts.host.name()
+            ),
+        ));
     }
     let co = CodeObject::parse("input", elf.to_vec())
         .map_err(|e| DbtError::new("dbt", format!("cannot read the code object: {e}")))?;
     if co.target() != opts.guest {
-        return Err(DbtError::new("dbt", format!(
-            "the code object is for {}, not the guest {} (pass --guest {})",
-            co.target_id(),
-            opts.guest.name(),
-            co.target().name()
-        )));
+        return Err(DbtError::new(
+            "dbt",
+            format!(
+                "the code object is for {}, not the guest {} (pass --guest {})",
+                co.target_id(),
+                opts.guest.name(),
+                co.target().name()
+            ),
+        ));
     }
     if co.elf().header.is_relocatable() {
-        return Err(DbtError::new("dbt", 
+        return Err(DbtError::new(
+            "dbt",
             "relocatable object: link it first (ld.lld-22 -shared), only loadable code objects are translated",
         ));
     }
@@ -281,7 +288,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         if classify(&s.inst, opts.host) == Class::Same {
             continue;
         }
-        let locate = |message: String| DbtError {            tool: "dbt",
+        let locate = |message: String| DbtError {
+            tool: "dbt",
 
             kernel: func.map(|f| f.name.clone()),
             pc: func.map(|f| s.address - f.address),
@@ -384,7 +392,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
     if temps_needed > 0 {
         if base + temps_needed > 256 {
             let func = first_fallback.and_then(|s| co.function_at(s.address));
-            return Err(DbtError {                tool: "dbt",
+            return Err(DbtError {
+                tool: "dbt",
 
                 kernel: func.map(|f| f.name.clone()),
                 pc: first_fallback.zip(func).map(|(s, f)| s.address - f.address),
@@ -452,7 +461,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
             let seq = rewrite::read_tr_group(group, bases[idx]);
             tramp
                 .add_run(&mut out, s, *end, &seq)
-                .map_err(|message| DbtError {                    tool: "dbt",
+                .map_err(|message| DbtError {
+                    tool: "dbt",
 
                     kernel: co.function_at(s.address).map(|f| f.name.clone()),
                     pc: co.function_at(s.address).map(|f| s.address - f.address),
@@ -465,7 +475,8 @@ pub fn translate(elf: &[u8], opts: &Options) -> Result<Translation, DbtError> {
         let seq = plan.emit(bases[idx]);
         tramp.add(&mut out, s, &seq).map_err(|message| {
             let func = co.function_at(s.address);
-            DbtError {                tool: "dbt",
+            DbtError {
+                tool: "dbt",
 
                 kernel: func.map(|f| f.name.clone()),
                 pc: func.map(|f| s.address - f.address),
@@ -506,7 +517,8 @@ fn decode_sections(co: &CodeObject, opts: &Options) -> Result<Vec<Site>, DbtErro
                 }
                 Err(e) => {
                     if let Some(f) = co.function_at(address) {
-                        return Err(DbtError {                            tool: "dbt",
+                        return Err(DbtError {
+                            tool: "dbt",
 
                             kernel: Some(f.name.clone()),
                             pc: Some(address - f.address),
@@ -545,11 +557,14 @@ pub fn survey(elf: &[u8], opts: &Options) -> Result<Vec<KindSurvey>, DbtError> {
     let co = CodeObject::parse("input", elf.to_vec())
         .map_err(|e| DbtError::new("dbt", format!("cannot read the code object: {e}")))?;
     if co.target() != opts.guest {
-        return Err(DbtError::new("dbt", format!(
-            "the code object is for {}, not the guest {}",
-            co.target_id(),
-            opts.guest.name()
-        )));
+        return Err(DbtError::new(
+            "dbt",
+            format!(
+                "the code object is for {}, not the guest {}",
+                co.target_id(),
+                opts.guest.name()
+            ),
+        ));
     }
     let sites = decode_sections(&co, opts)?;
     let mode = rewrite::ModeFacts::of(&co, &sites);
