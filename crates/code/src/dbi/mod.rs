@@ -588,7 +588,7 @@ pub fn instrument(elf: &[u8], tool: &Tool) -> Result<Instrumented, DbiError> {
             },
             &[(MANIFEST_SECTION, json)],
         )
-        .map_err(DbiError::msg)?;
+        .map_err(|e| DbiError::new("dbi", e))?;
     Ok(Instrumented {
         elf,
         manifest,

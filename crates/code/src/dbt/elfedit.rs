@@ -131,7 +131,7 @@ impl Editor {
             },
             &[],
         )
-        .map_err(DbtError::msg)
+        .map_err(|e| DbtError::new("dbt", e))
     }
 
     /// Appends `seg`: its file data at the next page, the program header
