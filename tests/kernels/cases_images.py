@@ -2,8 +2,10 @@
 MIMG): loads and stores of linear images through descriptors built here,
 and sampling with normalised coordinates, point and bilinear filtering and
 the address modes, against a numpy sampler written from the ISA guide's
-rules (texel-space coordinate u * size; nearest reads floor(x); bilinear
-reads floor(x - 0.5) and the next texel weighted by the fraction)."""
+rules (texel-space coordinate u * size in f32; nearest reads floor(x) of x
+rounded to the texture unit's sub-texel precision, 1/256 texel, ties to
+even; bilinear reads floor(x - 0.5) and the next texel weighted by the
+fraction)."""
 
 import numpy as np
 
@@ -32,10 +34,18 @@ def index(mode, i, n):
     return np.where((i >= 0) & (i < n), i, -1)
 
 
+def subtexel(x):
+    """Texel-space coordinates (products of f32 coordinates and small sizes,
+    exact in f64) as the unit computes them in f32, rounded to the nearest
+    1/256 texel (ties to even)."""
+    steps = np.float32(256)
+    return np.rint(np.asarray(x, np.float32) * steps) / steps
+
+
 def taps(mode, x, n, linear):
     """[(indices, weights)] along one axis for texel-space coordinates x."""
     if not linear:
-        return [(index(mode, np.floor(x).astype(np.int64), n), np.ones_like(x))]
+        return [(index(mode, np.floor(subtexel(x)).astype(np.int64), n), np.ones_like(x))]
     xs = x - 0.5
     i0 = np.floor(xs).astype(np.int64)
     a = xs - np.floor(xs)
@@ -139,8 +149,8 @@ def image_sample_2darray_nearest(rng, target):
     # Layers are rounded to nearest even and clamped.
     uvl[:, 2] = rng.uniform(-1, layers + 1, n)
     layer = np.clip(np.rint(uvl[:, 2]), 0, layers - 1).astype(np.int64)
-    x = np.floor(uvl[:, 0] * w).astype(np.int64)
-    y = np.floor(uvl[:, 1] * h).astype(np.int64)
+    x = np.floor(subtexel(uvl[:, 0] * np.float32(w))).astype(np.int64)
+    y = np.floor(subtexel(uvl[:, 1] * np.float32(h))).astype(np.int64)
     want = img[layer, y, x].astype(np.float32) / np.float32(255)
     return Launch(blocks(n, 64), 64,
                   [Out("out", np.float32, n * 4),

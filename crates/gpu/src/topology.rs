@@ -271,7 +271,11 @@ mod tests {
                             assert_eq!((cu.gpu, cu.xcd, cu.se), (gpu.id, xcd.id, se.id));
                             assert_eq!(cu.index_in_gpu, walked);
                             assert_eq!(cu.lds_bytes, spec.cu.lds_bytes);
-                            assert_eq!(cu.wave_slots(), 32);
+                            assert_eq!(
+                                cu.wave_slots(),
+                                spec.cu.simds * spec.cu.wave_slots_per_simd,
+                                "{name}"
+                            );
                             assert_eq!(t.cu(cu.id), Some(cu));
                             walked += 1;
                         }

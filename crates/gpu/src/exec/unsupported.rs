@@ -9,8 +9,8 @@ use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;
 
 /// `(pattern, reason)`. A pattern matches the [`list_name`] of an
-/// instruction: a base mnemonic, or a `*` standing for any run of
-/// characters (`image_*`, `ds_* gds`).
+/// instruction: a base mnemonic, where each `*` stands for any run of
+/// characters (`image_*`, `ds_* gds`, `ds_*_src2_*`).
 pub const NOT_EMULATED: &[(&str, &str)] = &[
     (
         "image_gather4h",
@@ -26,6 +26,12 @@ pub const NOT_EMULATED: &[(&str, &str)] = &[
         "v_interp_*",
         "gfx908's graphics attribute interpolation (VINTRP and its VOP3 \
          forms): compute kernels have no attributes",
+    ),
+    (
+        "ds_*_src2_*",
+        "gfx908's LDS-to-LDS operations (the second operand read from an \
+         address the offset fields give; gone in gfx90a): LLVM's code \
+         generator never selects them (assembler only); not implemented",
     ),
     (
         "ds_gws_*",
@@ -78,10 +84,41 @@ pub fn entry(name: &str) -> Option<&'static (&'static str, &'static str)> {
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == name,
-        Some((pre, post)) => {
-            name.len() >= pre.len() + post.len() && name.starts_with(pre) && name.ends_with(post)
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    // Each middle piece at its first place after the previous one; the last
+    // piece at the end.
+    for piece in middle {
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
         }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn patterns() {
+        assert!(matches("ds_gws_*", "ds_gws_init"));
+        assert!(matches("ds_* gds", "ds_add_u32 gds"));
+        assert!(!matches("ds_* gds", "ds_add_u32"));
+        assert!(matches("ds_*_src2_*", "ds_add_src2_u32"));
+        assert!(matches("ds_*_src2_*", "ds_write_src2_b64"));
+        assert!(!matches("ds_*_src2_*", "ds_add_u32"));
+        assert!(!matches("ds_*_src2_*", "ds_add_src2"));
+        assert!(matches("image_get_lod", "image_get_lod"));
+        assert!(!matches("image_get_lod", "image_get_lod2"));
+        assert!(!matches("v_*_*", "v_"));
     }
 }

@@ -332,7 +332,8 @@ mod tests {
                 }
             }
         }
-        // gfx90a, gfx942 and gfx950 have 246 VOP3P opcodes between them.
-        assert_eq!(seen, 246, "opcodes decoded");
+        // gfx90a, gfx942 and gfx950 have 246 VOP3P opcodes between them
+        // that decode with these operands, gfx908 51 (its table rows).
+        assert_eq!(seen, 246 + 51, "opcodes decoded");
     }
 }
