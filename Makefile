@@ -1,6 +1,12 @@
 # rocjitsu: the two commands of the README are `make demo` and `make test`.
 SHELL := /bin/bash
 CARGO ?= cargo
+# What every target that runs the binaries builds first: the whole
+# workspace. Building a subset (`-p rocjitsu-cli`) selects other features
+# of shared dependencies (cargo unifies features over the packages it is
+# asked for), and each such subset recompiles the JIT's code generator and
+# the crates above it: about 2.5 minutes per subset on CI's two cores.
+BUILD = $(CARGO) build --release --workspace
 PYTHON ?= python3
 VENV_PY ?= $${ROCJITSU_CACHE:-$$HOME/.cache/rocjitsu}/triton-venv/bin/python
 
@@ -10,7 +16,7 @@ setup:
 	@bash scripts/setup.sh
 
 build: setup dashboard
-	$(CARGO) build --release --workspace
+	$(BUILD)
 
 demo: build
 	@bash scripts/demo.sh
@@ -44,7 +50,7 @@ test: setup corpus dashboard
 	@bash scripts/stage.sh setup-corpus-dashboard true
 	-@bash scripts/stage.sh build $(CARGO) build --release --workspace
 	-@bash scripts/stage.sh lint $(MAKE) lint
-	-@bash scripts/stage.sh cargo-test $(CARGO) test --release --workspace
+	-@bash scripts/stage.sh cargo-test $(CARGO) test --release --workspace --no-fail-fast
 	-@bash scripts/stage.sh test-kernels $(MAKE) test-kernels
 	-@bash scripts/stage.sh test-hazards $(MAKE) test-hazards
 	-@bash scripts/stage.sh test-jit $(MAKE) test-jit SKIP_CARGO_TESTS=1
@@ -68,7 +74,7 @@ test: setup corpus dashboard
 # the CDNA targets); KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm".
 KERNELS_ARGS ?=
 test-kernels: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
 	$(PYTHON) scripts/kernels.py run --target gfx1100 --target gfx1100w64 $(KERNELS_ARGS)
 
@@ -79,11 +85,11 @@ test-kernels: setup
 # every case on every target (long; by hand).
 .PHONY: test-hazards test-hazards-full
 test-hazards: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(PYTHON) scripts/hazard_deletion.py --ci
 
 test-hazards-full: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(PYTHON) scripts/hazard_deletion.py
 
 # The translation tier (crates/gpu/src/jit) against the interpreter: its
@@ -96,7 +102,7 @@ test-hazards-full: setup
 JIT_FUZZ_CASES ?= 600
 .PHONY: test-jit fuzz-jit
 test-jit: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(if $(SKIP_CARGO_TESTS),@echo "(done by cargo test --workspace:) jit tests",ROCJITSU_JIT_FUZZ_CASES=$(JIT_FUZZ_CASES) $(CARGO) test --release -p rocjitsu-gpu --lib jit::)
 	$(PYTHON) scripts/kernels.py run --exec check $(KERNELS_ARGS)
 
@@ -110,7 +116,7 @@ test-jit: setup
 # more cases fail closed than tests/dbt/fail_closed_max allows.
 .PHONY: test-dbt bench-dbt
 test-dbt: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(CARGO_TEST) --release -p rocjitsu-code --lib dbt
 	$(CARGO_TEST) --release -p rocjitsu-gpu --lib dbt_tests
 	$(CARGO_TEST) --release -p rocjitsu-cli --test dbt
@@ -126,7 +132,7 @@ test-dbt: setup
 DBI_ARGS ?= --target gfx942
 .PHONY: test-dbi
 test-dbi: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(CARGO_TEST) --release -p rocjitsu-code --lib dbi
 	$(CARGO_TEST) --release -p rocjitsu-cli --test dbi --test dbi_memtrace
 	$(PYTHON) scripts/kernels.py run --dbi $(DBI_ARGS) $(KERNELS_ARGS)
@@ -136,7 +142,7 @@ test-dbi: setup
 # time of translated code on gfx942 over native gfx950 (one host thread per
 # run, one run at a time; target at most 1.5x).
 bench-dbt: setup
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(PYTHON) scripts/corpus.py build --target gfx950
 	$(PYTHON) scripts/kernels.py build --target gfx950
 	$(CARGO) bench -p rocjitsu-code --bench dbt
@@ -152,7 +158,7 @@ HIP_ARGS ?=
 HIP_GFX908_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,atomics,reduction_shared,scratch,peer_copy
 .PHONY: test-hip test-hip-sid test-abi-sid sysroot bench-kmd
 test-hip: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a $(HIP_ARGS)
 	$(PYTHON) scripts/hip_tests.py run --target gfx908 -k $(HIP_GFX908_PROGRAMS) $(HIP_ARGS)
 
@@ -162,7 +168,7 @@ test-hip: setup
 HIP_PLUGIN_PROGRAMS ?= vector_add,reduction_shared,dynamic_shared,scratch,multi_kernel,streams_events
 .PHONY: test-hip-plugins
 test-hip-plugins: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a -k $(HIP_PLUGIN_PROGRAMS) --plugin hazards --plugin races
 	$(PYTHON) scripts/hip_tests.py run --target gfx90a -k $(HIP_PLUGIN_PROGRAMS) --plugin hazards --plugin races --mode daemon --no-build
 
@@ -175,7 +181,7 @@ test-hip-plugins: setup
 # whole set on it is `make test-hip-gfx1100`.
 HIP_GFX1100_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,scratch,device_props
 test-hip-sid: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	@rc=0; \
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx942 $(HIP_ARGS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
@@ -187,7 +193,7 @@ test-hip-sid: setup
 # By hand: every HIP program on the W7900 (gfx1100) under ROCm 7.2.4.
 .PHONY: test-hip-gfx1100
 test-hip-gfx1100: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1100 $(HIP_ARGS)
 
 # AMD's own library test suites (Debian's lib*-tests gtest binaries, ROCm
@@ -198,12 +204,12 @@ test-hip-gfx1100: setup
 ROCM_SUITES_ARGS ?=
 .PHONY: test-rocm test-rocm-full
 test-rocm: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	bash scripts/sysroot.sh --rocm 7 install $$($(PYTHON) scripts/rocm_suites.py packages)
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/rocm_suites.py run --tier ci $(ROCM_SUITES_ARGS)
 
 test-rocm-full: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	bash scripts/sysroot.sh --rocm 7 install $$($(PYTHON) scripts/rocm_suites.py packages --tier full)
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/rocm_suites.py run --tier full -j 2 --timeout 300 \
 	  --config configs/gfx90a_cdna2_kmd.json,configs/gfx942_cdna3_kmd.json --json build/rocm-suites/full.json $(ROCM_SUITES_ARGS)
@@ -222,7 +228,7 @@ test-abi-sid: setup
 DBT_HOOKS_ARGS ?=
 .PHONY: test-dbt-hooks
 test-dbt-hooks: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
+	$(BUILD)
 	bash scripts/dbt_hooks_test.sh $(DBT_HOOKS_ARGS)
 
 # DBT guest mode's KFD layer and launcher: GuestKfd's and the dbt_guest
@@ -234,7 +240,7 @@ test-dbt-hooks: setup
 # ROCm 7.2.4 (HIP 6.4.3 has no gfx950 device).
 .PHONY: test-dbt-guest
 test-dbt-guest: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p rocjitsu-hsa-hooks
+	$(BUILD)
 	$(CARGO_TEST) --release -p rocjitsu-kmd --test guest
 	$(CARGO_TEST) --release -p rocjitsu-config --lib
 	$(CARGO_TEST) --release -p rocjitsu-cli guest
@@ -253,7 +259,7 @@ test-dbt-guest: setup
 # its connection and memory limits beside one that still runs.
 .PHONY: test-daemon bench-daemon
 test-daemon: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	@rc=0; \
 	for m in daemon attach; do \
 	  $(PYTHON) scripts/hip_tests.py run --target gfx90a --mode $$m $(HIP_ARGS) || rc=1; \
@@ -266,7 +272,7 @@ test-daemon: setup
 # [daemon] figures: RPC round trip, the HIP set's wall time per mode, the
 # [kmd] table in daemon mode (printed, never asserted).
 bench-daemon: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	bash scripts/bench_daemon.sh $(BENCH_DAEMON_ARGS)
 # mirage (mirage/): its unit and command-line tests, then the end-to-end
 # tests (sessions and their processes, HIP programs in the sid sysroot,
@@ -275,7 +281,7 @@ bench-daemon: setup
 # sysroot are built.
 .PHONY: test-mirage
 test-mirage: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	@bash scripts/sysroot.sh --rocm 6 build >/dev/null
 	@bash scripts/sysroot.sh --rocm 7 build >/dev/null
 	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
@@ -294,7 +300,7 @@ test-mirage: setup
 FRAMEWORKS_ARGS ?=
 .PHONY: test-frameworks test-frameworks-full
 test-frameworks: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(BUILD)
 	$(PYTHON) scripts/frameworks.py setup
 	$(PYTHON) scripts/frameworks.py run $(FRAMEWORKS_ARGS)
 
@@ -305,7 +311,7 @@ test-frameworks: setup
 # emulator and under tinygrad's own mock GPU, side by side (long).
 TINYGRAD_REPO ?=
 test-frameworks-full: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload -p mirage-ctl
+	$(BUILD)
 	$(PYTHON) scripts/frameworks.py setup --tier full
 	$(PYTHON) scripts/frameworks.py run --tier full $(if $(TINYGRAD_REPO),--tinygrad-repo $(TINYGRAD_REPO)) \
 	  --json build/frameworks/full.json $(FRAMEWORKS_ARGS)
@@ -317,7 +323,7 @@ test-frameworks-full: setup
 BENCH_FRAMEWORKS_ARGS ?=
 .PHONY: bench-frameworks
 bench-frameworks: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(BUILD)
 	$(PYTHON) scripts/frameworks.py setup
 	$(PYTHON) scripts/frameworks.py bench $(BENCH_FRAMEWORKS_ARGS)
 
@@ -339,7 +345,7 @@ dashboard:
 # Debian's chromium against a running `mirage serve` (screenshots in
 # build/dashboard/screenshots).
 test-dashboard: setup dashboard
-	$(CARGO) build --release -p mirage-ctl -p rocjitsu-preload
+	$(BUILD)
 	$(CARGO) test --release -p mirage-daemon
 	$(PYTHON) scripts/hip_tests.py build --target gfx90a -k vector_add
 	$(PYTHON) scripts/hip_tests.py build --target gfx90a -k long_kernel
@@ -356,7 +362,7 @@ sysroot: setup
 # asserted); BENCH_KMD_ARGS passes options, e.g. "--launches 500".
 BENCH_KMD_ARGS ?=
 bench-kmd: setup
-	$(CARGO) build --release --workspace
+	$(BUILD)
 	bash scripts/bench_kmd.sh $(BENCH_KMD_ARGS)
 
 # The differential test against LLVM 22 on seeded random words (also part of
@@ -404,7 +410,7 @@ BENCH_TIMING_ARGS ?=
 .PHONY: bench-timing
 bench-timing:
 	$(PYTHON) scripts/corpus.py build --src tests/bench/timing --out build/bench-timing --target gfx942
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(PYTHON) scripts/bench_timing.py $(BENCH_TIMING_ARGS)
 
 # Execution-engine figures: wave-instructions/s of an ALU-bound and a
@@ -413,7 +419,7 @@ bench-timing:
 # threads; every result is checked against numpy.
 bench-exec: setup
 	$(PYTHON) scripts/corpus.py build --src tests/bench/src --out build/bench-kernels
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(VENV_PY) scripts/bench_exec.py $(BENCH_ARGS)
 
 # Execution-plugin overhead: the ALU, triad and GEMM benchmarks (gfx942, one
@@ -427,7 +433,7 @@ BENCH_BASELINE ?=
 .PHONY: bench-plugins
 bench-plugins: setup
 	$(PYTHON) scripts/corpus.py build --src tests/bench/src --out build/bench-kernels
-	$(CARGO) build --release -p rocjitsu-cli
+	$(BUILD)
 	$(VENV_PY) scripts/bench_exec.py --plugins --reps $(PLUGIN_REPS) $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE)) $(BENCH_ARGS)
 
 # [stack] figures (scripts/bench_stack.sh): rocBLAS SGEMM/HGEMM 1024^3 and
@@ -437,7 +443,7 @@ bench-plugins: setup
 BENCH_STACK_ARGS ?=
 .PHONY: bench-stack
 bench-stack: setup
-	$(CARGO) build --release -p rocjitsu-cli -p rocjitsu-preload
+	$(BUILD)
 	bash scripts/sysroot.sh --rocm 7 install librocblas-dev librocprim-dev
 	bash scripts/sysroot.sh --rocm 7 run -- bash scripts/bench_stack.sh $(BENCH_STACK_ARGS)
 
