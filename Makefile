@@ -63,9 +63,9 @@ test: setup corpus dashboard
 	-@bash scripts/stage.sh test-hip-sid $(MAKE) test-hip-sid
 	-@bash scripts/stage.sh test-rocm $(MAKE) test-rocm
 	-@bash scripts/stage.sh test-daemon $(MAKE) test-daemon
-	-@bash scripts/stage.sh test-mirage $(MAKE) test-mirage
+	-@bash scripts/stage.sh test-mirage $(MAKE) test-mirage SKIP_CARGO_TESTS=1
 	-@bash scripts/stage.sh test-frameworks $(MAKE) test-frameworks
-	-@bash scripts/stage.sh test-dashboard $(MAKE) test-dashboard
+	-@bash scripts/stage.sh test-dashboard $(MAKE) test-dashboard SKIP_CARGO_TESTS=1
 	@bash scripts/stage.sh --check
 
 # The executed-kernel tests (tests/kernels): every case run through
@@ -284,9 +284,10 @@ test-mirage: setup
 	$(BUILD)
 	@bash scripts/sysroot.sh --rocm 6 build >/dev/null
 	@bash scripts/sysroot.sh --rocm 7 build >/dev/null
-	$(CARGO) test --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
+	$(CARGO_TEST) --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
 		-p mirage-backend-rocjitsu -p mirage-backend-rocjitsu-dbt -p mirage-backend-hotswap \
-		-p mirage-ctl --features mirage-ctl/e2e
+		-p mirage-ctl
+	$(CARGO) test --release --workspace --features mirage-ctl/e2e --test e2e
 
 # ML frameworks from the registries, unmodified, on the emulated GPUs
 # (scripts/frameworks.py, tests/frameworks): Triton 3.9 through its own HIP
@@ -346,7 +347,7 @@ dashboard:
 # build/dashboard/screenshots).
 test-dashboard: setup dashboard
 	$(BUILD)
-	$(CARGO) test --release -p mirage-daemon
+	$(CARGO_TEST) --release -p mirage-daemon
 	$(PYTHON) scripts/hip_tests.py build --target gfx90a -k vector_add
 	$(PYTHON) scripts/hip_tests.py build --target gfx90a -k long_kernel
 	cd $(DASHBOARD) && node tests/browser.mjs --mirage ../../../target/release/mirage \
