@@ -48,7 +48,7 @@ CARGO_TEST = $(if $(SKIP_CARGO_TESTS),@echo "(done by cargo test --workspace:) c
 test: setup corpus dashboard
 	@rm -f build/stage-times.txt
 	@bash scripts/stage.sh setup-corpus-dashboard true
-	-@bash scripts/stage.sh build $(CARGO) build --release --workspace
+	-@bash scripts/stage.sh build $(BUILD)
 	-@bash scripts/stage.sh lint $(MAKE) lint
 	-@bash scripts/stage.sh cargo-test $(CARGO) test --release --workspace --no-fail-fast
 	-@bash scripts/stage.sh test-kernels $(MAKE) test-kernels
