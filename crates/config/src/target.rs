@@ -74,14 +74,16 @@ impl Target {
 
     /// The targets with a GPU configuration (`configs/*_kmd.json`): the
     /// simulated driver shows them to applications (KFD topology, DRM
-    /// answers) and runs their dispatches. [`Target::ALL`] and gfx1100
-    /// (RDNA3, the Radeon PRO W7900).
-    pub const CONFIGURED: [Target; 5] = [
+    /// answers) and runs their dispatches. [`Target::ALL`], gfx1100
+    /// (RDNA3, the Radeon PRO W7900) and gfx1151 (RDNA3.5, the Strix Halo
+    /// APU's Radeon 8060S).
+    pub const CONFIGURED: [Target; 6] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
         Target::Gfx1100,
+        Target::Gfx1151,
     ];
 
     /// Every target the emulator knows: [`Target::ALL`] and those whose code
