@@ -70,13 +70,14 @@ test: setup corpus dashboard
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
-# reference, then on RDNA3 (gfx1100) in wave32 and wave64 (the default run is
-# the CDNA targets); KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm".
+# reference, then on RDNA3 (gfx1100) and RDNA3.5 (gfx1151) in wave32 and
+# wave64 (the default run is the CDNA targets); KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm".
 KERNELS_ARGS ?=
 test-kernels: setup
 	$(BUILD)
 	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
 	$(PYTHON) scripts/kernels.py run --target gfx1100 --target gfx1100w64 $(KERNELS_ARGS)
+	$(PYTHON) scripts/kernels.py run --target gfx1151 --target gfx1151w64 $(KERNELS_ARGS)
 
 # The hazards plugin's waitcnt-deletion test (scripts/hazard_deletion.py):
 # every s_waitcnt of a kernel deleted in turn, the plugin's reports for wave
@@ -180,6 +181,8 @@ test-hip-plugins: setup
 # few programs (wave32 kernels, LDS, barriers, scratch, device properties); the
 # whole set on it is `make test-hip-gfx1100`.
 HIP_GFX1100_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,scratch,device_props
+# The Strix Halo APU (gfx1151): the same, with managed memory.
+HIP_GFX1151_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,device_props,managed
 test-hip-sid: setup
 	$(BUILD)
 	@rc=0; \
@@ -187,6 +190,8 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx950 $(HIP_ARGS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx1100 -k rocminfo,rocm_agent_enumerator,vector_add || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1100 -k $(HIP_GFX1100_PROGRAMS) || rc=1; \
+	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx1151 -k rocminfo,rocm_agent_enumerator,vector_add || rc=1; \
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1151 -k $(HIP_GFX1151_PROGRAMS) || rc=1; \
 	$(MAKE) test-abi-sid || rc=1; \
 	exit $$rc
 
@@ -195,6 +200,12 @@ test-hip-sid: setup
 test-hip-gfx1100: setup
 	$(BUILD)
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1100 $(HIP_ARGS)
+
+# By hand: every HIP program on the Strix Halo APU (gfx1151) under ROCm 7.2.4.
+.PHONY: test-hip-gfx1151
+test-hip-gfx1151: setup
+	$(BUILD)
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1151 $(HIP_ARGS)
 
 # AMD's own library test suites (Debian's lib*-tests gtest binaries, ROCm
 # 7.2.4), unmodified, in the ROCm 7 sysroot under the launcher

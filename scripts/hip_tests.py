@@ -87,14 +87,17 @@ sys.dont_write_bytecode = True
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "hip"
 OUT = ROOT / "build" / "hip"
-TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100", "gfx1151")
 DEFAULT_CONFIGS = {
     "gfx90a": "configs/gfx90a_cdna2_kmd.json",
     "gfx942": "configs/gfx942_cdna3_kmd.json",
     "gfx950": "configs/gfx950_cdna4_kmd.json",
     "gfx908": "configs/gfx908_cdna1_kmd.json",
     "gfx1100": "configs/gfx1100_rdna3_kmd.json",
+    "gfx1151": "configs/gfx1151_rdna35_kmd.json",
 }
+# Targets of which a machine has one GPU only: no two-GPU configuration.
+SINGLE_GPU_TARGETS = {"gfx1151": "the Strix Halo APU is the one GPU of its machine"}
 DEFAULT_LAUNCHER = "target/release/rocjitsu"
 # DBT guest mode: the guest configuration per backend, the identity the
 # program sees, and (hardware) the host GPU the runner's daemon serves.
@@ -178,6 +181,8 @@ class Program:
         """The reason the program does not apply to `target` (in `mode`), or None."""
         if guest and self.one("gpus", "1") != "1":
             return "needs 2 GPUs; DBT guest mode shows one guest GPU"
+        if self.one("gpus", "1") != "1" and target in SINGLE_GPU_TARGETS:
+            return f"needs 2 GPUs; {SINGLE_GPU_TARGETS[target]}"
         targets = [t.strip() for t in self.one("targets", "").split(",") if t.strip()]
         if targets and target not in targets:
             return f"applies to {', '.join(targets)} only"
@@ -229,14 +234,19 @@ def tool_checks(props, guest=None):
             # synthetic guest node are both there, by design.
             "rocm_agent_enumerator": [rf"^{arch}$", r"^gfx942$"],
         }
+    rocminfo = [
+        rf"^\s*Name:\s+{arch}\s*$",
+        rf"^\s*Marketing Name:\s+{re.escape(props['name'])}\s*$",
+        rf"^\s*Compute Unit:\s+{props['cus']}\b",
+        rf"^\s*Wavefront Size:\s+{props['warp']}\b",
+        rf"^\s*Max Clock Freq\. \(MHz\):\s+{props['clock-mhz']}\b",
+    ]
+    if props.get("integrated"):
+        # An APU: ROCr's HSA_AMD_MEMORY_PROPERTY_AGENT_IS_APU, which
+        # rocminfo (ROCm 6 and later) prints for the GPU agent.
+        rocminfo.append(r"^\s*Memory Properties:\s+APU\s*$")
     return {
-        "rocminfo": [
-            rf"^\s*Name:\s+{arch}\s*$",
-            rf"^\s*Marketing Name:\s+{re.escape(props['name'])}\s*$",
-            rf"^\s*Compute Unit:\s+{props['cus']}\b",
-            rf"^\s*Wavefront Size:\s+{props['warp']}\b",
-            rf"^\s*Max Clock Freq\. \(MHz\):\s+{props['clock-mhz']}\b",
-        ],
+        "rocminfo": rocminfo,
         "rocm_agent_enumerator": [rf"^{arch}$"],
     }
 
@@ -386,6 +396,7 @@ def load_config(path, target):
             "mem": g["memory"]["size_bytes"],
             "clock-mhz": g["soc"]["max_engine_clock_mhz"],
             "max-threads": g["cu"]["max_workgroup_size"],
+            "integrated": int(bool(g.get("apu", False))),
         }
     except (KeyError, IndexError, TypeError) as e:
         die(f"{path}: missing GPU field {e}")

@@ -15,7 +15,7 @@ namespace {
 struct Expected {
   int count = -1;
   std::string name, arch;
-  long long cus = -1, warp = -1, lds = -1, mem = -1, clock_mhz = -1, max_threads = -1;
+  long long cus = -1, warp = -1, lds = -1, mem = -1, clock_mhz = -1, max_threads = -1, integrated = -1;
 };
 
 long long parse_int(const char *flag, const char *s) {
@@ -40,12 +40,13 @@ Expected parse_args(int argc, char **argv) {
     else if (flag == "--mem") e.mem = parse_int(argv[i - 1], v);
     else if (flag == "--clock-mhz") e.clock_mhz = parse_int(argv[i - 1], v);
     else if (flag == "--max-threads") e.max_threads = parse_int(argv[i - 1], v);
+    else if (flag == "--integrated") e.integrated = parse_int(argv[i - 1], v);
     else fail("unknown option %s", flag.c_str());
   }
   if (e.count < 0 || e.name.empty() || e.arch.empty() || e.cus < 0 || e.warp < 0 || e.lds < 0 || e.mem < 0 ||
-      e.clock_mhz < 0 || e.max_threads < 0) {
+      e.clock_mhz < 0 || e.max_threads < 0 || e.integrated < 0) {
     fail("usage: device_props --count N --name NAME --arch gfxNNN --cus N --warp N --lds BYTES --mem BYTES "
-         "--clock-mhz MHZ --max-threads N");
+         "--clock-mhz MHZ --max-threads N --integrated 0|1");
   }
   return e;
 }
@@ -85,6 +86,9 @@ int main(int argc, char **argv) {
          e.clock_mhz * 1000);
   EXPECT(p.maxThreadsPerBlock == e.max_threads, "maxThreadsPerBlock %d, expected %lld", p.maxThreadsPerBlock,
          e.max_threads);
+  // An APU (ROCr's HSA_AMD_MEMORY_PROPERTY_AGENT_IS_APU) is an integrated
+  // device sharing host memory.
+  EXPECT(p.integrated == e.integrated, "integrated %d, expected %lld", p.integrated, e.integrated);
 
   // The attribute interface agrees with the property struct.
   int v = 0;
@@ -96,6 +100,8 @@ int main(int argc, char **argv) {
   EXPECT(v == e.lds, "hipDeviceAttributeMaxSharedMemoryPerBlock %d, expected %lld", v, e.lds);
   HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeClockRate, 0));
   EXPECT(v == e.clock_mhz * 1000, "hipDeviceAttributeClockRate %d, expected %lld", v, e.clock_mhz * 1000);
+  HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeIntegrated, 0));
+  EXPECT(v == e.integrated, "hipDeviceAttributeIntegrated %d, expected %lld", v, e.integrated);
 
   // hipMemGetInfo: the total is the device memory, the free part no more.
   size_t free_bytes = 0, total_bytes = 0;

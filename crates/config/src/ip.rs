@@ -43,6 +43,11 @@
 //!   each of SDMA0..SDMA3_HWID), one instance each. Left out: DCN 3.2.0
 //!   (display) and the other blocks, whose versions the table does not give.
 //!
+//! - gfx1151 (Strix Halo: Radeon 8060S): GC 11.5.1 (kfd_device.c maps it
+//!   to gfx_target_version 110501; gfx_v11_0.c and gmc_v11_0.c list it
+//!   with the other GC 11.5 parts). The APU's SDMA, MP0/MP1 and hub
+//!   versions are not in the kernel's ASIC tables and are left out.
+//!
 //! Video blocks (VCN/JPEG: 2.6.0 on MI200, 4.0.3 on MI300) are left out on
 //! purpose: the emulator has no video engines, and the DRM answers say so
 //! (`AMDGPU_INFO_VIDEO_CAPS` is refused, as on a GPU without them). Blocks
@@ -137,6 +142,7 @@ fn versions(target: Target) -> &'static [(&'static str, u16, IpVersion)] {
             ("SDMA1", h::SDMA1, (6, 0, 0)),
             ("MP0", h::MP0, (13, 0, 0)),
         ],
+        Target::Gfx1151 => &[("GC", h::GC, (11, 5, 1))],
         // Not executed: a configuration naming one is refused.
         _ => &[],
     }
@@ -191,6 +197,7 @@ mod tests {
                 Target::Gfx950 => (9, 5, 0),
                 Target::Gfx908 => (9, 4, 1),
                 Target::Gfx1100 => (11, 0, 0),
+                Target::Gfx1151 => (11, 5, 1),
                 _ => unreachable!("{t} has no configuration"),
             };
             assert_eq!(gc, want);

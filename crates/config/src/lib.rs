@@ -348,6 +348,15 @@ pub struct GpuSpec {
     pub gfx_target_version: u32,
     /// Architecture family (`CDNA2`, `CDNA3`, `CDNA4`); must agree with `gfx_target`.
     pub family: String,
+    /// An APU: the GPU shares the host's memory (amdgpu's `AMD_IS_APU`).
+    /// The DRM device info carries `AMDGPU_IDS_FLAGS_FUSION`, which
+    /// libhsakmt turns into the node's `Integrated` flag and ROCr into
+    /// the agent's `HSA_AMD_MEMORY_PROPERTY_AGENT_IS_APU`; the KFD node is
+    /// otherwise a GPU node of its own (`cpu_cores_count` 0), and
+    /// `memory.size_bytes` is the local memory KFD reports for it (TTM's
+    /// page limit where the carve-out is small, `apu_prefer_gtt`).
+    #[serde(default)]
+    pub apu: bool,
     pub pci: Pci,
     pub soc: Soc,
     pub cu: Cu,
@@ -605,6 +614,10 @@ impl GpuConfig {
             Target::Gfx1100 => (
                 "configs/gfx1100_rdna3_kmd.json",
                 include_str!("../../../configs/gfx1100_rdna3_kmd.json"),
+            ),
+            Target::Gfx1151 => (
+                "configs/gfx1151_rdna35_kmd.json",
+                include_str!("../../../configs/gfx1151_rdna35_kmd.json"),
             ),
             t => panic!("{}", NotExecutable(t)),
         };
@@ -1157,6 +1170,7 @@ mod tests {
             names,
             [
                 "gfx1100_rdna3_kmd.json",
+                "gfx1151_rdna35_kmd.json",
                 "gfx908_cdna1_kmd.json",
                 "gfx90a_cdna2_kmd.json",
                 "gfx942_cdna3_kmd.json",
@@ -1170,6 +1184,14 @@ mod tests {
                 110000,
                 96,
                 48u64 << 30,
+                65536,
+            ),
+            (
+                "Radeon 8060S Graphics",
+                Target::Gfx1151,
+                110501,
+                40,
+                64 << 30,
                 65536,
             ),
             (

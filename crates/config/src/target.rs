@@ -61,25 +61,29 @@ impl Target {
 
     /// The targets whose kernels the wave engine runs (`rocjitsu
     /// run-kernel`, the engine's tests, dispatches through the driver):
-    /// [`Target::ALL`] and gfx1100 (RDNA3, wave32 and wave64).
-    pub const KERNELS: [Target; 5] = [
+    /// [`Target::ALL`], gfx1100 (RDNA3) and gfx1151 (RDNA3.5), in wave32
+    /// and wave64.
+    pub const KERNELS: [Target; 6] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
         Target::Gfx1100,
+        Target::Gfx1151,
     ];
 
     /// The targets with a GPU configuration (`configs/*_kmd.json`): the
     /// simulated driver shows them to applications (KFD topology, DRM
-    /// answers) and runs their dispatches. [`Target::ALL`] and gfx1100
-    /// (RDNA3, the Radeon PRO W7900).
-    pub const CONFIGURED: [Target; 5] = [
+    /// answers) and runs their dispatches. [`Target::ALL`], gfx1100
+    /// (RDNA3, the Radeon PRO W7900) and gfx1151 (RDNA3.5, the Strix Halo
+    /// APU's Radeon 8060S).
+    pub const CONFIGURED: [Target; 6] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
         Target::Gfx1100,
+        Target::Gfx1151,
     ];
 
     /// Every target the emulator knows: [`Target::ALL`] and those whose code
@@ -289,8 +293,8 @@ impl fmt::Display for Target {
 /// A target the emulator knows but does not execute yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950 and \
-     gfx1100 code; pick one of those (a configuration's gfx_target, a code object's \
+    "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950, \
+     gfx1100 and gfx1151 code; pick one of those (a configuration's gfx_target, a code object's \
      --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]
@@ -357,9 +361,9 @@ mod tests {
     }
 
     #[test]
-    fn the_engine_runs_kernels_of_the_executed_targets_and_gfx1100() {
+    fn the_engine_runs_kernels_of_the_executed_targets_and_rdna3() {
         for t in Target::KNOWN {
-            let want = t.executes() || t == Target::Gfx1100;
+            let want = t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1151);
             assert_eq!(t.runs_kernels(), want, "{t}");
             assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }

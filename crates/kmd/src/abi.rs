@@ -697,9 +697,15 @@ pub mod drm {
     pub const FAMILY_AI: u32 = 141;
     /// `AMDGPU_FAMILY_GC_11_0_0` (Navi 31, gfx1100).
     pub const FAMILY_GC_11_0_0: u32 = 145;
-    /// `AMDGPU_VRAM_TYPE_HBM` and `AMDGPU_VRAM_TYPE_GDDR6`.
+    /// `AMDGPU_FAMILY_GC_11_5_0` (GC 11.5: Strix, Strix Halo).
+    pub const FAMILY_GC_11_5_0: u32 = 150;
+    /// `AMDGPU_VRAM_TYPE_HBM`, `AMDGPU_VRAM_TYPE_GDDR6` and
+    /// `AMDGPU_VRAM_TYPE_LPDDR5` (LPDDR5 and LPDDR5X).
     pub const VRAM_TYPE_HBM: u32 = 6;
     pub const VRAM_TYPE_GDDR6: u32 = 9;
+    pub const VRAM_TYPE_LPDDR5: u32 = 12;
+    /// `AMDGPU_IDS_FLAGS_FUSION` in `ids_flags`: an APU.
+    pub const IDS_FLAGS_FUSION: u64 = 0x1;
     /// `mmGB_ADDR_CONFIG` on GFX9 (dword offset).
     pub const GB_ADDR_CONFIG_REG: u32 = 0x263e;
 
@@ -824,6 +830,7 @@ pub mod drm {
             CU_ACTIVE_NUMBER: u32 = 48;
             /// `cu_bitmap[4][4]`: `[se % 4][se / 4]`, u32 each.
             CU_BITMAP: [u8; 64] = 56;
+            IDS_FLAGS: u64 = 136;
             VIRTUAL_ADDRESS_OFFSET: u64 = 144;
             VIRTUAL_ADDRESS_MAX: u64 = 152;
             VIRTUAL_ADDRESS_ALIGNMENT: u32 = 160;

@@ -174,14 +174,15 @@ fn gfx_rings(gc: IpVersion) -> u32 {
 /// The SDMA IP block (`amdgpu_discovery_set_sdma_ip_blocks`):
 /// `sdma_v4_0_ip_block` (4.0) up to SDMA 4.4.0, `sdma_v4_4_2_ip_block`
 /// (4.4) for 4.4.2, 4.4.4 and 4.4.5, `sdma_v6_0_ip_block` (6.0) for SDMA 6.
-/// Where the SDMA version is not known (MI350), the GC version tells:
-/// sdma_v4_4_2.c serves the GC 9.4.3 family, GC 9.5.0 included (its
-/// queue-reset switch names it).
+/// Where the SDMA version is not known (MI350, Strix Halo), the GC version
+/// tells: sdma_v4_4_2.c serves the GC 9.4.3 family, GC 9.5.0 included (its
+/// queue-reset switch names it); every GC 11 part has an SDMA 6.
 fn sdma_block(sdma: Option<IpVersion>, gc: IpVersion) -> (u32, u32) {
     match sdma {
         Some(v) if v.0 == 6 => (6, 0),
         Some(v) if v >= (4, 4, 2) => (4, 4),
         Some(_) => (4, 0),
+        None if gc.0 >= 11 => (6, 0),
         None if gc >= (9, 4, 3) => (4, 4),
         None => (4, 0),
     }
@@ -292,12 +293,18 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
     put(&mut v, d::EXTERNAL_REV, 0);
     put(&mut v, d::PCI_REV, g.pci.revision_id.into());
     let gc = ip::version_of(g, ip::hw_id::GC).unwrap_or_default();
-    let family = if gc.0 == 11 {
-        drm::FAMILY_GC_11_0_0
-    } else {
-        drm::FAMILY_AI
+    let family = match gc {
+        (11, 5, _) => drm::FAMILY_GC_11_5_0,
+        (11, ..) => drm::FAMILY_GC_11_0_0,
+        _ => drm::FAMILY_AI,
     };
     put(&mut v, d::FAMILY, family);
+    // amdgpu_kms.c: an APU's device info carries AMDGPU_IDS_FLAGS_FUSION.
+    put(
+        &mut v,
+        d::IDS_FLAGS,
+        if g.apu { drm::IDS_FLAGS_FUSION } else { 0 },
+    );
     put(&mut v, d::NUM_SHADER_ENGINES, ses);
     put(
         &mut v,
@@ -343,8 +350,11 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
     put(&mut v, d::VIRTUAL_ADDRESS_ALIGNMENT, 4096);
     put(&mut v, d::PTE_FRAGMENT_SIZE, 0x20_0000);
     put(&mut v, d::GART_PAGE_SIZE, 4096);
-    let vram_type = if g.memory.kind.eq_ignore_ascii_case("GDDR6") {
+    let kind = g.memory.kind.to_ascii_uppercase();
+    let vram_type = if kind == "GDDR6" {
         drm::VRAM_TYPE_GDDR6
+    } else if kind.starts_with("LPDDR5") {
+        drm::VRAM_TYPE_LPDDR5
     } else {
         drm::VRAM_TYPE_HBM
     };
@@ -419,5 +429,43 @@ mod tests {
             ioctl(g, 0, 0x44, &mut a, &crate::user::Local),
             Err(Errno::EINVAL)
         );
+    }
+
+    /// The device info of the Strix Halo APU carries the fusion flag (an
+    /// integrated GPU to libdrm, libhsakmt and ROCr), GC 11.5's family and
+    /// LPDDR5 memory; the W7900's is a discrete GDDR6 GC 11.0 part.
+    #[test]
+    fn apu_dev_info_has_the_fusion_flag() {
+        use crate::abi::get;
+        use drm::info as i;
+        let dev_info = |t: Target| {
+            let cfg = GpuConfig::builtin(t);
+            let mut dev = vec![0u8; drm::DEV_INFO_SIZE];
+            let mut a = Args::new(&[0; 32], 32);
+            a.set(i::RETURN_POINTER, dev.as_mut_ptr() as u64);
+            a.set(i::RETURN_SIZE, dev.len() as u32);
+            a.set(i::QUERY, drm::INFO_DEV_INFO);
+            ioctl(
+                &cfg.gpus[0],
+                0,
+                drm::AMDGPU_INFO,
+                &mut a,
+                &crate::user::Local,
+            )
+            .unwrap();
+            dev
+        };
+        let d = drm::info_device::IDS_FLAGS;
+        let strix = dev_info(Target::Gfx1151);
+        assert_eq!(get(&strix, d), drm::IDS_FLAGS_FUSION);
+        assert_eq!(get(&strix, drm::info_device::FAMILY), 150);
+        assert_eq!(get(&strix, drm::info_device::VRAM_TYPE), 12);
+        assert_eq!(get(&strix, drm::info_device::DEVICE_ID), 0x1586);
+        assert_eq!(get(&strix, drm::info_device::CU_ACTIVE_NUMBER), 40);
+        assert_eq!(get(&strix, drm::info_device::NUM_SHADER_ENGINES), 2);
+        let w7900 = dev_info(Target::Gfx1100);
+        assert_eq!(get(&w7900, d), 0);
+        assert_eq!(get(&w7900, drm::info_device::FAMILY), 145);
+        assert_eq!(get(&w7900, drm::info_device::VRAM_TYPE), 9);
     }
 }

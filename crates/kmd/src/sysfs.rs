@@ -1199,6 +1199,80 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// The Strix Halo APU's GPU node as KFD shows it (rocminfo on a Radeon
+    /// 8060S: 40 CUs in 2 shader engines of 2 arrays, a 2 MiB L2 and a
+    /// 32 MiB Infinity Cache): a GPU node of its own, without CPU cores,
+    /// whose local memory bank is public; 86 caches (a vector L0 per CU,
+    /// instruction and scalar caches per WGP, a GL1 per shader array of 10
+    /// CUs, the L2 and the MALL).
+    #[test]
+    fn strix_halo_node_and_caches() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-strix-{}", std::process::id()));
+        let cfg = GpuConfig::builtin(Target::Gfx1151);
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let read = |p: &str| std::fs::read_to_string(t.redirect(p).unwrap()).unwrap();
+        let node = "/sys/class/kfd/kfd/topology/nodes/1";
+        let props = read(&format!("{node}/properties"));
+        for line in [
+            "cpu_cores_count 0\n",
+            "simd_count 80\n",
+            "caches_count 86\n",
+            "wave_front_size 32\n",
+            "array_count 4\n",
+            "simd_arrays_per_engine 2\n",
+            "cu_per_simd_array 10\n",
+            "max_waves_per_simd 16\n",
+            "gfx_target_version 110501\n",
+            "device_id 5510\n",
+            "location_id 25856\n",
+            "max_engine_clk_fcompute 2900\n",
+        ] {
+            assert!(props.contains(line), "{line}{props}");
+        }
+        assert_eq!(read(&format!("{node}/name")), "gfx1151\n");
+        let bank = read(&format!("{node}/mem_banks/0/properties"));
+        assert!(bank.contains("heap_type 1\n"), "{bank}");
+        assert!(
+            bank.contains(&format!("size_in_bytes {}\n", 64u64 << 30)),
+            "{bank}"
+        );
+        let field = |c: &str, f: &str| -> u64 {
+            c.lines()
+                .find_map(|l| l.strip_prefix(&format!("{f} ")))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let shared = |c: &str| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("sibling_map "))
+                .unwrap()
+                .split(',')
+                .filter(|b| *b == "1")
+                .count()
+        };
+        let mut kinds: Vec<(u64, u64, usize)> = (0..86)
+            .map(|k| read(&format!("{node}/caches/{k}/properties")))
+            .map(|c| (field(&c, "level"), field(&c, "size"), shared(&c)))
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(
+            kinds,
+            [
+                (1, 16, 2),
+                (1, 32, 1),
+                (1, 32, 2),
+                (1, 256, 10),
+                (2, 2048, 40),
+                (3, 32768, 40)
+            ]
+        );
+        let ids = read("/usr/share/libdrm/amdgpu.ids");
+        assert!(ids.contains("1586,\tC1,\tRadeon 8060S Graphics\n"), "{ids}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// Two GPUs outside a hive (two W7900s on PCIe) are each other's
     /// peer-to-peer link through the CPU, with the two PCIe weights added;
     /// GPUs of one hive have XGMI io_links and no p2p links.

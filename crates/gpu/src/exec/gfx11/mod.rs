@@ -23,14 +23,19 @@
 //! * VOPD: the X and Y operations are lowered as two ops held in
 //!   [`Op::pair`] and executed with every source read before either
 //!   result is written.
+//! * GFX11.5's scalar float operations (gfx1151) run their VALU
+//!   counterparts on one lane ([`sfloat`]).
 //! * `s_delay_alu`, `s_clause`, `s_waitcnt_*`, `s_waitcnt_depctr`,
 //!   `s_set_inst_prefetch_distance` and cache invalidations do nothing in
 //!   a functional model.
 
 pub mod names;
 pub mod sem;
+pub mod sfloat;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_sfloat;
 pub mod wmma;
 
 use super::lower::{base_name, sdst_of, src_of, unsupported};
@@ -58,6 +63,13 @@ pub fn lower(inst: Inst) -> Op {
             }
             if let rocjitsu_isa::gfx9::sop::Field::Op(o) = &s.src1 {
                 op.src[1] = src_of(o);
+            }
+            if sfloat::counterpart(name).is_some() {
+                // GFX11.5's scalar float ops (the decoder admits them on
+                // gfx1151 only); without a counterpart they stay
+                // unsupported.
+                let fallback = op.clone();
+                return sfloat::lower(op, name, s.k).unwrap_or(fallback);
             }
             op
         }
