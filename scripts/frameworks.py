@@ -81,7 +81,11 @@ TESTS = ROOT / "tests" / "frameworks"
 VENV = "/opt/rocjitsu-frameworks"
 PY = f"{VENV}/bin/python"
 
-CONFIGS = {"gfx942": "configs/gfx942_cdna3_kmd.json", "gfx950": "configs/gfx950_cdna4_kmd.json"}
+CONFIGS = {
+    "gfx942": "configs/gfx942_cdna3_kmd.json",
+    "gfx950": "configs/gfx950_cdna4_kmd.json",
+    "gfx1100": "configs/gfx1100_rdna3_kmd.json"
+}
 
 # The wheels (Python 3.14, the sid sysroots'), pinned where the issue names a version.
 REQUIREMENTS = {
@@ -304,6 +308,12 @@ def cases(args):
         Case("tinygrad-test_tiny-gfx942", 7, "gfx942", ["-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider",
                                                         "test/test_tiny.py"], env=tiny, pytest=True,
              cwd=tinygrad_tests()),
+        # RDNA3 (Radeon PRO W7900): tinygrad's gfx11 path, PM4 with
+        # wave32 dispatches and SDMA v6.
+        Case("tinygrad-matmul-gfx1100", 7, "gfx1100", ["tests/frameworks/tinygrad_matmul.py"], env=tiny),
+        Case("tinygrad-test_tiny-gfx1100", 7, "gfx1100", ["-m", "pytest", "-q", "-rfEs", "-p", "no:cacheprovider",
+                                                          "test/test_tiny.py"], env=tiny, pytest=True,
+             cwd=tinygrad_tests()),
         Case("cupy-gfx942", 7, "gfx942", ["tests/frameworks/cupy_smoke.py"], env=standin),
         Case("cupy-gfx950", 7, "gfx950", ["tests/frameworks/cupy_smoke.py"], env=standin, tiers=("full", )),
         Case("cupy-tests-gfx942", 7, "gfx942", cupy_pytest(CUPY_CI_TESTS), env={**standin, **cupy_env},
@@ -331,9 +341,14 @@ def cases(args):
         out += [
             Case("tinygrad-test_ops-gfx942", 7, "gfx942", ops, tiers=("full", ), env={**slow, "DEV": "AMD"},
                  pytest=True, cwd=repo_tests, timeout=4 * 3600),
+            Case("tinygrad-test_ops-gfx1100", 7, "gfx1100", ops, tiers=("full", ), env={**slow, "DEV": "AMD"},
+                 pytest=True, cwd=repo_tests, timeout=4 * 3600),
             # tinygrad's mock GPU: gfx950 (CDNA4), its CDNA target.
             Case("tinygrad-test_ops-mockgpu-gfx950", 7, None, ops, tiers=("full", ), pytest=True,
                  env={**slow, "DEV": "MOCK+AMD::gfx950"}, cwd=repo_tests, timeout=4 * 3600),
+            # Its RDNA3 mock (the default arch of tinygrad's mock GPU).
+            Case("tinygrad-test_ops-mockgpu-gfx1100", 7, None, ops, tiers=("full", ), pytest=True,
+                 env={**slow, "DEV": "MOCK+AMD::gfx1100"}, cwd=repo_tests, timeout=4 * 3600),
             # The same tests on tinygrad's CPU backend: a failure there too is
             # tinygrad's (or the reference torch's), not the GPU's.
             Case("tinygrad-test_ops-cpu", 7, None, ops, tiers=("full", ), pytest=True,

@@ -4,6 +4,9 @@ on the emulated GPU: the issue's one-liner, a 64x64 matmul of random
 tensors, then a few more ops, each checked against numpy on the same inputs.
 
   DEV=AMD rocjitsu --config configs/gfx942_cdna3_kmd.json -- python3 tests/frameworks/tinygrad_matmul.py
+
+On gfx942 (several XCCs) tinygrad drives an AQL queue with PM4 IBs; on
+gfx1100 (one XCC) a PM4 ring, with wave32 kernels.
 """
 
 import sys

@@ -40,8 +40,13 @@
 //!   (kfd_device.c maps it to gfx_target_version 110000), SDMA 6.0.0, MP0
 //!   and MP1 13.0.0. Navi parts list each SDMA engine under its own
 //!   `hw_id` (SDMA0, SDMA1: amdgpu_discovery.c counts an SDMA instance for
-//!   each of SDMA0..SDMA3_HWID), one instance each. Left out: DCN 3.2.0
-//!   (display) and the other blocks, whose versions the table does not give.
+//!   each of SDMA0..SDMA3_HWID), one instance each. NBIO 4.3.0: the first
+//!   NBIO of the soc21 parts (`amdgpu_discovery_set_ip_blocks` picks
+//!   `nbio_v4_3_funcs` for it; the nbio v4_3 support came with the GC
+//!   11.0.0 bring-up, and 4.3.1 was added later beside it for another soc21
+//!   part), the version tinygrad's own gfx1100 mock GPU lists too. Left
+//!   out: DCN 3.2.0 (display) and the other blocks, whose versions the
+//!   table does not give.
 //!
 //! - gfx1151 (Strix Halo: Radeon 8060S): GC 11.5.1 (kfd_device.c maps it
 //!   to gfx_target_version 110501; gfx_v11_0.c and gmc_v11_0.c list it
@@ -140,6 +145,7 @@ fn versions(target: Target) -> &'static [(&'static str, u16, IpVersion)] {
             ("GC", h::GC, (11, 0, 0)),
             ("SDMA0", h::SDMA0, (6, 0, 0)),
             ("SDMA1", h::SDMA1, (6, 0, 0)),
+            ("NBIF", h::NBIF, (4, 3, 0)),
             ("MP0", h::MP0, (13, 0, 0)),
         ],
         Target::Gfx1151 => &[("GC", h::GC, (11, 5, 1))],
@@ -236,5 +242,8 @@ mod tests {
                 ("SDMA1", hw_id::SDMA1, (6, 0, 0), 1)
             ]
         );
+        // tinygrad's AMD backend reads GC, SDMA0 and NBIO (its HDP flush
+        // registers) from the discovery tree.
+        assert_eq!(version_of(&w7900.gpus[0], hw_id::NBIF), Some((4, 3, 0)));
     }
 }

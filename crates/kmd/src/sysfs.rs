@@ -1115,7 +1115,8 @@ mod tests {
     #[test]
     fn ip_discovery_w7900() {
         // Navi 31: GC 11.0.0, two SDMA 6.0.0 engines under their own
-        // hw_ids, MP0/MP1 13.0.0.
+        // hw_ids, NBIO 4.3.0 (which tinygrad's AMD backend reads), MP0/MP1
+        // 13.0.0.
         check_ip_discovery(
             Target::Gfx1100,
             &[
@@ -1123,6 +1124,7 @@ mod tests {
                 ("GC", 11, (11, 0, 0), 1),
                 ("SDMA0", 42, (6, 0, 0), 1),
                 ("SDMA1", 43, (6, 0, 0), 1),
+                ("NBIF", 108, (4, 3, 0), 1),
                 ("MP0", 255, (13, 0, 0), 1),
             ],
             &VIDEO,

@@ -1,7 +1,8 @@
 //! A PM4 queue's registers and its dispatches: DISPATCH_DIRECT and
 //! DISPATCH_INDIRECT launch the kernel the COMPUTE_* registers describe
-//! (gfx9 offsets, `gc_9_*_offset.h`) on the same wave engine as an AQL
-//! dispatch. There is no kernel descriptor: one is made from the
+//! (`gc_9_*_offset.h`, `gc_11_0_0_offset.h`: the same offsets but for
+//! COMPUTE_PGM_RSRC3 and the units of COMPUTE_TMPRING_SIZE) on the same
+//! wave engine as an AQL dispatch. There is no kernel descriptor: one is made from the
 //! registers, enabling no user SGPR of its own, and the waves start with
 //! COMPUTE_USER_DATA_0.. in their first USER_SGPR_COUNT SGPRs, the system
 //! SGPRs COMPUTE_PGM_RSRC2 enables after them.
@@ -12,6 +13,7 @@ use crate::cp::{Cx, Stop};
 use crate::exec::dispatch::{Extra, Launch};
 use rocjitsu_code::KernelDescriptor;
 use rocjitsu_code::descriptor::{KERNEL_DESCRIPTOR_SIZE, PgmRsrc1, PgmRsrc2, PgmRsrc3};
+use rocjitsu_config::Family;
 use std::collections::HashMap;
 
 pub const COMPUTE_DISPATCH_INITIATOR: u32 = 0x2e00;
@@ -25,6 +27,9 @@ pub const COMPUTE_PGM_RSRC2: u32 = 0x2e13;
 pub const COMPUTE_TMPRING_SIZE: u32 = 0x2e18;
 /// gfx90a and gfx94x (kfdtest's `mmCOMPUTE_PGM_RSRC3` for Aldebaran).
 pub const COMPUTE_PGM_RSRC3: u32 = 0x2e2d;
+/// GFX10 and later (`regCOMPUTE_PGM_RSRC3` of `gc_11_0_0_offset.h`: 0x1bc8
+/// in segment 0, whose base is 0x1260).
+pub const COMPUTE_PGM_RSRC3_GFX10: u32 = 0x2e28;
 pub const COMPUTE_USER_DATA_0: u32 = 0x2e40;
 /// COMPUTE_USER_DATA_0..15.
 const USER_DATA: u32 = 16;
@@ -57,6 +62,20 @@ impl Regs {
     fn three(&self, first: u32) -> [u32; 3] {
         std::array::from_fn(|i| self.get(first + i as u32))
     }
+}
+
+/// A work-item's private memory from COMPUTE_TMPRING_SIZE: WAVESIZE is a
+/// wave's scratch, shared by its lanes; on gfx9 bits 12-24 in units of
+/// 1 KiB, on GFX11 bits 12-26 in units of 256 bytes (64 dwords;
+/// `COMPUTE_TMPRING_SIZE_GFX11` of ROCr's register headers, and Mesa's
+/// `S_0286E8_WAVESIZE_GFX11` takes the wave's bytes over 256).
+fn private_per_lane(family: Family, tmpring: u32, wave32: bool) -> u32 {
+    let wave_bytes = match family {
+        Family::Gfx9 | Family::Gfx10 => ((tmpring >> 12) & 0x1fff) * 1024,
+        Family::Gfx11 | Family::Gfx12 => ((tmpring >> 12) & 0x7fff) * 256,
+    };
+    let lanes = if wave32 { 32 } else { 64 };
+    (wave_bytes / lanes).min(MAX_PRIVATE)
 }
 
 impl Pm4 {
@@ -125,7 +144,13 @@ impl Pm4 {
         let mut kd = KernelDescriptor::from_bytes(&[0; KERNEL_DESCRIPTOR_SIZE]);
         kd.compute_pgm_rsrc1 = PgmRsrc1::from_raw(r.get(COMPUTE_PGM_RSRC1));
         kd.compute_pgm_rsrc2 = PgmRsrc2::from_raw(r.get(COMPUTE_PGM_RSRC2));
-        kd.compute_pgm_rsrc3 = PgmRsrc3::from_raw(r.get(COMPUTE_PGM_RSRC3));
+        let family = cx.gpu().spec.target.family();
+        let rsrc3 = if family == Family::Gfx9 {
+            COMPUTE_PGM_RSRC3
+        } else {
+            COMPUTE_PGM_RSRC3_GFX10
+        };
+        kd.compute_pgm_rsrc3 = PgmRsrc3::from_raw(r.get(rsrc3));
         kd.group_segment_fixed_size = kd.compute_pgm_rsrc2.granulated_lds_size * LDS_GRANULE;
         let users = kd.compute_pgm_rsrc2.user_sgpr_count;
         if users > USER_DATA {
@@ -136,18 +161,15 @@ impl Pm4 {
             ));
         }
         let user: Vec<u32> = (0..users).map(|i| r.get(COMPUTE_USER_DATA_0 + i)).collect();
-        // COMPUTE_TMPRING_SIZE.WAVESIZE (bits 12-24): a wave's scratch in
-        // 1 KiB units, shared by its 64 lanes.
-        let wavesize = (r.get(COMPUTE_TMPRING_SIZE) >> 12) & 0x1fff;
-        let private_bytes = (wavesize * 1024 / 64).min(MAX_PRIVATE);
+        let wave32 = cx.gpu().spec.target.supports_wave32()
+            && r.get(COMPUTE_DISPATCH_INITIATOR) & CS_W32_EN != 0;
+        let private_bytes = private_per_lane(family, r.get(COMPUTE_TMPRING_SIZE), wave32);
         kd.private_segment_fixed_size = private_bytes;
         let kernel = cx
             .kernels()
             .entry_name(cx.vm(), entry)
             .unwrap_or_else(|| format!("<code at 0x{entry:x}>"));
         let where_ = self.where_(at);
-        let wave32 = cx.gpu().spec.target.supports_wave32()
-            && r.get(COMPUTE_DISPATCH_INITIATOR) & CS_W32_EN != 0;
         kd.kernel_code_properties.enable_wavefront_size32 = wave32;
         let prog = launch::program(cx, &mut self.tlb, entry, wave32, &|| {
             format!("{where_}: kernel {kernel}")

@@ -93,11 +93,19 @@ pub fn setup(watchdog: Option<Duration>) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
 }
 
 pub fn setup_with(opts: CpOptions) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
+    setup_target(TARGET, opts)
+}
+
+/// A command processor whose one GPU is a `target`.
+pub fn setup_target(
+    target: rocjitsu_isa::Target,
+    opts: CpOptions,
+) -> (Arc<Vm>, Arc<TestHost>, TestCp) {
     let vm = Arc::new(Vm::new());
     let host = Arc::new(TestHost::default());
     let cp = CommandProcessor::new(
         vec![CpGpu {
-            target: TARGET,
+            target,
             max_lds: 65536,
         }],
         opts,
@@ -212,6 +220,11 @@ fn code_object() -> &'static [u8] {
 /// `src` (OpenCL C for `ext` "cl", LLVM IR for "ll") compiled by clang-22
 /// for gfx90a into a code object.
 pub fn compile(ext: &str, src: &str) -> Vec<u8> {
+    compile_for(ext, src, "gfx90a", &[])
+}
+
+/// `src` compiled by clang-22 for `mcpu`, with more clang `args`.
+pub fn compile_for(ext: &str, src: &str, mcpu: &str, args: &[&str]) -> Vec<u8> {
     static N: AtomicU64 = AtomicU64::new(0);
     let dir = std::env::temp_dir().join(format!(
         "rocjitsu-cp-{}-{}",
@@ -223,8 +236,10 @@ pub fn compile(ext: &str, src: &str) -> Vec<u8> {
     std::fs::write(&file, src).unwrap();
     let lang = if ext == "cl" { "cl" } else { "ir" };
     let st = std::process::Command::new("clang-22")
-        .args(["-x", lang, "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a"])
+        .args(["-x", lang, "-target", "amdgcn-amd-amdhsa"])
+        .arg(format!("-mcpu={mcpu}"))
         .args(["-nogpulib", "-O2", "-mcode-object-version=5", "-w"])
+        .args(args)
         .arg(&file)
         .arg("-o")
         .arg(&out)

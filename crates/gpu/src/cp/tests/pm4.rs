@@ -452,6 +452,19 @@ const THREAD_DIMS: u32 = 32;
 /// its descriptor: PGM_LO/HI, RSRC1/2/3, scratch, user data (the kernarg
 /// pointer where the descriptor wants it), START_X..Z and NUM_THREAD_X..Z.
 fn program(vm: &Vm, kd_addr: u64, kernarg: u64, start: [u32; 3], block: [u32; 3]) -> Vec<u32> {
+    program_regs(vm, kd_addr, kernarg, start, block, (RSRC3, 0))
+}
+
+/// [`program`] with the target's COMPUTE_PGM_RSRC3 offset and a
+/// COMPUTE_TMPRING_SIZE value.
+fn program_regs(
+    vm: &Vm,
+    kd_addr: u64,
+    kernarg: u64,
+    start: [u32; 3],
+    block: [u32; 3],
+    (rsrc3, tmpring): (u32, u32),
+) -> Vec<u32> {
     let kd = KernelDescriptor::from_bytes(&vm.read_vec(kd_addr, 64).unwrap().try_into().unwrap());
     let entry = kd_addr.wrapping_add(kd.kernel_code_entry_byte_offset as u64);
     assert_eq!(entry % 256, 0);
@@ -465,7 +478,10 @@ fn program(vm: &Vm, kd_addr: u64, kernarg: u64, start: [u32; 3], block: [u32; 3]
             }
             // No scratch is used: its resource stays 0.
             SgprUse::PrivateSegmentBuffer => {}
-            SgprUse::WorkgroupIdX | SgprUse::WorkgroupIdY | SgprUse::WorkgroupIdZ => {}
+            SgprUse::WorkgroupIdX
+            | SgprUse::WorkgroupIdY
+            | SgprUse::WorkgroupIdZ
+            | SgprUse::PrivateSegmentWaveOffset => {}
             w => panic!("the test kernel asks for {w:?}"),
         }
     }
@@ -474,8 +490,8 @@ fn program(vm: &Vm, kd_addr: u64, kernarg: u64, start: [u32; 3], block: [u32; 3]
         RSRC1,
         &[kd.compute_pgm_rsrc1.raw, kd.compute_pgm_rsrc2.raw],
     ));
-    p.extend(set_sh(RSRC3, &[kd.compute_pgm_rsrc3.raw]));
-    p.extend(set_sh(TMPRING, &[0]));
+    p.extend(set_sh(rsrc3, &[kd.compute_pgm_rsrc3.raw]));
+    p.extend(set_sh(TMPRING, &[tmpring]));
     if !user.is_empty() {
         p.extend(set_sh(USER_DATA_0, &user));
     }
@@ -584,4 +600,118 @@ fn dispatch_indirect_reads_its_dimensions_from_memory() {
     let f = fault_report(&host, 1);
     assert!(f.report.contains("DISPATCH_INDIRECT"), "{}", f.report);
     assert_eq!(f.addr, 0x40);
+}
+
+/// The RDNA3 kernels: `pm4_ids`, and `pm4_private`, whose 32 KiB + 4 of
+/// private memory per work-item (a dynamically indexed array) is written
+/// and read back through scratch.
+const GFX11_KERNELS: &str = r#"
+typedef unsigned int uint;
+__kernel void pm4_ids(__global uint* out, uint width) {
+    uint x = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
+    uint y = __builtin_amdgcn_workgroup_id_y();
+    out[y * width + x] = x * 7 + y * 1000 + 1;
+}
+__kernel void pm4_private(__global uint* out, uint n) {
+    volatile uint priv[8192];
+    uint x = __builtin_amdgcn_workgroup_id_x() * 64 + __builtin_amdgcn_workitem_id_x();
+    for (uint i = 0; i < n; i++) priv[(i * 17 + x) & 8191] = i + x;
+    uint s = 0;
+    for (uint i = 0; i < n; i++) s += priv[(i * 17 + x) & 8191];
+    out[x] = s;
+}
+"#;
+
+/// GFX11's COMPUTE_PGM_RSRC3 (`gc_11_0_0_offset.h`).
+const RSRC3_GFX11: u32 = 0x2e28;
+/// DISPATCH_INITIATOR.CS_W32_EN.
+const CS_W32_EN: u32 = 1 << 15;
+
+/// tinygrad's PM4 dispatches on gfx1100: wave32 code (clang's default for
+/// gfx11) runs with CS_W32_EN, wave64 code without, workgroups of 64 being
+/// two waves or one; COMPUTE_TMPRING_SIZE.WAVESIZE is 15 bits in units of
+/// 256 bytes on GFX11 (gfx9: 13 bits of 1 KiB), so a wave of 64 lanes with
+/// 32 KiB + 4 of private memory each asks for 0x2001 units, which the gfx9
+/// reading cut to 1 (16 bytes a lane: the first scratch store faulted).
+#[test]
+fn gfx1100_dispatches_run_wave32_and_wave64_code_with_gfx11_scratch_units() {
+    let (vm, host, cp) = setup_target(
+        rocjitsu_isa::Target::Gfx1100,
+        CpOptions {
+            threads: 2,
+            ..CpOptions::default()
+        },
+    );
+    let q = Pm4Queue::new(&vm, &cp, 4096);
+    for (w32, args) in [(true, &[][..]), (false, &["-mwavefrontsize64"][..])] {
+        let co = CodeObject::parse("k.hsaco", compile_for("cl", GFX11_KERNELS, "gfx1100", args))
+            .unwrap();
+        let base = loader::load(&vm, &co).unwrap().base;
+        let kd = |name: &str| base + co.kernel(name).unwrap().descriptor_address;
+        let wave = if w32 { CS_W32_EN } else { 0 };
+        let mut s = Vec::new();
+        // 3 x 2 workgroups of 64 work-items.
+        let width = 3 * 64;
+        let out = buffer(&vm, width * 2);
+        let ka = kernarg(&vm, &[out, width]);
+        s.extend(program_regs(
+            &vm,
+            kd("pm4_ids"),
+            ka,
+            [0; 3],
+            [64, 1, 1],
+            (RSRC3_GFX11, 0),
+        ));
+        s.extend(pkt3(DISPATCH_DIRECT, &[3, 2, 1, EN | FORCE_START | wave]));
+        // Two workgroups of 64 with private memory; tinygrad sizes
+        // WAVESIZE for 64 lanes: ceil(64 * 32772 / 256) = 0x2001.
+        let n = 8192u32;
+        let priv_out = buffer(&vm, 128);
+        let ka2 = kernarg(&vm, &[priv_out, u64::from(n)]);
+        let wavesize = (64 * 32772u32).div_ceil(256);
+        assert_eq!(wavesize, 0x2001);
+        let tmpring = wavesize << 12 | 16;
+        s.extend(program_regs(
+            &vm,
+            kd("pm4_private"),
+            ka2,
+            [0; 3],
+            [64, 1, 1],
+            (RSRC3_GFX11, tmpring),
+        ));
+        s.extend(pkt3(DISPATCH_DIRECT, &[2, 1, 1, EN | FORCE_START | wave]));
+        let done = vm.alloc(8, Perms::RW);
+        s.extend(release_mem(done, 1, 1, 0, 0));
+        q.submit(&vm, &cp, &s);
+        assert!(
+            wait_until(60.0, || rd32(&vm, done) == 1),
+            "wave32 {w32}: {:?}",
+            host.faults()
+        );
+        assert!(
+            host.faults().is_empty(),
+            "wave32 {w32}: {:?}",
+            host.faults()
+        );
+        let a = words(&vm, out, width * 2);
+        for y in 0..2u32 {
+            for x in 0..width as u32 {
+                assert_eq!(
+                    a[(y * width as u32 + x) as usize],
+                    ids_ref(x, y),
+                    "wave32 {w32}: ({x}, {y})"
+                );
+            }
+        }
+        // Each slot is written once (17 is odd: i * 17 + x is a
+        // permutation of 0..8192), so the sum is that of i + x.
+        let sum = |x: u32| (0..n).fold(0u32, |s, i| s.wrapping_add(i + x));
+        for (x, &got) in words(&vm, priv_out, 128).iter().enumerate() {
+            assert_eq!(
+                got,
+                sum(x as u32),
+                "wave32 {w32}: private sum of work-item {x}"
+            );
+        }
+    }
 }

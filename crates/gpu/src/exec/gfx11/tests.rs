@@ -341,6 +341,89 @@ fn sendmsg_rtn_realtime_and_mode_setting() {
     assert_eq!(r.wave.mode & 0xff, 0x03);
 }
 
+/// `v_xor3_b32` (VOP3, GFX10+), which tinygrad's kernels use for hashes
+/// (its threefry random numbers): D = S0 ^ S1 ^ S2, with an inline
+/// constant and an SGPR as sources too.
+#[test]
+fn xor3_xors_three_sources() {
+    let r = run(
+        W32,
+        "v_xor3_b32 v3, v0, v1, v2\n\
+         v_xor3_b32 v4, s2, 0x1234, v0",
+        |w, _| {
+            w.v[0] = std::array::from_fn(|l| 0x0f0f_0000 | l as u32);
+            w.v[1] = std::array::from_fn(|l| (l as u32) << 8);
+            w.v[2] = [0xffff_0000; 64];
+            w.s[2] = 0x8000_0001;
+        },
+    );
+    for l in 0..32u32 {
+        assert_eq!(
+            r.wave.v[3][l as usize],
+            (0x0f0f_0000 | l) ^ (l << 8) ^ 0xffff_0000,
+            "lane {l}"
+        );
+        assert_eq!(
+            r.wave.v[4][l as usize],
+            0x8000_0001 ^ 0x1234 ^ (0x0f0f_0000 | l),
+            "lane {l}"
+        );
+    }
+}
+
+/// GFX11's fused min/max (`v_maxmin_*`: min(max(S0, S1), S2);
+/// `v_minmax_*`: max(min(S0, S1), S2)), which LLVM selects for clamps.
+#[test]
+fn maxmin_and_minmax_clamp() {
+    let r = run(
+        W32,
+        "v_maxmin_f32 v3, v0, v1, v2\n\
+         v_minmax_f32 v4, v0, v1, v2\n\
+         v_maxmin_i32 v5, v0, v1, v2\n\
+         v_minmax_i32 v6, v0, v1, v2\n\
+         v_maxmin_u32 v7, v0, v1, v2\n\
+         v_minmax_u32 v8, v0, v1, v2",
+        |w, _| {
+            // Floats in v0 and ints in v10.. would need two runs; the
+            // float rows use the bit patterns of the floats below.
+            w.v[0] = std::array::from_fn(|l| (l as f32 - 16.0).to_bits());
+            w.v[1] = [(-2.5f32).to_bits(); 64];
+            w.v[2] = [6.0f32.to_bits(); 64];
+        },
+    );
+    for l in 0..32 {
+        let (a, b, d) = (l as f32 - 16.0, -2.5f32, 6.0f32);
+        assert_eq!(
+            f32::from_bits(r.wave.v[3][l]),
+            a.max(b).min(d),
+            "maxmin_f32 lane {l}"
+        );
+        assert_eq!(
+            f32::from_bits(r.wave.v[4][l]),
+            a.min(b).max(d),
+            "minmax_f32 lane {l}"
+        );
+        let (a, b, d) = (
+            (l as f32 - 16.0).to_bits(),
+            (-2.5f32).to_bits(),
+            6.0f32.to_bits(),
+        );
+        let (ai, bi, di) = (a as i32, b as i32, d as i32);
+        assert_eq!(
+            r.wave.v[5][l] as i32,
+            ai.max(bi).min(di),
+            "maxmin_i32 lane {l}"
+        );
+        assert_eq!(
+            r.wave.v[6][l] as i32,
+            ai.min(bi).max(di),
+            "minmax_i32 lane {l}"
+        );
+        assert_eq!(r.wave.v[7][l], a.max(b).min(d), "maxmin_u32 lane {l}");
+        assert_eq!(r.wave.v[8][l], a.min(b).max(d), "minmax_u32 lane {l}");
+    }
+}
+
 #[test]
 fn an_instruction_without_semantics_faults_naming_it() {
     let e = run_in(T, W32, "v_nop\nexp mrt0 off, off, off, off", |_, _| {})

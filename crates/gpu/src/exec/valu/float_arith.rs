@@ -27,6 +27,10 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
         "v_max_f32" => v_max_f32,
         "v_min3_f32" => v_min3_f32,
         "v_max3_f32" => v_max3_f32,
+        // GFX11+ (RDNA3 ISA: V_MAXMIN_F32 is V_MIN_F32(V_MAX_F32(S0, S1),
+        // S2), V_MINMAX_F32 is V_MAX_F32(V_MIN_F32(S0, S1), S2)).
+        "v_maxmin_f32" => v_maxmin_f32,
+        "v_minmax_f32" => v_minmax_f32,
         "v_med3_f32" => v_med3_f32,
         "v_minimum3_f32" => v_minimum3_f32,
         "v_maximum3_f32" => v_maximum3_f32,
@@ -386,6 +390,26 @@ pub fn v_max3_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
         op,
         |a, b, d| max32_nonan(max32_nonan(a, b), d),
         |a, b, d| max32(max32(a, b, i), d, i),
+    )
+}
+
+pub fn v_maxmin_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    let i = ieee(c);
+    sel32_3(
+        c,
+        op,
+        |a, b, d| min32_nonan(max32_nonan(a, b), d),
+        |a, b, d| min32(max32(a, b, i), d, i),
+    )
+}
+
+pub fn v_minmax_f32(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    let i = ieee(c);
+    sel32_3(
+        c,
+        op,
+        |a, b, d| max32_nonan(min32_nonan(a, b), d),
+        |a, b, d| max32(min32(a, b, i), d, i),
     )
 }
 

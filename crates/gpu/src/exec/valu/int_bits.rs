@@ -16,6 +16,8 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
         "v_not_b32" => v_not_b32,
         "v_and_or_b32" => v_and_or_b32,
         "v_or3_b32" => v_or3_b32,
+        // GFX10+ (RDNA ISA manuals: D = S0 ^ S1 ^ S2).
+        "v_xor3_b32" => v_xor3_b32,
         "v_lshl_or_b32" => v_lshl_or_b32,
         "v_bitop3_b32" => v_bitop3_b32,
         "v_bitop3_b16" => v_bitop3_b16,
@@ -55,6 +57,12 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
         "v_med3_i32" => v_med3_i32,
         "v_min3_u32" => v_min3_u32,
         "v_max3_u32" => v_max3_u32,
+        // GFX11+ (RDNA3 ISA: maxmin is min(max(S0, S1), S2), minmax is
+        // max(min(S0, S1), S2)).
+        "v_maxmin_i32" => v_maxmin_i32,
+        "v_minmax_i32" => v_minmax_i32,
+        "v_maxmin_u32" => v_maxmin_u32,
+        "v_minmax_u32" => v_minmax_u32,
         "v_med3_u32" => v_med3_u32,
         "v_min3_i16" => v_min3_i16,
         "v_max3_i16" => v_max3_i16,
@@ -80,6 +88,7 @@ lanes32!(v_xnor_b32, |a, b| !(a ^ b));
 lanes32!(v_not_b32, |a| !a);
 lanes32!(v_and_or_b32, |a, b, d| (a & b) | d);
 lanes32!(v_or3_b32, |a, b, d| a | b | d);
+lanes32!(v_xor3_b32, |a, b, d| a ^ b ^ d);
 lanes32!(v_lshl_or_b32, |a, b, d| (a << (b & 31)) | d);
 
 /// The truth table of gfx950's `v_bitop3_*`, kept by the VOP3 lowering in
@@ -430,6 +439,16 @@ lanes32!(v_med3_i32, |a, b, d| med3(a as i32, b as i32, d as i32)
     as u32);
 lanes32!(v_min3_u32, |a, b, d| a.min(b).min(d));
 lanes32!(v_max3_u32, |a, b, d| a.max(b).max(d));
+lanes32!(
+    v_maxmin_i32,
+    |a, b, d| (a as i32).max(b as i32).min(d as i32) as u32
+);
+lanes32!(
+    v_minmax_i32,
+    |a, b, d| (a as i32).min(b as i32).max(d as i32) as u32
+);
+lanes32!(v_maxmin_u32, |a, b, d| a.max(b).min(d));
+lanes32!(v_minmax_u32, |a, b, d| a.min(b).max(d));
 lanes32!(v_med3_u32, |a, b, d| med3(a, b, d));
 
 #[inline(always)]
