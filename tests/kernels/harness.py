@@ -16,13 +16,14 @@ from typing import Callable
 import numpy as np
 
 CDNA = ("gfx90a", "gfx942", "gfx950", "gfx908")
-TARGETS = CDNA + ("gfx1100", "gfx1100w64")
+RDNA = ("gfx1100", "gfx1100w64", "gfx1201", "gfx1201w64")
+TARGETS = CDNA + RDNA
 
 
 def wave_size(target: str) -> int:
     """Lanes per wave of a run target: RDNA's default build is wave32
-    (gfx1100), its `w64` build and CDNA wave64."""
-    return 32 if target == "gfx1100" else 64
+    (gfx1100, gfx1201), its `w64` build and CDNA wave64."""
+    return 32 if target in ("gfx1100", "gfx1201") else 64
 
 
 # --- arguments ------------------------------------------------------------------

@@ -61,13 +61,15 @@ impl Target {
 
     /// The targets whose kernels the wave engine runs (`rocjitsu
     /// run-kernel`, the engine's tests, dispatches through the driver):
-    /// [`Target::ALL`] and gfx1100 (RDNA3, wave32 and wave64).
-    pub const KERNELS: [Target; 5] = [
+    /// [`Target::ALL`], gfx1100 (RDNA3) and gfx1201 (RDNA4), wave32 and
+    /// wave64.
+    pub const KERNELS: [Target; 6] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
         Target::Gfx1100,
+        Target::Gfx1201,
     ];
 
     /// The targets with a GPU configuration (`configs/*_kmd.json`): the
@@ -357,9 +359,9 @@ mod tests {
     }
 
     #[test]
-    fn the_engine_runs_kernels_of_the_executed_targets_and_gfx1100() {
+    fn the_engine_runs_kernels_of_the_executed_targets_gfx1100_and_gfx1201() {
         for t in Target::KNOWN {
-            let want = t.executes() || t == Target::Gfx1100;
+            let want = t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1201);
             assert_eq!(t.runs_kernels(), want, "{t}");
             assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }
