@@ -292,8 +292,8 @@ impl fmt::Display for Target {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950 and \
-     gfx1100 code; pick one of those (a configuration's gfx_target, a code object's \
-     --offload-arch)",
+     gfx1100 code (and gfx1201 kernels through run-kernel); pick one of those (a \
+     configuration's gfx_target, a code object's --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]
 pub struct NotExecutable(pub Target);
