@@ -69,12 +69,12 @@ OUT = ROOT / "build" / "kernels"
 # The targets the emulator executes (config's Target::ALL), run by
 # default; the decoder corpus (corpus.TARGETS) also has decode-only ones.
 TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908")
-# Run targets of RDNA3 and RDNA3.5, whose kernels run-kernel executes
-# without a GPU configuration (config's Target::KERNELS): gfx1100 runs the
-# wave32 build of each source (<stem>.hsaco), gfx1100w64 the wave64 one
-# (<stem>_w64, clang sources only; Triton builds wave32); gfx1151 likewise.
-# Selected with --target.
-RDNA_TARGETS = ("gfx1100", "gfx1100w64", "gfx1151", "gfx1151w64")
+# Run targets of RDNA3, RDNA3.5 and RDNA4, whose kernels run-kernel executes
+# without a GPU configuration (config's Target::KERNELS): gfx1100, gfx1151 and
+# gfx1201 run the wave32 build of each source (<stem>.hsaco), the `w64` run
+# targets the wave64 one (<stem>_w64, clang sources only; Triton builds
+# wave32). Selected with --target.
+RDNA_TARGETS = ("gfx1100", "gfx1100w64", "gfx1151", "gfx1151w64", "gfx1201", "gfx1201w64")
 RUN_TARGETS = TARGETS + RDNA_TARGETS
 
 

@@ -9,7 +9,7 @@ from harness import In, InOut, Launch, Out, blocks, case, close, exact, f32, i32
 from numerics import EPS16, EPS32, EPSBF16, bf16_to_f32, e8m0_to_f64, fp4_table, fp8_table, rand_bf16, rand_fp8
 
 
-def tcase(name, obj, kernel, targets=("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100", "gfx1151")):
+def tcase(name, obj, kernel, targets=("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100", "gfx1151", "gfx1201")):
     return case(name, obj, kernel, targets=targets, triton=True)
 
 

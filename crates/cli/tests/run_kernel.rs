@@ -97,7 +97,11 @@ fn bad_inputs_name_the_problem() {
     );
     fails_with(
         &["run-kernel", "--gpu", "gfx1201", &k],
-        &["--gpu gfx1201", "does not execute"],
+        &["--gpu gfx1201", "no code object for gfx1201", "gfx942"],
+    );
+    fails_with(
+        &["run-kernel", "--gpu", "gfx1030", &k],
+        &["--gpu gfx1030", "does not execute"],
     );
     fails_with(&["run-kernel", "--gpu", "gfx90a", &k], &["gfx90a"]);
 }
@@ -553,11 +557,11 @@ fn an_outside_plugin_is_loaded_by_path_and_counts_what_metrics_counts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// An OpenCL saxpy compiled by clang-22 for gfx1100 in wave32 and in wave64
-/// runs through run-kernel with the wave count of its wave size and the
-/// CPU's results.
+/// An OpenCL saxpy compiled by clang-22 for gfx1100 (RDNA3) and gfx1201
+/// (RDNA4: the workgroup ID in TTMP9) in wave32 and in wave64 runs through
+/// run-kernel with the wave count of its wave size and the CPU's results.
 #[test]
-fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
+fn rdna_saxpy_runs_in_wave32_and_wave64() {
     let dir = common::tmp("rk-rdna");
     let src = dir.join("saxpy.cl");
     std::fs::write(
@@ -574,12 +578,15 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
     let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
     let (xp, yp) = (dir.join("x.bin"), dir.join("y.bin"));
     std::fs::write(&xp, bytes(&x)).unwrap();
-    for (wave, flag, waves) in [
-        (32, "-mno-wavefrontsize64", 32),
-        (64, "-mwavefrontsize64", 16),
+    for (target, wave, flag, waves) in [
+        ("gfx1100", 32, "-mno-wavefrontsize64", 32),
+        ("gfx1100", 64, "-mwavefrontsize64", 16),
+        ("gfx1201", 32, "-mno-wavefrontsize64", 32),
+        ("gfx1201", 64, "-mwavefrontsize64", 16),
     ] {
-        let obj = dir.join(format!("saxpy{wave}.hsaco"));
-        clang("cl", "gfx1100", &src, &obj, &[flag]);
+        let wave = format!("{target} wave{wave}");
+        let obj = dir.join(format!("saxpy-{}.hsaco", wave.replace(' ', "-")));
+        clang("cl", target, &src, &obj, &[flag]);
         std::fs::write(&yp, bytes(&y0)).unwrap();
         let (ya, xa) = (
             format!("inout:{}", yp.display()),
@@ -588,7 +595,7 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
         let o = rocjitsu(&[
             "run-kernel",
             "--gpu",
-            "gfx1100",
+            target,
             obj.to_str().unwrap(),
             "--grid",
             "4",
@@ -604,11 +611,11 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
             "i32:1000",
             "--stats",
         ]);
-        assert!(o.status.success(), "wave{wave}: {}", stderr(&o));
+        assert!(o.status.success(), "{wave}: {}", stderr(&o));
         let stats = String::from_utf8_lossy(&o.stdout);
         assert!(
             stats.contains(&format!("waves:                {waves}\n")),
-            "wave{wave}: {stats}"
+            "{wave}: {stats}"
         );
         let out = std::fs::read(&yp).unwrap();
         for i in 0..n {
@@ -616,7 +623,7 @@ fn gfx1100_saxpy_runs_in_wave32_and_wave64() {
             let (fused, unfused) = (2f32.mul_add(x[i], y0[i]), 2.0 * x[i] + y0[i]);
             assert!(
                 got == fused || got == unfused,
-                "wave{wave}: y[{i}] = {got}, want {unfused}"
+                "{wave}: y[{i}] = {got}, want {unfused}"
             );
         }
     }

@@ -61,15 +61,16 @@ impl Target {
 
     /// The targets whose kernels the wave engine runs (`rocjitsu
     /// run-kernel`, the engine's tests, dispatches through the driver):
-    /// [`Target::ALL`], gfx1100 (RDNA3) and gfx1151 (RDNA3.5), in wave32
-    /// and wave64.
-    pub const KERNELS: [Target; 6] = [
+    /// [`Target::ALL`], gfx1100 (RDNA3), gfx1151 (RDNA3.5) and gfx1201
+    /// (RDNA4), in wave32 and wave64.
+    pub const KERNELS: [Target; 7] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
         Target::Gfx1100,
         Target::Gfx1151,
+        Target::Gfx1201,
     ];
 
     /// The targets with a GPU configuration (`configs/*_kmd.json`): the
@@ -294,8 +295,8 @@ impl fmt::Display for Target {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950, \
-     gfx1100 and gfx1151 code; pick one of those (a configuration's gfx_target, a code object's \
-     --offload-arch)",
+     gfx1100 and gfx1151 code (and gfx1201 kernels through run-kernel); pick one of those (a \
+     configuration's gfx_target, a code object's --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]
 pub struct NotExecutable(pub Target);
@@ -361,9 +362,9 @@ mod tests {
     }
 
     #[test]
-    fn the_engine_runs_kernels_of_the_executed_targets_and_rdna3() {
+    fn the_engine_runs_kernels_of_the_executed_targets_and_rdna() {
         for t in Target::KNOWN {
-            let want = t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1151);
+            let want = t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1151 | Target::Gfx1201);
             assert_eq!(t.runs_kernels(), want, "{t}");
             assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }

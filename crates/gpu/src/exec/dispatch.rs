@@ -655,6 +655,12 @@ fn init_wave(
         | (r1.float_denorm_mode_16_64 & 3) << 6
         | u32::from(r1.enable_dx10_clamp) << 8
         | u32::from(r1.enable_ieee_mode) << 9;
+    // GFX12 has no DX10_CLAMP or IEEE mode bits (the descriptor's bit 21 is
+    // WG_RR_EN there, bit 23 reserved): clamping maps NaN to 0 and min/max
+    // return the other operand for a NaN (the `_num` operations).
+    if target.family() == rocjitsu_isa::Family::Gfx12 {
+        w.mode = (w.mode & !(3 << 8)) | 1 << 8;
+    }
     w.lane_bytes = l.private_bytes;
     let need = l.private_bytes as usize * 64;
     if w.scratch.len() != need {
@@ -692,6 +698,15 @@ fn init_wave(
         }
     }
     w.set_exec(exec);
+    // GFX12's architected SGPRs: the workgroup IDs are in TTMP9 (X) and
+    // TTMP7 (Y in bits 15:0, Z in 31:16) whatever the descriptor enables,
+    // and the wave's index in its workgroup in TTMP8[29:25] (LLVM
+    // AMDGPUUsage, "Initial Kernel Execution State"; `llvm.amdgcn.wave.id`).
+    if target.family() == rocjitsu_isa::Family::Gfx12 {
+        w.set_s32(sreg::TTMP0 + 9, group[0]);
+        w.set_s32(sreg::TTMP0 + 7, (group[1] & 0xffff) | group[2] << 16);
+        w.set_s32(sreg::TTMP0 + 8, (index & 0x1f) << 25);
+    }
 
     for slot in d.sgpr_layout() {
         let s = slot.first as u8;

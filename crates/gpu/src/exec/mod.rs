@@ -14,6 +14,7 @@
 pub mod dispatch;
 pub mod engine;
 pub mod gfx11;
+pub mod gfx12;
 pub mod lds;
 pub mod loader;
 pub mod lower;

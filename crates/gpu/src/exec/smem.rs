@@ -33,11 +33,14 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
     Some(match name {
         "s_load_dword" => s_load::<1>,
         "s_load_dwordx2" => s_load::<2>,
+        // GFX12's s_load_b96.
+        "s_load_dwordx3" => s_load::<3>,
         "s_load_dwordx4" => s_load::<4>,
         "s_load_dwordx8" => s_load::<8>,
         "s_load_dwordx16" => s_load::<16>,
         "s_buffer_load_dword" => s_buffer_load::<1>,
         "s_buffer_load_dwordx2" => s_buffer_load::<2>,
+        "s_buffer_load_dwordx3" => s_buffer_load::<3>,
         "s_buffer_load_dwordx4" => s_buffer_load::<4>,
         "s_buffer_load_dwordx8" => s_buffer_load::<8>,
         "s_buffer_load_dwordx16" => s_buffer_load::<16>,

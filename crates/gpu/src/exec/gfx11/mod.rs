@@ -45,58 +45,38 @@ use crate::plugin::class;
 use crate::plugin::{Class, Family, Seg};
 use rocjitsu_isa::Instruction;
 use rocjitsu_isa::gfx11::operand::{Operand, decode_src, decode_sreg};
-use rocjitsu_isa::gfx11::{Body, Inst, vop, vop3};
+use rocjitsu_isa::gfx11::{Body, Inst, ds, sop, vop, vop3};
 
 /// Lowers a decoded GFX11 instruction. Never fails: an instruction without
 /// semantics lowers to [`unsupported`], which faults naming it if a wave
 /// reaches it.
 pub fn lower(inst: Inst) -> Op {
+    let i = Instruction::Gfx11(inst);
     match inst.body() {
         Body::Salu(s) => {
             let name = s.mnemonic();
-            let mut op = new(inst, salu_exec(name), salu_class(name));
-            if let rocjitsu_isa::gfx9::sop::Field::Op(d) = &s.sdst {
-                op.sdst = sdst_any(d);
-            }
-            if let rocjitsu_isa::gfx9::sop::Field::Op(o) = &s.src0 {
-                op.src[0] = src_of(o);
-            }
-            if let rocjitsu_isa::gfx9::sop::Field::Op(o) = &s.src1 {
-                op.src[1] = src_of(o);
-            }
+            let mut op = lower_salu(i, &s);
             if sfloat::counterpart(name).is_some() {
                 // GFX11.5's scalar float ops (the decoder admits them on
-                // gfx1151 only); without a counterpart they stay
-                // unsupported.
+                // gfx1151 only) run their VALU counterpart on one lane;
+                // without a counterpart they stay unsupported. The
+                // counterpart reads the sources in encoding order, K apart.
+                if name == "s_fmamk_f32" {
+                    op.src = [op.src[0], op.src[2], Src::None];
+                }
                 let fallback = op.clone();
                 return sfloat::lower(op, name, s.k).unwrap_or(fallback);
             }
             op
         }
-        Body::Sopk(k) => {
-            let name = k.mnemonic();
-            let mut op = new(inst, salu_exec(name), salu_class(name));
-            if let Some(d) = k.sdst() {
-                op.sdst = sdst_any(&d);
-            }
-            op.imm = i64::from(k.simm16 as i16);
-            if let Some(x) = k.imm32 {
-                op.src[0] = Src::Lit(x);
-            }
-            op
-        }
-        Body::Sopp(p) => {
-            let name = p.mnemonic();
-            let mut op = new(inst, salu_exec(name), sopp_class(name));
-            op.imm = i64::from(p.simm16 as i16);
-            op
-        }
+        Body::Sopk(k) => lower_sopk(i, &k),
+        Body::Sopp(p) => lower_sopp(i, &p),
         Body::Smem(s) => {
             let name9 = names::gfx9_name(s.row.name);
             let exec = sem::lookup(s.row.name)
                 .or_else(|| super::smem::lookup(&name9))
                 .unwrap_or(unsupported);
-            let mut op = new(inst, exec, class::smem(&name9));
+            let mut op = new(i, exec, class::smem(&name9));
             let n = s.row.data.max(1);
             op.sdst = sdst_f(u16::from(s.sdata), n);
             if s.row.base != 0 {
@@ -109,63 +89,113 @@ pub fn lower(inst: Inst) -> Op {
             op.vdst = u16::from(s.glc);
             op
         }
-        Body::Vop(v) => lower_vop(inst, &v),
-        Body::Vop3(v) => lower_vop3(inst, &v),
-        Body::Vop3p(v) => lower_vop3p(inst, &v),
-        Body::Vopd(v) => lower_vopd(inst, &v),
-        Body::Ds(d) => {
-            let name = d.fields.op.name;
-            let name9 = names::gfx9_name(name);
-            let exec = super::lds::lookup(&name9).unwrap_or(unsupported);
-            let f = &d.fields;
-            let mut op = new(inst, exec, class::ds(&name9, f.gds));
-            if f.gds {
-                op.exec = unsupported;
-            }
-            let (d0, d1) = if names::is_cmpstore(name) {
-                (f.data1, f.data0)
-            } else {
-                (f.data0, f.data1)
-            };
-            op.vdst = u16::from(f.vdst);
-            op.src = [
-                Src::V(u16::from(f.addr)),
-                Src::V(u16::from(d0)),
-                Src::V(u16::from(d1)),
-            ];
-            op.imm = i64::from(f.offset);
-            op
-        }
-        Body::Flat(f) => lower_flat(inst, &f),
-        Body::Buf(b) => lower_buf(inst, &b),
-        Body::Mimg(_) => new(inst, unsupported, Class::plain(Family::VmemLoad)),
+        Body::Vop(v) => lower_vop(i, &v),
+        Body::Vop3(v) => lower_vop3(i, &v),
+        Body::Vop3p(v) => lower_vop3p(i, &v),
+        Body::Vopd(v) => lower_vopd(i, &v),
+        Body::Ds(d) => lower_ds(i, &d),
+        Body::Flat(f) => lower_flat(i, &f),
+        Body::Buf(b) => lower_buf(i, &b),
+        Body::Mimg(_) => new(i, unsupported, Class::plain(Family::VmemLoad)),
         Body::Vinterp(_) | Body::Ldsdir(_) | Body::Exp(_) => {
-            new(inst, unsupported, Class::plain(Family::Other))
+            new(i, unsupported, Class::plain(Family::Other))
         }
     }
 }
 
-/// GFX11's `null` scalar operand field.
-const NULL_FIELD: u8 = 124;
+/// A SOP1, SOP2 or SOPC instruction (GFX11 and GFX12).
+pub(crate) fn lower_salu(inst: Instruction, s: &sop::Salu) -> Op {
+    let name = s.mnemonic();
+    let mut op = new(inst, salu_exec(name), salu_class(name));
+    if let rocjitsu_isa::gfx9::sop::Field::Op(d) = &s.sdst {
+        op.sdst = sdst_any(d);
+    }
+    if let rocjitsu_isa::gfx9::sop::Field::Op(o) = &s.src0 {
+        op.src[0] = src_of(o);
+    }
+    if let rocjitsu_isa::gfx9::sop::Field::Op(o) = &s.src1 {
+        op.src[1] = src_of(o);
+    }
+    // The literal K of the SALU FMAs (GFX11.5, GFX12): D = S0 * S1 + K,
+    // D = S0 * K + S1.
+    if let Some(k) = s.k {
+        if name == "s_fmamk_f32" {
+            op.src = [op.src[0], Src::Lit(k), op.src[1]];
+        } else {
+            op.src[2] = Src::Lit(k);
+        }
+    }
+    op
+}
 
-fn new(inst: Inst, exec: ExecFn, class: Class) -> Op {
-    Op::of(Instruction::Gfx11(inst), exec, class)
+/// A SOPK instruction (GFX11 and GFX12).
+pub(crate) fn lower_sopk(inst: Instruction, k: &sop::Sopk) -> Op {
+    let name = k.mnemonic();
+    let mut op = new(inst, salu_exec(name), salu_class(name));
+    if let Some(d) = k.sdst() {
+        op.sdst = sdst_any(&d);
+    }
+    op.imm = i64::from(k.simm16 as i16);
+    if let Some(x) = k.imm32 {
+        op.src[0] = Src::Lit(x);
+    }
+    op
+}
+
+/// A SOPP instruction (GFX11 and GFX12).
+pub(crate) fn lower_sopp(inst: Instruction, p: &sop::Sopp) -> Op {
+    let name = p.mnemonic();
+    let mut op = new(inst, salu_exec(name), sopp_class(name));
+    op.imm = i64::from(p.simm16 as i16);
+    op
+}
+
+/// A DS instruction (GFX11 and GFX12).
+pub(crate) fn lower_ds(inst: Instruction, d: &ds::Ds) -> Op {
+    let name = d.fields.op.name;
+    let name9 = names::gfx9_name(name);
+    let exec = super::lds::lookup(&name9).unwrap_or(unsupported);
+    let f = &d.fields;
+    let mut op = new(inst, exec, class::ds(&name9, f.gds));
+    if f.gds {
+        op.exec = unsupported;
+    }
+    let (d0, d1) = if names::is_cmpstore(name) {
+        (f.data1, f.data0)
+    } else {
+        (f.data0, f.data1)
+    };
+    op.vdst = u16::from(f.vdst);
+    op.src = [
+        Src::V(u16::from(f.addr)),
+        Src::V(u16::from(d0)),
+        Src::V(u16::from(d1)),
+    ];
+    op.imm = i64::from(f.offset);
+    op
+}
+
+/// GFX11's `null` scalar operand field.
+pub(crate) const NULL_FIELD: u8 = 124;
+
+pub(crate) fn new(inst: Instruction, exec: ExecFn, class: Class) -> Op {
+    Op::of(inst, exec, class)
 }
 
 /// The lowered form of a GFX11 9-bit source field read as `count` dwords.
-fn src_f(field: u16, count: u8, literal: Option<u32>) -> Src {
+pub(crate) fn src_f(field: u16, count: u8, literal: Option<u32>) -> Src {
     decode_src(field, count, literal).map_or(Src::None, |o| src_of(&o))
 }
 
 /// The scalar-file index a GFX11 scalar destination field names
 /// ([`sreg::DISCARD`] for `null`).
-fn sdst_f(field: u16, count: u8) -> u8 {
+pub(crate) fn sdst_f(field: u16, count: u8) -> u8 {
     decode_sreg(field, count).map_or(sreg::DISCARD, |o| sdst_any(&o))
 }
 
 /// The scalar-file index a destination operand names ([`sreg::DISCARD`]
 /// for `null` and non-scalar operands).
-fn sdst_any(o: &Operand) -> u8 {
+pub(crate) fn sdst_any(o: &Operand) -> u8 {
     match sdst_of(o) {
         sreg::NULL => sreg::DISCARD,
         i => i,
@@ -177,7 +207,7 @@ fn vreg(field: u16) -> Src {
     Src::V(field)
 }
 
-fn salu_exec(name: &str) -> ExecFn {
+pub(crate) fn salu_exec(name: &str) -> ExecFn {
     sem::lookup(name)
         .or_else(|| super::scalar::lookup(&names::gfx9_name(name)))
         .unwrap_or(unsupported)
@@ -189,7 +219,7 @@ fn salu_class(name: &str) -> Class {
             || name.starts_with("s_cbranch")
         {
             Family::Branch
-        } else if name.starts_with("s_waitcnt") {
+        } else if name.starts_with("s_waitcnt") || name.starts_with("s_wait_") {
             Family::Wait
         } else {
             Family::Salu
@@ -198,26 +228,28 @@ fn salu_class(name: &str) -> Class {
 }
 
 fn sopp_class(name: &str) -> Class {
-    Class::plain(if name.starts_with("s_waitcnt") {
-        Family::Wait
-    } else if name == "s_barrier" {
-        Family::Barrier
-    } else if name == "s_branch" || name.starts_with("s_cbranch") {
-        Family::Branch
-    } else {
-        Family::Other
-    })
+    Class::plain(
+        if name.starts_with("s_waitcnt") || name.starts_with("s_wait_") {
+            Family::Wait
+        } else if matches!(name, "s_barrier" | "s_barrier_signal" | "s_barrier_wait") {
+            Family::Barrier
+        } else if name == "s_branch" || name.starts_with("s_cbranch") {
+            Family::Branch
+        } else {
+            Family::Other
+        },
+    )
 }
 
 /// The semantic function of a vector ALU operation (GFX11 name without
 /// encoding suffix).
-fn valu_exec(name: &str) -> ExecFn {
+pub(crate) fn valu_exec(name: &str) -> ExecFn {
     sem::lookup(name)
         .or_else(|| super::valu::lookup(&names::gfx9_name(name)))
         .unwrap_or(unsupported)
 }
 
-fn valu_class() -> Class {
+pub(crate) fn valu_class() -> Class {
     Class::plain(Family::Valu)
 }
 
@@ -239,12 +271,12 @@ fn writes_carry(name: &str) -> bool {
 }
 
 /// Multiply-accumulate operations whose accumulator is the destination.
-fn is_mac(name: &str) -> bool {
+pub(crate) fn is_mac(name: &str) -> bool {
     name.starts_with("v_fmac_") || name.starts_with("v_mac_") || name.starts_with("v_dot2c_")
 }
 
 /// The DPP16 controls and source modifiers of a DPP dword.
-fn dpp16(d: u32) -> (Ext, u8, u8) {
+pub(crate) fn dpp16(d: u32) -> (Ext, u8, u8) {
     let bit = |b: u32| d >> b & 1 != 0;
     let ext = Ext::Dpp(DppCtl {
         ctrl: ((d >> 8) & 0x1ff) as u16,
@@ -259,7 +291,7 @@ fn dpp16(d: u32) -> (Ext, u8, u8) {
 }
 
 /// A VOP1/VOP2/VOPC instruction in its 32-bit, DPP16 or DPP8 form.
-fn lower_vop(inst: Inst, v: &vop::Vop) -> Op {
+pub(crate) fn lower_vop(inst: Instruction, v: &vop::Vop) -> Op {
     let row = v.row;
     let name = base_name(row.name);
     let mut op = new(inst, valu_exec(name), valu_class());
@@ -342,7 +374,7 @@ fn lower_vop(inst: Inst, v: &vop::Vop) -> Op {
 
 /// A VOP3 instruction (VOP3a, VOP3b with a carry-out, VOPC with an SDST),
 /// with DPP16 or DPP8 in its `_e64_dpp` forms.
-fn lower_vop3(inst: Inst, v: &vop3::Vop3) -> Op {
+pub(crate) fn lower_vop3(inst: Instruction, v: &vop3::Vop3) -> Op {
     let row = v.row;
     let name = base_name(row.name);
     let mut op = new(inst, valu_exec(name), valu_class());
@@ -399,7 +431,7 @@ fn lower_vop3(inst: Inst, v: &vop3::Vop3) -> Op {
 
 /// A VOP3P instruction (packed math, mixed-precision FMA, dot products,
 /// WMMA).
-fn lower_vop3p(inst: Inst, v: &rocjitsu_isa::gfx11::vop3p::Vop3p) -> Op {
+pub(crate) fn lower_vop3p(inst: Instruction, v: &rocjitsu_isa::gfx11::vop3p::Vop3p) -> Op {
     let row = v.row;
     let name = row.name;
     let exec = sem::lookup(name)
@@ -430,7 +462,7 @@ fn lower_vop3p(inst: Inst, v: &rocjitsu_isa::gfx11::vop3p::Vop3p) -> Op {
 }
 
 /// A VOPD pair: each half lowered as the VOP2/VOP1 operation it names.
-fn lower_vopd(inst: Inst, v: &rocjitsu_isa::gfx11::vopd::Vopd) -> Op {
+pub(crate) fn lower_vopd(inst: Instruction, v: &rocjitsu_isa::gfx11::vopd::Vopd) -> Op {
     use rocjitsu_isa::gfx11::vopd::{DualRow, Role};
     let (dx, dy) = v.vdst();
     let half = |r: &DualRow, dst: u16, src0: u16, vsrc1: u16| -> Option<Op> {
@@ -477,7 +509,7 @@ fn lower_vopd(inst: Inst, v: &rocjitsu_isa::gfx11::vopd::Vopd) -> Op {
 /// "FLAT"): offset 12:0, glc 14, seg 17:16; addr, data, saddr (`null`:
 /// none), sve (SCRATCH: the VGPR address is used), vdst in the second
 /// dword.
-fn lower_flat(inst: Inst, f: &rocjitsu_isa::gfx11::flat::Flat) -> Op {
+pub(crate) fn lower_flat(inst: Instruction, f: &rocjitsu_isa::gfx11::flat::Flat) -> Op {
     let name9 = names::gfx9_name(f.op.name);
     let (w0, w1) = (f.w0, f.w1);
     let seg = f.seg();
@@ -512,7 +544,7 @@ fn lower_flat(inst: Inst, f: &rocjitsu_isa::gfx11::flat::Flat) -> Op {
 }
 
 /// A scalar register operand (saddr) as a source.
-fn sdst_src(field: u16, count: u8) -> Src {
+pub(crate) fn sdst_src(field: u16, count: u8) -> Src {
     match sdst_f(field, count) {
         sreg::DISCARD => Src::None,
         i => Src::S(i),
@@ -522,7 +554,7 @@ fn sdst_src(field: u16, count: u8) -> Src {
 /// A MUBUF instruction (RDNA3 ISA manual, "MUBUF"): offset 11:0, glc 14;
 /// vaddr, vdata, srsrc (SGPR quads), offen 54, idxen 55, soffset.
 /// MTBUF (typed) has no semantics yet.
-fn lower_buf(inst: Inst, b: &rocjitsu_isa::gfx11::mubuf::Buf) -> Op {
+pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) -> Op {
     let name = b.op.name;
     let name9 = names::gfx9_name(name);
     let (w0, w1) = (b.w0, b.w1);

@@ -80,6 +80,38 @@ const RENAMES: &[(&str, &str)] = &[
     ("ds_cmpstore_f64", "ds_cmpst_f64"),
     ("ds_cmpstore_rtn_f32", "ds_cmpst_rtn_f32"),
     ("ds_cmpstore_rtn_f64", "ds_cmpst_rtn_f64"),
+    // GFX12 (RDNA4) renames of the same operations.
+    ("s_add_co_u32", "s_add_u32"),
+    ("s_sub_co_u32", "s_sub_u32"),
+    ("s_add_co_i32", "s_add_i32"),
+    ("s_sub_co_i32", "s_sub_i32"),
+    ("s_add_co_ci_u32", "s_addc_u32"),
+    ("s_sub_co_ci_u32", "s_subb_u32"),
+    ("s_addk_co_i32", "s_addk_i32"),
+    // The `_num` min/max return the other operand for a NaN, as GFX9's do
+    // outside IEEE mode (GFX12 has no IEEE mode: the dispatch clears it).
+    ("v_max_num_f32", "v_max_f32"),
+    ("v_min_num_f32", "v_min_f32"),
+    ("v_max_num_f16", "v_max_f16"),
+    ("v_min_num_f16", "v_min_f16"),
+    ("v_max_num_f64", "v_max_f64"),
+    ("v_min_num_f64", "v_min_f64"),
+    ("v_max3_num_f32", "v_max3_f32"),
+    ("v_min3_num_f32", "v_min3_f32"),
+    ("v_max3_num_f16", "v_max3_f16"),
+    ("v_min3_num_f16", "v_min3_f16"),
+    ("v_med3_num_f32", "v_med3_f32"),
+    ("v_med3_num_f16", "v_med3_f16"),
+    ("v_pk_max_num_f16", "v_pk_max_f16"),
+    ("v_pk_min_num_f16", "v_pk_min_f16"),
+    ("ds_min_num_f32", "ds_min_f32"),
+    ("ds_max_num_f32", "ds_max_f32"),
+    ("ds_min_num_rtn_f32", "ds_min_rtn_f32"),
+    ("ds_max_num_rtn_f32", "ds_max_rtn_f32"),
+    ("ds_min_num_f64", "ds_min_f64"),
+    ("ds_max_num_f64", "ds_max_f64"),
+    ("ds_min_num_rtn_f64", "ds_min_rtn_f64"),
+    ("ds_max_num_rtn_f64", "ds_max_rtn_f64"),
 ];
 
 /// Whether a DS opcode is a compare-store, whose data operands GFX11
@@ -148,6 +180,8 @@ const ATOMICS: &[(&str, &str)] = &[
     ("add_f32", "add_f32"),
     ("min_f32", "min_f32"),
     ("max_f32", "max_f32"),
+    ("min_num_f32", "min_f32"),
+    ("max_num_f32", "max_f32"),
     ("pk_add_f16", "pk_add_f16"),
     ("pk_add_bf16", "pk_add_bf16"),
 ];
@@ -156,6 +190,7 @@ const ATOMICS: &[(&str, &str)] = &[
 const SMEM_TYPES: &[(&str, &str)] = &[
     ("b32", "dword"),
     ("b64", "dwordx2"),
+    ("b96", "dwordx3"),
     ("b128", "dwordx4"),
     ("b256", "dwordx8"),
     ("b512", "dwordx16"),

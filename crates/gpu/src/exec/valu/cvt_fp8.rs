@@ -1,4 +1,4 @@
-//! Low-precision conversions: FP8/BF8 (gfx942 FNUZ, gfx950 OCP) and the
+//! Low-precision conversions: FP8/BF8 (gfx942 FNUZ, gfx950 and gfx1201 OCP) and the
 //! gfx950 `v_cvt_scalef32_*` family with FP8, BF8, FP6 (E2M3), BF6 (E3M2)
 //! and FP4 (E2M1) (CDNA3 / CDNA4 ISA, "VOP3A instructions").
 //!
@@ -99,7 +99,7 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
 /// executing target.
 #[inline(always)]
 fn narrow<const F: u8>(c: &Ctx) -> Format {
-    let ocp = c.env.target == Target::Gfx950;
+    let ocp = matches!(c.env.target, Target::Gfx950 | Target::Gfx1201);
     match F {
         0 => fp8_format(Fp8Kind::Fp8, ocp),
         1 => fp8_format(Fp8Kind::Bf8, ocp),
@@ -113,7 +113,7 @@ fn narrow<const F: u8>(c: &Ctx) -> Format {
 /// table built once per format).
 fn decode_table<const F: u8>(c: &Ctx) -> &'static [f32; 256] {
     static TABLES: [OnceLock<[f32; 256]>; 7] = [const { OnceLock::new() }; 7];
-    let ocp = c.env.target == Target::Gfx950;
+    let ocp = matches!(c.env.target, Target::Gfx950 | Target::Gfx1201);
     let idx = match F {
         0 | 1 => usize::from(F) + if ocp { 2 } else { 0 },
         f => usize::from(f) + 2,

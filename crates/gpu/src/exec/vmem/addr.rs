@@ -118,7 +118,8 @@ fn buffer(c: &Ctx, op: &Op) -> Addrs {
     let r = Vsharp::read(c, op.sdst);
     let ap = &c.env.apertures;
     let soff = u64::from(c.wave.read_s32(op.src[2], Width::B32, ap));
-    let inst = (op.imm & 0xfff) as u64;
+    // 12 bits on GFX9 and GFX11, 24 on GFX12's VBUFFER.
+    let inst = (op.imm & 0xff_ffff) as u64;
     let (idxen, offen) = (op.imm & IMM_IDXEN != 0, op.imm & IMM_OFFEN != 0);
     let Src::V(v) = op.src[0] else {
         return Addrs {
