@@ -18,6 +18,7 @@
 
 pub mod abi;
 pub mod capi;
+pub mod checkpoint;
 pub mod cwsr;
 pub mod daemon;
 mod dmabuf;
