@@ -341,7 +341,7 @@ fn the_metadata_follows_its_schema_and_the_schema_catches_changes() {
             .unwrap_err()
             .contains("not allowed")
     );
-    fn closed(root: &Value, s: &Value, at: &str) {
+    fn closed(s: &Value, at: &str) {
         if let Some(p) = s.get("properties").and_then(Value::as_object) {
             assert_eq!(
                 s.get("additionalProperties"),
@@ -356,19 +356,19 @@ fn the_metadata_follows_its_schema_and_the_schema_catches_changes() {
                 .collect();
             for (k, sub) in p {
                 assert!(req.contains(&k.as_str()), "{at}.{k} is not required");
-                closed(root, sub, &format!("{at}.{k}"));
+                closed(sub, &format!("{at}.{k}"));
             }
         }
         for k in ["items", "oneOf"] {
             match s.get(k) {
-                Some(Value::Array(a)) => a.iter().for_each(|x| closed(root, x, at)),
-                Some(x) => closed(root, x, at),
+                Some(Value::Array(a)) => a.iter().for_each(|x| closed(x, at)),
+                Some(x) => closed(x, at),
                 None => {}
             }
         }
     }
-    closed(&s, &s, "$");
+    closed(&s, "$");
     for (name, d) in s["$defs"].as_object().unwrap() {
-        closed(&s, d, name);
+        closed(d, name);
     }
 }
