@@ -307,10 +307,10 @@ pub fn targets(config: &rocjitsu_config::GpuConfig) -> Vec<String> {
 }
 
 impl Checkpoint {
-    /// The file's bytes.
-    pub fn encode(&self) -> Vec<u8> {
+    /// The header and metadata (the payload follows them).
+    fn head(&self) -> Vec<u8> {
         let meta = serde_json::to_vec_pretty(&self.meta).unwrap_or_default();
-        let mut out = Vec::with_capacity(HEADER_BYTES as usize + meta.len() + self.payload.len());
+        let mut out = Vec::with_capacity(HEADER_BYTES as usize + meta.len());
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&HEADER_BYTES.to_le_bytes());
@@ -318,18 +318,33 @@ impl Checkpoint {
         out.extend_from_slice(&(self.payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&Sha256::digest(&meta));
         out.extend_from_slice(&meta);
+        out
+    }
+
+    /// The file's bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = self.head();
         out.extend_from_slice(&self.payload);
         out
     }
 
     /// Writes the file atomically (a temporary file beside it, renamed).
     pub fn write(&self, path: &Path) -> Result<(), CheckpointError> {
+        use std::io::Write;
         let io = |source| CheckpointError::Io {
             path: path.to_path_buf(),
             source,
         };
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, self.encode()).map_err(io)?;
+        let written = std::fs::File::create(&tmp).and_then(|mut f| {
+            f.write_all(&self.head())?;
+            f.write_all(&self.payload)?;
+            f.sync_all()
+        });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(e));
+        }
         std::fs::rename(&tmp, path).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             io(e)
