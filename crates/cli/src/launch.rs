@@ -39,6 +39,8 @@ pub struct Launch {
     pub no_dbt_hooks: bool,
     /// What one client process of a daemon this launcher starts may hold.
     pub limits: rocjitsu_kmd::daemon::ClientLimits,
+    /// A daemon this launcher starts begins from this checkpoint.
+    pub restore: Option<PathBuf>,
     /// Execution plugins: for the program (local mode) or the daemon.
     pub plugins: crate::plugins::PluginArgs,
     pub app: Vec<OsString>,
@@ -255,6 +257,7 @@ fn serve_foreground(l: &Launch) -> Result<ExitCode> {
         socket,
         owner: None,
         limits: l.limits.clone(),
+        restore: l.restore.clone(),
     })
     .map_err(anyhow::Error::msg)?;
     stop_on_signals(daemon.stopper());
@@ -367,6 +370,7 @@ fn run_daemon_child(l: &Launch, cfg: GpuConfig, socket: PathBuf, owner: u32, rea
         socket,
         owner: Some(owner),
         limits: l.limits.clone(),
+        restore: l.restore.clone(),
     }) {
         Ok(d) => d,
         Err(e) => {

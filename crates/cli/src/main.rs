@@ -60,6 +60,9 @@ struct Cli {
     /// With --daemon: the percentage (1-100) of each GPU's VRAM, and of the 16 GiB GTT, that one client process may hold; an allocation past it is refused with ENOMEM.
     #[arg(long, value_name = "PERCENT", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100), requires = "daemon")]
     client_memory: u32,
+    /// With --daemon: start from a checkpoint (`rocjitsu daemon-checkpoint`) of a daemon of the same configuration; its processes reconnect (they wait ROCJITSU_DAEMON_RECONNECT seconds for it). A corrupt or mismatched file is refused and nothing starts.
+    #[arg(long, value_name = "FILE", requires = "daemon")]
+    restore: Option<std::path::PathBuf>,
     /// DBT guest mode without the HSA tools library (librocjitsu_hooks.so): a diagnostic in which the program sees the host and the guest GPU as two agents and no kernel is translated.
     #[arg(long)]
     no_dbt_hooks: bool,
@@ -93,6 +96,41 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         socket: Option<std::path::PathBuf>,
     },
+    /// Have a running daemon write a checkpoint of its GPU state (memory, queues, events) to FILE and freeze; restore it with `--daemon --restore FILE` (docs/checkpoint.md)
+    DaemonCheckpoint {
+        /// The daemon's socket (default: as for --attach).
+        #[arg(long, value_name = "PATH")]
+        socket: Option<std::path::PathBuf>,
+        /// The checkpoint file to write.
+        #[arg(long, value_name = "FILE")]
+        out: std::path::PathBuf,
+    },
+}
+
+fn attach_socket(socket: Option<std::path::PathBuf>) -> std::path::PathBuf {
+    launch::attach_socket(&launch::Launch {
+        mode: launch::Mode::Attach,
+        config: None,
+        socket,
+        threads: None,
+        watchdog: None,
+        log: None,
+        no_dbt_hooks: false,
+        limits: Default::default(),
+        restore: None,
+        plugins: Default::default(),
+        app: vec![],
+    })
+}
+
+fn daemon_checkpoint(
+    socket: Option<std::path::PathBuf>,
+    out: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let s = attach_socket(socket);
+    let json = rocjitsu_kmd::daemon::request_checkpoint(&s, out).map_err(anyhow::Error::msg)?;
+    println!("{json}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
@@ -105,6 +143,7 @@ fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode>
         log: None,
         no_dbt_hooks: false,
         limits: Default::default(),
+        restore: None,
         plugins: Default::default(),
         app: vec![],
     };
@@ -134,6 +173,7 @@ fn main() -> ExitCode {
         Some(Command::Dbt(a)) => dbt::run(a),
         Some(Command::Dbi(a)) => dbi::run(a),
         Some(Command::DaemonStatus { socket }) => daemon_status(socket),
+        Some(Command::DaemonCheckpoint { socket, out }) => daemon_checkpoint(socket, &out),
         Some(Command::Plugins) => plugins::list(),
         None if cli.config.is_none() && cli.app.is_empty() && !cli.daemon && !cli.attach => {
             use clap::CommandFactory;
@@ -158,6 +198,7 @@ fn main() -> ExitCode {
                 connections: cli.client_connections,
                 memory_percent: cli.client_memory,
             },
+            restore: cli.restore,
             plugins: cli.plugins,
             app: cli.app,
         }),

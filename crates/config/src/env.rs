@@ -7,6 +7,10 @@
 pub const CONFIG: &str = "ROCJITSU_CONFIG";
 /// The daemon socket of daemon and attach modes (the preload connects).
 pub const DAEMON_SOCKET: &str = "ROCJITSU_DAEMON_SOCKET";
+/// Seconds a daemon client waits for its daemon to come back (restored
+/// from a checkpoint: `rocjitsu --daemon --restore FILE`) when the daemon
+/// is lost, before its GPU calls fail; unset or 0: they fail at once.
+pub const DAEMON_RECONNECT: &str = "ROCJITSU_DAEMON_RECONNECT";
 /// The private per-user runtime directory (sysfs tree, lsmod shim,
 /// sockets); default `/tmp/rocjitsu-<uid>`.
 pub const RUNTIME_DIR: &str = "ROCJITSU_RUNTIME_DIR";
@@ -57,6 +61,7 @@ pub const DBT_SIGNAL_BACKTRACE: &str = "ROCJITSU_DBT_SIGNAL_BACKTRACE";
 pub const ALL: &[&str] = &[
     CONFIG,
     DAEMON_SOCKET,
+    DAEMON_RECONNECT,
     RUNTIME_DIR,
     THREADS,
     WATCHDOG,

@@ -51,6 +51,7 @@ fn main() {
         socket: dir.join("daemon.sock"),
         owner: None,
         limits: Default::default(),
+        restore: None,
     })
     .expect("the daemon starts");
     let socket = daemon.socket().to_path_buf();

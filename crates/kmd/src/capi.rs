@@ -51,6 +51,7 @@ pub unsafe extern "C" fn rocjitsu_daemon_start(
             socket: socket.to_str().map_err(|e| e.to_string())?.into(),
             owner: None,
             limits: Default::default(),
+            restore: None,
         })?);
         let d = daemon.clone();
         let server = std::thread::Builder::new()

@@ -64,6 +64,10 @@ pub struct DaemonOptions {
     pub owner: Option<u32>,
     /// What one client process may hold.
     pub limits: ClientLimits,
+    /// Start from this checkpoint (`--restore FILE`): its processes are
+    /// waited for, each reconnecting with its token and pid
+    /// ([`crate::remote`]'s reconnect).
+    pub restore: Option<PathBuf>,
 }
 
 /// [`ClientLimits::connections`] unless told otherwise: twice the pool a
@@ -206,6 +210,69 @@ struct State {
     stop: AtomicBool,
     /// Wakes the event loop: a client came or went, or a stop.
     wake: OwnedFd,
+    /// Holds the clients' calls during (and after) a checkpoint.
+    gate: Gate,
+    /// The checkpoint this daemon was restored from, and the processes of
+    /// it not back yet (by token).
+    restored: Option<Arc<crate::checkpoint::Checkpoint>>,
+    pending: Mutex<HashMap<[u8; 16], Pending>>,
+}
+
+/// A process of the checkpoint a daemon was restored from, not back yet.
+struct Pending {
+    pid: u32,
+    /// Its index in the checkpoint's clients.
+    index: usize,
+    /// Mappings of memfds it offered (ADOPT): start, length, offset, memfd.
+    offered: Vec<(u64, u64, u64, Arc<OwnedFd>)>,
+}
+
+/// Counts the calls being served and holds new ones while frozen (a
+/// checkpoint is taken once the calls in flight are done; a daemon that
+/// checkpointed stays frozen until it is killed).
+#[derive(Default)]
+struct Gate {
+    state: Mutex<(bool, usize)>,
+    cv: std::sync::Condvar,
+}
+
+impl Gate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (bool, usize)> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits while frozen, then counts a call in.
+    fn enter(&self) -> GateGuard<'_> {
+        let mut g = self.lock();
+        while g.0 {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+        g.1 += 1;
+        GateGuard(self)
+    }
+
+    /// Freezes: new calls wait; returns once the calls in flight are done.
+    fn freeze(&self) {
+        let mut g = self.lock();
+        g.0 = true;
+        while g.1 > 0 {
+            g = self.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn thaw(&self) {
+        self.lock().0 = false;
+        self.cv.notify_all();
+    }
+}
+
+struct GateGuard<'a>(&'a Gate);
+
+impl Drop for GateGuard<'_> {
+    fn drop(&mut self) {
+        self.0.lock().1 -= 1;
+        self.0.cv.notify_all();
+    }
 }
 
 impl State {
@@ -264,6 +331,55 @@ impl State {
             tracing::info!("client pid {} {why}; releasing what it owned", c.pid);
             c.close();
             self.wake();
+        }
+    }
+
+    /// Freezes the daemon and writes a checkpoint of every client to
+    /// `path`: calls in flight finish, further ones are held, every queue
+    /// stops between two packets; the daemon then stays frozen (what it
+    /// holds is what the file says) until it is killed. A checkpoint that
+    /// cannot be taken thaws it and names why.
+    fn checkpoint(&self, path: &Path) -> Result<String, String> {
+        self.gate.freeze();
+        let clients: Vec<Arc<Client>> = self.lock().values().cloned().collect();
+        let list: Vec<(&SimulatedDriver, [u8; 16], u32)> = clients
+            .iter()
+            .map(|c| (&c.driver, c.token, c.pid))
+            .collect();
+        let r = self
+            .device
+            .checkpoint(&list, true)
+            .map_err(|e| e.to_string())
+            .and_then(|ck| {
+                ck.write(path).map_err(|e| e.to_string())?;
+                Ok(ck)
+            });
+        match r {
+            Ok(ck) => {
+                let allocs: usize = ck
+                    .meta
+                    .clients
+                    .iter()
+                    .map(|c| c.memory.allocations.len())
+                    .sum();
+                let queues: usize = ck.meta.clients.iter().map(|c| c.queues.queues.len()).sum();
+                tracing::info!(
+                    "checkpoint of {} clients written to {}; the daemon is frozen until it is stopped",
+                    clients.len(),
+                    path.display()
+                );
+                Ok(format!(
+                    "{{\"file\": {:?}, \"clients\": {}, \"allocations\": {allocs}, \"queues\": {queues}, \"payload_bytes\": {}}}",
+                    path.display().to_string(),
+                    clients.len(),
+                    ck.payload.len()
+                ))
+            }
+            Err(e) => {
+                self.device.resume();
+                self.gate.thaw();
+                Err(e)
+            }
         }
     }
 
@@ -375,6 +491,39 @@ impl Daemon {
         opts.limits.check()?;
         let config_json = serde_json::to_string(&opts.driver.config)
             .map_err(|e| format!("cannot serialise the GPU configuration: {e}"))?;
+        // A checkpoint is read and checked before anything starts.
+        let restored = match &opts.restore {
+            Some(path) => Some(Arc::new(
+                crate::checkpoint::Checkpoint::read(
+                    path,
+                    &crate::checkpoint::Expect::of(&opts.driver.config),
+                )
+                .map_err(|e| format!("cannot restore: {e}"))?,
+            )),
+            None => None,
+        };
+        let mut pending = HashMap::new();
+        for (index, c) in restored
+            .iter()
+            .flat_map(|r| r.meta.clients.iter().enumerate())
+        {
+            let token = crate::checkpoint::unhex(&c.token)
+                .and_then(|t| <[u8; 16]>::try_from(t).ok())
+                .ok_or_else(|| {
+                    format!(
+                        "cannot restore: process {} of the checkpoint has no daemon token",
+                        c.pid
+                    )
+                })?;
+            pending.insert(
+                token,
+                Pending {
+                    pid: c.pid,
+                    index,
+                    offered: Vec::new(),
+                },
+            );
+        }
         let device = Device::with_plugins(opts.driver, plugins)?;
         let server = UnixServer::bind(&opts.socket)
             .map_err(|e| format!("cannot listen on {}: {e}", opts.socket.display()))?;
@@ -407,6 +556,9 @@ impl Daemon {
                 refused: AtomicUsize::new(0),
                 stop: AtomicBool::new(false),
                 wake,
+                gate: Gate::default(),
+                restored,
+                pending: Mutex::new(pending),
             }),
             server,
             owner,
@@ -606,8 +758,27 @@ fn serve_connection(
         );
         return;
     }
-    let Some(client) = handshake(state, t, peer.pid, &first) else {
+    if first.header.opcode == Opcode::Checkpoint as u16 {
+        let r = match Request::decode(&first.header, &first.payload) {
+            Ok(Request::Checkpoint(path)) => state.checkpoint(Path::new(&path)),
+            Ok(_) | Err(_) => Err("a malformed checkpoint request".into()),
+        };
+        match r {
+            Ok(summary) => reply(t, &first.header, 0, summary.as_bytes(), &[]),
+            Err(why) => {
+                tracing::warn!("checkpoint refused: {why}");
+                reply(t, &first.header, -libc::EINVAL, why.as_bytes(), &[])
+            }
+        };
         return;
+    }
+    let client = match handshake(state, t, peer.pid, &first) {
+        Some(Joined::Client(c)) => c,
+        Some(Joined::Pending(token)) => match resume(state, t, peer.pid, token) {
+            Some(c) => c,
+            None => return,
+        },
+        None => return,
     };
     client.live.fetch_add(1, Ordering::AcqRel);
     client.lock_conns().push(Arc::downgrade(t));
@@ -635,7 +806,15 @@ fn serve_connection(
     }
 }
 
-fn handshake(state: &State, t: &UnixTransport, pid: u32, m: &Message) -> Option<Arc<Client>> {
+/// Whom a handshake admitted.
+enum Joined {
+    Client(Arc<Client>),
+    /// A process of the checkpoint this daemon was restored from: it
+    /// offers its memory (ADOPT), then RESUME restores it.
+    Pending([u8; 16]),
+}
+
+fn handshake(state: &State, t: &UnixTransport, pid: u32, m: &Message) -> Option<Joined> {
     let refuse = |errno: i32, why: String| {
         tracing::warn!("pid {pid}: {why}");
         reply(t, &m.header, -errno, why.as_bytes(), &[]);
@@ -682,18 +861,146 @@ fn handshake(state: &State, t: &UnixTransport, pid: u32, m: &Message) -> Option<
         tracing::info!("client pid {pid} connected");
         c
     } else {
-        match state.lock().get(&hello.token) {
-            Some(c) if c.pid == pid && !c.closed.load(Ordering::Acquire) => c.clone(),
-            _ => return refuse(libc::EPERM, "an unknown or foreign process token".into()),
+        let known = state.lock().get(&hello.token).cloned();
+        match known {
+            Some(c) if c.pid == pid && !c.closed.load(Ordering::Acquire) => c,
+            Some(_) => return refuse(libc::EPERM, "an unknown or foreign process token".into()),
+            None => {
+                let waited = state
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&hello.token)
+                    .map(|p| p.pid);
+                return match waited {
+                    Some(p) if p == pid => {
+                        let w = welcome(state, hello.token);
+                        reply(t, &m.header, 0, &w.encode(), &[])
+                            .then_some(Joined::Pending(hello.token))
+                    }
+                    Some(p) => refuse(
+                        libc::EPERM,
+                        format!("the checkpoint's process with this token was pid {p}, not {pid}"),
+                    ),
+                    None => refuse(libc::EPERM, "an unknown or foreign process token".into()),
+                };
+            }
         }
     };
-    let w = Welcome {
+    let w = welcome(state, client.token);
+    reply(t, &m.header, 0, &w.encode(), &[]).then_some(Joined::Client(client))
+}
+
+fn welcome(state: &State, token: [u8; 16]) -> Welcome {
+    Welcome {
         version: wire::VERSION,
-        token: client.token,
+        token,
         config: state.config_json.clone(),
         sysfs_root: state.device.sysfs().root().to_string_lossy().into_owned(),
+    }
+}
+
+/// Serves a process of the checkpoint coming back: ADOPT messages (its
+/// memfd mappings), then RESUME, which restores its driver with that
+/// memory; the client it becomes, or None when the connection ends.
+fn resume(state: &State, t: &UnixTransport, pid: u32, token: [u8; 16]) -> Option<Arc<Client>> {
+    loop {
+        let m = t.recv().ok()??;
+        let req = Request::decode(&m.header, &m.payload);
+        let mut fds = m.fds;
+        match req {
+            Ok(Request::Adopt(a)) if a.maps.len() == fds.len() => {
+                let mut pending = state.pending.lock().unwrap_or_else(|e| e.into_inner());
+                let Some(p) = pending.get_mut(&token) else {
+                    drop(pending);
+                    reply(t, &m.header, -libc::EALREADY, b"", &[]);
+                    continue;
+                };
+                for (&(start, len, off), fd) in a.maps.iter().zip(fds.drain(..)) {
+                    p.offered.push((start, len, off, Arc::new(fd)));
+                }
+                drop(pending);
+                reply(t, &m.header, 0, b"", &[]);
+            }
+            Ok(Request::Resume) => {
+                let p = state
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&token);
+                let Some(p) = p else {
+                    // Another connection of the process resumed it.
+                    reply(t, &m.header, -libc::EALREADY, b"", &[]);
+                    return state.lock().get(&token).cloned();
+                };
+                match restore_client(state, token, pid, &p) {
+                    Ok((c, summary)) => {
+                        reply(t, &m.header, 0, summary.as_bytes(), &[]);
+                        return Some(c);
+                    }
+                    Err(why) => {
+                        tracing::warn!("pid {pid}: restore refused: {why}");
+                        reply(t, &m.header, -libc::EINVAL, why.as_bytes(), &[]);
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                reply(t, &m.header, -libc::EAGAIN, b"", &[]);
+            }
+        }
+    }
+}
+
+/// Restores the checkpoint's process `p` on the daemon's device, its
+/// memory the mappings it offered where they cover an allocation.
+fn restore_client(
+    state: &State,
+    token: [u8; 16],
+    pid: u32,
+    p: &Pending,
+) -> Result<(Arc<Client>, String), String> {
+    let ck = state.restored.as_ref().ok_or("nothing to restore")?;
+    let st = &ck.meta.clients[p.index];
+    let mut adopt = |a: &crate::checkpoint::AllocationState| {
+        let (start, _, off, fd) = p.offered.iter().find(|(s, l, _, _)| {
+            *s <= a.va && a.va.saturating_add(a.size) <= s.saturating_add(*l)
+        })?;
+        let dup = fd.try_clone().ok()?;
+        Some((dup, off + (a.va - start)))
     };
-    reply(t, &m.header, 0, &w.encode(), &[]).then_some(client)
+    let (driver, report) =
+        SimulatedDriver::restore(&state.device, Caller::Remote, st, ck, &mut adopt)
+            .map_err(|e| e.to_string())?;
+    driver.set_quota(state.quota(pid));
+    let c = Arc::new(Client {
+        token,
+        pid,
+        pidfd: pidfd(pid),
+        driver,
+        conns: Mutex::new(Vec::new()),
+        live: AtomicUsize::new(0),
+        closed: AtomicBool::new(false),
+    });
+    state.lock().insert(token, c.clone());
+    state.wake();
+    tracing::info!(
+        "client pid {pid} restored: {} allocations ({} of them the process's memory, {} with bytes written since the checkpoint), {} queues, {} events",
+        report.allocations,
+        report.adopted,
+        report.differing.len(),
+        st.queues.queues.len(),
+        st.events.events.len()
+    );
+    let summary = format!(
+        "{{\"allocations\": {}, \"adopted\": {}, \"changed_since_checkpoint\": {}, \"queues\": {}, \"events\": {}}}",
+        report.allocations,
+        report.adopted,
+        report.differing.len(),
+        st.queues.queues.len(),
+        st.events.events.len()
+    );
+    Ok((c, summary))
 }
 
 /// Our device file for a device a client names.
@@ -733,8 +1040,19 @@ fn serve_request(state: &State, client: &Client, t: &UnixTransport, m: Message) 
     if client.closed.load(Ordering::Acquire) {
         return reply(t, &m.header, -libc::ENODEV, b"", &[]);
     }
+    // Every call but a wait for events is held while a checkpoint is
+    // taken (and after: the daemon stays frozen); a wait reads and changes
+    // only event state, which the checkpoint reads under its lock.
+    let waits = matches!(&req, Request::Ioctl(io)
+        if abi::ioc_type(io.request) == abi::KFD_TYPE
+            && abi::ioc_nr(io.request) == abi::kfd::WAIT_EVENTS);
+    let _gate = (!waits).then(|| state.gate.enter());
     match req {
-        Request::Handshake(_) | Request::Status => reply(t, &m.header, -libc::EPROTO, b"", &[]),
+        Request::Handshake(_)
+        | Request::Status
+        | Request::Checkpoint(_)
+        | Request::Adopt(_)
+        | Request::Resume => reply(t, &m.header, -libc::EPROTO, b"", &[]),
         Request::Close => {
             state.remove(&client.token, "closed the device");
             let _ = reply(t, &m.header, 0, b"", &[]);
@@ -841,6 +1159,35 @@ fn serve_ioctl(
         Ok(v) => reply(t, h, v, &out.encode(), &fds),
         Err(e) => reply(t, h, -e.0, &out.encode(), &[]),
     }
+}
+
+/// Has the daemon at `socket` write a checkpoint to `out` (a path the
+/// daemon can write; made absolute here) and freeze; its summary (JSON).
+pub fn request_checkpoint(socket: &Path, out: &Path) -> Result<String, String> {
+    let out = std::path::absolute(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let t = UnixTransport::connect_own(socket).map_err(|e| match e.kind() {
+        std::io::ErrorKind::PermissionDenied if e.get_ref().is_some() => e.to_string(),
+        _ => format!("no daemon answers at {}: {e}", socket.display()),
+    })?;
+    let mut w = wire::Writer::default();
+    w.bytes(out.to_string_lossy().as_bytes());
+    let h = Header {
+        opcode: Opcode::Checkpoint as u16,
+        reserved: 0,
+        request_id: 1,
+        payload_len: w.buf.len() as u32,
+        result: 0,
+    };
+    t.send(&h, &w.buf, &[]).map_err(|e| e.to_string())?;
+    let m = t
+        .recv()
+        .map_err(|e| e.to_string())?
+        .ok_or("the daemon closed the connection")?;
+    let text = String::from_utf8_lossy(&m.payload).into_owned();
+    if m.header.result != 0 {
+        return Err(format!("the daemon did not checkpoint: {text}"));
+    }
+    Ok(text)
 }
 
 /// Asks the daemon at `socket` for its [`Status`] (JSON).

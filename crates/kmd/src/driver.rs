@@ -1179,6 +1179,278 @@ fn kfd_arg_size(nr: u8) -> usize {
     }
 }
 
+/// How long a checkpoint waits for the queues to finish the packets they
+/// are running.
+pub const CHECKPOINT_PAUSE: Duration = Duration::from_secs(120);
+
+impl Device {
+    /// Stops every queue of every process between two packets
+    /// ([`CommandProcessor::pause`]); the state a checkpoint saves holds
+    /// still until [`Device::resume`].
+    pub fn pause(&self, timeout: Duration) -> Result<(), crate::checkpoint::CheckpointError> {
+        match self.cp.get() {
+            Some(cp) => cp.pause(timeout).map_err(|e| {
+                crate::checkpoint::CheckpointError::Unsupported(format!(
+                    "the queues did not stop for the checkpoint: {e}"
+                ))
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Lets the queues go on after [`Device::pause`].
+    pub fn resume(&self) {
+        if let Some(cp) = self.cp.get() {
+            cp.resume();
+        }
+    }
+
+    /// A checkpoint of `clients` (each with the token and pid it is known
+    /// by): the queues are paused while their processes' state is read,
+    /// then go on. The caller keeps the processes from issuing ioctls
+    /// meanwhile (the daemon holds its gate).
+    /// With `keep_paused` the queues stay paused after a successful
+    /// checkpoint (a daemon that freezes on what the file holds).
+    pub fn checkpoint(
+        &self,
+        clients: &[(&SimulatedDriver, [u8; 16], u32)],
+        keep_paused: bool,
+    ) -> Result<crate::checkpoint::Checkpoint, crate::checkpoint::CheckpointError> {
+        use crate::checkpoint as c;
+        self.pause(CHECKPOINT_PAUSE)?;
+        let mut payload = c::PayloadWriter::default();
+        let states: Result<Vec<c::ClientState>, _> = clients
+            .iter()
+            .map(|(d, token, pid)| d.snapshot(token, *pid, &mut payload))
+            .collect();
+        let gpu_clock = gpu_clock();
+        if states.is_err() || !keep_paused {
+            self.resume();
+        }
+        Ok(c::Checkpoint {
+            meta: c::Meta {
+                format: c::FORMAT.into(),
+                version: c::VERSION,
+                rocjitsu: env!("CARGO_PKG_VERSION").into(),
+                config_sha256: c::config_sha256(&self.opts.config),
+                targets: c::targets(&self.opts.config),
+                exec_mode: "functional".into(),
+                gpu_clock,
+                clients: states?,
+            },
+            payload: payload.bytes,
+        })
+    }
+}
+
+impl SimulatedDriver {
+    /// This process's state for a checkpoint (the device's queues paused:
+    /// [`Device::checkpoint`]), its memory's bytes appended to `payload`.
+    /// What a checkpoint does not hold is refused, naming it: SVM ranges,
+    /// PM4 compute queues (their register file and consumed-dword count
+    /// live in the command processor), memory shared with another
+    /// process.
+    pub fn snapshot(
+        &self,
+        token: &[u8; 16],
+        pid: u32,
+        payload: &mut crate::checkpoint::PayloadWriter,
+    ) -> Result<crate::checkpoint::ClientState, crate::checkpoint::CheckpointError> {
+        use crate::checkpoint::{self as c, CheckpointError};
+        if !self.svm.lock().is_empty() {
+            return Err(CheckpointError::Unsupported(
+                "the process has SVM ranges (hipMallocManaged, hipMemAdvise); checkpoints do not hold SVM state yet".into(),
+            ));
+        }
+        let p = self.proc();
+        let mem = self.mem();
+        let memory = mem.snapshot(payload)?;
+        let (page, next_other, events) = self.events.snapshot();
+        let page = match page {
+            Some((host, size)) => Some(c::EventPage {
+                va: mem.va_of_host(host).ok_or_else(|| {
+                    CheckpointError::Unsupported(
+                        "the event page is no longer an allocation of the process".into(),
+                    )
+                })?,
+                size,
+            }),
+            None => None,
+        };
+        let mut queues = Vec::with_capacity(p.queues.len());
+        let mut ids: Vec<&u32> = p.queues.keys().collect();
+        ids.sort();
+        for &qid in ids {
+            let q = &p.queues[&qid];
+            let d = self.cp().queue_desc(q.cp_id).ok_or_else(|| {
+                CheckpointError::Unsupported(format!("queue {qid} has no command-processor queue"))
+            })?;
+            let kind = match d.kind {
+                QueueKind::Aql => c::QueueKind::Aql,
+                QueueKind::Sdma => c::QueueKind::Sdma,
+                QueueKind::Pm4 => {
+                    return Err(CheckpointError::Unsupported(format!(
+                        "queue {qid} is a PM4 compute queue: its register file and consumed-dword count are command-processor state a checkpoint does not hold yet"
+                    )));
+                }
+            };
+            let slot = p
+                .doorbells
+                .iter()
+                .find(|&(&(g, _), &id)| g == q.gpu && id == qid)
+                .map(|(&(_, s), _)| s)
+                .ok_or_else(|| {
+                    CheckpointError::Unsupported(format!("queue {qid} has no doorbell slot"))
+                })?;
+            let value = |addr: u64| {
+                let mut b = [0u8; 8];
+                let mut tlb = rocjitsu_gpu::mem::Tlb::default();
+                self.vm
+                    .read(&mut tlb, addr, &mut b)
+                    .map(|_| u64::from_le_bytes(b))
+            };
+            let (read_value, write_value) = match (value(d.read_ptr), value(d.write_ptr)) {
+                (Ok(r), Ok(w)) => (r, w),
+                _ => {
+                    return Err(CheckpointError::Unsupported(format!(
+                        "queue {qid}: its read or write pointer (0x{:x}, 0x{:x}) is not in GPU memory",
+                        d.read_ptr, d.write_ptr
+                    )));
+                }
+            };
+            queues.push(c::QueueState {
+                id: qid,
+                gpu: q.gpu,
+                kind,
+                doorbell_slot: slot,
+                ring_base: d.ring_base,
+                ring_size: d.ring_size,
+                read_ptr: d.read_ptr,
+                write_ptr: d.write_ptr,
+                priority: d.priority,
+                read_value,
+                write_value,
+            });
+        }
+        Ok(c::ClientState {
+            token: if *token == [0; 16] {
+                String::new()
+            } else {
+                c::hex(token)
+            },
+            pid,
+            xnack: p.xnack,
+            memory,
+            events: c::EventsState {
+                page,
+                next_other,
+                events,
+            },
+            queues: c::QueuesState {
+                next_queue: p.next_queue,
+                queues,
+            },
+        })
+    }
+
+    /// A new process on `device` in the state `st` of checkpoint `ck`
+    /// (read and checked against the device's configuration: see
+    /// [`crate::checkpoint::Checkpoint::read`]). Memory the process still
+    /// maps is what `adopt` returns for an allocation (its memfd and the
+    /// buffer's offset in it); the rest is filled from the file. Queues
+    /// start again at their saved read pointers.
+    pub fn restore(
+        device: &Arc<Device>,
+        caller: Caller,
+        st: &crate::checkpoint::ClientState,
+        ck: &crate::checkpoint::Checkpoint,
+        adopt: &mut dyn FnMut(
+            &crate::checkpoint::AllocationState,
+        ) -> Option<(std::os::fd::OwnedFd, u64)>,
+    ) -> Result<(SimulatedDriver, crate::memory::RestoreReport), crate::checkpoint::CheckpointError>
+    {
+        use crate::checkpoint::{self as c, CheckpointError};
+        let bad = CheckpointError::Unsupported;
+        let d = SimulatedDriver::open(device, caller);
+        let mut report = crate::memory::RestoreReport::default();
+        d.mem().restore(&st.memory, ck, &d.vm, adopt, &mut report)?;
+        let page = match &st.events.page {
+            Some(pg) => {
+                let m = d.mem();
+                let host = m.host_of(pg.va).ok_or_else(|| {
+                    bad(format!("the event page at 0x{:x} is no allocation", pg.va))
+                })?;
+                if m.host_of(pg.va + pg.size.max(1) - 1) != Some(host + pg.size.max(1) - 1) {
+                    return Err(bad(format!(
+                        "the event page at 0x{:x} of {} bytes is not one allocation",
+                        pg.va, pg.size
+                    )));
+                }
+                Some((host, pg.size))
+            }
+            None => None,
+        };
+        d.events
+            .restore(page, st.events.next_other, &st.events.events)
+            .map_err(bad)?;
+        if st.xnack && !xnack_selectable(device.config()) {
+            return Err(bad("XNACK is on, which these GPUs cannot select".into()));
+        }
+        d.svm.xnack.store(st.xnack, Ordering::Release);
+        let mut p = d.proc();
+        p.xnack = st.xnack;
+        for q in &st.queues.queues {
+            let spec = device.opts.config.gpus.get(q.gpu).ok_or_else(|| {
+                bad(format!(
+                    "queue {} is on GPU {}, which does not exist",
+                    q.id, q.gpu
+                ))
+            })?;
+            if q.id >= st.queues.next_queue
+                || p.queues.contains_key(&q.id)
+                || q.doorbell_slot >= spec.queues.doorbells_per_process
+                || p.doorbells.contains_key(&(q.gpu, q.doorbell_slot))
+            {
+                return Err(bad(format!(
+                    "queue {}: its id or doorbell slot {} is out of range or taken twice",
+                    q.id, q.doorbell_slot
+                )));
+            }
+            let kind = match q.kind {
+                c::QueueKind::Aql => QueueKind::Aql,
+                c::QueueKind::Sdma => QueueKind::Sdma,
+                c::QueueKind::Pm4 => {
+                    return Err(bad(format!(
+                        "queue {} is a PM4 compute queue, which checkpoints do not hold",
+                        q.id
+                    )));
+                }
+            };
+            let cp_id = d
+                .cp()
+                .create_queue(
+                    &d.gpu_process,
+                    QueueDesc {
+                        kind,
+                        gpu: q.gpu as u32,
+                        ring_base: q.ring_base,
+                        ring_size: q.ring_size,
+                        read_ptr: q.read_ptr,
+                        write_ptr: q.write_ptr,
+                        doorbell: 0,
+                        priority: q.priority,
+                    },
+                )
+                .map_err(|e| bad(format!("queue {}: {e}", q.id)))?;
+            p.queues.insert(q.id, Queue { cp_id, gpu: q.gpu });
+            p.doorbells.insert((q.gpu, q.doorbell_slot), q.id);
+        }
+        p.next_queue = st.queues.next_queue;
+        drop(p);
+        Ok((d, report))
+    }
+}
+
 impl SimulatedDriver {
     /// Ends the process: threads waiting for its events wake (their wait
     /// fails) and later waits fail; its queues stop. What it allocated is

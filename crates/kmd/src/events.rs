@@ -127,6 +127,82 @@ impl Events {
         Ok(())
     }
 
+    /// The events' state for a checkpoint: the event page's host address
+    /// and size, and every event (threads inside `WAIT_EVENTS` are not
+    /// state: a waiter asks again, and an event's age tells it what it
+    /// missed).
+    pub fn snapshot(&self) -> (Option<(u64, u64)>, u32, Vec<crate::checkpoint::EventState>) {
+        let s = self.lock();
+        let mut events: Vec<crate::checkpoint::EventState> = s
+            .events
+            .iter()
+            .map(|(&id, e)| crate::checkpoint::EventState {
+                id,
+                kind: e.kind,
+                auto_reset: e.auto_reset,
+                signaled: e.signaled,
+                age: e.age,
+                exception: e.exception.as_ref().map(|x| crate::checkpoint::hex(x)),
+            })
+            .collect();
+        events.sort_by_key(|e| e.id);
+        (s.page, s.next_other, events)
+    }
+
+    /// Restores a checkpoint's events into this (new) process: the event
+    /// page at host address `page` (its slots are the restored memory's,
+    /// not reset), the events with their state and ages.
+    pub fn restore(
+        &self,
+        page: Option<(u64, u64)>,
+        next_other: u32,
+        events: &[crate::checkpoint::EventState],
+    ) -> Result<(), String> {
+        let mut s = self.lock();
+        if !s.events.is_empty() || s.page.is_some() {
+            return Err("events are restored into a new process only".into());
+        }
+        for e in events {
+            let exception = match &e.exception {
+                None => None,
+                Some(h) => Some(
+                    crate::checkpoint::unhex(h)
+                        .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                        .ok_or_else(|| {
+                            format!("event {}: exception data is not 32 bytes of hex", e.id)
+                        })?,
+                ),
+            };
+            let signal_range = e.id != 0 && e.id < kfd::SIGNAL_EVENT_LIMIT;
+            let other_range =
+                e.id >= kfd::SIGNAL_EVENT_LIMIT && e.id - kfd::SIGNAL_EVENT_LIMIT < next_other;
+            let fits = if e.kind == kfd::EVENT_SIGNAL {
+                signal_range
+            } else {
+                other_range
+            };
+            if !fits || e.kind > kfd::EVENT_MEMORY || s.events.contains_key(&e.id) {
+                return Err(format!(
+                    "event {} of type {} cannot be restored (an id outside its type's range, an unknown type, or a duplicate)",
+                    e.id, e.kind
+                ));
+            }
+            s.events.insert(
+                e.id,
+                Event {
+                    kind: e.kind,
+                    auto_reset: e.auto_reset,
+                    signaled: e.signaled,
+                    age: e.age,
+                    exception,
+                },
+            );
+        }
+        s.page = page;
+        s.next_other = next_other;
+        Ok(())
+    }
+
     pub fn has_page(&self) -> bool {
         self.lock().page.is_some()
     }

@@ -18,6 +18,7 @@
 
 pub mod abi;
 pub mod capi;
+pub mod checkpoint;
 pub mod cwsr;
 pub mod daemon;
 mod dmabuf;
@@ -34,8 +35,9 @@ pub mod svm;
 pub mod sysfs;
 pub mod user;
 
-pub use driver::{Caller, Device, DriverOptions, SimulatedDriver};
+pub use driver::{CHECKPOINT_PAUSE, Caller, Device, DriverOptions, SimulatedDriver};
 pub use guest::GuestKfd;
+pub use memory::RestoreReport;
 pub use passthrough::{KfdPassthrough, RealGpu, read_topology};
 pub use remote::RemoteDriver;
 
@@ -51,6 +53,7 @@ impl Errno {
     pub const EPERM: Errno = Errno(libc::EPERM);
     pub const ENOENT: Errno = Errno(libc::ENOENT);
     pub const EINTR: Errno = Errno(libc::EINTR);
+    pub const EAGAIN: Errno = Errno(libc::EAGAIN);
     pub const EFAULT: Errno = Errno(libc::EFAULT);
     pub const EBUSY: Errno = Errno(libc::EBUSY);
     pub const EINVAL: Errno = Errno(libc::EINVAL);

@@ -653,6 +653,245 @@ impl Memory {
     }
 }
 
+/// What a restore found of one allocation's bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RestoreReport {
+    /// Allocations restored.
+    pub allocations: usize,
+    /// Of those, memory the process still had (its memfd adopted, or its
+    /// own pages in local mode) rather than filled from the file.
+    pub adopted: usize,
+    /// Per adopted allocation whose bytes are not the checkpoint's: its
+    /// id, address and how many bytes differ (what the process wrote
+    /// after the checkpoint; the process's bytes are kept).
+    pub differing: Vec<(u32, u64, u64)>,
+}
+
+/// The bytes of `len` at host address `host` (the driver's own mapping of
+/// an allocation, or the process's pages in local mode).
+///
+/// # Safety
+/// `host..host + len` must be mapped and readable for the call.
+unsafe fn host_bytes<'a>(host: u64, len: u64) -> &'a [u8] {
+    // SAFETY: the caller's promise.
+    unsafe { std::slice::from_raw_parts(host as *const u8, len as usize) }
+}
+
+impl Memory {
+    /// The allocations' state, their bytes appended to `payload`. Memory
+    /// shared with another process (an IPC or dma-buf import) is refused:
+    /// a checkpoint holds one process's own memory.
+    pub fn snapshot(
+        &self,
+        payload: &mut crate::checkpoint::PayloadWriter,
+    ) -> Result<crate::checkpoint::MemoryState, crate::checkpoint::CheckpointError> {
+        use crate::checkpoint::{AllocKind, AllocationState, CheckpointError};
+        let mut allocations = Vec::with_capacity(self.allocs.len());
+        for (&id, a) in &self.allocs {
+            let kind = match a.flags
+                & (kfd::ALLOC_VRAM
+                    | kfd::ALLOC_GTT
+                    | kfd::ALLOC_USERPTR
+                    | kfd::ALLOC_DOORBELL
+                    | kfd::ALLOC_MMIO_REMAP)
+            {
+                kfd::ALLOC_VRAM => AllocKind::Vram,
+                kfd::ALLOC_GTT => AllocKind::Gtt,
+                kfd::ALLOC_USERPTR => AllocKind::Userptr,
+                kfd::ALLOC_DOORBELL => AllocKind::Doorbell,
+                _ => AllocKind::Mmio,
+            };
+            let import = a.memfd.is_some()
+                && a.charge == Charge::None
+                && matches!(kind, AllocKind::Gtt | AllocKind::Vram);
+            if import {
+                return Err(CheckpointError::Unsupported(format!(
+                    "allocation {id} at 0x{:x} ({} bytes) is another process's memory (an IPC or dma-buf import); a checkpoint holds each process's own memory only",
+                    a.va, a.size
+                )));
+            }
+            let contents = (a.host != 0).then(|| {
+                // SAFETY: `host` is the driver's mapping of the buffer (or
+                // the process's registered pages), `size` bytes, alive
+                // while the allocation is.
+                payload.add(unsafe { host_bytes(a.host, a.size) })
+            });
+            allocations.push(AllocationState {
+                id,
+                gpu: a.gpu,
+                kind,
+                va: a.va,
+                size: a.size,
+                flags: a.flags,
+                mmap_offset: a.offset,
+                mapped: a.mapped,
+                contents,
+            });
+        }
+        Ok(crate::checkpoint::MemoryState {
+            next_id: self.next_id,
+            next_offset: self.next_offset,
+            allocations,
+        })
+    }
+
+    /// Restores `st` into this (empty) process: every allocation at its
+    /// address, id and mmap offset, charged as when it was made, mapped
+    /// to the GPU if it was. Memory with contents is the memfd `adopt`
+    /// gives for it with the buffer's offset in it (the one the process
+    /// still maps there: checked to be
+    /// a size-sealed memfd holding the buffer, its bytes compared with the
+    /// checkpoint's and kept), else a new memfd filled from the file. In
+    /// local mode a userptr allocation is the process's own pages again.
+    pub fn restore(
+        &mut self,
+        st: &crate::checkpoint::MemoryState,
+        ck: &crate::checkpoint::Checkpoint,
+        vm: &Vm,
+        adopt: &mut dyn FnMut(&crate::checkpoint::AllocationState) -> Option<(OwnedFd, u64)>,
+        report: &mut RestoreReport,
+    ) -> Result<(), crate::checkpoint::CheckpointError> {
+        use crate::checkpoint::{AllocKind, CheckpointError};
+        if !self.allocs.is_empty() {
+            return Err(CheckpointError::Unsupported(
+                "a checkpoint is restored into a new process only".into(),
+            ));
+        }
+        for a in &st.allocations {
+            let at = format!("allocation {} at 0x{:x} ({} bytes)", a.id, a.va, a.size);
+            let fail = |why: String| CheckpointError::Unsupported(format!("{at}: {why}"));
+            if a.size == 0
+                || a.size % PAGE != 0
+                || a.va.checked_add(a.size).is_none()
+                || self.allocs.contains_key(&a.id)
+                || a.id >= st.next_id
+            {
+                return Err(fail("a size, address or id no allocation can have".into()));
+            }
+            let contents = match (&a.contents, a.kind) {
+                (Some(b), AllocKind::Vram | AllocKind::Gtt | AllocKind::Userptr) => {
+                    Some(ck.contents(b))
+                }
+                (None, AllocKind::Doorbell | AllocKind::Mmio) => None,
+                _ => {
+                    return Err(fail(format!(
+                        "{:?} memory without its contents, or contents of memory that has none",
+                        a.kind
+                    )));
+                }
+            };
+            let charge = match a.kind {
+                AllocKind::Vram => Charge::Vram,
+                AllocKind::Gtt => Charge::Gtt,
+                AllocKind::Userptr if self.userptr_memfd => Charge::Gtt,
+                _ => Charge::None,
+            };
+            self.take(charge, a.gpu, a.size)
+                .map_err(|_| fail("the GPU (or the process's quota) has no room for it".into()))?;
+            let backed = match (a.kind, contents) {
+                (AllocKind::Userptr, Some(bytes)) if !self.userptr_memfd => {
+                    // The process's own pages: whatever they hold now.
+                    if !crate::user::is_mapped(a.va, a.size) {
+                        self.give(charge, a.gpu, a.size);
+                        return Err(fail("the process no longer maps these pages".into()));
+                    }
+                    // SAFETY: checked mapped just above; the process keeps
+                    // registered pages until it frees the allocation.
+                    let now = unsafe { host_bytes(a.va, a.size) };
+                    Ok((None, a.va, false, differing(now, bytes), true))
+                }
+                (_, Some(bytes)) => self.restore_backing(a, bytes, adopt),
+                (_, None) => Ok((None, 0, false, 0, false)),
+            };
+            let (memfd, host, owns, diff, adopted) = match backed {
+                Ok(b) => b,
+                Err(why) => {
+                    self.give(charge, a.gpu, a.size);
+                    return Err(fail(why));
+                }
+            };
+            report.allocations += 1;
+            if adopted {
+                report.adopted += 1;
+                if diff != 0 {
+                    report.differing.push((a.id, a.va, diff));
+                }
+            }
+            if matches!(a.kind, AllocKind::Vram | AllocKind::Gtt) {
+                self.by_offset.insert(a.mmap_offset, a.id);
+            }
+            self.allocs.insert(
+                a.id,
+                Allocation {
+                    gpu: a.gpu,
+                    va: a.va,
+                    size: a.size,
+                    flags: a.flags,
+                    memfd: memfd.map(std::sync::Arc::new),
+                    host,
+                    owns_mapping: owns,
+                    offset: a.mmap_offset,
+                    mapped: false,
+                    region: None,
+                    charge,
+                },
+            );
+            if a.mapped {
+                self.map(a.id, vm)
+                    .map_err(|e| fail(format!("mapping it to the GPU: errno {}", e.0)))?;
+            }
+        }
+        self.next_id = st.next_id;
+        self.next_offset = st.next_offset;
+        Ok(())
+    }
+
+    /// The memfd and the driver's mapping of a restored buffer: the
+    /// process's (adopted) or a new one filled with `bytes`; with how many
+    /// bytes differ from the checkpoint's and whether it was adopted.
+    #[allow(clippy::type_complexity)]
+    fn restore_backing(
+        &self,
+        a: &crate::checkpoint::AllocationState,
+        bytes: &[u8],
+        adopt: &mut dyn FnMut(&crate::checkpoint::AllocationState) -> Option<(OwnedFd, u64)>,
+    ) -> Result<(Option<OwnedFd>, u64, bool, u64, bool), String> {
+        if let Some((fd, off)) = adopt(a) {
+            check_userptr_backing(fd.as_raw_fd(), off, a.size).map_err(|_| {
+                "the memory the process offers for it is not a size-sealed memfd holding the buffer"
+                    .to_string()
+            })?;
+            let host = map_shared_at(fd.as_raw_fd(), a.size, off)
+                .map_err(|_| "cannot map the process's memfd".to_string())?;
+            // SAFETY: the mapping made just above, `size` bytes.
+            let now = unsafe { host_bytes(host, a.size) };
+            return Ok((Some(fd), host, true, differing(now, bytes), true));
+        }
+        let fd = memfd(&format!("rocjitsu-bo-{}", a.id), a.size)
+            .map_err(|_| "cannot create its memfd".to_string())?;
+        let host =
+            map_shared(fd.as_raw_fd(), a.size).map_err(|_| "cannot map its memfd".to_string())?;
+        // SAFETY: the fresh mapping made just above, `size` bytes, which
+        // nothing else uses yet.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), host as *mut u8, bytes.len()) };
+        Ok((Some(fd), host, true, 0, false))
+    }
+
+    /// The host address of the driver's view of `va` and the allocation
+    /// (address) holding it, if a VRAM/GTT/userptr allocation does.
+    pub fn va_of_host(&self, host: u64) -> Option<u64> {
+        self.allocs
+            .values()
+            .find(|a| a.host != 0 && host.checked_sub(a.host).is_some_and(|d| d < a.size))
+            .map(|a| a.va + (host - a.host))
+    }
+}
+
+/// How many bytes of `a` and `b` differ.
+fn differing(a: &[u8], b: &[u8]) -> u64 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
+}
+
 impl Drop for Memory {
     /// A process that goes away (or exits without freeing) gives its VRAM
     /// back to the device (and what it was charged to its quota); the

@@ -95,6 +95,11 @@ pub struct RemoteDriver {
     /// that once the daemon is lost a wait can report what a GPU reset
     /// reports in each kind of event.
     event_types: Mutex<HashMap<u32, u32>>,
+    /// How long to wait for a lost daemon to come back (restored from a
+    /// checkpoint), `ROCJITSU_DAEMON_RECONNECT`; None: calls fail at once.
+    reconnect: Option<std::time::Duration>,
+    /// Bumped by every resume on a restored daemon; one resume at a time.
+    resumed: Mutex<u64>,
 }
 
 fn proto_err(what: impl std::fmt::Display) -> String {
@@ -140,7 +145,156 @@ impl RemoteDriver {
             lost: AtomicBool::new(false),
             closing: AtomicBool::new(false),
             event_types: Mutex::new(HashMap::new()),
+            reconnect: std::env::var(rocjitsu_config::env::DAEMON_RECONNECT)
+                .ok()
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .map(std::time::Duration::from_secs_f64),
+            resumed: Mutex::new(0),
         })
+    }
+
+    /// How long a call waits for a lost daemon to come back restored from
+    /// a checkpoint (`ROCJITSU_DAEMON_RECONNECT` sets it at connect).
+    pub fn set_reconnect(&mut self, wait: Option<std::time::Duration>) {
+        self.reconnect = wait;
+    }
+
+    fn generation(&self) -> u64 {
+        *self.resumed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The daemon went away during a call made at resume generation
+    /// `seen`: with `ROCJITSU_DAEMON_RECONNECT`, waits (bounded) for a
+    /// daemon restored from a checkpoint to listen on the socket again,
+    /// comes back as this process (its token), offers the daemon's memfds
+    /// it still maps and has it restore the process. True when the call
+    /// can be made again (by this thread's resume or another's).
+    fn try_resume(&self, seen: u64) -> bool {
+        let Some(limit) = self.reconnect else {
+            return false;
+        };
+        if self.closing.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut g = self.resumed.lock().unwrap_or_else(|e| e.into_inner());
+        if *g != seen {
+            return true;
+        }
+        if self.lost.load(Ordering::Acquire) {
+            return false;
+        }
+        // The connections to the daemon that died are of no use.
+        let dead = std::mem::take(&mut *self.idle.lock().unwrap_or_else(|e| e.into_inner()));
+        self.open.fetch_sub(dead.len(), Ordering::AcqRel);
+        drop(dead);
+        eprintln!(
+            "rocjitsu: lost the daemon at {}; waiting up to {:.0} s for it to come back from a checkpoint",
+            self.socket.display(),
+            limit.as_secs_f64()
+        );
+        let t0 = std::time::Instant::now();
+        let (t, why) = loop {
+            match Self::handshake(&self.socket, self.pid, self.token, self.fds) {
+                Ok((t, _)) => break (Some(t), String::new()),
+                Err(e) if t0.elapsed() >= limit => break (None, e),
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            }
+        };
+        let Some(t) = t else {
+            eprintln!("rocjitsu: the daemon did not come back: {why}");
+            return false;
+        };
+        match self.offer_and_resume(&t) {
+            Ok(summary) => {
+                eprintln!("rocjitsu: resumed on the restored daemon: {summary}");
+                self.open.fetch_add(1, Ordering::AcqRel);
+                self.give_back(t);
+                *g += 1;
+                true
+            }
+            Err(e) => {
+                eprintln!("rocjitsu: the restored daemon did not take this process back: {e}");
+                false
+            }
+        }
+    }
+
+    /// On a fresh connection to a restored daemon: ADOPT of every mapping
+    /// of the daemon's memfds this process has (VRAM, GTT and userptr
+    /// buffers, found in /proc/self/maps and reopened through
+    /// /proc/self/map_files), then RESUME.
+    fn offer_and_resume(&self, t: &Conn) -> Result<String, String> {
+        let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
+        let mut offers: Vec<((u64, u64, u64), std::os::fd::OwnedFd)> = Vec::new();
+        for line in maps.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let Some(name) = f.get(5).and_then(|p| p.strip_prefix("/memfd:")) else {
+                continue;
+            };
+            if !(name.starts_with("rocjitsu-bo-") || name.starts_with("rocjitsu-userptr-")) {
+                continue;
+            }
+            let Some((lo, hi)) = f[0].split_once('-') else {
+                continue;
+            };
+            let (Ok(lo), Ok(hi), Ok(off)) = (
+                u64::from_str_radix(lo, 16),
+                u64::from_str_radix(hi, 16),
+                u64::from_str_radix(f[2], 16),
+            ) else {
+                continue;
+            };
+            if let Ok(file) = std::fs::File::options()
+                .read(true)
+                .write(true)
+                .open(format!("/proc/self/map_files/{lo:x}-{hi:x}"))
+            {
+                offers.push(((lo, hi - lo, off), file.into()));
+            }
+        }
+        let n = offers.len();
+        let call = |op: Opcode, payload: &[u8], fds: &[std::os::fd::BorrowedFd]| {
+            let h = Header {
+                opcode: op as u16,
+                reserved: 0,
+                request_id: self.next_id.fetch_add(1, Ordering::Relaxed),
+                payload_len: payload.len() as u32,
+                result: 0,
+            };
+            t.send(&h, payload, fds).map_err(|e| e.to_string())?;
+            let m = t
+                .recv()
+                .map_err(|e| e.to_string())?
+                .ok_or("the daemon closed the connection")?;
+            Ok::<_, String>(m)
+        };
+        for chunk in offers.chunks(wire::MAX_FDS) {
+            let a = wire::Adopt {
+                maps: chunk.iter().map(|(m, _)| *m).collect(),
+            };
+            let fds: Vec<std::os::fd::BorrowedFd> = chunk
+                .iter()
+                .map(|(_, f)| std::os::fd::AsFd::as_fd(f))
+                .collect();
+            let m = call(Opcode::Adopt, &a.encode(), &fds)?;
+            if m.header.result != 0 && m.header.result != -libc::EALREADY {
+                return Err(format!("ADOPT answered errno {}", -m.header.result));
+            }
+        }
+        let m = call(Opcode::Resume, b"", &[])?;
+        match m.header.result {
+            0 => Ok(format!(
+                "{} (offered {n} mappings)",
+                String::from_utf8_lossy(&m.payload)
+            )),
+            r if r == -libc::EALREADY => Ok("already resumed".into()),
+            r => Err(format!(
+                "errno {}: {}",
+                -r,
+                String::from_utf8_lossy(&m.payload)
+            )),
+        }
     }
 
     fn handshake(
@@ -228,6 +382,11 @@ impl RemoteDriver {
                     Ok((t, _)) => Ok(t),
                     Err(e) => {
                         self.open.fetch_sub(1, Ordering::AcqRel);
+                        // The caller may wait for the daemon to come back.
+                        if self.reconnect.is_some() {
+                            tracing::debug!("no new connection: {e}");
+                            return Err(Errno::EAGAIN);
+                        }
                         self.lose(&e);
                         Err(Errno::ENODEV)
                     }
@@ -266,33 +425,53 @@ impl RemoteDriver {
         payload: &[u8],
         fds: &[std::os::fd::BorrowedFd],
     ) -> Result<Message, Errno> {
-        let t = self.take()?;
-        let h = Header {
-            opcode: op as u16,
-            reserved: 0,
-            request_id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            payload_len: payload.len() as u32,
-            result: 0,
-        };
-        let r = t.send(&h, payload, fds).and_then(|_| {
-            t.recv()?
-                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))
-        });
-        match r {
-            Ok(m) if m.header.request_id == h.request_id => {
-                self.give_back(t);
-                Ok(m)
-            }
-            Ok(_) => {
-                self.open.fetch_sub(1, Ordering::AcqRel);
-                self.lose("a reply to another request");
-                Err(Errno::EIO)
-            }
-            Err(e) => {
-                self.open.fetch_sub(1, Ordering::AcqRel);
-                self.lose(&e.to_string());
-                Err(Errno::ENODEV)
-            }
+        loop {
+            // A daemon lost during the call may come back restored from a
+            // checkpoint; the call is then made again (the daemon froze
+            // when it checkpointed, so it did not run it).
+            let seen = self.generation();
+            let t = match self.take() {
+                Ok(t) => t,
+                Err(Errno::EAGAIN) => {
+                    if self.try_resume(seen) {
+                        continue;
+                    }
+                    self.lose("no new connection to the daemon");
+                    return Err(Errno::ENODEV);
+                }
+                Err(e) => return Err(e),
+            };
+            let h = Header {
+                opcode: op as u16,
+                reserved: 0,
+                request_id: self.next_id.fetch_add(1, Ordering::Relaxed),
+                payload_len: payload.len() as u32,
+                result: 0,
+            };
+            let r = t.send(&h, payload, fds).and_then(|_| {
+                t.recv()?
+                    .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))
+            });
+            return match r {
+                Ok(m) if m.header.request_id == h.request_id => {
+                    self.give_back(t);
+                    Ok(m)
+                }
+                Ok(_) => {
+                    self.open.fetch_sub(1, Ordering::AcqRel);
+                    self.lose("a reply to another request");
+                    Err(Errno::EIO)
+                }
+                Err(e) => {
+                    self.open.fetch_sub(1, Ordering::AcqRel);
+                    drop(t);
+                    if self.try_resume(seen) {
+                        continue;
+                    }
+                    self.lose(&e.to_string());
+                    Err(Errno::ENODEV)
+                }
+            };
         }
     }
 

@@ -52,6 +52,7 @@ fn start_with(name: &str, limits: rocjitsu_kmd::daemon::ClientLimits) -> Running
         socket: dir.join("daemon.sock"),
         owner: None,
         limits,
+        restore: None,
     })
     .unwrap();
     let socket = daemon.socket().to_path_buf();

@@ -51,6 +51,21 @@ pub enum Opcode {
     /// Instead of a handshake: the daemon answers with its accounting
     /// (clients, allocations, queues, VRAM in use) as JSON.
     Status = 6,
+    /// Instead of a handshake: the daemon stops every queue between two
+    /// packets, holds every client's further calls, writes a checkpoint of
+    /// the GPU state to the path the payload names, and answers with a
+    /// summary (JSON). It then stays frozen: what it holds is what the
+    /// file says, until it is killed and restored from the file.
+    Checkpoint = 7,
+    /// After the handshake of a process a restored daemon waits for (its
+    /// token): mappings of the daemon's memfds the process still has, as
+    /// (start, length, file offset) with the memfds attached (SCM_RIGHTS;
+    /// at most [`MAX_FDS`] a message).
+    Adopt = 8,
+    /// After the adopts: the daemon restores the process (adopting the
+    /// memory offered) and answers with a summary (JSON); from then on the
+    /// connection serves the process as any.
+    Resume = 9,
 }
 
 impl Opcode {
@@ -61,6 +76,9 @@ impl Opcode {
             3 => Opcode::Mmap,
             5 => Opcode::Ioctl,
             6 => Opcode::Status,
+            7 => Opcode::Checkpoint,
+            8 => Opcode::Adopt,
+            9 => Opcode::Resume,
             _ => return None,
         })
     }
@@ -447,6 +465,34 @@ impl Mmap {
     }
 }
 
+/// ADOPT request: mappings of the daemon's memfds, each (start address,
+/// length, offset in the memfd), one memfd attached per entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Adopt {
+    pub maps: Vec<(u64, u64, u64)>,
+}
+
+impl Adopt {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.u32(self.maps.len() as u32);
+        for &(start, len, off) in &self.maps {
+            w.u64(start).u64(len).u64(off);
+        }
+        w.buf
+    }
+    pub fn decode(p: &[u8]) -> Result<Adopt, WireError> {
+        let mut r = Reader::new(p);
+        let n = r.count("mappings", MAX_FDS)?;
+        let mut maps = Vec::with_capacity(n);
+        for _ in 0..n {
+            maps.push((r.u64("start")?, r.u64("length")?, r.u64("offset")?));
+        }
+        r.finish()?;
+        Ok(Adopt { maps })
+    }
+}
+
 /// MMAP reply: the offset in the memfd that comes with it.
 pub fn encode_u64(v: u64) -> Vec<u8> {
     v.to_le_bytes().to_vec()
@@ -468,6 +514,10 @@ pub enum Request {
     Mmap(Mmap),
     Ioctl(Ioctl),
     Status,
+    /// CHECKPOINT: the file to write.
+    Checkpoint(String),
+    Adopt(Adopt),
+    Resume,
 }
 
 impl Request {
@@ -486,6 +536,19 @@ impl Request {
             Some(Opcode::Status) => {
                 Reader::new(payload).finish()?;
                 Ok(Request::Status)
+            }
+            Some(Opcode::Checkpoint) => {
+                let mut r = Reader::new(payload);
+                let path = r.bytes("checkpoint path", 4096)?;
+                r.finish()?;
+                String::from_utf8(path.to_vec())
+                    .map(Request::Checkpoint)
+                    .map_err(|_| WireError::Invalid("checkpoint path"))
+            }
+            Some(Opcode::Adopt) => Adopt::decode(payload).map(Request::Adopt),
+            Some(Opcode::Resume) => {
+                Reader::new(payload).finish()?;
+                Ok(Request::Resume)
             }
             None => Err(WireError::Opcode(header.opcode)),
         }

@@ -71,6 +71,10 @@ fn u64_at(p: &[u8; 64], o: usize) -> u64 {
 }
 
 impl Engine for Aql {
+    fn quiescent(&self) -> bool {
+        self.pm4.quiescent()
+    }
+
     fn step(&mut self, cx: &Cx) -> Step {
         let d = cx.desc;
         if d.ring_size < 64 || d.ring_base == 0 {

@@ -138,6 +138,9 @@ pub enum CpError {
     /// gone).
     #[error("the thread of queue {0} panicked")]
     Panicked(u32),
+    /// Queues still in the middle of a packet when a pause gave up.
+    #[error("queues {0:?} were still running a packet after {1:?}")]
+    Busy(Vec<u32>, Duration),
 }
 
 /// The command processors of all GPUs of one process.
@@ -192,6 +195,9 @@ pub(crate) struct QueueCtl {
     desc: Mutex<QueueDesc>,
     /// Set to stop the thread (and cancel the dispatch it runs).
     stop: AtomicBool,
+    /// The thread is parked by [`CommandProcessor::pause`], between two
+    /// packets of its ring.
+    parked: AtomicBool,
 }
 
 impl QueueCtl {
@@ -205,6 +211,8 @@ pub(crate) struct Shared {
     gpus: Vec<Gpu>,
     opts: CpOptions,
     wake: Wake,
+    /// Queue threads park at their next packet boundary while set.
+    paused: AtomicBool,
 }
 
 pub(crate) struct Gpu {
@@ -264,6 +272,13 @@ pub(crate) enum Step {
 /// One kind of queue's packet processor.
 pub(crate) trait Engine: Send {
     fn step(&mut self, cx: &Cx) -> Step;
+    /// Whether the engine is between two packets of its ring (not inside
+    /// an indirect buffer), so that everything it will do next follows
+    /// from the queue's memory (its read and write pointers and ring): a
+    /// paused queue stops only there ([`CommandProcessor::pause`]).
+    fn quiescent(&self) -> bool {
+        true
+    }
 }
 
 /// What an engine works with during one step.
@@ -370,6 +385,7 @@ impl CommandProcessor {
                 gpus,
                 opts,
                 wake: Wake::default(),
+                paused: AtomicBool::new(false),
             }),
             queues: Mutex::new(HashMap::new()),
         }
@@ -384,6 +400,7 @@ impl CommandProcessor {
             process: process.clone(),
             desc: Mutex::new(desc),
             stop: AtomicBool::new(false),
+            parked: AtomicBool::new(false),
         });
         let (shared, c) = (self.shared.clone(), ctl.clone());
         let thread = std::thread::Builder::new()
@@ -442,6 +459,50 @@ impl CommandProcessor {
 
     /// "Something may have been written": wakes idle queue threads now.
     pub fn kick(&self) {
+        self.shared.wake.kick();
+    }
+
+    /// Stops every queue between two packets of its ring and returns once
+    /// all have stopped: a packet being run (a dispatch, a copy, the
+    /// packets of an indirect buffer) is finished first, a packet waiting
+    /// for a condition (a barrier, a poll) stays unconsumed. While paused,
+    /// a queue's next packet is wholly described by its memory (ring, read
+    /// and write pointers), which is what a checkpoint saves. Queues
+    /// created meanwhile start paused. Fails, resuming the queues, when
+    /// one has not stopped within `timeout` (naming it).
+    pub fn pause(&self, timeout: Duration) -> Result<(), CpError> {
+        self.shared.paused.store(true, Ordering::Release);
+        self.shared.wake.kick();
+        let t0 = Instant::now();
+        loop {
+            let running: Vec<u32> = self
+                .lock()
+                .values()
+                .filter(|q| {
+                    !q.ctl.parked.load(Ordering::Acquire)
+                        && q.thread.as_ref().is_some_and(|t| !t.is_finished())
+                })
+                .map(|q| q.ctl.id)
+                .collect();
+            if running.is_empty() {
+                return Ok(());
+            }
+            if t0.elapsed() > timeout {
+                self.resume();
+                return Err(CpError::Busy(running, timeout));
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    /// A queue's description as it is now (after any UPDATE_QUEUE).
+    pub fn queue_desc(&self, id: u32) -> Option<QueueDesc> {
+        self.lock().get(&id).map(|q| q.ctl.desc())
+    }
+
+    /// Lets the queues stopped by [`CommandProcessor::pause`] go on.
+    pub fn resume(&self) {
+        self.shared.paused.store(false, Ordering::Release);
         self.shared.wake.kick();
     }
 
@@ -587,6 +648,19 @@ fn serve(shared: &Shared, ctl: &QueueCtl) {
     let mut halted = false;
     while !ctl.stop.load(Ordering::Acquire) {
         let seen = shared.wake.generation();
+        if shared.paused.load(Ordering::Acquire) && (halted || engine.quiescent()) {
+            ctl.parked.store(true, Ordering::Release);
+            while shared.paused.load(Ordering::Acquire) && !ctl.stop.load(Ordering::Acquire) {
+                let seen = shared.wake.generation();
+                if shared.paused.load(Ordering::Acquire) {
+                    shared.wake.wait(seen, NAP_MAX);
+                }
+            }
+            ctl.parked.store(false, Ordering::Release);
+            last_work = Instant::now();
+            nap = NAP_MIN;
+            continue;
+        }
         if !halted {
             let cx = Cx {
                 shared,

@@ -151,6 +151,10 @@ fn addr(lo: u32, hi: u32) -> u64 {
 }
 
 impl Engine for Pm4 {
+    fn quiescent(&self) -> bool {
+        self.ibs.is_empty()
+    }
+
     fn step(&mut self, cx: &Cx) -> Step {
         let d = cx.desc;
         if d.ring_size < 4 || d.ring_base == 0 {

@@ -103,6 +103,10 @@ fn addr(lo: u32, hi: u32) -> u64 {
 }
 
 impl Engine for Sdma {
+    fn quiescent(&self) -> bool {
+        self.ib.is_none() && self.skip == 0
+    }
+
     fn step(&mut self, cx: &Cx) -> Step {
         let d = cx.desc;
         if d.ring_size == 0 || d.ring_base == 0 {

@@ -295,6 +295,7 @@ pub fn start_daemon_with(
             socket: socket.clone(),
             owner: None,
             limits: Default::default(),
+            restore: None,
         },
         plugins,
     )
