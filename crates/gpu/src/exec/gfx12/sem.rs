@@ -253,22 +253,25 @@ fn cmp<const P: u8, const HALF: bool>(c: &mut Ctx, op: &Op) -> Result<(), Fault>
         }
     };
     let (a, b) = (val(op.src[0]), val(op.src[1]));
-    let unordered = a.is_nan() || b.is_nan();
+    // `None` when either is NaN: the ordered predicates are false and the
+    // negated (`n*`) ones true.
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let ord = a.partial_cmp(&b);
     c.wave.scc = match P {
-        0 => a < b,
-        1 => a == b,
-        2 => a <= b,
-        3 => a > b,
-        4 => a < b || a > b,
-        5 => a >= b,
-        6 => !unordered,
-        7 => unordered,
-        8 => !(a >= b),
-        9 => !(a < b || a > b),
-        10 => !(a > b),
-        11 => !(a <= b),
-        12 => a != b,
-        _ => !(a < b),
+        0 => ord == Some(Less),
+        1 => ord == Some(Equal),
+        2 => matches!(ord, Some(Less | Equal)),
+        3 => ord == Some(Greater),
+        4 => matches!(ord, Some(Less | Greater)),
+        5 => matches!(ord, Some(Greater | Equal)),
+        6 => ord.is_some(),
+        7 => ord.is_none(),
+        8 => !matches!(ord, Some(Greater | Equal)),
+        9 => !matches!(ord, Some(Less | Greater)),
+        10 => ord != Some(Greater),
+        11 => !matches!(ord, Some(Less | Equal)),
+        12 => ord != Some(Equal),
+        _ => ord != Some(Less),
     };
     Ok(())
 }
