@@ -364,7 +364,8 @@ mod tests {
     #[test]
     fn the_engine_runs_kernels_of_the_executed_targets_and_rdna() {
         for t in Target::KNOWN {
-            let want = t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1151 | Target::Gfx1201);
+            let want =
+                t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1151 | Target::Gfx1201);
             assert_eq!(t.runs_kernels(), want, "{t}");
             assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }
