@@ -123,6 +123,20 @@ pub fn run_in(
     run_program(target, &prog, &mut setup, ExecMode::Interp)
 }
 
+/// [`run_in`] for a snippet that must not fault: a fault panics naming
+/// the snippet and the fault's offset in it.
+pub fn run_in_ok(
+    target: Target,
+    wave: WaveSize,
+    asm: &str,
+    setup: impl FnMut(&mut Wave, &Vm),
+) -> Run {
+    match run_in(target, wave, asm, setup) {
+        Ok(r) => r,
+        Err((f, pc)) => panic!("{asm}\nfaulted at 0x{:x}: {f}", pc - CODE_BASE),
+    }
+}
+
 /// The first difference between two runs' outcomes (fault, wave state,
 /// LDS, the memory the setup mapped), if any.
 pub fn diff_runs(a: &Result<Run, (Fault, u64)>, b: &Result<Run, (Fault, u64)>) -> Option<String> {

@@ -1,7 +1,7 @@
 //! GFX11 semantics against values computed by hand, on snippets assembled
 //! by `llvm-mc-22 -mcpu=gfx1100` in wave32 and wave64.
 
-use crate::exec::testing::{CODE_BASE, Run, run_in};
+use crate::exec::testing::{Run, run_in, run_in_ok};
 use crate::exec::wave::sreg;
 use crate::mem::Perms;
 use rocjitsu_isa::{Target, WaveSize};
@@ -15,10 +15,7 @@ fn run(
     asm: &str,
     setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm),
 ) -> Run {
-    match run_in(T, wave, asm, setup) {
-        Ok(r) => r,
-        Err((f, pc)) => panic!("{asm}\nfaulted at 0x{:x}: {f}", pc - CODE_BASE),
-    }
+    run_in_ok(T, wave, asm, setup)
 }
 
 fn iota() -> [u32; 64] {

@@ -2,7 +2,7 @@
 //! hand, on snippets assembled by `llvm-mc-22 -mcpu=gfx1151`.
 
 use crate::exec::op::Fault;
-use crate::exec::testing::{CODE_BASE, Run, assemble_lines_in, run_in, run_program};
+use crate::exec::testing::{CODE_BASE, Run, assemble_lines_in, run_in_ok, run_program};
 use crate::exec::wave::sreg;
 use crate::jit::ExecMode;
 use rocjitsu_isa::{Target, WaveSize};
@@ -16,10 +16,7 @@ fn run(
     asm: &str,
     setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm),
 ) -> Run {
-    match run_in(T, wave, asm, setup) {
-        Ok(r) => r,
-        Err((f, pc)) => panic!("{asm}\nfaulted at 0x{:x}: {f}", pc - CODE_BASE),
-    }
+    run_in_ok(T, wave, asm, setup)
 }
 
 fn f(x: f32) -> u32 {

@@ -2,7 +2,7 @@
 //! matrix products, on snippets assembled by `llvm-mc-22 -mcpu=gfx1201`
 //! in wave32 and wave64.
 
-use crate::exec::testing::{CODE_BASE, Run, run_in};
+use crate::exec::testing::{Run, run_in, run_in_ok};
 use crate::float::{E4M3FN, Rounding, f32_to_f16};
 use crate::mem::Perms;
 use rocjitsu_isa::{Target, WaveSize};
@@ -16,10 +16,7 @@ fn run(
     asm: &str,
     setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm),
 ) -> Run {
-    match run_in(T, wave, asm, setup) {
-        Ok(r) => r,
-        Err((f, pc)) => panic!("{asm}\nfaulted at 0x{:x}: {f}", pc - CODE_BASE),
-    }
+    run_in_ok(T, wave, asm, setup)
 }
 
 fn iota() -> [u32; 64] {
