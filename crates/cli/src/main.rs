@@ -134,20 +134,7 @@ fn daemon_checkpoint(
 }
 
 fn daemon_status(socket: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
-    let l = launch::Launch {
-        mode: launch::Mode::Attach,
-        config: None,
-        socket,
-        threads: None,
-        watchdog: None,
-        log: None,
-        no_dbt_hooks: false,
-        limits: Default::default(),
-        restore: None,
-        plugins: Default::default(),
-        app: vec![],
-    };
-    let s = launch::attach_socket(&l);
+    let s = attach_socket(socket);
     let json = rocjitsu_kmd::daemon::query_status(&s).map_err(anyhow::Error::msg)?;
     println!("{json}");
     Ok(ExitCode::SUCCESS)
