@@ -775,9 +775,10 @@ impl Cu {
     }
 
     fn issue(&mut self, ctx: &mut Ctx<'_, Msg>, now: u64) {
-        let sh = self.sh.clone();
-        let p = &sh.p;
-        let turn = u64::from(p.issue.simd_turn_cycles);
+        // A copy of the issue figures: cloning the shared `Arc` here (once
+        // per cycle per CU) made every thread bump one reference count.
+        let issue = self.sh.p.issue;
+        let turn = u64::from(issue.simd_turn_cycles);
         let simds = self.simd_waves.len() as u64;
         // The SIMDs whose turn it is: with a turn of `simds` cycles, one.
         for s in 0..simds {
@@ -839,31 +840,31 @@ impl Cu {
                 }
                 used[port as usize] = true;
                 match rec.kind {
-                    Kind::Valu => self.valu_free[s] = now + u64::from(p.issue.valu_cycles),
-                    Kind::Trans => self.valu_free[s] = now + u64::from(p.issue.trans_cycles),
+                    Kind::Valu => self.valu_free[s] = now + u64::from(issue.valu_cycles),
+                    Kind::Trans => self.valu_free[s] = now + u64::from(issue.trans_cycles),
                     Kind::Mfma => {
                         self.mfma_free[s] =
-                            now + u64::from(rec.arg.max(1)) * u64::from(p.issue.mfma_pass_cycles)
+                            now + u64::from(rec.arg.max(1)) * u64::from(issue.mfma_pass_cycles)
                     }
-                    Kind::Salu => self.salu_free = now + u64::from(p.issue.salu_cycles),
+                    Kind::Salu => self.salu_free = now + u64::from(issue.salu_cycles),
                     Kind::Smem => {
-                        self.salu_free = now + u64::from(p.issue.salu_cycles);
-                        let done = now + u64::from(p.issue.smem_latency);
+                        self.salu_free = now + u64::from(issue.salu_cycles);
+                        let done = now + u64::from(issue.smem_latency);
                         if let Some(w) = self.waves[slot].as_mut() {
                             w.lgkm.push(done);
                         }
                     }
-                    Kind::Branch => self.branch_free = now + u64::from(p.issue.branch_cycles),
+                    Kind::Branch => self.branch_free = now + u64::from(issue.branch_cycles),
                     Kind::Lds => {
                         self.lds.cost = u64::from(rec.arg.max(1)) * 256;
                         let end = self.lds.take(now);
-                        let done = end + u64::from(p.issue.lds_latency);
+                        let done = end + u64::from(issue.lds_latency);
                         if let Some(w) = self.waves[slot].as_mut() {
                             w.lgkm.push(done);
                         }
                     }
                     Kind::VmemLoad | Kind::VmemStore | Kind::VmemAtomic => {
-                        self.vmem_free = now + u64::from(p.issue.vmem_issue_cycles);
+                        self.vmem_free = now + u64::from(issue.vmem_issue_cycles);
                         self.vmem(ctx, now, slot, rec);
                     }
                     _ => {}
@@ -898,8 +899,7 @@ impl Cu {
             slot: slot as u32,
             fill: load,
         };
-        let sh = self.sh.clone();
-        let wt = &sh.trace.groups[wg as usize].waves[idx as usize];
+        let wt = &self.sh.trace.groups[wg as usize].waves[idx as usize];
         let lines = &wt.lines[rec.first as usize..rec.first as usize + usize::from(rec.count)];
         for &line in lines {
             if load && self.l1.hit(line) {
@@ -929,11 +929,10 @@ impl Cu {
     }
 
     fn advance(&mut self, slot: usize, ready: u64) {
-        let sh = self.sh.clone();
         if let Some(w) = self.waves[slot].as_mut() {
             w.pos += 1;
             w.ready = ready;
-            w.next = sh.trace.groups[w.wg as usize].waves[w.idx as usize]
+            w.next = self.sh.trace.groups[w.wg as usize].waves[w.idx as usize]
                 .recs
                 .get(w.pos)
                 .map(|r| r.kind);

@@ -38,7 +38,7 @@ pub struct CuParams {
 }
 
 /// Issue and pipeline figures of the instruction classes.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct IssueParams {
     /// Cycles a SIMD waits between two issue turns: the sequencer visits
