@@ -72,8 +72,8 @@ test: setup corpus dashboard
 # `rocjitsu run-kernel` on every target and compared with its numpy
 # reference, then on RDNA3 (gfx1100), RDNA3.5 (gfx1151) and RDNA4 (gfx1201)
 # in wave32 and wave64 (the default run is the CDNA targets; the gfx1201 run
-# adds about 25 s on 2 cores, its build included); KERNELS_ARGS passes
-# options, e.g. KERNELS_ARGS="-k gemm".
+# adds about 40 s on 2 cores: 23 s building its 26 units, 15 s running its
+# 207 cases); KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm".
 KERNELS_ARGS ?=
 test-kernels: setup
 	$(BUILD)

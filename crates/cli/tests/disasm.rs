@@ -242,13 +242,20 @@ fn gfx1201_real_true16_matches_objdump() {
         .filter(|p| p.extension().is_some_and(|x| x == "hsaco"))
         .collect();
     files.sort();
-    assert!(!files.is_empty(), "no gfx1201 code objects: run `make corpus`");
+    assert!(
+        !files.is_empty(),
+        "no gfx1201 code objects: run `make corpus`"
+    );
     let mut report = Vec::new();
     let (mut lines, mut bad_lines, mut halves) = (0, 0, 0);
     for f in &files {
         let p = f.to_str().expect("utf-8 path");
         let ours = rocjitsu(&["disasm", "--real-true16", FLAGS[0], FLAGS[1], p]);
-        assert!(ours.status.success(), "rocjitsu disasm {p}: {}", stderr(&ours));
+        assert!(
+            ours.status.success(),
+            "rocjitsu disasm {p}: {}",
+            stderr(&ours)
+        );
         let mattr = if objdump_d(f).len() == 2 {
             "--mattr=+real-true16,+wavefrontsize64"
         } else {
@@ -258,7 +265,10 @@ fn gfx1201_real_true16_matches_objdump() {
         let ours = stdout(&ours);
         let (a, b) = (insn_lines(&ours), insn_lines(&llvm));
         lines += b.len();
-        halves += b.iter().filter(|l| l.contains(".h,") || l.contains(".l,")).count();
+        halves += b
+            .iter()
+            .filter(|l| l.contains(".h,") || l.contains(".l,"))
+            .count();
         bad_lines += compare_insns(p, &a, &b, &mut report);
     }
     println!(
@@ -266,7 +276,10 @@ fn gfx1201_real_true16_matches_objdump() {
          ({halves} lines name a VGPR half)",
         files.len()
     );
-    assert!(halves > 0, "no VGPR halves in the gfx1201 corpus: run `make corpus`");
+    assert!(
+        halves > 0,
+        "no VGPR halves in the gfx1201 corpus: run `make corpus`"
+    );
     assert!(
         bad_lines == 0,
         "rocjitsu disasm --real-true16 differs from llvm-objdump-22 --mattr=+real-true16:\n{}",
