@@ -24,6 +24,10 @@ so a code object whose kernels all declare `.wavefront_size: 64` in their
 metadata is disassembled with --mattr=+wavefrontsize64, and its listing
 starts with the line `; rocjitsu-corpus: wavefront-size 64` (32 otherwise);
 a code object mixing both modes is an error.
+gfx1201's code objects get a second listing, <name>.t16.objdump, made with
+--mattr=+real-true16 (LLVM 22 reads gfx1201's 16-bit operands as fake16 by
+default; Triton's LLVM emits real-true16 ones) and starting with the line
+`; rocjitsu-corpus: real-true16`.
 
 Incremental: each (source, target) has a stamp under <target>/.stamps holding
 a hash of the source, the shared headers, the flags, this recipe and the
@@ -56,6 +60,8 @@ CACHE = pathlib.Path(os.environ.get("ROCJITSU_CACHE", pathlib.Path.home() / ".ca
 VENV_PYTHON = CACHE / "triton-venv" / "bin" / "python"
 TRITON_WORKER = ROOT / "scripts" / "corpus_triton.py"
 DEFAULT_FLAGS = ["-O2"]
+# Targets whose code also gets a real-true16 listing (see above).
+REAL_TRUE16_TARGETS = ("gfx1201",)
 # Bump when the way outputs are produced changes without any input changing.
 RECIPE = "1"
 
@@ -140,7 +146,8 @@ class Unit:
             return None
         outs = data.get("outputs", [])
         for name in outs:
-            if not (self.outdir / f"{name}.hsaco").exists() or not (self.outdir / f"{name}.objdump").exists():
+            if not (self.outdir / f"{name}.hsaco").exists() or not all(
+                    (self.outdir / f).exists() for f in listings(name, self.target)):
                 return None
         return outs
 
@@ -164,21 +171,30 @@ def wavefront_size(outdir: pathlib.Path, name: str) -> int:
     return sizes.pop() if sizes else 64
 
 
+def listings(name: str, target: str) -> list[str]:
+    """The listing files of one code object."""
+    return [f"{name}.objdump"] + ([f"{name}.t16.objdump"] if target in REAL_TRUE16_TARGETS else [])
+
+
 def objdump(outdir: pathlib.Path, name: str, target: str) -> None:
-    # Run in the output directory so the text names the file, not a path.
-    cmd = [OBJDUMP, "-d", f"{name}.hsaco"]
+    mattr = []
     header = ""
     if not target.startswith("gfx9"):
         wave = wavefront_size(outdir, name)
         if wave == 64:
-            cmd.insert(1, "--mattr=+wavefrontsize64")
+            mattr.append("+wavefrontsize64")
         header = f"; rocjitsu-corpus: wavefront-size {wave}\n"
-    p = run(cmd, cwd=outdir)
-    if p.returncode != 0:
-        raise BuildError(f"{' '.join(cmd)} in {outdir} failed:\n{p.stderr}")
-    tmp = outdir / f"{name}.objdump.tmp"
-    tmp.write_text(header + p.stdout)
-    tmp.replace(outdir / f"{name}.objdump")
+    for listing in listings(name, target):
+        t16 = listing.endswith(".t16.objdump")
+        feats = mattr + (["+real-true16"] if t16 else [])
+        # Run in the output directory so the text names the file, not a path.
+        cmd = [OBJDUMP, "-d", *([f"--mattr={','.join(feats)}"] if feats else []), f"{name}.hsaco"]
+        p = run(cmd, cwd=outdir)
+        if p.returncode != 0:
+            raise BuildError(f"{' '.join(cmd)} in {outdir} failed:\n{p.stderr}")
+        tmp = outdir / f"{listing}.tmp"
+        tmp.write_text(header + ("; rocjitsu-corpus: real-true16\n" if t16 else "") + p.stdout)
+        tmp.replace(outdir / listing)
 
 
 def clang_command(src: pathlib.Path, target: str, out: pathlib.Path, wave64: bool = False) -> list[str]:
@@ -345,7 +361,8 @@ def objdump_counts(path: pathlib.Path) -> tuple[int, int]:
 def print_stats(out: pathlib.Path, targets) -> None:
     total = 0
     for target in targets:
-        files = sorted((out / target).glob("*.objdump"))
+        # The real-true16 listings repeat their code objects' instructions.
+        files = sorted(f for f in (out / target).glob("*.objdump") if not f.name.endswith(".t16.objdump"))
         insts = funcs = 0
         for f in files:
             i, k = objdump_counts(f)

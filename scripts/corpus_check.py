@@ -87,8 +87,12 @@ def main() -> int:
         n = bad = 0
         for f in sorted(tdir.glob("*.objdump")):
             text = f.read_text()
-            # corpus.py marks wave64 listings of RDNA targets.
-            features = "+wavefrontsize64" if text.startswith("; rocjitsu-corpus: wavefront-size 64") else ""
+            # corpus.py marks wave64 listings of RDNA targets and gfx1201's
+            # real-true16 listings.
+            head = text.splitlines()[:2]
+            features = ",".join(f for f, mark in (("+wavefrontsize64", "; rocjitsu-corpus: wavefront-size 64"),
+                                                  ("+real-true16", "; rocjitsu-corpus: real-true16"))
+                                if mark in head)
             if features not in oracles:
                 oracles[features] = Oracle(tdir.name, features)
             oracle = oracles[features]

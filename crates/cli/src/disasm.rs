@@ -2,7 +2,7 @@
 
 use crate::objdump;
 use anyhow::{Context, Result, bail};
-use rocjitsu_isa::{Instruction, Target, WaveSize};
+use rocjitsu_isa::{Instruction, Target, True16, WaveSize};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +16,9 @@ use std::process::ExitCode;
     descriptors' wave32 bit): llvm-objdump assumes wave32 there, so the listing of a wave64 code \
     object is what `llvm-objdump-22 -d --mattr=+wavefrontsize64` prints. --wave32/--wave64 \
     override it; with --hex the default is wave32 for RDNA targets.\n\n\
+    gfx1201's 16-bit operands print as LLVM 22 prints them by default (fake-16-bit: v5, v0-v127); \
+    --real-true16 prints them as `llvm-objdump-22 -d --mattr=+real-true16` does (v5.l, v5.h), \
+    the reading Triton's gfx1201 code needs and the one the emulator executes.\n\n\
     Examples:\n  \
     rocjitsu disasm kernel.hsaco                  # like llvm-objdump -d kernel.hsaco\n  \
     rocjitsu disasm --list-targets app.o          # the GPUs a HIP object was built for\n  \
@@ -46,6 +49,10 @@ pub struct Args {
     /// Decode RDNA code for 64-lane waves (VCC and EXEC as 64-bit pairs)
     #[arg(long)]
     wave64: bool,
+    /// Decode gfx1201's 16-bit operands as VGPR halves (`v1.h`), as LLVM's
+    /// `--mattr=+real-true16` does
+    #[arg(long)]
+    real_true16: bool,
     /// List the code objects in FILE (target ID, bundle entry, kernels) and exit
     #[arg(long)]
     list_targets: bool,
@@ -59,6 +66,11 @@ pub struct Args {
 
 pub fn run(a: Args) -> Result<ExitCode> {
     let target = parse_mcpu(a.mcpu.as_deref())?;
+    let t16 = if a.real_true16 {
+        True16::Real
+    } else {
+        True16::LlvmDefault
+    };
     let wave = match (a.wave32, a.wave64) {
         (true, _) => Some(WaveSize::Wave32),
         (_, true) => Some(WaveSize::Wave64),
@@ -86,7 +98,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let bytes = read_hex(std::io::stdin().lock())?;
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::new(stdout.lock());
-        for line in rocjitsu_isa::disassemble_in(target, wave, &bytes) {
+        for line in rocjitsu_isa::disassemble_with(target, wave, t16, &bytes) {
             let raw = &bytes[line.offset..line.offset + line.len];
             if a.json {
                 writeln!(
@@ -114,6 +126,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         only: a.kernel.clone(),
         json: a.json,
         wave,
+        t16,
     };
     if a.list_targets {
         list_targets(&file)?;

@@ -19,7 +19,7 @@
 
 use rocjitsu_code::CodeObject;
 use rocjitsu_code::elf::{Section, SymbolTable, SymbolType};
-use rocjitsu_isa::{Target, WaveSize};
+use rocjitsu_isa::{Target, True16, WaveSize};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -36,6 +36,8 @@ pub struct Options {
     /// The wave size RDNA code is decoded for; `None` for the one the code
     /// object's kernels declare ([`CodeObject::wave_size`]).
     pub wave: Option<WaveSize>,
+    /// The 16-bit operand syntax (gfx1201: `--mattr=+real-true16`).
+    pub t16: True16,
 }
 
 /// A symbol as the listing uses it.
@@ -261,6 +263,7 @@ pub fn write_object(
                 section: si,
                 target,
                 wave,
+                t16: opts.t16,
             };
             let mut off = lo;
             while off < hi {
@@ -280,6 +283,7 @@ struct Ctx<'a> {
     section: usize,
     target: Target,
     wave: WaveSize,
+    t16: True16,
 }
 
 /// Writes one instruction (or undecodable word) at `pc`, the start of
@@ -292,7 +296,7 @@ fn write_inst(
     rest: &[u8],
     json: bool,
 ) -> io::Result<usize> {
-    let decoded = rocjitsu_isa::decode_in(ctx.target, ctx.wave, rest).ok();
+    let decoded = rocjitsu_isa::decode_with(ctx.target, ctx.wave, ctx.t16, rest).ok();
     let size = match &decoded {
         Some(inst) => inst.len(),
         None => rest.len().min(4),

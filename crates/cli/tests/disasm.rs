@@ -228,6 +228,65 @@ fn corpus_instructions_match_objdump() {
     );
 }
 
+/// gfx1201's corpus code objects with `--real-true16` print as
+/// `llvm-objdump-22 -d --mattr=+real-true16` prints them (the mode of
+/// Triton's gfx1201 code, whose 16-bit words LLVM's default reading shows
+/// as `.long`).
+#[test]
+fn gfx1201_real_true16_matches_objdump() {
+    let dir = root().join("build/corpus/gfx1201");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|_| panic!("{} is missing: run `make corpus` first", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "hsaco"))
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no gfx1201 code objects: run `make corpus`"
+    );
+    let mut report = Vec::new();
+    let (mut lines, mut bad_lines, mut halves) = (0, 0, 0);
+    for f in &files {
+        let p = f.to_str().expect("utf-8 path");
+        let ours = rocjitsu(&["disasm", "--real-true16", FLAGS[0], FLAGS[1], p]);
+        assert!(
+            ours.status.success(),
+            "rocjitsu disasm {p}: {}",
+            stderr(&ours)
+        );
+        let mattr = if objdump_d(f).len() == 2 {
+            "--mattr=+real-true16,+wavefrontsize64"
+        } else {
+            "--mattr=+real-true16"
+        };
+        let llvm = objdump(&["-d", mattr, FLAGS[0], FLAGS[1], p]);
+        let ours = stdout(&ours);
+        let (a, b) = (insn_lines(&ours), insn_lines(&llvm));
+        lines += b.len();
+        halves += b
+            .iter()
+            .filter(|l| l.contains(".h,") || l.contains(".l,"))
+            .count();
+        bad_lines += compare_insns(p, &a, &b, &mut report);
+    }
+    println!(
+        "gfx1201 real-true16: {} code objects, {bad_lines} of {lines} instruction lines differ \
+         ({halves} lines name a VGPR half)",
+        files.len()
+    );
+    assert!(
+        halves > 0,
+        "no VGPR halves in the gfx1201 corpus: run `make corpus`"
+    );
+    assert!(
+        bad_lines == 0,
+        "rocjitsu disasm --real-true16 differs from llvm-objdump-22 --mattr=+real-true16:\n{}",
+        report.join("\n")
+    );
+}
+
 /// Headers, symbol labels and data dumps of every corpus code object equal
 /// llvm-objdump's, with and without `--no-show-raw-insn --no-leading-addr`.
 #[test]

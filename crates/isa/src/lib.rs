@@ -78,6 +78,37 @@ impl WaveSize {
     }
 }
 
+/// How 16-bit VALU operands are read and printed: LLVM's `real-true16`
+/// target feature. The instruction bits mean the same to the hardware in
+/// either mode; the modes differ in the words LLVM accepts and how it
+/// prints their operands. Only GFX12 has two modes here: LLVM 22 defaults
+/// to real-true16 on GFX11 (the only mode our GFX11 tables learn) and to
+/// fake-16-bit on gfx1201; GFX9 and GFX10 have neither.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum True16 {
+    /// LLVM 22's default for the target (what `llvm-objdump-22 -d`
+    /// prints): on gfx1201 fake-16-bit operands, 32-bit register names of
+    /// v0-v127 (a register above v127 annotated as invalid or rejected).
+    #[default]
+    LlvmDefault,
+    /// `+real-true16`: VGPR halves `v1.l`/`v1.h` (bit 7 of an 8-bit VGPR
+    /// field, or an op_sel bit, selects the half). It accepts every word
+    /// the default mode does and names the half the hardware reads, so
+    /// execution decodes in it; Triton's LLVM emits gfx1201 code in it.
+    Real,
+}
+
+impl True16 {
+    /// The LLVM target feature that selects the mode on `target` (`""`
+    /// where it is the target's default).
+    pub fn llvm_feature(self, target: Target) -> &'static str {
+        match (self, target.family()) {
+            (True16::Real, Family::Gfx12) => "+real-true16",
+            _ => "",
+        }
+    }
+}
+
 /// A decoded instruction of any family.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Instruction {
@@ -207,16 +238,30 @@ impl std::fmt::Display for Instruction {
 }
 
 /// Decodes one instruction of any implemented family from the start of
-/// `bytes`, for waves of `wave` lanes (ignored on GFX9).
+/// `bytes`, for waves of `wave` lanes (ignored on GFX9), in LLVM 22's
+/// default syntax for the target ([`True16::LlvmDefault`]).
 #[inline(always)]
 pub fn decode_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Result<Instruction, DecodeError> {
+    decode_with(target, wave, True16::LlvmDefault, bytes)
+}
+
+/// [`decode_in`] in the 16-bit operand mode `t16`; the execution engine
+/// decodes with [`True16::Real`], the hardware's reading.
+#[inline(always)]
+pub fn decode_with(
+    target: Target,
+    wave: WaveSize,
+    t16: True16,
+    bytes: &[u8],
+) -> Result<Instruction, DecodeError> {
     match target.family() {
         Family::Gfx9 => decode(target, bytes).map(Instruction::Gfx9),
         Family::Gfx11 => {
             gfx11::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx11)
         }
         Family::Gfx12 => {
-            gfx12::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx12)
+            gfx12::decode_mode(target, wave == WaveSize::Wave64, t16 == True16::Real, bytes)
+                .map(Instruction::Gfx12)
         }
         Family::Gfx10 => {
             gfx10::decode(target, wave == WaveSize::Wave64, bytes).map(Instruction::Gfx10)
@@ -226,7 +271,17 @@ pub fn decode_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Result<Instruc
 
 /// [`disassemble`] for any implemented family, for waves of `wave` lanes.
 pub fn disassemble_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Vec<Line<Instruction>> {
-    linear(bytes, |b| decode_in(target, wave, b))
+    disassemble_with(target, wave, True16::LlvmDefault, bytes)
+}
+
+/// [`disassemble_in`] in the 16-bit operand mode `t16`.
+pub fn disassemble_with(
+    target: Target,
+    wave: WaveSize,
+    t16: True16,
+    bytes: &[u8],
+) -> Vec<Line<Instruction>> {
+    linear(bytes, |b| decode_with(target, wave, t16, b))
 }
 
 /// Decodes one instruction from the start of `bytes` with the GFX9 decoder

@@ -16,11 +16,17 @@
 //! objects with `--mattr=+wavefrontsize64`); they are decoded in that mode,
 //! and every RDNA target must have listings of both modes.
 //!
+//! gfx1201's code objects have a second listing, `<name>.t16.objdump`,
+//! made with `--mattr=+real-true16` and starting with `; rocjitsu-corpus:
+//! real-true16` (Triton's gfx1201 code is in that mode, which LLVM 22 does
+//! not default to there); it is decoded with [`True16::Real`] and counted
+//! as a target of its own (`gfx1201 real-true16`), which must be present.
+//!
 //! The directory can be overridden with `ROCJITSU_CORPUS_DIR`. Run it alone
 //! with `make test-corpus` (or `cargo test -p rocjitsu-isa --test corpus --
 //! --nocapture`) to see the report.
 
-use rocjitsu_isa::{Target, WaveSize};
+use rocjitsu_isa::{Target, True16, WaveSize};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -63,6 +69,17 @@ struct Listing {
     kernels: usize,
     /// The wave size of the `; rocjitsu-corpus: wavefront-size N` line.
     wave: Option<WaveSize>,
+    /// The `; rocjitsu-corpus: real-true16` line: made with
+    /// `--mattr=+real-true16`.
+    t16: bool,
+}
+
+/// The report's name of a target's real-true16 listings.
+fn t16_name(t: Target) -> &'static str {
+    match t {
+        Target::Gfx1201 => "gfx1201 real-true16",
+        _ => "real-true16 (unexpected target)",
+    }
 }
 
 /// Collapses runs of whitespace to one space and trims the ends.
@@ -105,6 +122,10 @@ fn parse_objdump(text: &str) -> Result<Listing, String> {
                 "64" => WaveSize::Wave64,
                 _ => return Err(format!("line {}: bad wave size `{line}`", n + 1)),
             });
+            continue;
+        }
+        if trimmed == "; rocjitsu-corpus: real-true16" {
+            listing.t16 = true;
             continue;
         }
         if trimmed.is_empty() || trimmed.starts_with(';') || trimmed.contains("file format") {
@@ -208,12 +229,16 @@ struct Totals {
 fn check_item(
     target: Target,
     wave: WaveSize,
+    t16: True16,
     region: &Region,
     item: &Item,
 ) -> Option<(&'static str, String)> {
     let rest = region.bytes.get(item.off..).unwrap_or(&[]);
     let own = rest.get(..item.len).unwrap_or(rest);
-    match (rocjitsu_isa::decode_in(target, wave, rest), &item.text) {
+    match (
+        rocjitsu_isa::decode_with(target, wave, t16, rest),
+        &item.text,
+    ) {
         (Ok(inst), Some(llvm)) => {
             let ours = normalize(&format!("{inst}"));
             if &ours != llvm {
@@ -283,7 +308,6 @@ fn corpus_matches_llvm_objdump() {
         let target: Target = name
             .parse()
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let totals = per_target.entry(target.name()).or_default();
         for file in sorted_entries(&dir) {
             if file.extension().and_then(|e| e.to_str()) != Some("objdump") {
                 continue;
@@ -311,6 +335,12 @@ fn corpus_matches_llvm_objdump() {
                     continue;
                 }
             };
+            let (t16, key) = if listing.t16 {
+                (True16::Real, t16_name(target))
+            } else {
+                (True16::LlvmDefault, target.name())
+            };
+            let totals = per_target.entry(key).or_default();
             totals.files += 1;
             totals.kernels += listing.kernels;
             for region in &listing.regions {
@@ -328,7 +358,7 @@ fn corpus_matches_llvm_objdump() {
                         .unwrap_or(&[])
                         .to_vec();
                     let first_seen = totals.distinct.insert(bytes.clone());
-                    let Some((what, ours)) = check_item(target, wave, region, item) else {
+                    let Some((what, ours)) = check_item(target, wave, t16, region, item) else {
                         continue;
                     };
                     totals.mismatches += 1;
@@ -436,6 +466,13 @@ fn corpus_matches_llvm_objdump() {
             kernels >= MIN_KERNELS_PER_TARGET,
             "corpus has {kernels} kernels for {t}, expected at least {MIN_KERNELS_PER_TARGET}: run `make corpus`"
         );
+        if !True16::Real.llvm_feature(t).is_empty() {
+            let n = per_target.get(t16_name(t)).map_or(0, |s| s.insts);
+            assert!(
+                n > 0,
+                "corpus has no real-true16 listing for {t}: run `make corpus`"
+            );
+        }
         if t.wave_size() == 32 {
             let (all, w64) = s.map_or((0, 0), |s| (s.insts, s.wave64_insts));
             assert!(

@@ -3,10 +3,11 @@
 //! printing rules the differential found (the split wait counters,
 //! `s_wait_alu`, barriers, GFX12's `hwreg` and `sendmsg` names, th/scope,
 //! fake-16-bit operands, `byte_sel`, SWMMAC's `index_key`, the 0xD3 words
-//! read as VIMAGE before the GFX9-layout fma_mix).
+//! read as VIMAGE before the GFX9-layout fma_mix), and 16-bit operands in
+//! LLVM's real-true16 mode beside its default fake-16-bit one.
 
-use rocjitsu_isa::Target;
-use rocjitsu_isa::gfx12::decode;
+use rocjitsu_isa::gfx12::{decode, decode_mode};
+use rocjitsu_isa::{Target, True16, WaveSize, decode_with};
 
 /// Bytes (hex) and LLVM's text (the same in both wave sizes).
 const CASES: &[(&str, &str)] = &[
@@ -154,6 +155,106 @@ fn wave_size_texts_match_llvm() {
             }
         }
     }
+}
+
+/// Bytes, the text LLVM 22 prints with `+real-true16` (in both wave
+/// sizes) and in its default mode for gfx1201 (`None`: invalid there).
+/// The first word is Triton's (`v_mov_b16_e32 v28.h, v9.l`); the others:
+/// each 16-bit operand kind (VOP1/VOP2 `.h` destinations and sources, a
+/// 16-bit mac, a literal, DPP16, VOP3 with op_sel, VINTERP).
+const T16_CASES: &[(&str, &str, Option<&str>)] = &[
+    ("0939387f", "v_mov_b16_e32 v28.h, v9.l", None),
+    (
+        "81050a64",
+        "v_add_f16_e32 v5.l, v1.h, v2.l",
+        Some(
+            "v_add_f16_e32 v5, v129/*Invalid register, operand has 'VS_32_Lo128' register class*/, v2",
+        ),
+    ),
+    ("01050b6d", "v_fmac_f16_e32 v5.h, v1.l, v2.h", None),
+    ("0415067f", "v_cvt_f16_f32_e32 v3.h, v4", None),
+    (
+        "8417067e",
+        "v_cvt_f32_f16_e32 v3, v4.h",
+        Some(
+            "v_cvt_f32_f16_e32 v3, v132/*Invalid register, operand has 'VS_32_Lo128' register class*/",
+        ),
+    ),
+    (
+        "055032d501050200",
+        "v_add_f16_e64 v5.h, v1.l, v2.h op_sel:[0,1,1]",
+        Some("v_add_f16_e64 v5, v1, v2"),
+    ),
+    (
+        "052848d601050e04",
+        "v_fma_f16 v5.l, v1.h, v2.l, v3.h op_sel:[1,0,1,0]",
+        Some("v_fma_f16 v5, v1, v2, v3 op_sel:[1,0,1,0]"),
+    ),
+    (
+        "010811d702070200",
+        "v_pack_b32_f16 v1, v2.h, v3.l op_sel:[1,0,0]",
+        Some("v_pack_b32_f16 v1, v2, v3 op_sel:[1,0,0]"),
+    ),
+    (
+        "fa040a6481b100ff",
+        "v_add_f16_dpp v5.l, v1.h, v2.l quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+        Some(
+            "v_add_f16_dpp v5, v129/*Invalid register, operand has 'VGPR_32_Lo128' register class*/, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+        ),
+    ),
+    ("f2fefe6b", "v_mul_f16_e32 v127.h, 1.0, v127.l", None),
+    (
+        "012802cd02071204",
+        "v_interp_p10_f16_f32 v1, v2.h, v3, v4.h op_sel:[1,0,1,0] wait_exp:0",
+        Some("v_interp_p10_f16_f32 v1, v2, v3, v4 op_sel:[1,0,1,0] wait_exp:0"),
+    ),
+    (
+        "37aadc62",
+        "v_max_num_f16_e32 v110.l, s55, v85.l",
+        Some("v_max_num_f16_e32 v110, s55, v85"),
+    ),
+    ("ff04026b34120000", "v_mul_f16_e32 v1.h, 0x1234, v2.l", None),
+];
+
+#[test]
+fn real_true16_texts_match_llvm() {
+    for &(hex, real, default) in T16_CASES {
+        let b = bytes(hex);
+        for wave64 in [false, true] {
+            let inst = decode_mode(Target::Gfx1201, wave64, true, &b)
+                .unwrap_or_else(|e| panic!("{hex} (wave64 {wave64}, real-true16): {e}"));
+            assert!(inst.real_true16());
+            assert_eq!(inst.to_string(), real, "{hex} (real-true16)");
+            assert_eq!(inst.len(), b.len(), "{hex}: length");
+            assert_eq!(inst.encode(), b, "{hex}: re-encoding");
+            let wave = if wave64 {
+                WaveSize::Wave64
+            } else {
+                WaveSize::Wave32
+            };
+            let any = decode_with(Target::Gfx1201, wave, True16::Real, &b).expect("decodes");
+            assert_eq!(any.to_string(), real, "{hex}: decode_with");
+            match (decode(Target::Gfx1201, wave64, &b), default) {
+                (Ok(i), Some(want)) => {
+                    assert!(!i.real_true16());
+                    assert_eq!(i.to_string(), want, "{hex} (default mode)");
+                    assert_eq!(i.encode(), b, "{hex}: re-encoding (default mode)");
+                }
+                (Err(_), None) => {}
+                (got, want) => panic!("{hex} (default mode): {got:?}, LLVM {want:?}"),
+            }
+        }
+    }
+}
+
+/// The mode's LLVM feature: `+real-true16` on gfx1201 only (GFX11's
+/// default is real-true16 already; GFX9 and GFX10 have no such operands).
+#[test]
+fn real_true16_feature() {
+    assert_eq!(True16::Real.llvm_feature(Target::Gfx1201), "+real-true16");
+    assert_eq!(True16::LlvmDefault.llvm_feature(Target::Gfx1201), "");
+    assert_eq!(True16::Real.llvm_feature(Target::Gfx1100), "");
+    assert_eq!(True16::Real.llvm_feature(Target::Gfx942), "");
 }
 
 /// Words of no encoding (top bits 0b111111), and other families' targets,

@@ -6,10 +6,11 @@
 //! among the writes whenever the instruction writes a printed register.
 //!
 //! Reads `build/corpus/<target>/*.objdump` (`make corpus`), or
-//! `ROCJITSU_CORPUS_DIR`.
+//! `ROCJITSU_CORPUS_DIR`; gfx1201's real-true16 listings are decoded in that
+//! mode.
 
 use rocjitsu_isa::gfx9::regs::{AGPR0, EXEC, M0, Range, SCC, TTMP0, VCC, VGPR0};
-use rocjitsu_isa::{Target, WaveSize};
+use rocjitsu_isa::{Target, True16, WaveSize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -109,6 +110,12 @@ fn regs_match_llvm_text() {
             } else {
                 WaveSize::default_for(t)
             };
+            // gfx1201's `--mattr=+real-true16` listings (corpus.py).
+            let t16 = if text.contains("\n; rocjitsu-corpus: real-true16\n") {
+                True16::Real
+            } else {
+                True16::LlvmDefault
+            };
             for line in text.lines() {
                 let Some((inst, comment)) = line.trim().split_once("//") else {
                     continue;
@@ -128,7 +135,7 @@ fn regs_match_llvm_text() {
                     }
                 }
                 bytes.extend([0; 16]);
-                let Ok(i) = rocjitsu_isa::decode_in(t, wave, &bytes) else {
+                let Ok(i) = rocjitsu_isa::decode_with(t, wave, t16, &bytes) else {
                     continue;
                 };
                 let g = i

@@ -2,7 +2,10 @@
 //! disassembler over seeded random instruction words, for gfx90a, gfx942,
 //! gfx950, and gfx1100, gfx1151 and gfx1201 in 32- and 64-lane waves (the
 //! full count in each; LLVM gets `+wavefrontsize64` for the latter); on
-//! gfx1201 also per encoding family (the words of one family's top bits).
+//! gfx1201 also per encoding family (the words of one family's top bits),
+//! and in LLVM's real-true16 mode (`+real-true16`, the mode Triton's
+//! gfx1201 code is in): uniformly and per encoding family whose tables
+//! depend on the mode (VOP1/VOP2/VOPC, VOP3, VINTERP).
 //!
 //! Every case is 12 random bytes on GFX9 and 16 on GFX11 (its longest forms
 //! are VOP3P with DPP and a literal), so 64-bit encodings and literals get
@@ -25,7 +28,7 @@
 //! Run with `cargo test --release -p llvm-oracle --test random_diff -- --nocapture`.
 
 use llvm_oracle::{Outcome, decode_isolated, decode_isolated_with};
-use rocjitsu_isa::{Family, Target, WaveSize};
+use rocjitsu_isa::{Family, Target, True16, WaveSize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -261,7 +264,12 @@ struct Ours {
 
 /// [`Ours`] from `rocjitsu_isa::decode_in` (`None`: an error).
 fn decode_in(target: Target, wave: WaveSize, bytes: &[u8]) -> Option<Ours> {
-    let i = rocjitsu_isa::decode_in(target, wave, bytes).ok()?;
+    decode_with(target, wave, True16::LlvmDefault, bytes)
+}
+
+/// [`Ours`] from `rocjitsu_isa::decode_with` (`None`: an error).
+fn decode_with(target: Target, wave: WaveSize, t16: True16, bytes: &[u8]) -> Option<Ours> {
+    let i = rocjitsu_isa::decode_with(target, wave, t16, bytes).ok()?;
     Some(Ours {
         text: i.to_string(),
         len: i.len(),
@@ -334,14 +342,19 @@ fn compare(
     r
 }
 
-fn print(target: Target, wave: WaveSize, r: &Report) {
+fn print(target: Target, wave: WaveSize, t16: True16, r: &Report) {
     println!(
-        "{}{}: {} cases, {} crash LLVM, {}/{} agree ({:.3}%), {} round-trip failures",
+        "{}{}{}: {} cases, {} crash LLVM, {}/{} agree ({:.3}%), {} round-trip failures",
         target.name(),
         if target.wave_size() == 32 {
             format!(" wave{}", wave.lanes())
         } else {
             String::new()
+        },
+        if t16.llvm_feature(target).is_empty() {
+            ""
+        } else {
+            " real-true16"
         },
         r.cases,
         r.crashes,
@@ -379,14 +392,18 @@ fn run(target: Target, wave: WaveSize) {
         seed ^= u64::from(wave.lanes()) << 56;
     }
     let cases = cases(target, seed, n);
-    check(target, wave, &cases, &|b| decode_in(target, wave, b));
+    check(target, wave, True16::LlvmDefault, &cases, &|b| {
+        decode_in(target, wave, b)
+    });
 }
 
 /// Compares `cases` decoded by `decode` with LLVM for `target` in waves of
-/// `wave` lanes, prints the report and fails on any disagreement.
+/// `wave` lanes and the 16-bit operand mode `t16`, prints the report and
+/// fails on any disagreement.
 fn check(
     target: Target,
     wave: WaveSize,
+    t16: True16,
     cases: &[Vec<u8>],
     decode: &dyn Fn(&[u8]) -> Option<Ours>,
 ) {
@@ -394,15 +411,20 @@ fn check(
         count: env_or("ROCJITSU_DIFF_SHOW", SHOW),
         only: std::env::var("ROCJITSU_DIFF_ONLY").ok(),
     };
-    let features = if wave == WaveSize::default_for(target) {
+    let wave_feature = if wave == WaveSize::default_for(target) {
         ""
     } else {
         wave.llvm_feature()
     };
-    let oracle = decode_isolated_with(Path::new(WORKER), target.name(), features, cases)
+    let features = [t16.llvm_feature(target), wave_feature]
+        .into_iter()
+        .filter(|f| !f.is_empty())
+        .collect::<Vec<_>>()
+        .join(",");
+    let oracle = decode_isolated_with(Path::new(WORKER), target.name(), &features, cases)
         .unwrap_or_else(|e| panic!("{e}"));
     let r = compare(target, decode, cases, &oracle, &show);
-    print(target, wave, &r);
+    print(target, wave, t16, &r);
     assert!(
         r.round_trip.is_empty(),
         "{}: {} round-trip failures",
@@ -507,6 +529,25 @@ fn run_gfx1201_family(what: &str, wave: WaveSize, mask: u8, value: u8) {
 /// bits under `mask` set to `value`, so the encodings that uniform words
 /// reach rarely (memory, images) get cases of their own.
 fn run_family(target: Target, what: &str, wave: WaveSize, mask: u8, value: u8, count: usize) {
+    run_family_in(
+        target,
+        what,
+        wave,
+        True16::LlvmDefault,
+        (mask, value),
+        count,
+    );
+}
+
+/// [`run_family`] in the 16-bit operand mode `t16`.
+fn run_family_in(
+    target: Target,
+    what: &str,
+    wave: WaveSize,
+    t16: True16,
+    (mask, value): (u8, u8),
+    count: usize,
+) {
     let n = env_or("ROCJITSU_DIFF_CASES", count);
     let mut seed = env_or("ROCJITSU_DIFF_SEED", SEED)
         ^ (target as u64).wrapping_mul(0x1000_0000_01b3)
@@ -522,7 +563,41 @@ fn run_family(target: Target, what: &str, wave: WaveSize, mask: u8, value: u8, c
         })
         .collect();
     println!("{} {what} words:", target.name());
-    check(target, wave, &cases, &|b| decode_in(target, wave, b));
+    check(target, wave, t16, &cases, &|b| {
+        decode_with(target, wave, t16, b)
+    });
+}
+
+/// gfx1201 in real-true16 mode: uniform words (their own seed) in both
+/// wave sizes, then the encoding families whose tables depend on the mode.
+fn run_gfx1201_real_true16(wave: WaveSize) {
+    let t = Target::Gfx1201;
+    let n = env_or("ROCJITSU_DIFF_CASES", CASES);
+    let seed = env_or("ROCJITSU_DIFF_SEED", SEED)
+        ^ (t as u64).wrapping_mul(0x1000_0000_01b3)
+        ^ u64::from(wave.lanes()) << 56
+        ^ 0x7416;
+    let cases = cases(t, seed, n);
+    check(t, wave, True16::Real, &cases, &|b| {
+        decode_with(t, wave, True16::Real, b)
+    });
+    for (what, mask, value) in [
+        ("VOP1/VOP2/VOPC", 0x80, 0),
+        ("VOP3", 0xfc, 0xd4),
+        ("VOP3P/VINTERP/VDSDIR", 0xfc, 0xcc),
+    ] {
+        run_family_in(t, what, wave, True16::Real, (mask, value), FAMILY_CASES);
+    }
+}
+
+#[test]
+fn random_words_gfx1201_real_true16_wave32() {
+    run_gfx1201_real_true16(WaveSize::Wave32);
+}
+
+#[test]
+fn random_words_gfx1201_real_true16_wave64() {
+    run_gfx1201_real_true16(WaveSize::Wave64);
 }
 
 /// SOP1, SOP2, SOPC, SOPK and SOPP: top bits 0b10.

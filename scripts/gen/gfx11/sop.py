@@ -16,11 +16,11 @@ the symbolic `hwreg` and `sendmsg` names.
 import os, re, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oracle import FeatOracle, ROOT, decode_many, header, words  # noqa: E402
+from oracle import FeatOracle, decode_many, header, table_path, words  # noqa: E402
 
 FAMILY = sys.argv[1] if len(sys.argv) > 1 else "gfx11"
 CPUS = {"gfx10": ["gfx1010", "gfx1030"], "gfx11": ["gfx1100", "gfx1151"], "gfx12": ["gfx1201"]}[FAMILY]
-OUT = os.path.join(ROOT, "crates", "isa", "src", FAMILY, "tables", "sop.rs")
+OUT = table_path("sop.rs")
 LIT = 0x12345678
 ORACLES = [FeatOracle(c) for c in CPUS]
 

@@ -12,10 +12,10 @@ a signed 24-bit offset 55:32, scale_offset 56, soffset 63:57.
 import os, re, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gfx11"))
-from oracle import ROOT, decode_many, header, words  # noqa: E402
+from oracle import ROOT, decode_many, header, table_path, words  # noqa: E402
 
 CPUS = ["gfx1201"]
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx12", "tables", "smem.rs")
+OUT = table_path("smem.rs")
 NULL = 0x7C << 25
 
 

@@ -17,12 +17,12 @@ import os, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gfx11"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from oracle import FeatOracle, ROOT, header, words  # noqa: E402
+from oracle import FeatOracle, ROOT, header, table_path, words  # noqa: E402
 from memprobe import parse_reg, rust_str  # noqa: E402
 from valu import split  # noqa: E402
 
 CPUS = ["gfx1201"]
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx12", "tables", "vbuffer.rs")
+OUT = table_path("vbuffer.rs")
 ENC = 0x31 << 26
 NULL = 0x7C
 RET = 1 << 20  # th bit 0, in the second dword

@@ -23,11 +23,11 @@ VSAMPLE: as VIMAGE but tfe 3, unorm 13, 0b111001 31:26; lwe 40, samp
 import itertools, os, re, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gfx11"))
-from oracle import FeatOracle, ROOT, header, words  # noqa: E402
+from oracle import FeatOracle, ROOT, header, table_path, words  # noqa: E402
 from valu import reg, split  # noqa: E402
 
 CPUS = ["gfx1201"]
-OUT = os.path.join(ROOT, "crates", "isa", "src", "gfx12", "tables", "vimage.rs")
+OUT = table_path("vimage.rs")
 ADDRS = 10 | 11 << 8 | 12 << 16 | 13 << 24
 O = FeatOracle("gfx1201")
 

@@ -6,7 +6,7 @@ use super::op::{Ctx, Fault, Op};
 use super::wave::WaveState;
 use crate::mem::Vm;
 use crate::plugin::{Fanout, InstEvent, MemKind, WaveId};
-use rocjitsu_isa::{Family, Instruction, Target, WaveSize};
+use rocjitsu_isa::{Family, Instruction, Target, True16, WaveSize};
 use std::sync::{Arc, OnceLock};
 
 /// Code at a GPU address range, decoded on first execution of each
@@ -109,7 +109,7 @@ impl Program {
     #[cold]
     fn decode(&self, off: usize) -> Result<Op, Fault> {
         let bytes = self.bytes.get(off..).unwrap_or(&[]);
-        match rocjitsu_isa::decode_in(self.target, self.wave, bytes) {
+        match rocjitsu_isa::decode_with(self.target, self.wave, True16::Real, bytes) {
             Ok(Instruction::Gfx9(inst)) => Ok(lower(inst)),
             Ok(Instruction::Gfx11(inst)) => Ok(super::gfx11::lower(inst)),
             Ok(Instruction::Gfx12(inst)) => Ok(super::gfx12::lower(inst)),
@@ -122,7 +122,7 @@ impl Program {
     pub fn disassemble(&self, pc: u64) -> String {
         let off = pc.wrapping_sub(self.base) as usize;
         match self.bytes.get(off..) {
-            Some(b) => match rocjitsu_isa::decode_in(self.target, self.wave, b) {
+            Some(b) => match rocjitsu_isa::decode_with(self.target, self.wave, True16::Real, b) {
                 Ok(i) => i.to_string(),
                 Err(e) => format!("<{e}>"),
             },

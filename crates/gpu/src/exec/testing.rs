@@ -14,7 +14,7 @@ use super::op::{Ctx, Env, Fault};
 use super::wave::{VREGS, Wave};
 use crate::jit::ExecMode;
 use crate::mem::{Tlb, Vm};
-use rocjitsu_isa::{Target, WaveSize};
+use rocjitsu_isa::{Target, True16, WaveSize};
 use std::process::Command;
 
 /// Assembles `asm` (one instruction per line) for `target` with
@@ -32,13 +32,21 @@ pub fn assemble_lines(target: Target, asm: &str) -> Vec<Vec<u8>> {
 /// [`assemble_lines`] for waves of `wave` lanes (RDNA: the lane-mask
 /// operands' width).
 pub fn assemble_lines_in(target: Target, wave: WaveSize, asm: &str) -> Vec<Vec<u8>> {
+    assemble_lines_mode(target, wave, True16::LlvmDefault, asm)
+}
+
+/// [`assemble_lines_in`] in the 16-bit operand syntax `t16` (gfx1201's
+/// `+real-true16`: `v1.l`, `v1.h`).
+pub fn assemble_lines_mode(target: Target, wave: WaveSize, t16: True16, asm: &str) -> Vec<Vec<u8>> {
     let mut args = vec![
         "-arch=amdgcn".to_string(),
         format!("-mcpu={}", target.name()),
         "-show-encoding".to_string(),
     ];
     if target.family() != rocjitsu_isa::Family::Gfx9 {
-        args.push(format!("-mattr={}", wave.llvm_feature()));
+        let t16 = t16.llvm_feature(target);
+        let sep = if t16.is_empty() { "" } else { "," };
+        args.push(format!("-mattr={}{sep}{t16}", wave.llvm_feature()));
     }
     let mut child = Command::new("llvm-mc-22")
         .args(&args)
@@ -116,9 +124,20 @@ pub fn run_in(
     target: Target,
     wave: WaveSize,
     asm: &str,
+    setup: impl FnMut(&mut Wave, &Vm),
+) -> Result<Run, (Fault, u64)> {
+    run_in_mode(target, wave, True16::LlvmDefault, asm, setup)
+}
+
+/// [`run_in`] for a snippet in the 16-bit operand syntax `t16`.
+pub fn run_in_mode(
+    target: Target,
+    wave: WaveSize,
+    t16: True16,
+    asm: &str,
     mut setup: impl FnMut(&mut Wave, &Vm),
 ) -> Result<Run, (Fault, u64)> {
-    let code = assemble_lines_in(target, wave, &format!("{asm}\ns_endpgm\n")).concat();
+    let code = assemble_lines_mode(target, wave, t16, &format!("{asm}\ns_endpgm\n")).concat();
     let prog = Program::new_in(target, wave, CODE_BASE, code);
     run_program(target, &prog, &mut setup, ExecMode::Interp)
 }

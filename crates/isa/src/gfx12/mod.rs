@@ -6,7 +6,7 @@
 //! (learned from LLVM 22 by `scripts/gen/gfx11/*.py gfx12`): the scalar
 //! ALU (`gfx11::sop`: the split `s_wait_*` counters, `s_wait_alu`,
 //! barriers), VOP1/VOP2/VOPC and VOP3 (`gfx11::vop`, `gfx11::vop3`: DPP16,
-//! DPP8, literals; GFX12's 16-bit operands are fake-16-bit; `byte_sel`, the
+//! DPP8, literals; `byte_sel`, the
 //! pseudo-scalar `v_s_*` opcodes), VOP3P (`gfx11::vop3p`: WMMA with
 //! op_sel_hi fixed at 1, SWMMAC with `index_key`), VOPD, DS, VINTERP and
 //! export. GFX12's new layouts have modules here: SMEM (`smem.rs`),
@@ -14,6 +14,17 @@
 //! VSAMPLE (`vimage.rs`), VDSDIR (`vdsdir.rs`), with the th/scope
 //! cache-policy printer they share (`cpol.rs`); their tables come from
 //! `scripts/gen/gfx12/*.py`.
+//!
+//! 16-bit VALU operands have two readings, as LLVM has two modes for
+//! them ([`True16`](crate::True16)): LLVM 22's default for gfx1201 is
+//! fake-16-bit (32-bit register names, v0-v127, a register above v127
+//! annotated as invalid or rejected), `+real-true16` names VGPR halves
+//! (`v1.l`, `v1.h`: bit 7 of an 8-bit VGPR field or an op_sel bit selects
+//! the half). The bits mean the same to the hardware; the modes differ in
+//! the words they accept and in how they print them. Real-true16 accepts
+//! every word fake-16-bit does and names the half the hardware reads, so
+//! execution decodes in it. The VOP1/VOP2/VOPC, VOP3 and VINTERP tables
+//! differ between the modes (`tables::t16`); the others are the same.
 
 pub mod cpol;
 pub mod smem;
@@ -43,6 +54,35 @@ pub static VOP: VopTables = VopTables::new(tables::vop::VOP);
 
 /// GFX12's VOP3 tables.
 pub static VOP3: Vop3Tables = Vop3Tables::new(tables::vop3::VOP3, tables::vop3::VOP3_FAKE16);
+
+/// GFX12's VOP1, VOP2 and VOPC tables in real-true16 mode.
+pub static VOP_T16: VopTables = VopTables::new(tables::t16::vop::VOP);
+
+/// GFX12's VOP3 tables in real-true16 mode.
+pub static VOP3_T16: Vop3Tables =
+    Vop3Tables::new(tables::t16::vop3::VOP3, tables::t16::vop3::VOP3_FAKE16);
+
+/// The tables of the encodings whose rows depend on the 16-bit operand
+/// mode.
+struct ModeTables {
+    vop: &'static VopTables,
+    vop3: &'static Vop3Tables,
+    vinterp: &'static [interp::InterpRow],
+}
+
+/// Per mode: LLVM 22's default (fake-16-bit), real-true16.
+static MODE_TABLES: [ModeTables; 2] = [
+    ModeTables {
+        vop: &VOP,
+        vop3: &VOP3,
+        vinterp: tables::vinterp::VINTERP,
+    },
+    ModeTables {
+        vop: &VOP_T16,
+        vop3: &VOP3_T16,
+        vinterp: tables::t16::vinterp::VINTERP,
+    },
+];
 
 /// GFX12's VOP3P tables (packed math, dot products, WMMA, SWMMAC).
 pub static VOP3P: Vop3pTables = Vop3pTables::new(tables::vop3p::VOP3P);
@@ -141,6 +181,8 @@ pub fn encoding_of(w: u32) -> Option<Encoding> {
 pub struct Inst {
     target: Target,
     wave64: bool,
+    /// Decoded in real-true16 mode (VGPR halves named `.l`/`.h`).
+    real_true16: bool,
     len: u8,
     /// The encoding it decoded as (a 0xD3 word with bit 23 set is VIMAGE
     /// where that decodes, else VOP3P's GFX9-layout fma_mix).
@@ -154,6 +196,7 @@ impl fmt::Debug for Inst {
         f.debug_struct("Inst")
             .field("target", &self.target)
             .field("wave64", &self.wave64)
+            .field("real_true16", &self.real_true16)
             .field("encoding", &self.encoding())
             .field("row", &self.row)
             .field("words", &&self.words[..self.len() / 4])
@@ -185,10 +228,17 @@ pub enum Body {
 }
 
 impl Inst {
-    fn new(target: Target, wave64: bool, enc: Encoding, (row, len, words): Raw) -> Inst {
+    fn new(
+        target: Target,
+        wave64: bool,
+        real_true16: bool,
+        enc: Encoding,
+        (row, len, words): Raw,
+    ) -> Inst {
         Inst {
             target,
             wave64,
+            real_true16,
             len,
             enc,
             row,
@@ -204,6 +254,15 @@ impl Inst {
     /// Whether it was decoded for 64-lane waves.
     pub fn wave64(&self) -> bool {
         self.wave64
+    }
+
+    /// Whether it was decoded in LLVM's real-true16 mode.
+    pub fn real_true16(&self) -> bool {
+        self.real_true16
+    }
+
+    fn mode(&self) -> &'static ModeTables {
+        &MODE_TABLES[usize::from(self.real_true16)]
     }
 
     /// The encoding of the first dword.
@@ -234,7 +293,7 @@ impl Inst {
             Encoding::Sopp => Body::Sopp(sop::Sopp::from_raw(&SOP, self.target, r, w0)),
             Encoding::Smem => Body::Smem(smem::Smem::from_raw(r, w0, w1)),
             Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc => Body::Vop(vop::Vop::from_raw(
-                &VOP,
+                self.mode().vop,
                 self.target,
                 r,
                 self.wave64,
@@ -249,7 +308,7 @@ impl Inst {
                 self.words,
             )),
             Encoding::Vinterp => Body::Vinterp(interp::Vinterp::from_raw(
-                tables::vinterp::VINTERP,
+                self.mode().vinterp,
                 r,
                 self.len,
                 [w0, w1, self.words[2]],
@@ -273,7 +332,7 @@ impl Inst {
                 [w0, w1, self.words[2]],
             )),
             Encoding::Vop3 => Body::Vop3(vop3::Vop3::from_raw(
-                &VOP3,
+                self.mode().vop3,
                 self.row,
                 self.wave64,
                 self.len,
@@ -365,10 +424,22 @@ impl fmt::Display for Inst {
     }
 }
 
-/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves;
-/// targets of other families give [`DecodeError::Unsupported`].
+/// Decodes one instruction for 32-lane (`wave64` false) or 64-lane waves
+/// in LLVM 22's default mode for gfx1201 (fake-16-bit operands); targets
+/// of other families give [`DecodeError::Unsupported`].
 pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, DecodeError> {
+    decode_mode(target, wave64, false, bytes)
+}
+
+/// [`decode`] in LLVM's real-true16 mode (`real_true16`) or its default.
+pub fn decode_mode(
+    target: Target,
+    wave64: bool,
+    real_true16: bool,
+    bytes: &[u8],
+) -> Result<Inst, DecodeError> {
     use AluForm::{Sop1, Sop2, Sopc};
+    let mode = &MODE_TABLES[usize::from(real_true16)];
     if target.family() != crate::Family::Gfx12 {
         return Err(DecodeError::Unsupported { target });
     }
@@ -383,9 +454,9 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Sopc) => sop::Salu::decode(&SOP, target, Sopc, w0, bytes),
         Some(Encoding::Sopk) => sop::Sopk::decode(&SOP, target, w0, bytes),
         Some(Encoding::Vop1 | Encoding::Vop2 | Encoding::Vopc) => {
-            vop::decode(&VOP, target, wave64, w0, bytes)
+            vop::decode(mode.vop, target, wave64, w0, bytes)
         }
-        Some(Encoding::Vop3) => vop3::decode(&VOP3, target, wave64, w0, bytes),
+        Some(Encoding::Vop3) => vop3::decode(mode.vop3, target, wave64, w0, bytes),
         // LLVM tries a 0xD3 word with bit 23 set as VIMAGE first, then as
         // the GFX9-layout fma_mix.
         Some(Encoding::Vop3p) if w0 >> 26 == 0x34 => match vimage::decode(target, w0, bytes) {
@@ -398,9 +469,7 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         Some(Encoding::Vop3p) => vop3p::decode(&VOP3P, target, wave64, w0, bytes),
         Some(Encoding::Vopd) => vopd::decode(&VOPD, target, wave64, w0, bytes),
         Some(Encoding::Ds) => ds::decode(&DS, target, w0, bytes),
-        Some(Encoding::Vinterp) => {
-            interp::decode_vinterp(tables::vinterp::VINTERP, target, w0, bytes)
-        }
+        Some(Encoding::Vinterp) => interp::decode_vinterp(mode.vinterp, target, w0, bytes),
         Some(Encoding::Vdsdir) => vdsdir::decode(target, w0).map(|()| (0, 4, [w0, 0, 0, 0])),
         Some(Encoding::Export) => exp::decode(w0, bytes),
         Some(Encoding::Vflat) => {
@@ -415,5 +484,5 @@ pub fn decode(target: Target, wave64: bool, bytes: &[u8]) -> Result<Inst, Decode
         }
         None => Err(DecodeError::Invalid { target, word: w0 }),
     }?;
-    Ok(Inst::new(target, wave64, enc, raw))
+    Ok(Inst::new(target, wave64, real_true16, enc, raw))
 }

@@ -2,10 +2,10 @@
 //! matrix products, on snippets assembled by `llvm-mc-22 -mcpu=gfx1201`
 //! in wave32 and wave64.
 
-use crate::exec::testing::{Run, run_in, run_in_ok};
+use crate::exec::testing::{Run, run_in, run_in_mode, run_in_ok};
 use crate::float::{E4M3FN, Rounding, f32_to_f16};
 use crate::mem::Perms;
-use rocjitsu_isa::{Target, WaveSize};
+use rocjitsu_isa::{Target, True16, WaveSize};
 
 const T: Target = Target::Gfx1201;
 const W32: WaveSize = WaveSize::Wave32;
@@ -437,4 +437,138 @@ fn images_fault_naming_themselves() {
     .err()
     .expect("images have no GFX12 semantics");
     assert!(e.0.to_string().contains("image_load"), "{}", e.0);
+}
+
+/// IEEE half bits of `x` (exact for the values used here).
+fn h16(x: f32) -> u32 {
+    u32::from(f32_to_f16(x, Rounding::NearestEven))
+}
+
+/// 16-bit VALU operations on VGPR halves, in LLVM's real-true16 syntax
+/// (Triton's gfx1201 code): a `.h`/`.l` operand reads that half, a 16-bit
+/// result writes its half and keeps the other; VOP1/VOP2 (bit 7 of the
+/// register field), a 16-bit mac, a literal, DPP16, VOP3 (op_sel) and a
+/// VOPC condition feeding `v_cndmask_b16`.
+#[test]
+fn true16_halves() {
+    for wave in [W32, W64] {
+        let (vcc, lanes) = if wave == W32 {
+            ("vcc_lo", 32)
+        } else {
+            ("vcc", 64)
+        };
+        let asm = format!(
+            "v_mov_b16_e32 v28.h, v9.l\n\
+             v_add_f16_e32 v5.l, v1.h, v2.l\n\
+             v_fmac_f16_e32 v6.h, v1.l, v2.h\n\
+             v_cvt_f16_f32_e32 v7.h, v3\n\
+             v_cvt_f32_f16_e32 v8, v4.h\n\
+             v_add_f16_e64 v10.h, v1.l, v2.h\n\
+             v_fma_f16 v11.l, v1.h, v2.l, v18.h\n\
+             v_pack_b32_f16 v12, v2.h, v1.l\n\
+             v_mul_f16_e32 v13.h, 0x4200, v2.l\n\
+             v_max_num_f16_e32 v15.l, v1.h, v2.l\n\
+             v_add_f16_dpp v16.l, v17.h, v2.l quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf\n\
+             v_cmp_gt_f16_e32 {vcc}, v17.h, v1.l\n\
+             v_cndmask_b16 v14.h, v2.l, v1.h, {vcc}"
+        );
+        let r = run_in_mode(T, wave, True16::Real, &asm, |w, _| {
+            // v1 = (2.0, 1.5), v2 = (0.5, -3.0) as (.h, .l).
+            w.v[1] = [0x4000_3e00; 64];
+            w.v[2] = [0x3800_c200; 64];
+            w.v[3] = [6.5f32.to_bits(); 64];
+            w.v[4] = [0xc500_0000; 64];
+            w.v[5] = [0x5555_0000; 64];
+            w.v[6] = [0x3c00_7777; 64];
+            w.v[7] = [0x0000_9999; 64];
+            w.v[9] = [0x3333_4444; 64];
+            w.v[10] = [0x0000_aaaa; 64];
+            w.v[11] = [0xbbbb_0000; 64];
+            w.v[13] = [0x0000_cccc; 64];
+            w.v[14] = [0x0000_eeee; 64];
+            w.v[15] = [0xdddd_0000; 64];
+            w.v[16] = [0xabcd_0000; 64];
+            w.v[17] = std::array::from_fn(|l| h16(l as f32) << 16 | 0x1234);
+            w.v[18] = [0x4900_0000; 64];
+            w.v[28] = [0x1111_2222; 64];
+        })
+        .unwrap_or_else(|(f, pc)| panic!("{wave:?}: faulted at 0x{pc:x}: {f}"));
+        let v = |i: usize| r.wave.v[i][3];
+        assert_eq!(v(28), 0x4444_2222, "{wave:?} v_mov_b16 v28.h, v9.l");
+        assert_eq!(v(5), 0x5555_bc00, "{wave:?} v5.l = 2.0 + -3.0");
+        assert_eq!(v(6), 0x3f00_7777, "{wave:?} v6.h = 1.5 * 0.5 + 1.0");
+        assert_eq!(v(7), 0x4680_9999, "{wave:?} v7.h = f16(6.5)");
+        assert_eq!(f32::from_bits(v(8)), -5.0, "{wave:?} f32(v4.h)");
+        assert_eq!(v(10), 0x4000_aaaa, "{wave:?} VOP3 v10.h = 1.5 + 0.5");
+        assert_eq!(v(11), 0xbbbb_4400, "{wave:?} v11.l = 2.0 * -3.0 + 10.0");
+        assert_eq!(v(12), 0x3e00_3800, "{wave:?} pack(v2.h, v1.l)");
+        assert_eq!(v(13), 0xc880_cccc, "{wave:?} v13.h = 3.0 * -3.0");
+        assert_eq!(v(15), 0xdddd_4000, "{wave:?} max(2.0, -3.0)");
+        for l in 0..lanes {
+            let want = 0xabcd_0000 | h16((l ^ 1) as f32 - 3.0);
+            assert_eq!(r.wave.v[16][l], want, "{wave:?} DPP lane {l}");
+            // lane > 1.5 for lanes 2.. picks v1.h (2.0), else v2.l (-3.0).
+            let pick = if l as f32 > 1.5 { 0x4000 } else { 0xc200 };
+            assert_eq!(
+                r.wave.v[14][l],
+                pick << 16 | 0xeeee,
+                "{wave:?} cndmask lane {l}"
+            );
+        }
+    }
+}
+
+/// The two readings of GFX12's 16-bit operands lower to the same
+/// operation wherever LLVM's default (fake-16-bit) reading names a valid
+/// register: over seeded random VOP1/VOP2/VOPC (e32, DPP16, DPP8) and
+/// VOP3 words, every word the default mode decodes also decodes in
+/// real-true16 mode, and, unless the default text marks a register
+/// invalid (a `.h` half it cannot name), both lower to the same
+/// semantics, operands and modifiers. So decoding for execution in
+/// real-true16 mode changes nothing LLVM's default reading gets right.
+#[test]
+fn true16_readings_agree_where_fake16_is_valid() {
+    use rocjitsu_isa::gfx12::decode_mode;
+    let mut x = 0x7416_7416_u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let (mut both, mut compared) = (0, 0);
+    for i in 0..40_000 {
+        let a = next();
+        let b = next();
+        let mut w0 = a as u32;
+        match i % 4 {
+            0 => w0 &= 0x7fff_ffff,
+            1 => w0 = w0 & 0x7fff_ff00 | 0xfa,
+            2 => w0 = w0 & 0x7fff_fe00 | 0xe9,
+            _ => w0 = w0 & 0x03ff_ffff | 0xd400_0000,
+        }
+        let mut bytes = w0.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&((a >> 32) as u32).to_le_bytes());
+        bytes.extend_from_slice(&b.to_le_bytes());
+        for wave64 in [false, true] {
+            let Ok(fake) = decode_mode(T, wave64, false, &bytes) else {
+                continue;
+            };
+            let real = decode_mode(T, wave64, true, &bytes)
+                .unwrap_or_else(|e| panic!("{fake}: valid by default, not in real-true16: {e}"));
+            both += 1;
+            assert_eq!(fake.len(), real.len(), "{fake} / {real}");
+            if fake.to_string().contains("Invalid register") {
+                continue;
+            }
+            compared += 1;
+            let (f, r) = (super::lower(fake), super::lower(real));
+            let key = |o: &crate::exec::op::Op| {
+                (o.exec as usize, o.vdst, o.sdst, o.src, o.mods, o.ext, o.imm)
+            };
+            assert!(key(&f) == key(&r), "{fake} / {real}: {f:?} / {r:?}");
+        }
+    }
+    println!("{both} words decode in both modes, {compared} compared");
+    assert!(compared > 10_000, "{compared} words compared");
 }

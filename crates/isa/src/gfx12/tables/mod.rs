@@ -25,3 +25,6 @@ pub mod vflat;
 pub mod vbuffer;
 #[rustfmt::skip]
 pub mod vimage;
+/// The tables that differ in LLVM's real-true16 mode (`+real-true16`):
+/// the encodings with 16-bit VGPR operands.
+pub mod t16;
