@@ -582,7 +582,7 @@ fn registered_host_memory_at_another_gpu_address_is_the_process_pages_after_a_re
     )
     .unwrap();
     assert_eq!((report.allocations, report.adopted), (1, 1));
-    assert_eq!(report.differing, vec![(a.id, gva, 2)]);
+    assert_eq!(report.differing, [(a.id, gva, 2)]);
     assert_eq!(
         d.vm().read_vec(gva + 0x1000, 8).unwrap(),
         0x2222_u64.to_le_bytes()
