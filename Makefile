@@ -63,6 +63,7 @@ test: setup corpus dashboard
 	-@bash scripts/stage.sh test-hip-sid $(MAKE) test-hip-sid
 	-@bash scripts/stage.sh test-rocm $(MAKE) test-rocm
 	-@bash scripts/stage.sh test-daemon $(MAKE) test-daemon
+	-@bash scripts/stage.sh test-checkpoint $(MAKE) test-checkpoint
 	-@bash scripts/stage.sh test-mirage $(MAKE) test-mirage SKIP_CARGO_TESTS=1
 	-@bash scripts/stage.sh test-frameworks $(MAKE) test-frameworks
 	-@bash scripts/stage.sh test-dashboard $(MAKE) test-dashboard SKIP_CARGO_TESTS=1
@@ -291,8 +292,7 @@ test-daemon: setup
 
 # Checkpoint and restore in daemon mode with the real ROCm 5.2.3: a HIP
 # program checkpointed mid-way, its daemon killed and restored, must print
-# what an uninterrupted run prints; bad checkpoints are refused. Not in
-# `make test` yet: the restored run's results differ today.
+# what an uninterrupted run prints; bad checkpoints are refused.
 .PHONY: test-checkpoint
 test-checkpoint: setup
 	$(BUILD)

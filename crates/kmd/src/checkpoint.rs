@@ -116,13 +116,30 @@ pub struct AllocationState {
     pub size: u64,
     /// KFD_IOC_ALLOC_MEM_FLAGS_*.
     pub flags: u32,
-    /// The mmap offset ALLOC_MEMORY_OF_GPU answered.
+    /// The mmap offset ALLOC_MEMORY_OF_GPU answered; for userptr memory
+    /// the address of the process's pages, which need not be the GPU
+    /// address (the thunk registers host memory at a GPU address of its
+    /// own aperture: [`AllocationState::process_address`]).
     pub mmap_offset: u64,
     /// Whether it is mapped to the GPU (MAP_MEMORY_TO_GPU).
     pub mapped: bool,
     /// Its bytes in the payload (memory with contents: VRAM, GTT,
     /// userptr).
     pub contents: Option<Blob>,
+}
+
+impl AllocationState {
+    /// Where the process maps the allocation's bytes: a userptr
+    /// allocation's pages are at its mmap offset (the user address
+    /// registered), which on dGPUs the thunk gives a GPU address of its
+    /// own (hsaKmtRegisterMemory: a PROT_NONE reservation there, the data
+    /// elsewhere); VRAM and GTT are mapped at their GPU address.
+    pub fn process_address(&self) -> u64 {
+        match self.kind {
+            AllocKind::Userptr => self.mmap_offset,
+            _ => self.va,
+        }
+    }
 }
 
 /// A range of the payload.

@@ -962,12 +962,17 @@ fn restore_client(
 ) -> Result<(Arc<Client>, String), String> {
     let ck = state.restored.as_ref().ok_or("nothing to restore")?;
     let st = &ck.meta.clients[p.index];
+    // The mapping over the allocation's bytes where the process has them:
+    // a userptr allocation's at the address it registered, which need not
+    // be its GPU address.
     let mut adopt = |a: &crate::checkpoint::AllocationState| {
-        let (start, _, off, fd) = p.offered.iter().find(|(s, l, _, _)| {
-            *s <= a.va && a.va.saturating_add(a.size) <= s.saturating_add(*l)
-        })?;
+        let at = a.process_address();
+        let (start, _, off, fd) = p
+            .offered
+            .iter()
+            .find(|(s, l, _, _)| *s <= at && at.saturating_add(a.size) <= s.saturating_add(*l))?;
         let dup = fd.try_clone().ok()?;
-        Some((dup, off + (a.va - start)))
+        Some((dup, off + (at - start)))
     };
     let (driver, report) =
         SimulatedDriver::restore(&state.device, Caller::Remote, st, ck, &mut adopt)

@@ -790,15 +790,17 @@ impl Memory {
                 .map_err(|_| fail("the GPU (or the process's quota) has no room for it".into()))?;
             let backed = match (a.kind, contents) {
                 (AllocKind::Userptr, Some(bytes)) if !self.userptr_memfd => {
-                    // The process's own pages: whatever they hold now.
-                    if !crate::user::is_mapped(a.va, a.size) {
+                    // The process's own pages (at the address it
+                    // registered, not the GPU's): whatever they hold now.
+                    let user = a.process_address();
+                    if !crate::user::is_mapped(user, a.size) {
                         self.give(charge, a.gpu, a.size);
                         return Err(fail("the process no longer maps these pages".into()));
                     }
                     // SAFETY: checked mapped just above; the process keeps
                     // registered pages until it frees the allocation.
-                    let now = unsafe { host_bytes(a.va, a.size) };
-                    Ok((None, a.va, false, differing(now, bytes), true))
+                    let now = unsafe { host_bytes(user, a.size) };
+                    Ok((None, user, false, differing(now, bytes), true))
                 }
                 (_, Some(bytes)) => self.restore_backing(a, bytes, adopt),
                 (_, None) => Ok((None, 0, false, 0, false)),

@@ -110,6 +110,45 @@ fn wait_until(what: &str, cond: impl Fn() -> bool) {
     }
 }
 
+/// Host pages registered with the GPU as hsaKmtRegisterMemory does on a
+/// dGPU: a userptr allocation whose GPU address is a PROT_NONE
+/// reservation of its own (the thunk's aperture), not the pages' address
+/// (the allocation's mmap offset); mapped to the GPU. Its GPU address.
+fn register_host(d: &dyn Driver, gpu_id: u32, host: u64, size: usize) -> u64 {
+    let gva = reserve(size);
+    let mut a = [0u8; 40];
+    put64(&mut a, 0, gva);
+    put64(&mut a, 8, size as u64);
+    put64(&mut a, 24, host);
+    put32(&mut a, 32, gpu_id);
+    put32(&mut a, 36, 1 << 31 | 1 << 2); // WRITABLE | USERPTR
+    d.ioctl(KFD, iowr(0x16, 40), &mut a).unwrap();
+    let ids = [gpu_id];
+    let mut m = [0u8; 24];
+    put64(&mut m, 0, get64(&a, 16));
+    put64(&mut m, 8, ids.as_ptr() as u64);
+    put32(&mut m, 16, 1);
+    d.ioctl(KFD, iowr(0x18, 24), &mut m).unwrap();
+    gva
+}
+
+/// Fresh private anonymous read-write pages (ordinary host memory).
+fn host_pages(size: usize) -> u64 {
+    // SAFETY: a new mapping, overlapping nothing.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            size,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED);
+    p as u64
+}
+
 /// The memfd the test maps at `[va, va + size)`, through
 /// `/proc/self/map_files` (what a daemon client offers on reconnecting).
 fn mapped_memfd(va: u64, size: u64) -> Option<(OwnedFd, u64)> {
@@ -500,5 +539,136 @@ fn a_daemon_refuses_to_start_from_a_corrupt_or_foreign_checkpoint() {
         !dir.join("refused.sock").exists(),
         "a refused restore started listening"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Local mode: registered host memory whose GPU address is not the pages'
+/// address (hsaKmtRegisterMemory on a dGPU) is, after a restore, the
+/// process's pages again, where they are (not at the GPU address, a
+/// PROT_NONE reservation): what the process writes there after the
+/// checkpoint is what the restored GPU reads at the GPU address.
+#[test]
+fn registered_host_memory_at_another_gpu_address_is_the_process_pages_after_a_restore() {
+    let o = opts(Target::Gfx90a);
+    let gpu_id = gpu_id_of(&o.config, 0);
+    let device = Device::new(o.clone()).unwrap();
+    let d = SimulatedDriver::open(&device, Caller::InProcess);
+    let host = host_pages(8192);
+    wr64(host + 0x1000, 0x1111);
+    let gva = register_host(&d, gpu_id, host, 8192);
+    assert_ne!(gva, host);
+    assert_eq!(
+        d.vm().read_vec(gva + 0x1000, 8).unwrap(),
+        0x1111_u64.to_le_bytes()
+    );
+    let ck = device.checkpoint(&[(&d, [0; 16], 0)], false).unwrap();
+    let a = &ck.meta.clients[0].memory.allocations[0];
+    assert_eq!(
+        (a.kind, a.va, a.mmap_offset),
+        (AllocKind::Userptr, gva, host)
+    );
+    assert_eq!(a.process_address(), host);
+    drop(d);
+    drop(device);
+    // Written after the checkpoint: the process's bytes are kept.
+    wr64(host + 0x1000, 0x2222);
+    let device = Device::new(o).unwrap();
+    let (d, report) = SimulatedDriver::restore(
+        &device,
+        Caller::InProcess,
+        &ck.meta.clients[0],
+        &ck,
+        &mut |_| None,
+    )
+    .unwrap();
+    assert_eq!((report.allocations, report.adopted), (1, 1));
+    assert_eq!(report.differing, [(a.id, gva, 2)]);
+    assert_eq!(
+        d.vm().read_vec(gva + 0x1000, 8).unwrap(),
+        0x2222_u64.to_le_bytes()
+    );
+    wr64(host + 0x1008, 0x3333);
+    assert_eq!(
+        d.vm().read_vec(gva + 0x1008, 8).unwrap(),
+        0x3333_u64.to_le_bytes()
+    );
+}
+
+/// Daemon mode: a client's registered host memory at a GPU address of its
+/// own (as ROCclr's pinned host buffers are: the fill pattern of
+/// hipMemset, for one) stays shared with the restored GPU: the client
+/// offers the memfd mapped over its pages, and the restored daemon takes
+/// it for the allocation although the GPU address maps nothing. A barrier
+/// packet written after the restore waits on a signal in that memory and
+/// completes one there: the GPU sees the client's write, the client the
+/// GPU's.
+#[test]
+fn a_restored_daemon_shares_registered_host_memory_at_another_gpu_address() {
+    let mut o = opts(Target::Gfx90a);
+    let dir = std::env::temp_dir().join(format!("rocjitsu-ckpt-userptr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    o.runtime_dir = dir.clone();
+    let (socket, file) = (dir.join("daemon.sock"), dir.join("daemon.ckpt"));
+    let gpu_id = gpu_id_of(&o.config, 0);
+
+    let (stop_a, a) = daemon(&o, &socket, None);
+    let mut r = RemoteDriver::connect(&socket, &dir, Fds::PLAIN).unwrap();
+    r.set_reconnect(Some(std::time::Duration::from_secs(60)));
+    let (mem, _) = vram(&r, gpu_id, 1 << 16, true);
+    let (ring, rptr, wptr) = (mem, mem + 0x1000 + 128, mem + 0x1000 + 56);
+    // Two signals in registered host memory: the barrier's dependency
+    // (value at +8) and its completion signal (value at +0x48).
+    let host = host_pages(4096);
+    wr64(host + 8, 1);
+    wr64(host + 0x48, 1);
+    let gva = register_host(&r, gpu_id, host, 4096);
+    assert_ne!(gva, host);
+    let mut q = [0u8; 88];
+    put64(&mut q, 0, ring);
+    put64(&mut q, 8, wptr);
+    put64(&mut q, 16, rptr);
+    put32(&mut q, 32, 4096);
+    put32(&mut q, 36, gpu_id);
+    put32(&mut q, 40, 2);
+    put32(&mut q, 44, 100);
+    r.ioctl(KFD, iowr(0x02, 88), &mut q).unwrap();
+
+    rocjitsu_kmd::daemon::request_checkpoint(&socket, &file).unwrap();
+    let ck = Checkpoint::read(&file, &Expect::of(&o.config)).unwrap();
+    let a_st = ck.meta.clients[0]
+        .memory
+        .allocations
+        .iter()
+        .find(|a| a.kind == AllocKind::Userptr)
+        .expect("the userptr allocation is in the checkpoint");
+    assert_eq!((a_st.va, a_st.process_address()), (gva, host));
+    stop_a();
+    a.join().unwrap().unwrap();
+    let (stop_b, b) = daemon(&o, &socket, Some(file));
+    // The first call finds the daemon gone and resumes on the restored one.
+    let mut v = [0u8; 8];
+    r.ioctl(KFD, ior(1, 8), &mut v).unwrap();
+
+    // Packet 0: a barrier-AND on the dependency, completing the other.
+    let slot = ring;
+    wr64(slot + 8, gva);
+    wr64(slot + 56, gva + 0x40);
+    wr64(slot, 3 | 1 << 8);
+    wr64(wptr, 1);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert_eq!(
+        rd64(rptr),
+        0,
+        "the barrier ran before its dependency was met"
+    );
+    // The client meets it in its own pages; the restored GPU must see it.
+    wr64(host + 8, 0);
+    wait_until(
+        "the barrier on a signal in registered host memory, after the restore",
+        || rd64(rptr) == 1 && rd64(host + 0x48) == 0,
+    );
+    drop(r);
+    stop_b();
+    b.join().unwrap().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
