@@ -70,8 +70,9 @@ test: setup corpus dashboard
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
-# reference, then on RDNA3 (gfx1100) and RDNA3.5 (gfx1151) in wave32 and
-# wave64 (the default run is the CDNA targets); KERNELS_ARGS passes options,
+# reference, then on RDNA3 (gfx1100), RDNA3.5 (gfx1151), RDNA2 (gfx1030) and
+# RDNA1 (gfx1010) in wave32 and wave64 (the default run is the CDNA targets;
+# GFX10 runs the clang cases only: Triton has no GFX10 backend); KERNELS_ARGS passes options,
 # e.g. KERNELS_ARGS="-k gemm". RDNA4 (gfx1201) is `make test-kernels-gfx1201`,
 # by hand until its Triton f16/bf16 cases pass (their real-true16 encodings
 # are not decoded yet: 199 of 207 pass).
@@ -81,6 +82,8 @@ test-kernels: setup
 	$(PYTHON) scripts/kernels.py run $(KERNELS_ARGS)
 	$(PYTHON) scripts/kernels.py run --target gfx1100 --target gfx1100w64 $(KERNELS_ARGS)
 	$(PYTHON) scripts/kernels.py run --target gfx1151 --target gfx1151w64 $(KERNELS_ARGS)
+	$(PYTHON) scripts/kernels.py run --target gfx1030 --target gfx1030w64 $(KERNELS_ARGS)
+	$(PYTHON) scripts/kernels.py run --target gfx1010 --target gfx1010w64 $(KERNELS_ARGS)
 
 # By hand: the kernel cases on RDNA4 (gfx1201) in wave32 and wave64.
 .PHONY: test-kernels-gfx1201
