@@ -71,10 +71,12 @@ test: setup corpus dashboard
 
 # The executed-kernel tests (tests/kernels): every case run through
 # `rocjitsu run-kernel` on every target and compared with its numpy
-# reference, then on RDNA3 (gfx1100), RDNA3.5 (gfx1151) and RDNA4 (gfx1201)
-# in wave32 and wave64 (the default run is the CDNA targets; the gfx1201 run
-# adds about 40 s on 2 cores: 23 s building its 26 units, 15 s running its
-# 207 cases); KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm".
+# reference, then on RDNA3 (gfx1100), RDNA3.5 (gfx1151), RDNA4 (gfx1201),
+# RDNA2 (gfx1030) and RDNA1 (gfx1010) in wave32 and wave64 (the default run
+# is the CDNA targets; the gfx1201 run adds about 40 s on 2 cores: 23 s
+# building its 26 units, 15 s running its 207 cases; GFX10 runs the clang
+# cases only, Triton has no GFX10 backend, about 50 s for both targets);
+# KERNELS_ARGS passes options, e.g. KERNELS_ARGS="-k gemm".
 KERNELS_ARGS ?=
 test-kernels: setup
 	$(BUILD)
@@ -82,6 +84,8 @@ test-kernels: setup
 	$(PYTHON) scripts/kernels.py run --target gfx1100 --target gfx1100w64 $(KERNELS_ARGS)
 	$(PYTHON) scripts/kernels.py run --target gfx1151 --target gfx1151w64 $(KERNELS_ARGS)
 	$(PYTHON) scripts/kernels.py run --target gfx1201 --target gfx1201w64 $(KERNELS_ARGS)
+	$(PYTHON) scripts/kernels.py run --target gfx1030 --target gfx1030w64 $(KERNELS_ARGS)
+	$(PYTHON) scripts/kernels.py run --target gfx1010 --target gfx1010w64 $(KERNELS_ARGS)
 
 # The gfx1201 run of test-kernels alone.
 .PHONY: test-kernels-gfx1201

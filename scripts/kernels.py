@@ -69,12 +69,14 @@ OUT = ROOT / "build" / "kernels"
 # The targets the emulator executes (config's Target::ALL), run by
 # default; the decoder corpus (corpus.TARGETS) also has decode-only ones.
 TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908")
-# Run targets of RDNA3, RDNA3.5 and RDNA4, whose kernels run-kernel executes
-# without a GPU configuration (config's Target::KERNELS): gfx1100, gfx1151 and
-# gfx1201 run the wave32 build of each source (<stem>.hsaco), the `w64` run
-# targets the wave64 one (<stem>_w64, clang sources only; Triton builds
-# wave32). Selected with --target.
-RDNA_TARGETS = ("gfx1100", "gfx1100w64", "gfx1151", "gfx1151w64", "gfx1201", "gfx1201w64")
+# Run targets of RDNA1-RDNA4, whose kernels run-kernel executes without a
+# GPU configuration (config's Target::KERNELS): gfx1010, gfx1030, gfx1100,
+# gfx1151 and gfx1201 run the wave32 build of each source (<stem>.hsaco), the
+# `w64` run targets the wave64 one (<stem>_w64, clang sources only; Triton
+# builds wave32, and has no GFX10 backend: gfx1010 and gfx1030 run the
+# clang/HIP/OpenCL cases only). Selected with --target.
+RDNA_TARGETS = ("gfx1100", "gfx1100w64", "gfx1151", "gfx1151w64", "gfx1201", "gfx1201w64",
+                "gfx1030", "gfx1030w64", "gfx1010", "gfx1010w64")
 RUN_TARGETS = TARGETS + RDNA_TARGETS
 
 
@@ -775,9 +777,10 @@ def _job(name: str, target: str, binary: str, dry_run: bool, threads: int, keep:
 def applicable(case, target: str) -> bool:
     """Whether the case's kernel exists for the target: its source is not
     limited to other targets (`corpus-targets:`, e.g. CDNA-only builtins),
-    and a wave64 run is of a clang source (Triton builds wave32 on RDNA)."""
+    and a wave64 run is of a clang source (Triton builds wave32 on RDNA and
+    has no GFX10 backend: no Triton case runs on gfx1010 or gfx1030)."""
     if case.triton:
-        return not target.endswith("w64")
+        return not target.endswith("w64") and build_target(target) in corpus.TRITON_TARGETS
     stem = case.obj
     for src in sources():
         if src.stem == stem:

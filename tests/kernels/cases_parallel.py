@@ -87,7 +87,7 @@ def lane_permute(rng, target):
 
 
 # The kernel indexes its per-wave output by GID_X >> 6: 64-lane waves.
-@case("wave_shuffle", "shuffle", "wave_allreduce", targets=CDNA + ("gfx1100w64", "gfx1151w64", "gfx1201w64"))
+@case("wave_shuffle", "shuffle", "wave_allreduce", targets=CDNA + ("gfx1100w64", "gfx1151w64", "gfx1201w64", "gfx1030w64", "gfx1010w64"))
 def wave_shuffle(rng, target):
     n = 64 * 2 * 30
     x = rng.standard_normal(n).astype(np.float32)

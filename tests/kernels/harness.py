@@ -16,13 +16,15 @@ from typing import Callable
 import numpy as np
 
 CDNA = ("gfx90a", "gfx942", "gfx950", "gfx908")
-RDNA = ("gfx1100", "gfx1100w64", "gfx1151", "gfx1151w64", "gfx1201", "gfx1201w64")
+RDNA = ("gfx1100", "gfx1100w64", "gfx1151", "gfx1151w64", "gfx1201", "gfx1201w64",
+        "gfx1030", "gfx1030w64", "gfx1010", "gfx1010w64")
 TARGETS = CDNA + RDNA
 
 
 def wave_size(target: str) -> int:
     """Lanes per wave of a run target: RDNA's default build is wave32
-    (gfx1100, gfx1151, gfx1201), its `w64` build and CDNA wave64."""
+    (gfx1010, gfx1030, gfx1100, gfx1151, gfx1201), its `w64` build and CDNA
+    wave64."""
     return 32 if target.startswith("gfx1") and not target.endswith("w64") else 64
 
 

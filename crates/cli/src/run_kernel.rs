@@ -213,7 +213,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         (None, Some(g)) => {
             let t: Target = g.parse().map_err(|_| {
                 anyhow!(
-                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X), gfx908 (MI100), gfx1100 (W7900), gfx1151 (Radeon 8060S) or gfx1201 (R9700)"
+                    "--gpu {g}: unknown GPU; use gfx90a (MI210), gfx942 (MI300X), gfx950 (MI355X), gfx908 (MI100), gfx1010 (RX 5700 XT), gfx1030 (RX 6900 XT), gfx1100 (W7900), gfx1151 (Radeon 8060S) or gfx1201 (R9700)"
                 )
             })?;
             if let Some(e) = t.kernels_not_executable() {

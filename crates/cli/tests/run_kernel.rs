@@ -101,7 +101,7 @@ fn bad_inputs_name_the_problem() {
     );
     fails_with(
         &["run-kernel", "--gpu", "gfx1030", &k],
-        &["--gpu gfx1030", "does not execute"],
+        &["--gpu gfx1030", "no code object for gfx1030", "gfx942"],
     );
     fails_with(&["run-kernel", "--gpu", "gfx90a", &k], &["gfx90a"]);
 }

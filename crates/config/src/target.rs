@@ -61,13 +61,15 @@ impl Target {
 
     /// The targets whose kernels the wave engine runs (`rocjitsu
     /// run-kernel`, the engine's tests, dispatches through the driver):
-    /// [`Target::ALL`], gfx1100 (RDNA3), gfx1151 (RDNA3.5) and gfx1201
-    /// (RDNA4), in wave32 and wave64.
-    pub const KERNELS: [Target; 7] = [
+    /// [`Target::ALL`], gfx1010 (RDNA1), gfx1030 (RDNA2), gfx1100 (RDNA3),
+    /// gfx1151 (RDNA3.5) and gfx1201 (RDNA4), in wave32 and wave64.
+    pub const KERNELS: [Target; 9] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
+        Target::Gfx1010,
+        Target::Gfx1030,
         Target::Gfx1100,
         Target::Gfx1151,
         Target::Gfx1201,
@@ -295,7 +297,8 @@ impl fmt::Display for Target {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950, \
-     gfx1100 and gfx1151 code (and gfx1201 kernels through run-kernel); pick one of those (a \
+     gfx1100 and gfx1151 code (and gfx1010, gfx1030 and gfx1201 kernels through run-kernel); \
+     pick one of those (a \
      configuration's gfx_target, a code object's --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }
 )]
@@ -364,8 +367,15 @@ mod tests {
     #[test]
     fn the_engine_runs_kernels_of_the_executed_targets_and_rdna() {
         for t in Target::KNOWN {
-            let want =
-                t.executes() || matches!(t, Target::Gfx1100 | Target::Gfx1151 | Target::Gfx1201);
+            let want = t.executes()
+                || matches!(
+                    t,
+                    Target::Gfx1010
+                        | Target::Gfx1030
+                        | Target::Gfx1100
+                        | Target::Gfx1151
+                        | Target::Gfx1201
+                );
             assert_eq!(t.runs_kernels(), want, "{t}");
             assert_eq!(t.kernels_not_executable().is_none(), want, "{t}");
         }

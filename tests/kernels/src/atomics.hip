@@ -71,6 +71,10 @@ KERNEL void atomics_f32_hw(float *f, const float *in, int n) {
     [[clang::atomic(no_remote_memory, no_fine_grained_memory, ignore_denormal_mode)]] {
       __hip_atomic_fetch_add(&f[i & 7], in[i], __ATOMIC_RELAXED, AGENT);
     }
+#elif defined(__gfx1010__) || defined(__gfx1030__)
+    // GFX10 has no global float add (gfx1030's float atomics are min and
+    // max): the compiler's compare-and-swap loop.
+    __hip_atomic_fetch_add(&f[i & 7], in[i], __ATOMIC_RELAXED, AGENT);
 #else
     __builtin_amdgcn_global_atomic_fadd_f32((gfloat *)&f[i & 7], in[i]);
 #endif

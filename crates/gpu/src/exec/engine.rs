@@ -111,9 +111,9 @@ impl Program {
         let bytes = self.bytes.get(off..).unwrap_or(&[]);
         match rocjitsu_isa::decode_with(self.target, self.wave, True16::Real, bytes) {
             Ok(Instruction::Gfx9(inst)) => Ok(lower(inst)),
+            Ok(Instruction::Gfx10(inst)) => Ok(super::gfx10::lower(inst)),
             Ok(Instruction::Gfx11(inst)) => Ok(super::gfx11::lower(inst)),
             Ok(Instruction::Gfx12(inst)) => Ok(super::gfx12::lower(inst)),
-            Ok(other) => Ok(super::lower::unsupported_family(other)),
             Err(e) => Err(Fault::Illegal(e.to_string())),
         }
     }

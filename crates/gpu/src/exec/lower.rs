@@ -13,16 +13,6 @@ pub fn unsupported(_: &mut Ctx, op: &Op) -> Result<(), Fault> {
     Err(Fault::Unsupported(op.name()))
 }
 
-/// Lowers an instruction of a family whose semantics are not written
-/// (GFX10, GFX12): it faults naming itself if a wave reaches it.
-pub fn unsupported_family(inst: rocjitsu_isa::Instruction) -> Op {
-    Op::of(
-        inst,
-        unsupported,
-        crate::plugin::Class::plain(crate::plugin::Family::Other),
-    )
-}
-
 /// Lowers a decoded GFX9 instruction. Never fails: an instruction whose
 /// semantics are missing lowers to [`unsupported`], which faults only if the
 /// wave reaches it.

@@ -13,6 +13,7 @@
 
 pub mod dispatch;
 pub mod engine;
+pub mod gfx10;
 pub mod gfx11;
 pub mod gfx12;
 pub mod lds;

@@ -71,24 +71,7 @@ pub fn lower(inst: Inst) -> Op {
         }
         Body::Sopk(k) => lower_sopk(i, &k),
         Body::Sopp(p) => lower_sopp(i, &p),
-        Body::Smem(s) => {
-            let name9 = names::gfx9_name(s.row.name);
-            let exec = sem::lookup(s.row.name)
-                .or_else(|| super::smem::lookup(&name9))
-                .unwrap_or(unsupported);
-            let mut op = new(i, exec, class::smem(&name9));
-            let n = s.row.data.max(1);
-            op.sdst = sdst_f(u16::from(s.sdata), n);
-            if s.row.base != 0 {
-                op.src[0] = src_f(u16::from(s.sbase) * 2, s.row.base, None);
-            }
-            if s.soffset != NULL_FIELD {
-                op.src[1] = src_f(u16::from(s.soffset), 1, None);
-            }
-            op.imm = i64::from(s.offset);
-            op.vdst = u16::from(s.glc);
-            op
-        }
+        Body::Smem(s) => lower_smem(i, &s),
         Body::Vop(v) => lower_vop(i, &v),
         Body::Vop3(v) => lower_vop3(i, &v),
         Body::Vop3p(v) => lower_vop3p(i, &v),
@@ -101,6 +84,29 @@ pub fn lower(inst: Inst) -> Op {
             new(i, unsupported, Class::plain(Family::Other))
         }
     }
+}
+
+/// An SMEM instruction (GFX10 and GFX11): sdata, sbase (SGPR pairs),
+/// soffset (`null`: none) and a signed 21-bit byte offset.
+pub(crate) fn lower_smem(inst: Instruction, s: &rocjitsu_isa::gfx11::smem::Smem) -> Op {
+    let name9 = names::gfx9_name(s.row.name);
+    let exec = sem::lookup(s.row.name)
+        .or_else(|| super::smem::lookup(&name9))
+        .unwrap_or(unsupported);
+    let mut op = new(inst, exec, class::smem(&name9));
+    let sregs = s.t.sregs;
+    let n = s.row.data.max(1);
+    op.sdst = sdst_f(sregs.field(u16::from(s.sdata)), n);
+    if s.row.base != 0 {
+        op.src[0] = src_f(u16::from(s.sbase) * 2, s.row.base, None);
+    }
+    let soffset = sregs.field(u16::from(s.soffset));
+    if soffset != u16::from(NULL_FIELD) {
+        op.src[1] = src_f(soffset, 1, None);
+    }
+    op.imm = i64::from(s.offset);
+    op.vdst = u16::from(s.glc);
+    op
 }
 
 /// A SOP1, SOP2 or SOPC instruction (GFX11 and GFX12).
@@ -255,7 +261,7 @@ pub(crate) fn valu_class() -> Class {
 
 /// Operations that read VCC (`vcc_lo` in wave32) as their third source
 /// in the 32-bit encodings: carry-in and select condition.
-fn reads_vcc(name: &str) -> bool {
+pub(crate) fn reads_vcc(name: &str) -> bool {
     matches!(
         name,
         "v_add_co_ci_u32" | "v_sub_co_ci_u32" | "v_subrev_co_ci_u32" | "v_cndmask_b32"
@@ -263,7 +269,7 @@ fn reads_vcc(name: &str) -> bool {
 }
 
 /// Operations that write their carry-out to VCC in the 32-bit encodings.
-fn writes_carry(name: &str) -> bool {
+pub(crate) fn writes_carry(name: &str) -> bool {
     matches!(
         name,
         "v_add_co_ci_u32" | "v_sub_co_ci_u32" | "v_subrev_co_ci_u32"
@@ -320,7 +326,7 @@ pub(crate) fn lower_vop(inst: Instruction, v: &vop::Vop) -> Op {
             opsel |= u8::from(src0 & 0x80 != 0);
             vreg(src0 & 0x7f)
         } else {
-            src_f(src0, s.w.max(1), v.literal())
+            src_f(v.sregs.field(src0), s.w.max(1), v.literal())
         };
     }
     if let Some((_, half)) = row.src1 {
@@ -339,7 +345,7 @@ pub(crate) fn lower_vop(inst: Instruction, v: &vop::Vop) -> Op {
             opsel |= u8::from(vdst & 0x80 != 0) << 3;
             op.vdst = vdst & 0x7f;
         }
-        vop::VDst::S(_) => op.sdst = sdst_f(vdst, 1),
+        vop::VDst::S(_) => op.sdst = sdst_f(v.sregs.field(vdst), 1),
         vop::VDst::None => {}
     }
     op.mods.opsel = opsel;
@@ -352,9 +358,9 @@ pub(crate) fn lower_vop(inst: Instruction, v: &vop::Vop) -> Op {
         };
     }
     let k = v.literal().map(Src::Lit).unwrap_or(Src::None);
-    if name.starts_with("v_fmamk_") {
+    if name.starts_with("v_fmamk_") || name.starts_with("v_madmk_") {
         op.src = [op.src[0], k, op.src[1]];
-    } else if name.starts_with("v_fmaak_") {
+    } else if name.starts_with("v_fmaak_") || name.starts_with("v_madak_") {
         op.src[2] = k;
     }
     if reads_vcc(name) {
@@ -381,14 +387,15 @@ pub(crate) fn lower_vop3(inst: Instruction, v: &vop3::Vop3) -> Op {
     let (w0, w1) = (v.w0, v.w1);
     let mask_w = if v.wave64 { 2 } else { 1 };
     let vdst = u16::from(v.vdst());
+    let sfield = |f: u16| v.sregs.field(f);
     match row.dst {
         vop3::Dst::V(_) | vop3::Dst::V16 => op.vdst = vdst,
-        vop3::Dst::S(n) | vop3::Dst::SXexec(n) => op.sdst = sdst_f(vdst, n),
-        vop3::Dst::Mask => op.sdst = sdst_f(vdst, mask_w),
+        vop3::Dst::S(n) | vop3::Dst::SXexec(n) => op.sdst = sdst_f(sfield(vdst), n),
+        vop3::Dst::Mask => op.sdst = sdst_f(sfield(vdst), mask_w),
         vop3::Dst::No(_) => {}
     }
     let abs = if row.sdst {
-        op.sdst = sdst_f(((w0 >> 8) & 0x7f) as u16, mask_w);
+        op.sdst = sdst_f(sfield(((w0 >> 8) & 0x7f) as u16), mask_w);
         0
     } else {
         ((w0 >> 8) & 7) as u8
@@ -505,15 +512,19 @@ pub(crate) fn lower_vopd(inst: Instruction, v: &rocjitsu_isa::gfx11::vopd::Vopd)
     }
 }
 
-/// A FLAT, GLOBAL or SCRATCH instruction. Fields (RDNA3 ISA manual,
-/// "FLAT"): offset 12:0, glc 14, seg 17:16; addr, data, saddr (`null`:
-/// none), sve (SCRATCH: the VGPR address is used), vdst in the second
-/// dword.
+/// A FLAT, GLOBAL or SCRATCH instruction (GFX10 and GFX11; the field
+/// positions are the family's [`FlatTables`](rocjitsu_isa::gfx11::flat::FlatTables)).
+/// RDNA3 ISA manual, "FLAT": offset 12:0, glc 14, seg 17:16; addr, data,
+/// saddr (`null`: none), sve (SCRATCH: the VGPR address is used), vdst in
+/// the second dword. RDNA2: offset 11:0, lds 13, seg 15:14, glc 16; a
+/// SCRATCH address is the VGPR's when saddr is `null` (0x7d), neither
+/// (ST mode) when it is 0x7f. GFX10's lds bit (a load into LDS) has no
+/// semantics: such an instruction faults naming itself.
 pub(crate) fn lower_flat(inst: Instruction, f: &rocjitsu_isa::gfx11::flat::Flat) -> Op {
     let name9 = names::gfx9_name(f.op.name);
-    let (w0, w1) = (f.w0, f.w1);
+    let (w0, w1, t) = (f.w0, f.w1, f.t);
     let seg = f.seg();
-    let glc = w0 >> 14 & 1 != 0;
+    let glc = w0 >> t.glc & 1 != 0;
     let exec = super::vmem::select(&name9, glc, false).unwrap_or(unsupported);
     let cseg = match seg {
         0 => Seg::Flat,
@@ -521,24 +532,34 @@ pub(crate) fn lower_flat(inst: Instruction, f: &rocjitsu_isa::gfx11::flat::Flat)
         _ => Seg::Global,
     };
     let mut op = new(inst, exec, class::vmem(&name9, cseg));
+    if t.lds.is_some_and(|b| w0 >> b & 1 != 0) {
+        op.exec = unsupported;
+    }
     let addr = (w1 & 0xff) as u16;
     let data = ((w1 >> 8) & 0xff) as u16;
-    let saddr = ((w1 >> 16) & 0x7f) as u16;
-    let sve = w1 >> 23 & 1 != 0;
+    let saddr = (w1 >> 16) & 0x7f;
+    let no_saddr = saddr == t.off || (!t.sve && saddr == 0x7f);
+    let sve = if t.sve {
+        w1 >> 23 & 1 != 0
+    } else {
+        saddr == t.off
+    };
     op.vdst = (w1 >> 24) as u16;
     op.src[1] = Src::V(data);
-    op.src[2] = if saddr == u16::from(NULL_FIELD) || seg == 0 {
+    op.src[2] = if no_saddr || seg == 0 {
         Src::None
     } else {
-        sdst_src(saddr, if seg == 2 { 2 } else { 1 })
+        sdst_src(saddr as u16, if seg == 2 { 2 } else { 1 })
     };
     let uses_vaddr = seg != 1 || sve;
     op.src[0] = if uses_vaddr { Src::V(addr) } else { Src::None };
-    let off = (w0 & 0x1fff) as u16;
+    let bits = t.offset_bits;
+    let off = w0 & ((1 << bits) - 1);
     op.imm = if seg == 0 {
-        i64::from(off & 0xfff)
+        i64::from(off & ((1 << (bits - 1)) - 1))
     } else {
-        i64::from(((off << 3) as i16) >> 3)
+        let sh = 32 - bits;
+        i64::from(((off << sh) as i32) >> sh)
     };
     op
 }
@@ -551,15 +572,19 @@ pub(crate) fn sdst_src(field: u16, count: u8) -> Src {
     }
 }
 
-/// A MUBUF instruction (RDNA3 ISA manual, "MUBUF"): offset 11:0, glc 14;
-/// vaddr, vdata, srsrc (SGPR quads), offen 54, idxen 55, soffset.
-/// MTBUF (typed) has no semantics yet.
+/// A MUBUF instruction (GFX10 and GFX11; the field positions are the
+/// family's [`BufTables`](rocjitsu_isa::gfx11::mubuf::BufTables)). RDNA3
+/// ISA manual, "MUBUF": offset 11:0, glc 14; vaddr, vdata, srsrc (SGPR
+/// quads), offen 54, idxen 55, soffset. RDNA2: offen 12, idxen 13, glc
+/// 14, lds 16. MTBUF (typed) and GFX10's loads into LDS have no semantics
+/// yet.
 pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) -> Op {
     let name = b.op.name;
     let name9 = names::gfx9_name(name);
-    let (w0, w1) = (b.w0, b.w1);
-    let glc = w0 >> 14 & 1 != 0;
-    let exec = if b.mtbuf {
+    let (w0, w1, t) = (b.w0, b.w1, b.t);
+    let bit = |n: u32| (u64::from(w0) | u64::from(w1) << 32) >> n & 1 != 0;
+    let glc = bit(t.glc);
+    let exec = if b.mtbuf || t.lds.is_some_and(bit) {
         None
     } else {
         sem::lookup(name).or_else(|| super::vmem::select(&name9, glc, false))
@@ -572,15 +597,15 @@ pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) 
     op.vdst = ((w1 >> 8) & 0xff) as u16;
     op.src[0] = Src::V((w1 & 0xff) as u16);
     op.src[1] = Src::V(op.vdst);
-    op.src[2] = src_f((w1 >> 24) as u16, 1, b.literal);
+    op.src[2] = src_f(t.sregs.field((w1 >> 24) as u16), 1, b.literal);
     op.sdst = (((w1 >> 16) & 0x1f) * 4) as u8;
     op.imm = i64::from(w0 & 0xfff)
-        | if w1 >> 23 & 1 != 0 {
+        | if bit(t.idxen) {
             super::vmem::IMM_IDXEN
         } else {
             0
         }
-        | if w1 >> 22 & 1 != 0 {
+        | if bit(t.offen) {
             super::vmem::IMM_OFFEN
         } else {
             0

@@ -140,9 +140,12 @@ fn buffer(c: &Ctx, op: &Op) -> Addrs {
         // in SGPRs (the stack and frame pointers, the wave offset): a lane's
         // byte is at soffset / wavesize + voffset + offset of its own
         // (swizzled) private segment (AMDGPUUsage, "Private Segment
-        // Buffer"; LLVM scales MUBUF stack offsets by the wave size).
+        // Buffer"; LLVM scales MUBUF stack offsets by the wave size: 32
+        // in a GFX10 wave32 kernel's `s_addk_i32 s32, 0x400` for a 32-byte
+        // frame).
+        let lanes = if c.wave.wave32 { 32 } else { 64 };
         return Addrs {
-            a: std::array::from_fn(|l| soff / 64 + u64::from(voff[l]) + inst),
+            a: std::array::from_fn(|l| soff / lanes + u64::from(voff[l]) + inst),
             space: Space::Private,
             limit: [u64::MAX; 64],
         };

@@ -34,11 +34,12 @@
 //!   private aperture (the low 48 bits of `private_base`) with
 //!   `add_tid_enable` in s\[0:3\]. A buffer access through a V# with that
 //!   base goes to the lane's private memory at offset
-//!   `soffset / 64 + voffset + offset`. The hardware swizzles that segment
-//!   (dword `i` of lane `l` at `soffset + (i * 64 + l) * 4`), so `soffset`
-//!   is a wave-level offset: the wave offset SGPR is 0 and the ABI's stack
-//!   pointer (s32, used as soffset) advances by 64 times the frame size
-//!   (`s_addk_i32 s32, 0x400` for a 16-byte frame). The `voffset` and
+//!   `soffset / lanes + voffset + offset` (lanes: the wave's, 64 or 32).
+//!   The hardware swizzles that segment (dword `i` of lane `l` at
+//!   `soffset + (i * lanes + l) * 4`), so `soffset` is a wave-level offset:
+//!   the wave offset SGPR is 0 and the ABI's stack pointer (s32, used as
+//!   soffset) advances by the wave size times the frame size (`s_addk_i32
+//!   s32, 0x400` for a 16-byte frame in wave64, a 32-byte one in wave32). The `voffset` and
 //!   instruction offset are per-lane. No num_records check applies, the
 //!   private-memory bound does.
 //!
@@ -298,6 +299,11 @@ fn vmem_atomic(t: &str) -> Option<AtomicOp> {
         // only).
         "min_f32" => A::FMin,
         "max_f32" => A::FMax,
+        // GFX10's names of the f32 and f64 min and max.
+        "fmin" => A::FMin,
+        "fmax" => A::FMax,
+        "fmin_x2" => A::FMin64,
+        "fmax_x2" => A::FMax64,
         "pk_add_f16" => A::PkAddF16,
         "pk_add_bf16" => A::PkAddBf16,
         "add_f64" => A::FAdd64,
