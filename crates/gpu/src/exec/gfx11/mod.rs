@@ -30,10 +30,13 @@
 //!   a functional model.
 
 pub mod names;
+pub mod ops;
 pub mod sem;
 pub mod sfloat;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ops;
 #[cfg(test)]
 mod tests_sfloat;
 pub mod wmma;
@@ -272,7 +275,10 @@ fn writes_carry(name: &str) -> bool {
 
 /// Multiply-accumulate operations whose accumulator is the destination.
 pub(crate) fn is_mac(name: &str) -> bool {
-    name.starts_with("v_fmac_") || name.starts_with("v_mac_") || name.starts_with("v_dot2c_")
+    name.starts_with("v_fmac_")
+        || name.starts_with("v_mac_")
+        || name.starts_with("v_dot2c_")
+        || name.starts_with("v_dot2acc_")
 }
 
 /// The DPP16 controls and source modifiers of a DPP dword.
@@ -354,6 +360,8 @@ pub(crate) fn lower_vop(inst: Instruction, v: &vop::Vop) -> Op {
     let k = v.literal().map(Src::Lit).unwrap_or(Src::None);
     if name.starts_with("v_fmamk_") {
         op.src = [op.src[0], k, op.src[1]];
+        // The true16 half of vsrc1 moves with it to the third place.
+        op.mods.opsel = (op.mods.opsel & !2) | ((op.mods.opsel & 2) << 1);
     } else if name.starts_with("v_fmaak_") {
         op.src[2] = k;
     }
@@ -514,7 +522,9 @@ pub(crate) fn lower_flat(inst: Instruction, f: &rocjitsu_isa::gfx11::flat::Flat)
     let (w0, w1) = (f.w0, f.w1);
     let seg = f.seg();
     let glc = w0 >> 14 & 1 != 0;
-    let exec = super::vmem::select(&name9, glc, false).unwrap_or(unsupported);
+    let exec = sem::lookup(f.op.name)
+        .or_else(|| super::vmem::select(&name9, glc, false))
+        .unwrap_or(unsupported);
     let cseg = match seg {
         0 => Seg::Flat,
         1 => Seg::Scratch,
@@ -553,17 +563,13 @@ pub(crate) fn sdst_src(field: u16, count: u8) -> Src {
 
 /// A MUBUF instruction (RDNA3 ISA manual, "MUBUF"): offset 11:0, glc 14;
 /// vaddr, vdata, srsrc (SGPR quads), offen 54, idxen 55, soffset.
-/// MTBUF (typed) has no semantics yet.
+/// MTBUF (typed) adds FORMAT, bits 25:19.
 pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) -> Op {
     let name = b.op.name;
     let name9 = names::gfx9_name(name);
     let (w0, w1) = (b.w0, b.w1);
     let glc = w0 >> 14 & 1 != 0;
-    let exec = if b.mtbuf {
-        None
-    } else {
-        sem::lookup(name).or_else(|| super::vmem::select(&name9, glc, false))
-    };
+    let exec = sem::lookup(name).or_else(|| super::vmem::select(&name9, glc, false));
     let mut op = new(
         inst,
         exec.unwrap_or(unsupported),
@@ -585,5 +591,10 @@ pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) 
         } else {
             0
         };
+    if b.mtbuf {
+        // MTBUF's FORMAT (bits 25:19), which the typed accesses read at
+        // bit 40.
+        op.imm |= i64::from((w0 >> 19) & 0x7f) << 40;
+    }
     op
 }
