@@ -77,6 +77,87 @@ pub fn list_name(inst: &Inst) -> String {
     name
 }
 
+/// The GFX11 (gfx1100, gfx1151) instructions without semantics, each
+/// with the reason: the graphics-only instructions, which have no meaning
+/// in a compute dispatch. `tests/every_opcode_gfx11.rs` checks every GFX11
+/// opcode against it; the README's "Limits" section names each entry.
+pub const NOT_EMULATED_GFX11: &[(&str, &str)] = &[
+    (
+        "exp",
+        "graphics: export of a pixel's colour or a vertex's position and \
+         parameters to the fixed-function pipeline, which a compute \
+         dispatch does not have",
+    ),
+    (
+        "v_interp_*",
+        "graphics (VINTERP): attribute interpolation from the parameter \
+         data LDS_PARAM_LOAD gives a pixel shader; compute waves have no \
+         attributes",
+    ),
+    (
+        "lds_*",
+        "graphics (LDSDIR): `lds_param_load` and `lds_direct_load` read \
+         the attribute parameters the rasterizer writes to LDS for pixel \
+         shaders; compute dispatches have none",
+    ),
+    (
+        "image_*",
+        "texture and image operations need the texture unit's sampler and \
+         format model (MIMG resource descriptors), which is not \
+         implemented; no compute compiler of the corpus emits them",
+    ),
+    (
+        "ds_* gds",
+        "the global data share (GDS, the DS `gds` bit) is not modelled; \
+         RDNA3 compute compilers use it only for graphics streamout",
+    ),
+    (
+        "ds_bvh_stack_rtn_b32",
+        "ray tracing: the BVH traversal stack in LDS that pairs with \
+         `image_bvh*_intersect_ray` (MIMG, not implemented)",
+    ),
+    (
+        "ds_condxchg32_rtn_b64",
+        "conditional exchange of a dword pair, which the ISA manuals \
+         describe only by name: no LLVM intrinsic or compiler emits it; \
+         not implemented",
+    ),
+    (
+        "s_subvector_loop_*",
+        "wave64 subvector loops (run a block once per 32-lane half): \
+         LLVM's code generator never selects them (assembler only); not \
+         implemented",
+    ),
+];
+
+/// The name [`NOT_EMULATED_GFX11`] patterns match, for an instruction of
+/// any family: as [`list_name`], the base mnemonic as LLVM prints it,
+/// followed by ` gds` for a DS instruction with the `gds` bit set.
+pub fn list_name_of(inst: &rocjitsu_isa::Instruction) -> String {
+    use rocjitsu_isa::Instruction;
+    let gds = match inst {
+        Instruction::Gfx9(i) => return list_name(i),
+        Instruction::Gfx11(i) => {
+            matches!(i.body(), rocjitsu_isa::gfx11::Body::Ds(d) if d.fields.gds)
+        }
+        _ => false,
+    };
+    let s = inst.to_string();
+    let m = s.split_whitespace().next().unwrap_or("");
+    // `_e64_dpp`: both suffixes go.
+    let mut name = super::lower::base_name(super::lower::base_name(m)).to_string();
+    if gds && !name.starts_with("ds_gws_") {
+        name.push_str(" gds");
+    }
+    name
+}
+
+/// The entry of [`NOT_EMULATED_GFX11`] whose pattern matches `name` (a
+/// [`list_name_of`]).
+pub fn entry_gfx11(name: &str) -> Option<&'static (&'static str, &'static str)> {
+    NOT_EMULATED_GFX11.iter().find(|(p, _)| matches(p, name))
+}
+
 /// The entry of [`NOT_EMULATED`] whose pattern matches `name` (a
 /// [`list_name`]), the first if several do.
 pub fn entry(name: &str) -> Option<&'static (&'static str, &'static str)> {

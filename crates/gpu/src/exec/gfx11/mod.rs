@@ -30,10 +30,13 @@
 //!   a functional model.
 
 pub mod names;
+pub mod ops;
 pub mod sem;
 pub mod sfloat;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ops;
 #[cfg(test)]
 mod tests_sfloat;
 pub mod wmma;
@@ -278,7 +281,10 @@ pub(crate) fn writes_carry(name: &str) -> bool {
 
 /// Multiply-accumulate operations whose accumulator is the destination.
 pub(crate) fn is_mac(name: &str) -> bool {
-    name.starts_with("v_fmac_") || name.starts_with("v_mac_") || name.starts_with("v_dot2c_")
+    name.starts_with("v_fmac_")
+        || name.starts_with("v_mac_")
+        || name.starts_with("v_dot2c_")
+        || name.starts_with("v_dot2acc_")
 }
 
 /// The DPP16 controls and source modifiers of a DPP dword.
@@ -360,6 +366,8 @@ pub(crate) fn lower_vop(inst: Instruction, v: &vop::Vop) -> Op {
     let k = v.literal().map(Src::Lit).unwrap_or(Src::None);
     if name.starts_with("v_fmamk_") || name.starts_with("v_madmk_") {
         op.src = [op.src[0], k, op.src[1]];
+        // The true16 half of vsrc1 moves with it to the third place.
+        op.mods.opsel = (op.mods.opsel & !2) | ((op.mods.opsel & 2) << 1);
     } else if name.starts_with("v_fmaak_") || name.starts_with("v_madak_") {
         op.src[2] = k;
     }
@@ -525,7 +533,9 @@ pub(crate) fn lower_flat(inst: Instruction, f: &rocjitsu_isa::gfx11::flat::Flat)
     let (w0, w1, t) = (f.w0, f.w1, f.t);
     let seg = f.seg();
     let glc = w0 >> t.glc & 1 != 0;
-    let exec = super::vmem::select(&name9, glc, false).unwrap_or(unsupported);
+    let exec = sem::lookup(f.op.name)
+        .or_else(|| super::vmem::select(&name9, glc, false))
+        .unwrap_or(unsupported);
     let cseg = match seg {
         0 => Seg::Flat,
         1 => Seg::Scratch,
@@ -572,19 +582,21 @@ pub(crate) fn sdst_src(field: u16, count: u8) -> Src {
     }
 }
 
-/// A MUBUF instruction (GFX10 and GFX11; the field positions are the
-/// family's [`BufTables`](rocjitsu_isa::gfx11::mubuf::BufTables)). RDNA3
-/// ISA manual, "MUBUF": offset 11:0, glc 14; vaddr, vdata, srsrc (SGPR
-/// quads), offen 54, idxen 55, soffset. RDNA2: offen 12, idxen 13, glc
-/// 14, lds 16. MTBUF (typed) and GFX10's loads into LDS have no semantics
-/// yet.
+/// A MUBUF or MTBUF instruction (GFX10 and GFX11; the field positions
+/// are the family's [`BufTables`](rocjitsu_isa::gfx11::mubuf::BufTables)).
+/// RDNA3 ISA manual, "MUBUF": offset 11:0, glc 14; vaddr, vdata, srsrc
+/// (SGPR quads), offen 54, idxen 55, soffset; MTBUF (typed) adds FORMAT,
+/// bits 25:19. RDNA2: offen 12, idxen 13, glc 14, lds 16. GFX10's MTBUF
+/// (whose FORMAT values map through another table) and its loads into LDS
+/// have no semantics yet.
 pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) -> Op {
     let name = b.op.name;
     let name9 = names::gfx9_name(name);
     let (w0, w1, t) = (b.w0, b.w1, b.t);
     let bit = |n: u32| (u64::from(w0) | u64::from(w1) << 32) >> n & 1 != 0;
     let glc = bit(t.glc);
-    let exec = if b.mtbuf || t.lds.is_some_and(bit) {
+    let gfx10 = matches!(inst, Instruction::Gfx10(_));
+    let exec = if (gfx10 && b.mtbuf) || t.lds.is_some_and(bit) {
         None
     } else {
         sem::lookup(name).or_else(|| super::vmem::select(&name9, glc, false))
@@ -610,5 +622,10 @@ pub(crate) fn lower_buf(inst: Instruction, b: &rocjitsu_isa::gfx11::mubuf::Buf) 
         } else {
             0
         };
+    if b.mtbuf {
+        // MTBUF's FORMAT (bits 25:19), which the typed accesses read at
+        // bit 40.
+        op.imm |= i64::from((w0 >> 19) & 0x7f) << 40;
+    }
     op
 }

@@ -51,6 +51,22 @@ const RENAMES: &[(&str, &str)] = &[
     // The accumulator is made the third source (see `is_mac`).
     ("v_fmac_f16", "v_fma_f16"),
     ("v_mad_co_i64_i32", "v_mad_i64_i32"),
+    ("v_cmp_t_f16", "v_cmp_tru_f16"),
+    ("v_cmp_t_f32", "v_cmp_tru_f32"),
+    ("v_cmp_t_f64", "v_cmp_tru_f64"),
+    ("v_cmpx_t_f16", "v_cmpx_tru_f16"),
+    ("v_cmpx_t_f32", "v_cmpx_tru_f32"),
+    ("v_cmpx_t_f64", "v_cmpx_tru_f64"),
+    ("v_cvt_pk_norm_i16_f32", "v_cvt_pknorm_i16_f32"),
+    ("v_cvt_pk_norm_u16_f32", "v_cvt_pknorm_u16_f32"),
+    ("v_cvt_pk_norm_i16_f16", "v_cvt_pknorm_i16_f16"),
+    ("v_cvt_pk_norm_u16_f16", "v_cvt_pknorm_u16_f16"),
+    // The accumulator is the destination (see `is_mac`).
+    ("v_dot2acc_f32_f16", "v_dot2c_f32_f16"),
+    ("v_mul_dx9_zero_f32", "v_mul_legacy_f32"),
+    // The literal K is placed by the lowering (`lower_vop`).
+    ("v_fmamk_f16", "v_fma_f16"),
+    ("v_fmaak_f16", "v_fma_f16"),
     // DS
     ("ds_load_2addr_b32", "ds_read2_b32"),
     ("ds_load_2addr_b64", "ds_read2_b64"),
@@ -184,6 +200,8 @@ const ATOMICS: &[(&str, &str)] = &[
     ("max_num_f32", "max_f32"),
     ("pk_add_f16", "pk_add_f16"),
     ("pk_add_bf16", "pk_add_bf16"),
+    ("csub_u32", "csub"),
+    ("cmpswap_f32", "cmpswap_f32"),
 ];
 
 /// SMEM element suffixes.
@@ -205,6 +223,16 @@ fn find(table: &[(&'static str, &'static str)], k: &str) -> Option<&'static str>
 pub fn gfx9_name(name: &str) -> Cow<'static, str> {
     if let Some(n) = find(RENAMES, name) {
         return Cow::Borrowed(n);
+    }
+    // The d16 format accesses: GFX11 `buffer_load_d16_hi_format_x`,
+    // GFX9 `buffer_load_format_d16_hi_x`.
+    for (a, b) in [
+        ("_d16_hi_format_", "_format_d16_hi_"),
+        ("_d16_format_", "_format_d16_"),
+    ] {
+        if name.contains(a) {
+            return Cow::Owned(name.replacen(a, b, 1));
+        }
     }
     for seg in ["global_", "flat_", "scratch_", "buffer_"] {
         let Some(rest) = name.strip_prefix(seg) else {
@@ -262,6 +290,14 @@ mod tests {
             ("ds_load_2addr_stride64_b32", "ds_read2st64_b32"),
             ("ds_add_u32", "ds_add_u32"),
             ("v_fma_f32", "v_fma_f32"),
+            ("buffer_load_d16_format_xy", "buffer_load_format_d16_xy"),
+            (
+                "buffer_store_d16_hi_format_x",
+                "buffer_store_format_d16_hi_x",
+            ),
+            ("tbuffer_load_d16_format_x", "tbuffer_load_format_d16_x"),
+            ("global_atomic_csub_u32", "global_atomic_csub"),
+            ("v_cmpx_t_f16", "v_cmpx_tru_f16"),
         ] {
             assert_eq!(gfx9_name(a), b, "{a}");
         }

@@ -54,7 +54,7 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
         "v_not_b16" => not16,
         "v_mov_b16" => mov16,
         "v_cndmask_b16" => cndmask16,
-        _ => return None,
+        _ => return super::ops::lookup(name),
     })
 }
 

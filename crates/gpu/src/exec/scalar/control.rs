@@ -267,6 +267,13 @@ fn wrexec<const K: u8>(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 /// in the register range `base` belongs to (SGPRs or trap temporaries);
 /// accesses outside it read 0 and drop writes.
 fn rel_index(w: &Wave, base: u8, n: u32) -> Option<u8> {
+    rel_index_at(base, n, w.m0())
+}
+
+/// [`rel_index`] with the offset `off` in place of M0 (GFX11's
+/// `s_movrelsd_2_b32` takes the source's and the destination's offsets
+/// from two fields of M0).
+pub(crate) fn rel_index_at(base: u8, n: u32, off: u32) -> Option<u8> {
     let (lo, hi) = if base < sreg::FLAT_SCRATCH {
         (0u32, u32::from(sreg::FLAT_SCRATCH))
     } else if (sreg::TTMP0..sreg::M0).contains(&base) {
@@ -274,7 +281,7 @@ fn rel_index(w: &Wave, base: u8, n: u32) -> Option<u8> {
     } else {
         return None;
     };
-    let i = u32::from(base).checked_add(w.m0())?;
+    let i = u32::from(base).checked_add(off)?;
     (i >= lo && i.checked_add(n)? <= hi && (i as usize) < SREGS).then_some(i as u8)
 }
 

@@ -31,6 +31,7 @@ use rocjitsu_isa::Inst;
 use rocjitsu_isa::gfx9::Body;
 use rocjitsu_isa::gfx9::sop::Field;
 
+pub(crate) use control::rel_index_at;
 pub use control::{GprIdx, gpr_idx};
 
 /// The semantic function of a scalar mnemonic.

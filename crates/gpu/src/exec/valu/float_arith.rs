@@ -47,6 +47,8 @@ pub fn lookup(name: &str) -> Option<ExecFn> {
         "v_pk_fmac_f16" => v_pk_fmac_f16,
         "v_min_f16" => v_min_f16,
         "v_max_f16" => v_max_f16,
+        "v_maxmin_f16" => v_maxmin_f16,
+        "v_minmax_f16" => v_minmax_f16,
         "v_min3_f16" => v_min3_f16,
         "v_max3_f16" => v_max3_f16,
         "v_med3_f16" => v_med3_f16,
@@ -707,6 +709,18 @@ pub fn v_min3_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
 pub fn v_max3_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
     let i = ieee(c);
     sel16(c, op, 3, |a, b, d| max16(max16(a, b, i), d, i))
+}
+
+/// GFX11 `v_maxmin_f16`: min(max(S0, S1), S2).
+pub fn v_maxmin_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    let i = ieee(c);
+    sel16(c, op, 3, |a, b, d| min16(max16(a, b, i), d, i))
+}
+
+/// GFX11 `v_minmax_f16`: max(min(S0, S1), S2).
+pub fn v_minmax_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {
+    let i = ieee(c);
+    sel16(c, op, 3, |a, b, d| max16(min16(a, b, i), d, i))
 }
 
 pub fn v_med3_f16(c: &mut Ctx, op: &Op) -> Result<(), Fault> {

@@ -47,6 +47,10 @@ pub(crate) enum AtomicOp {
     FMax,
     PkAddF16,
     PkAddBf16,
+    /// `old >= data ? old - data : 0` (GFX11's clamped subtract).
+    CSub,
+    /// As `CmpSwap` comparing as floats (GFX11's `cmpswap_f32`).
+    CmpSwapF,
     Add64,
     Sub64,
     Rsub64,
@@ -69,13 +73,13 @@ pub(crate) enum AtomicOp {
     FMax64,
 }
 
-const ALL: [AtomicOp; 43] = {
+const ALL: [AtomicOp; 45] = {
     use AtomicOp::*;
     [
         Add, Sub, Rsub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec, Swap, CmpSwap, CmpSt,
-        CmpStF, Mskor, Wrap, FAdd, FMin, FMax, PkAddF16, PkAddBf16, Add64, Sub64, Rsub64, Smin64,
-        Umin64, Smax64, Umax64, And64, Or64, Xor64, Inc64, Dec64, Swap64, CmpSwap64, CmpSt64,
-        CmpStF64, Mskor64, FAdd64, FMin64, FMax64,
+        CmpStF, Mskor, Wrap, FAdd, FMin, FMax, PkAddF16, PkAddBf16, CSub, CmpSwapF, Add64, Sub64,
+        Rsub64, Smin64, Umin64, Smax64, Umax64, And64, Or64, Xor64, Inc64, Dec64, Swap64,
+        CmpSwap64, CmpSt64, CmpStF64, Mskor64, FAdd64, FMin64, FMax64,
     ]
 };
 
@@ -95,7 +99,16 @@ impl AtomicOp {
         use AtomicOp::*;
         matches!(
             self,
-            CmpSwap | CmpSt | CmpStF | Mskor | Wrap | CmpSwap64 | CmpSt64 | CmpStF64 | Mskor64
+            CmpSwap
+                | CmpSwapF
+                | CmpSt
+                | CmpStF
+                | Mskor
+                | Wrap
+                | CmpSwap64
+                | CmpSt64
+                | CmpStF64
+                | Mskor64
         )
     }
 }
@@ -141,6 +154,8 @@ pub(crate) fn apply32(op: AtomicOp, old: u32, d0: u32, d1: u32) -> Option<u32> {
         CmpSwap => return (old == d1).then_some(d0),
         CmpSt => return (old == d0).then_some(d1),
         CmpStF => return (f(old) == f(d0)).then_some(d1),
+        CmpSwapF => return (f(old) == f(d1)).then_some(d0),
+        CSub => old.saturating_sub(d0),
         Mskor => (old & !d0) | d1,
         Wrap => {
             if old >= d0 {

@@ -102,8 +102,21 @@ const SINT: u8 = 5;
 // 7 is float (the remaining case of the conversions); 6 is reserved.
 
 /// The format of the access: from the instruction (MTBUF) or the V#.
+/// GFX11 has one 7-bit FORMAT field (the V#'s bits 108:102, the MTBUF
+/// instruction's, which the lowering puts at `imm` bit 40), numbered as
+/// LLVM's `BUF_FMT_*` table for the family, mapped here to GFX9's data
+/// and numeric format pair.
 fn format<const TYPED: bool>(c: &Ctx, op: &Op) -> Result<(&'static [u32], u8), Fault> {
-    let (dfmt, nfmt) = if TYPED {
+    let (dfmt, nfmt) = if c.env.target.family() == rocjitsu_isa::Family::Gfx11 {
+        let f = if TYPED {
+            ((op.imm >> 40) & 0x7f) as usize
+        } else {
+            ((c.wave.s32(op.sdst.wrapping_add(3)) >> 12) & 0x7f) as usize
+        };
+        gfx11_format(f).ok_or_else(|| {
+            Fault::Invalid(format!("buffer format {f} is not a valid GFX11 format"))
+        })?
+    } else if TYPED {
         (((op.imm >> 40) & 0xf) as u8, ((op.imm >> 48) & 7) as u8)
     } else {
         let r = Vsharp::read(c, op.sdst);
@@ -115,6 +128,45 @@ fn format<const TYPED: bool>(c: &Ctx, op: &Op) -> Result<(&'static [u32], u8), F
             "buffer format dfmt {dfmt} nfmt {nfmt} is not a valid format"
         ))),
     }
+}
+
+/// GFX9's (data format, numeric format) of GFX11 FORMAT `f`, from the
+/// name LLVM's table gives it (`[BUF_FMT_16_16_FLOAT]`; format 1, printed
+/// as nothing, is the default `8_UNORM`).
+fn gfx11_format(f: usize) -> Option<(u8, u8)> {
+    const DATA: [&str; 14] = [
+        "8",
+        "16",
+        "8_8",
+        "32",
+        "16_16",
+        "10_11_11",
+        "11_11_10",
+        "10_10_10_2",
+        "2_10_10_10",
+        "8_8_8_8",
+        "32_32",
+        "16_16_16_16",
+        "32_32_32",
+        "32_32_32_32",
+    ];
+    const NUM: [(&str, u8); 7] = [
+        ("UNORM", 0),
+        ("SNORM", 1),
+        ("USCALED", 2),
+        ("SSCALED", 3),
+        ("UINT", 4),
+        ("SINT", 5),
+        ("FLOAT", 7),
+    ];
+    let name = match (*rocjitsu_isa::gfx11::tables::mubuf::FORMATS.get(f)?)? {
+        "" => "8_UNORM",
+        n => n.strip_prefix("[BUF_FMT_")?.strip_suffix(']')?,
+    };
+    let (data, num) = name.rsplit_once('_')?;
+    let d = DATA.iter().position(|&x| x == data)? as u8 + 1;
+    let n = NUM.iter().find(|(x, _)| *x == num)?.1;
+    Some((d, n))
 }
 
 fn sext(v: u32, bits: u32) -> i32 {

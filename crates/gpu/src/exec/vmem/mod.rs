@@ -257,9 +257,9 @@ fn pick_atomic(s: u8, a: AtomicOp, rtn: bool) -> ExecFn {
     }
     ops!(
         Add, Sub, Rsub, Smin, Umin, Smax, Umax, And, Or, Xor, Inc, Dec, Swap, CmpSwap, CmpSt,
-        CmpStF, Mskor, Wrap, FAdd, FMin, FMax, PkAddF16, PkAddBf16, Add64, Sub64, Rsub64, Smin64,
-        Umin64, Smax64, Umax64, And64, Or64, Xor64, Inc64, Dec64, Swap64, CmpSwap64, CmpSt64,
-        CmpStF64, Mskor64, FAdd64, FMin64, FMax64
+        CmpStF, Mskor, Wrap, FAdd, FMin, FMax, PkAddF16, PkAddBf16, CSub, CmpSwapF, Add64, Sub64,
+        Rsub64, Smin64, Umin64, Smax64, Umax64, And64, Or64, Xor64, Inc64, Dec64, Swap64,
+        CmpSwap64, CmpSt64, CmpStF64, Mskor64, FAdd64, FMin64, FMax64
     )
 }
 
@@ -295,6 +295,9 @@ fn vmem_atomic(t: &str) -> Option<AtomicOp> {
         "swap_x2" => A::Swap64,
         "cmpswap_x2" => A::CmpSwap64,
         "add_f32" => A::FAdd,
+        // GFX11's clamped subtract and float compare-swap.
+        "csub" => A::CSub,
+        "cmpswap_f32" => A::CmpSwapF,
         // GFX11's global/flat/buffer f32 min and max (GFX9 has them in DS
         // only).
         "min_f32" => A::FMin,
