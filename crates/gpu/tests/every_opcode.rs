@@ -12,6 +12,9 @@
 //! section does not name. The list, with counts per target, is printed
 //! with eprintln (`--nocapture` shows it on success too).
 
+// GFX11 (gfx1100, gfx1151): its own sweep, in this binary to save a link.
+mod gfx11;
+
 use rocjitsu_gpu::exec::lower::{lower, unsupported};
 use rocjitsu_gpu::exec::op::ExecFn;
 use rocjitsu_gpu::exec::unsupported::{NOT_EMULATED, entry, list_name};

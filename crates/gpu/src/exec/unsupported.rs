@@ -79,7 +79,7 @@ pub fn list_name(inst: &Inst) -> String {
 
 /// The GFX11 (gfx1100, gfx1151) instructions without semantics, each
 /// with the reason: the graphics-only instructions, which have no meaning
-/// in a compute dispatch. `tests/every_opcode_gfx11.rs` checks every GFX11
+/// in a compute dispatch. `tests/every_opcode/gfx11.rs` checks every GFX11
 /// opcode against it; the README's "Limits" section names each entry.
 pub const NOT_EMULATED_GFX11: &[(&str, &str)] = &[
     (
