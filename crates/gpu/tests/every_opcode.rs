@@ -13,6 +13,7 @@
 //! with eprintln (`--nocapture` shows it on success too).
 
 // GFX11 (gfx1100, gfx1151): its own sweep, in this binary to save a link.
+#[path = "every_opcode/gfx11.rs"]
 mod gfx11;
 
 use rocjitsu_gpu::exec::lower::{lower, unsupported};
