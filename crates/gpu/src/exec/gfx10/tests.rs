@@ -123,7 +123,7 @@ fn sdwa_compare_writes_its_sdst_or_vcc() {
     }
 
     fn r_v1(l: usize) -> u32 {
-        if l % 3 == 0 { 7 } else { 0x10008 }
+        if l.is_multiple_of(3) { 7 } else { 0x10008 }
     }
 }
 
