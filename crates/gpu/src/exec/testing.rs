@@ -241,6 +241,11 @@ pub fn run_program(
     Ok(Run { wave, vm, lds })
 }
 
+/// Lane numbers 0..64, the usual VGPR contents of the RDNA snippet tests.
+pub(crate) fn iota() -> [u32; 64] {
+    std::array::from_fn(|l| l as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

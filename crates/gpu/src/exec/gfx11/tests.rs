@@ -1,7 +1,7 @@
 //! GFX11 semantics against values computed by hand, on snippets assembled
 //! by `llvm-mc-22 -mcpu=gfx1100` in wave32 and wave64.
 
-use crate::exec::testing::{Run, run_in, run_in_ok};
+use crate::exec::testing::{Run, iota, run_in, run_in_ok};
 use crate::exec::wave::sreg;
 use crate::mem::Perms;
 use rocjitsu_isa::{Target, WaveSize};
@@ -16,10 +16,6 @@ fn run(
     setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm),
 ) -> Run {
     run_in_ok(T, wave, asm, setup)
-}
-
-fn iota() -> [u32; 64] {
-    std::array::from_fn(|l| l as u32)
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! matrix products, on snippets assembled by `llvm-mc-22 -mcpu=gfx1201`
 //! in wave32 and wave64.
 
-use crate::exec::testing::{Run, run_in, run_in_mode, run_in_ok};
+use crate::exec::testing::{Run, iota, run_in, run_in_mode, run_in_ok};
 use crate::float::{E4M3FN, Rounding, f32_to_f16};
 use crate::mem::Perms;
 use rocjitsu_isa::{Target, True16, WaveSize};
@@ -17,10 +17,6 @@ fn run(
     setup: impl FnMut(&mut crate::exec::Wave, &crate::mem::Vm),
 ) -> Run {
     run_in_ok(T, wave, asm, setup)
-}
-
-fn iota() -> [u32; 64] {
-    std::array::from_fn(|l| l as u32)
 }
 
 #[test]
