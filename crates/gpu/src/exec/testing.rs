@@ -246,6 +246,26 @@ pub(crate) fn iota() -> [u32; 64] {
     std::array::from_fn(|l| l as u32)
 }
 
+/// Kernel-argument set-up of the RDNA buffer snippet tests: a 4 KiB buffer
+/// holding `words` dwords 1, 2, ..., its address at byte 8 of a kernarg
+/// segment whose address is in s[0:1], and the lane numbers in v0.
+/// Returns the buffer's address.
+pub(crate) fn buffer_at_kernarg_8(
+    w: &mut crate::exec::Wave,
+    vm: &crate::mem::Vm,
+    words: u32,
+) -> u64 {
+    let buf = vm.alloc(4096, crate::mem::Perms::RW);
+    let args = vm.alloc(64, crate::mem::Perms::RW);
+    vm.fill(args + 8, &buf.to_le_bytes()).unwrap();
+    let data: Vec<u8> = (0..words).flat_map(|i| (i + 1).to_le_bytes()).collect();
+    vm.fill(buf, &data).unwrap();
+    w.s[0] = args as u32;
+    w.s[1] = (args >> 32) as u32;
+    w.v[0] = iota();
+    buf
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! GFX10 semantics against values computed by hand, on snippets assembled
 //! by `llvm-mc-22 -mcpu=gfx1030` (and gfx1010) in wave32 and wave64.
 
-use crate::exec::testing::{Run, iota, run_in_ok};
+use crate::exec::testing::{Run, buffer_at_kernarg_8, iota, run_in_ok};
 use crate::exec::wave::sreg;
 use crate::mem::Perms;
 use rocjitsu_isa::{Target, WaveSize};
@@ -277,16 +277,7 @@ fn smem_and_buffer_fields_at_gfx10_positions() {
          s_waitcnt vmcnt(0)\n\
          v_mul_lo_u32 v2, v2, 3\n\
          buffer_store_dword v2, v1, s[4:7], 0 offen offset:256",
-        |w, vm| {
-            buf = vm.alloc(4096, Perms::RW);
-            let args = vm.alloc(64, Perms::RW);
-            vm.fill(args + 8, &buf.to_le_bytes()).unwrap();
-            let data: Vec<u8> = (0..40u32).flat_map(|i| (i + 1).to_le_bytes()).collect();
-            vm.fill(buf, &data).unwrap();
-            w.s[0] = args as u32;
-            w.s[1] = (args >> 32) as u32;
-            w.v[0] = iota();
-        },
+        |w, vm| buf = buffer_at_kernarg_8(w, vm, 40),
     );
     let out = r.vm.read_vec(buf + 256, 32 * 4).unwrap();
     for l in 0..32 {

@@ -1,9 +1,8 @@
 //! GFX11 semantics against values computed by hand, on snippets assembled
 //! by `llvm-mc-22 -mcpu=gfx1100` in wave32 and wave64.
 
-use crate::exec::testing::{Run, iota, run_in, run_in_ok};
+use crate::exec::testing::{Run, buffer_at_kernarg_8, iota, run_in, run_in_ok};
 use crate::exec::wave::sreg;
-use crate::mem::Perms;
 use rocjitsu_isa::{Target, WaveSize};
 
 const T: Target = Target::Gfx1100;
@@ -251,16 +250,7 @@ fn global_and_smem_loads_stores() {
          s_waitcnt vmcnt(0)\n\
          v_mul_lo_u32 v2, v2, 3\n\
          global_store_b32 v1, v2, s[2:3] offset:128",
-        |w, vm| {
-            buf = vm.alloc(4096, Perms::RW);
-            let args = vm.alloc(64, Perms::RW);
-            vm.fill(args + 8, &buf.to_le_bytes()).unwrap();
-            let data: Vec<u8> = (0..32u32).flat_map(|i| (i + 1).to_le_bytes()).collect();
-            vm.fill(buf, &data).unwrap();
-            w.s[0] = args as u32;
-            w.s[1] = (args >> 32) as u32;
-            w.v[0] = iota();
-        },
+        |w, vm| buf = buffer_at_kernarg_8(w, vm, 32),
     );
     let out = r.vm.read_vec(buf + 128, 32 * 4).unwrap();
     for l in 0..32 {
