@@ -46,15 +46,20 @@ case's result (for the README table).
 """
 
 import argparse
+import collections
 import concurrent.futures as cf
 import datetime
 import fnmatch
+import hashlib
 import json
 import os
+import queue
 import random
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -161,6 +166,38 @@ SUITES = {
         "sample_skip": ["test_hipcub_device_*"],
         "sample": 4,
     },
+    # rocBLAS: one binary with about 1.25 M cases, which parses its whole
+    # test data (about two minutes here) at every start: its cases run in
+    # batches, one process per job (run_batch). The CI tier is a fixed
+    # set over BLAS 1/2/3 and Tensile's GEMMs plus a sample of the
+    # `quick` category (rocBLAS's own fastest tier).
+    "rocblas": {
+        "package": "librocblas5-tests",
+        "binaries": ["rocblas-test"],
+        "batch": True,
+        "in_ci": False,
+        # rocblas-test prints no per-case lines by default; run_batch
+        # needs gtest's (Debian's run-tests asks for them the same way).
+        "env": {"GTEST_LISTENER": "PASS_LINE_IN_LOG"},
+        "ci": [
+            "rocblas-test:_/axpy.blas1/quick_blas1_with_alpha_f32_r_5_1_0p5_0_1",
+            "rocblas-test:_/dot.blas1/quick_blas1_f64_r_13000_1_2_0",
+            "rocblas-test:_/nrm2.blas1/quick_blas1_f32_c_33792_1",
+            "rocblas-test:_/gemv.blas2/quick_gemv_small_f32_r_N_100_200_n1_200_n1_n1_2",
+            "rocblas-test:_/ger.blas2/quick_ger_small_f64_r_33_32_2_2_1_33",
+            "rocblas-test:_/trsv.blas2_tensile/quick_trsv_fortran_f64_r_LCU_128_33_2_F",
+            "rocblas-test:_/geam.blas3/quick_geam_small_f64_r_CC_1_0_0_1_0_1_1",
+            "rocblas-test:_/gemm.blas3_tensile/quick_gemm_small_f32_r_NT_64_64_64_1_64_64_1_64",
+            "rocblas-test:_/gemm.blas3_tensile/quick_gemm_fortran_f64_r_NN_16_16_16_2_16_16_n1_16_F",
+            "rocblas-test:_/gemm_ex.blas3_tensile/quick_gemm_ldd_f16_rf16_rf16_rf16_rf32_r_NT_191_193_194_5_195_196_0_198_191",
+            "rocblas-test:_/gemm_ex.blas3_tensile/quick_gemm_fortran_bf16_rbf16_rbf16_rbf16_rf32_r_NN_18_18_18_2_18_18_n1_18_18_F",
+            "rocblas-test:_/gemm_batched_ex.blas3_tensile/quick_gemm_batched_fortran_f32_cf32_cf32_cf32_cf32_c_NN_8_8_0_2_8_8_n1_8_8_0_F",
+            "rocblas-test:_/trsm.blas3_tensile/quick_trsm_small_f32_r_LLNN_10_10_1_20_100",
+        ],
+        # rocBLAS's own slower categories.
+        "slow": ["*/nightly_*", "*/pre_checkin_*", "*_stress*"],
+        "sample": 12,
+    },
     # RCCL's unit tests stop in rocm_smi's initialisation (rsmi_init)
     # today: full tier only, until [stack] gives rocm_smi its sysfs.
     "rccl": {
@@ -199,6 +236,7 @@ def suite_env(suite):
     test directory on the library path (rocPRIM's test_linking loads its
     helper libraries from there)."""
     env = dict(os.environ)
+    env.update(SUITES[suite].get("env", {}))
     env["LD_LIBRARY_PATH"] = ":".join(x for x in [str(suite_dir(suite)), env.get("LD_LIBRARY_PATH", "")] if x)
     return env
 
@@ -208,9 +246,20 @@ def suite_args(suite, seed):
     return [x.replace("{seed}", str(n)) for x in SUITES[suite].get("args", [])]
 
 
+def list_cache(binary, args):
+    """Where the listing of `binary` run with `args` is kept: a listing
+    costs minutes for suites that parse their test data first (rocBLAS),
+    and depends only on the binary and its arguments."""
+    st = binary.stat()
+    key = hashlib.sha256(f"{binary}|{st.st_size}|{st.st_mtime_ns}|{args}".encode()).hexdigest()[:24]
+    root = Path(os.environ.get("ROCJITSU_CACHE") or Path.home() / ".cache/rocjitsu")
+    return root / "rocm-suites" / f"{binary.name}-{key}.txt"
+
+
 def list_cases(suite, launcher, config, seed):
     """Every case of the suite as "binary:Suite.case", in gtest's order.
-    Listed under the launcher: some suites ask for a device before listing."""
+    Listed under the launcher: some suites ask for a device before listing.
+    Cached per binary and arguments (see list_cache)."""
     d = suite_dir(suite)
     if not d.is_dir():
         die(
@@ -220,6 +269,15 @@ def list_cases(suite, launcher, config, seed):
         )
     cases = []
     for b in binaries(suite):
+        cache = list_cache(b, suite_args(suite, seed))
+        try:
+            cases += [f"{b.name}:{x}" for x in cache.read_text().splitlines() if x]
+            continue
+        except OSError:
+            pass
+        if SUITES[suite].get("batch"):
+            print(f"rocm_suites: listing {b.name}'s cases (minutes: it parses its test data first)", flush=True)
+        mine = []
         p = subprocess.run(
             [launcher, "--config", config, "--", str(b), "--gtest_list_tests", *suite_args(suite, seed)],
             capture_output=True,
@@ -240,7 +298,15 @@ def list_cases(suite, launcher, config, seed):
                 # own chatter (versions, seeds).
                 group = name.strip() if name.strip().endswith(".") else None
             elif group:
-                cases.append(f"{b.name}:{group}{name.strip()}")
+                mine.append(f"{group}{name.strip()}")
+        cases += [f"{b.name}:{x}" for x in mine]
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text("".join(x + "\n" for x in mine))
+            tmp.replace(cache)
+        except OSError as e:
+            print(f"rocm_suites: cannot keep the listing in {cache}: {e}", file=sys.stderr)
     return cases
 
 
@@ -260,10 +326,11 @@ def select(suite, cases, tier, seed, filters, shard):
         slow = SUITES[suite].get("slow", [])
         chosen = [c for c in cases if any(fnmatch.fnmatchcase(c, g) for g in fixed)]
         skip = slow + SUITES[suite].get("sample_skip", [])
+        fixed_set = set(chosen)
         rest = [
             c
             for c in cases
-            if c not in set(chosen) and not any(fnmatch.fnmatchcase(c, g) for g in skip)
+            if c not in fixed_set and not any(fnmatch.fnmatchcase(c, g) for g in skip)
         ]
         rng = random.Random(f"{suite}:{seed}")
         sample = rng.sample(rest, min(SUITES[suite]["sample"], len(rest)))
@@ -271,19 +338,21 @@ def select(suite, cases, tier, seed, filters, shard):
         chosen = [c for c in cases if c in picked]
         for c in cases:
             if c not in picked:
-                slow_one = any(fnmatch.fnmatchcase(c, g) for g in SUITES[suite].get("slow", []))
+                slow_one = any(fnmatch.fnmatchcase(c, g) for g in slow)
                 why[c] = "minutes under the emulator: full tier only" if slow_one else f"not in the CI tier (seed {seed})"
     if filters:
         keep = [c for c in chosen if any(fnmatch.fnmatchcase(c, f) for f in filters)]
+        kept = set(keep)
         for c in chosen:
-            if c not in keep:
+            if c not in kept:
                 why[c] = "outside --filter"
         chosen = keep
     if shard:
         k, n = shard
         keep = [c for i, c in enumerate(chosen) if i % n == k - 1]
+        kept = set(keep)
         for c in chosen:
-            if c not in keep:
+            if c not in kept:
                 why[c] = f"in another shard than {k}/{n}"
         chosen = keep
     return chosen, why
@@ -321,6 +390,107 @@ def run_case(suite, case, config, launcher, timeout, threads, seed):
     if p.returncode == 0 and "[  PASSED  ] 0 tests" in p.stdout:
         return "failed", secs, "gtest ran no test for this name\n" + out[-1500:]
     return "failed", secs, f"exit {p.returncode}\n" + out[-2000:]
+
+
+RUN_LINE = re.compile(r"^\[ RUN      \] (\S+)")
+# "[  FAILED  ] Suite.case, where GetParam() = ... (12 ms)" for value-
+# parameterised cases.
+END_LINE = re.compile(r"^\[\s*(OK|FAILED|SKIPPED)\s*\] ([^\s,]+)(?:, where GetParam\(\) = .*?)?(?: \((\d+) ms\))?\s*$")
+# How long a batch process may take to reach its first case: rocBLAS
+# parses its whole test data (about 1.25 M records) first, about two
+# minutes on the 2-core machine.
+BATCH_STARTUP = 900.0
+
+
+def run_batch(suite, cases, config, launcher, timeout, threads, seed, record):
+    """Runs `cases` (of one binary) in one process, with a gtest filter that
+    names them all, for suites whose every start costs minutes (rocBLAS
+    parses its test data first). gtest's per-case lines give each case its
+    verdict; `record(case, status, seconds, detail)` gets it as it comes.
+    A case that crashes the process fails, one that runs longer than
+    `timeout` is killed as timed out, and the cases the process had not
+    reached run in a new process, so that one bad case costs only itself."""
+    binary = cases[0].split(":", 1)[0]
+    pending = [c.split(":", 1)[1] for c in cases]
+    while pending:
+        # One argument holds at most 128 KiB (MAX_ARG_STRLEN): the rest
+        # of the cases wait for the next process.
+        batch, size = [], 0
+        for c in pending:
+            if batch and size + len(c) + 1 > 100_000:
+                break
+            batch.append(c)
+            size += len(c) + 1
+        cmd = [
+            launcher, "--config", config, "--threads", str(threads), "--",
+            str(suite_dir(suite) / binary), f"--gtest_filter={':'.join(batch)}",
+            "--gtest_color=no", *suite_args(suite, seed),
+        ]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace", env=suite_env(suite), start_new_session=True)
+        lines = queue.Queue()
+
+        def pump():
+            for line in proc.stdout:
+                lines.put(line.rstrip("\n"))
+            lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        wanted = set(batch)
+        done = set()
+        current, started, out = None, None, collections.deque(maxlen=60)
+        deadline = time.monotonic() + BATCH_STARTUP
+        hung = False
+        while True:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                hung = True
+                break
+            if line is None:
+                break
+            m = RUN_LINE.match(line)
+            if m and m.group(1) in wanted:
+                current, started = m.group(1), time.monotonic()
+                out.clear()
+                deadline = started + timeout
+                continue
+            m = END_LINE.match(line)
+            if m and m.group(2) == current:
+                status = {"OK": "passed", "FAILED": "failed", "SKIPPED": "skipped"}[m.group(1)]
+                secs = int(m.group(3)) / 1000 if m.group(3) else time.monotonic() - started
+                detail = "\n".join(out) if status == "failed" else next(
+                    (x.strip() for x in out if x.strip()), "skipped by the suite")
+                record(f"{binary}:{current}", status, secs, detail)
+                done.add(current)
+                current = None
+                deadline = time.monotonic() + timeout
+                continue
+            out.append(line)
+        if hung:
+            os.killpg(proc.pid, signal.SIGKILL)
+        rc = proc.wait()
+        if current is not None:
+            why = f"killed after {timeout:.0f} s" if hung else f"the process ended (exit {rc}) in this case"
+            record(f"{binary}:{current}", "timed out" if hung else "failed",
+                   time.monotonic() - started, why + "\n" + "\n".join(out))
+            done.add(current)
+        elif not done:
+            # No case finished and none was running: the process itself
+            # failed (or hung) before its first case, or gtest knows none
+            # of these names. Each case is charged, once.
+            why = (f"the process reached no case within {BATCH_STARTUP:.0f} s" if hung
+                   else f"exit {rc} before any case ran" if rc != 0
+                   else "gtest ran no test for this name")
+            for c in batch:
+                record(f"{binary}:{c}", "timed out" if hung else "failed", 0.0, why + "\n" + "\n".join(out))
+            done.update(batch)
+        elif not hung and current is None and rc == 0:
+            for c in batch:
+                if c not in done:
+                    record(f"{binary}:{c}", "failed", 0.0, "gtest ran no test for this name")
+            done.update(batch)
+        pending = [c for c in pending if c not in done]
 
 
 def parse_shard(s):
@@ -378,8 +548,9 @@ def main():
         chosen, not_run = select(suite, cases, a.tier, a.seed, filters, shard)
         if a.command == "list":
             print(f"{suite} ({SUITES[suite]['package']}): {len(cases)} cases, {len(chosen)} selected")
+            run_set = set(chosen)
             for c in cases:
-                print(f"  {'run ' if c in set(chosen) else '-   '} {c}" + (f"  ({not_run[c]})" if c in not_run else ""))
+                print(f"  {'run ' if c in run_set else '-   '} {c}" + (f"  ({not_run[c]})" if c in not_run else ""))
             continue
         for config in configs:
             gpu = Path(config).stem
@@ -388,13 +559,10 @@ def main():
             counts["not run"] = len(not_run)
             named = {"failed": [], "timed out": []}
             print(f"== {suite} on {gpu}: {len(chosen)} of {len(cases)} cases, -j {a.jobs}, timeout {a.timeout:.0f} s", flush=True)
-            with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-                futs = {
-                    ex.submit(run_case, suite, c, config, a.rocjitsu, a.timeout, threads, a.seed): c for c in chosen
-                }
-                for f in cf.as_completed(futs):
-                    c = futs[f]
-                    status, secs, detail = f.result()
+            lock = threading.Lock()
+
+            def record(c, status, secs, detail):
+                with lock:
                     counts[status] += 1
                     if status in named:
                         named[status].append(c)
@@ -408,6 +576,28 @@ def main():
                     results.append(
                         {"suite": suite, "gpu": gpu, "case": c, "status": status, "seconds": round(secs, 2)}
                     )
+
+            with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+                if SUITES[suite].get("batch"):
+                    # One process per job, the cases dealt round-robin
+                    # (per binary), each process's start paid once.
+                    futs = []
+                    for b in dict.fromkeys(c.split(":", 1)[0] for c in chosen):
+                        mine = [c for c in chosen if c.split(":", 1)[0] == b]
+                        for k in range(max(1, a.jobs)):
+                            part = mine[k :: max(1, a.jobs)]
+                            if part:
+                                futs.append(ex.submit(run_batch, suite, part, config, a.rocjitsu, a.timeout,
+                                                      threads, a.seed, record))
+                    for f in cf.as_completed(futs):
+                        f.result()
+                else:
+                    futs = {
+                        ex.submit(run_case, suite, c, config, a.rocjitsu, a.timeout, threads, a.seed): c
+                        for c in chosen
+                    }
+                    for f in cf.as_completed(futs):
+                        record(futs[f], *f.result())
             for c, why in not_run.items():
                 results.append({"suite": suite, "gpu": gpu, "case": c, "status": "not run", "why": why})
             wall = time.monotonic() - t0
