@@ -508,7 +508,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
         put(arg.offset, &val, &mut kernarg);
     }
 
-    let env = Env::new(target);
+    let mut env = Env::new(target);
+    // A code object built for `sramecc-` or `sramecc+` runs only on such
+    // a GPU; "any" runs on the target's product as shipped.
+    match co.flags().sramecc {
+        rocjitsu_code::FeatureState::On => env.sramecc = true,
+        rocjitsu_code::FeatureState::Off => env.sramecc = false,
+        _ => {}
+    }
     let queue = vm.alloc(256, Perms::RW);
     let uses_stack = kd.kernel_code_properties.uses_dynamic_stack;
     let private_bytes = kd.private_segment_fixed_size.max(4).next_multiple_of(16)

@@ -559,6 +559,15 @@ pub struct Queues {
     pub doorbells_per_process: u32,
 }
 
+/// Bits of the KFD node property `capability` (kfd_topology.h).
+pub mod hsa_cap {
+    /// The GPU runs with SRAM ECC on (the ISA name reads `sramecc+`).
+    pub const SRAM_EDCSUPPORTED: u32 = 0x0400_0000;
+    /// SRAM ECC's old bit, which the kernel keeps 0 ("old buggy user mode
+    /// depends on this being 0").
+    pub const RESERVED_WAS_SRAM_EDCSUPPORTED: u32 = 0x0008_0000;
+}
+
 /// Values the simulated KFD topology reports that are not implied by the
 /// rest of the configuration. All default to 0.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -844,6 +853,23 @@ impl GpuSpec {
             );
         }
         positive(&format!("{p}.pci"), "device_id", self.pci.device_id.into())?;
+        if self.kfd.capability & hsa_cap::RESERVED_WAS_SRAM_EDCSUPPORTED != 0 {
+            return fail(
+                format!("{p}.kfd.capability"),
+                format!(
+                    "bit 19 (0x80000) is reserved and always 0 on a real KFD; SRAM ECC is bit 26 \
+                     (0x4000000, HSA_CAP_SRAM_EDCSUPPORTED): use {}",
+                    (self.kfd.capability & !hsa_cap::RESERVED_WAS_SRAM_EDCSUPPORTED)
+                        | hsa_cap::SRAM_EDCSUPPORTED
+                ),
+            );
+        }
+        if self.kfd.capability & hsa_cap::SRAM_EDCSUPPORTED != 0 && !t.sramecc_default() {
+            return fail(
+                format!("{p}.kfd.capability"),
+                format!("{t} has no SRAM ECC (sramecc); clear bit 26 (0x4000000)"),
+            );
+        }
 
         let s = &self.soc;
         let sp = format!("{p}.soc");

@@ -245,6 +245,15 @@ impl Target {
         matches!(self, Target::Gfx950)
     }
 
+    /// Whether the target has the `sramecc` feature and its products run
+    /// with SRAM ECC on (the Instinct parts: MI100, MI200, MI300, MI350;
+    /// their ISA name reads `gfx942:sramecc+`). With ECC on, the D16 loads
+    /// write zeros to the half of the register they do not load, where
+    /// without it they keep it (LLVM's `d16PreservesUnusedBits`).
+    pub fn sramecc_default(self) -> bool {
+        self.family() == Family::Gfx9
+    }
+
     /// Has accumulation VGPRs (AccVGPRs, `a0`..`a255`): the CDNA targets.
     pub fn has_agprs(self) -> bool {
         self.family() == Family::Gfx9

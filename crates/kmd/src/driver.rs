@@ -371,6 +371,7 @@ impl Device {
                 .map(|g| CpGpu {
                     target: g.gfx_target,
                     max_lds: g.cu.lds_bytes,
+                    sramecc: g.kfd.capability & rocjitsu_config::hsa_cap::SRAM_EDCSUPPORTED != 0,
                 })
                 .collect();
             CommandProcessor::new(

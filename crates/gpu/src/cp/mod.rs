@@ -111,6 +111,9 @@ pub struct CpGpu {
     pub target: rocjitsu_isa::Target,
     /// LDS bytes one workgroup may have.
     pub max_lds: u32,
+    /// SRAM ECC is on (the topology's HSA_CAP_SRAM_EDCSUPPORTED): see
+    /// [`Env::sramecc`].
+    pub sramecc: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -377,7 +380,10 @@ impl CommandProcessor {
             .into_iter()
             .map(|spec| Gpu {
                 spec,
-                env: Env::new(spec.target),
+                env: Env {
+                    sramecc: spec.sramecc,
+                    ..Env::new(spec.target)
+                },
             })
             .collect();
         CommandProcessor {

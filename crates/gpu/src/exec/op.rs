@@ -18,16 +18,33 @@ pub struct Env {
     pub lds_size: u32,
     /// Start of the emulator's clock, for `s_memtime` / `s_memrealtime`.
     pub epoch: std::time::Instant,
+    /// The GPU runs with SRAM ECC on: D16 loads (`*_d16`, `*_d16_hi`,
+    /// format d16 loads, LDS d16 reads) write zeros to the half of the
+    /// register they do not load instead of keeping it. Compilers targeting
+    /// `sramecc+` or `sramecc` "any" rely on the zeros (a `_d16_hi` load
+    /// `v_or`ed with a `_d16` one); only `sramecc-` code relies on the
+    /// other half being kept.
+    pub sramecc: bool,
 }
 
 impl Env {
+    /// The environment of a `target` GPU as shipped (SRAM ECC as
+    /// [`Target::sramecc_default`]).
     pub fn new(target: Target) -> Env {
         Env {
             target,
             apertures: Apertures::default(),
             lds_size: 0,
             epoch: std::time::Instant::now(),
+            sramecc: target.sramecc_default(),
         }
+    }
+
+    /// What a D16 load keeps of the register it writes: the old value, or
+    /// 0 when SRAM ECC is on.
+    #[inline]
+    pub fn d16_keep(&self, old: u32) -> u32 {
+        if self.sramecc { 0 } else { old }
     }
 }
 

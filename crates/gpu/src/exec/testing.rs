@@ -102,14 +102,24 @@ pub const CODE_BASE: u64 = 0x1000;
 pub fn run(
     target: Target,
     asm: &str,
+    setup: impl FnMut(&mut Wave, &Vm),
+) -> Result<Run, (Fault, u64)> {
+    run_with(target, asm, &|_| {}, setup)
+}
+
+/// [`run`] on a GPU whose environment `tweak` changes (e.g. SRAM ECC off).
+pub fn run_with(
+    target: Target,
+    asm: &str,
+    tweak: &dyn Fn(&mut Env),
     mut setup: impl FnMut(&mut Wave, &Vm),
 ) -> Result<Run, (Fault, u64)> {
     let code = assemble(target, &format!("{asm}\ns_endpgm\n"));
     let prog = Program::new(target, CODE_BASE, code.clone());
-    let interp = run_program(target, &prog, &mut setup, ExecMode::Interp);
+    let interp = run_program_with(target, &prog, &mut setup, ExecMode::Interp, tweak);
     let prog = Program::new(target, CODE_BASE, code);
     if prog.jit().is_some() {
-        let jit = run_program(target, &prog, &mut setup, ExecMode::Jit);
+        let jit = run_program_with(target, &prog, &mut setup, ExecMode::Jit, tweak);
         if let Some(d) = diff_runs(&interp, &jit) {
             panic!("the translated run differs from the interpreter's on\n{asm}\n{d}");
         }
@@ -211,6 +221,17 @@ pub fn run_program(
     setup: &mut impl FnMut(&mut Wave, &Vm),
     mode: ExecMode,
 ) -> Result<Run, (Fault, u64)> {
+    run_program_with(target, prog, setup, mode, &|_| {})
+}
+
+/// [`run_program`] in an environment `tweak` changes.
+pub fn run_program_with(
+    target: Target,
+    prog: &Program,
+    setup: &mut impl FnMut(&mut Wave, &Vm),
+    mode: ExecMode,
+    tweak: &dyn Fn(&mut Env),
+) -> Result<Run, (Fault, u64)> {
     let vm = Vm::new();
     let mut wave = Wave::new(VREGS);
     wave.wave32 = prog.wave == WaveSize::Wave32;
@@ -222,6 +243,7 @@ pub fn run_program(
     let mut lds = vec![0u8; 65536];
     let mut env = Env::new(target);
     env.lds_size = 65536;
+    tweak(&mut env);
     let mut tlb = Tlb::default();
     let mut ctx = Ctx {
         wave: &mut wave,

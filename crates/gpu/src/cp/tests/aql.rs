@@ -548,6 +548,7 @@ fn a_fault_handler_may_destroy_the_faulting_queue() {
     let gpu = CpGpu {
         target: TARGET,
         max_lds: 65536,
+        sramecc: TARGET.sramecc_default(),
     };
     let cp = Arc::new(TestCp {
         cp: CommandProcessor::new(vec![gpu], CpOptions::default()),

@@ -107,6 +107,7 @@ pub fn setup_target(
         vec![CpGpu {
             target,
             max_lds: 65536,
+            sramecc: target.sramecc_default(),
         }],
         opts,
     );

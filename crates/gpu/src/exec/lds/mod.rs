@@ -306,7 +306,12 @@ fn read<const K: u8, const N: usize>(c: &mut Ctx, op: &Op) -> Result<(), Fault> 
             o[l] = if K == ld::B32 {
                 raw
             } else {
-                ld::merge(K, raw, c.wave.vreg(op.vdst.wrapping_add(k as u16))[l])
+                ld::merge(
+                    K,
+                    raw,
+                    c.env
+                        .d16_keep(c.wave.vreg(op.vdst.wrapping_add(k as u16))[l]),
+                )
             };
         }
     }

@@ -26,20 +26,36 @@ fn lds_case(
     t: Target,
     asm: &str,
     init: &[u8; 1024],
+    setup: impl FnMut(&mut crate::exec::wave::Wave),
+) -> Run {
+    lds_case_with(t, t.sramecc_default(), asm, init, setup)
+}
+
+/// [`lds_case`] on a GPU with SRAM ECC on or off.
+fn lds_case_with(
+    t: Target,
+    sramecc: bool,
+    asm: &str,
+    init: &[u8; 1024],
     mut setup: impl FnMut(&mut crate::exec::wave::Wave),
 ) -> Run {
     let prelude = "ds_write_b128 v30, v[20:23]\ns_waitcnt lgkmcnt(0)\ns_mov_b64 exec, s[40:41]\n";
-    run(t, &format!("{prelude}{asm}"), |w, _| {
-        for l in 0..64 {
-            w.v[30][l] = 16 * l as u32;
-            for k in 0..4 {
-                w.v[20 + k][l] = le32(init, 16 * l + 4 * k);
+    crate::exec::testing::run_with(
+        t,
+        &format!("{prelude}{asm}"),
+        &|e| e.sramecc = sramecc,
+        |w, _| {
+            for l in 0..64 {
+                w.v[30][l] = 16 * l as u32;
+                for k in 0..4 {
+                    w.v[20 + k][l] = le32(init, 16 * l + 4 * k);
+                }
             }
-        }
-        w.s[40] = EXEC as u32;
-        w.s[41] = (EXEC >> 32) as u32;
-        setup(w);
-    })
+            w.s[40] = EXEC as u32;
+            w.s[41] = (EXEC >> 32) as u32;
+            setup(w);
+        },
+    )
     .unwrap()
 }
 
@@ -73,14 +89,16 @@ fn reads_of_every_kind() {
         ("i8_d16_hi", 1),
         ("u16_d16_hi", 1),
     ];
-    for (kind, n) in kinds {
+    // SRAM ECC on (MI300X as shipped): the D16 reads zero the other half;
+    // off, they keep it.
+    for ((kind, n), ecc) in kinds.into_iter().flat_map(|k| [(k, true), (k, false)]) {
         let dst = if n == 1 {
             "v10".to_string()
         } else {
             format!("v[10:{}]", 9 + n)
         };
         let asm = format!("ds_read_{kind} {dst}, v1 offset:300");
-        let r = lds_case(Target::Gfx942, &asm, &init, |w| {
+        let r = lds_case_with(Target::Gfx942, ecc, &asm, &init, |w| {
             for l in 0..64 {
                 w.v[1][l] = 9 * l as u32 + 1;
                 for k in 0..4 {
@@ -95,6 +113,7 @@ fn reads_of_every_kind() {
             let h = u16::from_le_bytes([init[at], init[at + 1]]);
             for k in 0..n {
                 let o = old[k][l];
+                let keep = if ecc { 0 } else { o };
                 let want = if EXEC >> l & 1 == 0 {
                     o
                 } else {
@@ -103,16 +122,20 @@ fn reads_of_every_kind() {
                         "i8" => b as i8 as i32 as u32,
                         "u16" => u32::from(h),
                         "i16" => h as i16 as i32 as u32,
-                        "u8_d16" => (o & 0xffff_0000) | u32::from(b),
-                        "i8_d16" => (o & 0xffff_0000) | u32::from(b as i8 as i16 as u16),
-                        "u16_d16" => (o & 0xffff_0000) | u32::from(h),
-                        "u8_d16_hi" => (o & 0xffff) | (u32::from(b) << 16),
-                        "i8_d16_hi" => (o & 0xffff) | (u32::from(b as i8 as i16 as u16) << 16),
-                        "u16_d16_hi" => (o & 0xffff) | (u32::from(h) << 16),
+                        "u8_d16" => (keep & 0xffff_0000) | u32::from(b),
+                        "i8_d16" => (keep & 0xffff_0000) | u32::from(b as i8 as i16 as u16),
+                        "u16_d16" => (keep & 0xffff_0000) | u32::from(h),
+                        "u8_d16_hi" => (keep & 0xffff) | (u32::from(b) << 16),
+                        "i8_d16_hi" => (keep & 0xffff) | (u32::from(b as i8 as i16 as u16) << 16),
+                        "u16_d16_hi" => (keep & 0xffff) | (u32::from(h) << 16),
                         _ => le32(&init, at + 4 * k),
                     }
                 };
-                assert_eq!(r.wave.v[10 + k][l], want, "{asm} lane {l} dword {k}");
+                assert_eq!(
+                    r.wave.v[10 + k][l],
+                    want,
+                    "{asm} (sramecc {ecc}) lane {l} dword {k}"
+                );
             }
         }
     }

@@ -294,7 +294,10 @@ fn load_format<const TYPED: bool, const N: usize, const D16: u8>(
                 v & 0xffff
             }
         };
-        let old = |k: usize| c.wave.vreg(op.vdst.wrapping_add(k as u16))[l];
+        let old = |k: usize| {
+            c.env
+                .d16_keep(c.wave.vreg(op.vdst.wrapping_add(k as u16))[l])
+        };
         match D16 {
             0 => out[..N].iter_mut().zip(comp).for_each(|(o, v)| o[l] = v),
             2 => out[0][l] = (old(0) & 0xffff) | (half(comp[0]) << 16),

@@ -95,7 +95,12 @@ pub(crate) fn load<const SEG: u8, const K: u8, const N: usize>(
             o[l] = if K == ld::B32 {
                 raw
             } else {
-                ld::merge(K, raw, c.wave.vreg(op.vdst.wrapping_add(k as u16))[l])
+                ld::merge(
+                    K,
+                    raw,
+                    c.env
+                        .d16_keep(c.wave.vreg(op.vdst.wrapping_add(k as u16))[l]),
+                )
             };
         }
     }

@@ -2,7 +2,7 @@
 //! with a plain-Rust model of each access computed from the test's inputs.
 
 use crate::exec::op::Fault;
-use crate::exec::testing::{Run, run};
+use crate::exec::testing::{Run, run, run_with};
 use crate::exec::wave::{Apertures, Wave, sreg};
 use crate::mem::{Perms, Vm};
 use rocjitsu_isa::Target;
@@ -38,9 +38,19 @@ fn set_addr64(w: &mut Wave, reg: usize, lane: usize, a: u64) {
 /// `old[l]` in v10..v13 and the partial EXEC. Returns the run, the buffer's
 /// initial bytes and its address.
 fn global_case(asm: &str, off: &[u64; 64], old: &[[u32; 64]; 4]) -> (Run, Vec<u8>, u64) {
+    global_case_with(asm, Target::Gfx942.sramecc_default(), off, old)
+}
+
+/// [`global_case`] on a GPU with SRAM ECC on or off.
+fn global_case_with(
+    asm: &str,
+    sramecc: bool,
+    off: &[u64; 64],
+    old: &[[u32; 64]; 4],
+) -> (Run, Vec<u8>, u64) {
     let init = random_bytes(4096, 7);
     let mut buf = 0;
-    let r = run(Target::Gfx942, asm, |w, vm| {
+    let r = run_with(Target::Gfx942, asm, &|e| e.sramecc = sramecc, |w, vm| {
         buf = vm.alloc(4096, Perms::RW);
         vm.fill(buf, &init).unwrap();
         w.set_s64(4, buf);
@@ -66,7 +76,9 @@ fn olds() -> [[u32; 64]; 4] {
     std::array::from_fn(|_| std::array::from_fn(|_| splitmix(&mut s) as u32))
 }
 
-/// The reference result of a load of `size` bytes at `at` over `old`.
+/// The reference result of a load of `size` bytes at `at` over `old`
+/// (which a D16 load keeps half of only with SRAM ECC off: pass 0 for
+/// `old` when it is on).
 fn model_load(kind: &str, mem: &[u8], at: usize, old: u32) -> u32 {
     let b = mem[at];
     let h = u16::from_le_bytes([mem[at], mem[at + 1]]);
@@ -109,10 +121,14 @@ fn global_loads_of_every_size_with_vaddr_and_saddr() {
             1 => "v10".to_string(),
             n => format!("v[10:{}]", 9 + n),
         };
-        for (form, imm) in [("v[4:5], off", -24i64), ("v2, s[4:5]", 40)] {
+        // SRAM ECC on (as shipped) and off.
+        for ((form, imm), ecc) in [("v[4:5], off", -24i64), ("v2, s[4:5]", 40)]
+            .into_iter()
+            .flat_map(|f| [(f, true), (f, false)])
+        {
             let asm = format!("global_load_{kind} {dst}, {form} offset:{imm}");
             let off = offsets(17, 64);
-            let (r, mem, _) = global_case(&asm, &off, &old);
+            let (r, mem, _) = global_case_with(&asm, ecc, &off, &old);
             for l in 0..64 {
                 for k in 0..n {
                     let got = r.wave.v[10 + k][l];
@@ -120,9 +136,9 @@ fn global_loads_of_every_size_with_vaddr_and_saddr() {
                         old[k][l]
                     } else {
                         let at = (off[l] as i64 + imm) as usize + 4 * k;
-                        model_load(kind, &mem, at, old[k][l])
+                        model_load(kind, &mem, at, if ecc { 0 } else { old[k][l] })
                     };
-                    assert_eq!(got, want, "{asm}: lane {l} dword {k}");
+                    assert_eq!(got, want, "{asm} (sramecc {ecc}): lane {l} dword {k}");
                 }
             }
         }
