@@ -15,7 +15,7 @@ use rocjitsu_gpu::mem::{Perms, Vm};
 use rocjitsu_gpu::plugin::{
     DispatchEnd, DispatchInfo, DispatchObserver, MemEvent, Observer, Plugin, Plugins, Wants,
 };
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
