@@ -242,11 +242,15 @@ test-rocm-full: setup
 # kmd's ioctl argument layouts (crates/kmd/src/abi.rs) against the ROCm 7
 # sysroot's headers (KFD 1.23, amdgpu_drm.h), every field required; the
 # plain cargo test checks them against /usr/include's (KFD 1.11, no DRM).
+# --workspace, not -p rocjitsu-kmd: the same feature set as make test's
+# cargo test, so its test binaries are reused (a -p subset unifies other
+# features and recompiles the dependency graph); the filter selects kmd's
+# abi_headers module.
 test-abi-sid: setup
 	@root=$$(bash scripts/sysroot.sh --rocm 7 build) && \
 	ROCJITSU_KFD_HEADER=$$root/usr/include/linux/kfd_ioctl.h \
 	ROCJITSU_DRM_HEADER=$$root/usr/include/drm/amdgpu_drm.h ROCJITSU_ABI_COMPLETE=1 \
-	$(CARGO) test --release -p rocjitsu-kmd --test it abi_headers:: -- --nocapture
+	$(CARGO) test --release --workspace --test it abi_headers:: -- --nocapture
 
 # DBT guest mode's HSA tools library (crates/hsa-hooks) with the real ROCm of
 # the sid sysroots; DBT_HOOKS_ARGS passes options, e.g. DBT_HOOKS_ARGS="--mode mixed".
@@ -320,7 +324,7 @@ test-mirage: setup
 	$(CARGO_TEST) --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
 		-p mirage-backend-rocjitsu -p mirage-backend-rocjitsu-dbt -p mirage-backend-hotswap \
 		-p mirage-ctl
-	$(CARGO) test --release --workspace --features mirage-ctl/e2e --test e2e
+	$(CARGO) test --release --workspace --test e2e
 
 # ML frameworks from the registries, unmodified, on the emulated GPUs
 # (scripts/frameworks.py, tests/frameworks): Triton 3.9 through its own HIP
