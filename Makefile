@@ -34,9 +34,9 @@ corpus-stats:
 corpus-clean:
 	@python3 scripts/corpus.py clean
 
-# Only the corpus test (crates/isa/tests/corpus.rs) against a fresh corpus.
+# Only the corpus test (crates/isa/tests/it/corpus.rs) against a fresh corpus.
 test-corpus: corpus
-	$(CARGO) test --release -p rocjitsu-isa --test corpus -- --nocapture
+	$(CARGO) test --release -p rocjitsu-isa --test it corpus:: -- --nocapture
 
 # The DBT targets run their own cargo tests when run alone; `make test` has
 # run every cargo test already and passes SKIP_CARGO_TESTS=1.
@@ -134,7 +134,7 @@ test-dbt: setup
 	$(BUILD)
 	$(CARGO_TEST) --release -p rocjitsu-code --lib dbt
 	$(CARGO_TEST) --release -p rocjitsu-gpu --lib dbt_tests
-	$(CARGO_TEST) --release -p rocjitsu-cli --test dbt
+	$(CARGO_TEST) --release -p rocjitsu-cli --test it dbt::
 	$(PYTHON) scripts/kernels.py build --target gfx950
 	$(PYTHON) scripts/kernels.py run --dbt $(KERNELS_ARGS)
 
@@ -149,7 +149,7 @@ DBI_ARGS ?= --target gfx942
 test-dbi: setup
 	$(BUILD)
 	$(CARGO_TEST) --release -p rocjitsu-code --lib dbi
-	$(CARGO_TEST) --release -p rocjitsu-cli --test dbi --test dbi_memtrace
+	$(CARGO_TEST) --release -p rocjitsu-cli --test it -- dbi:: dbi_memtrace::
 	$(PYTHON) scripts/kernels.py run --dbi $(DBI_ARGS) $(KERNELS_ARGS)
 
 # DBT figures: translation time per code object and per kernel (criterion,
@@ -242,11 +242,15 @@ test-rocm-full: setup
 # kmd's ioctl argument layouts (crates/kmd/src/abi.rs) against the ROCm 7
 # sysroot's headers (KFD 1.23, amdgpu_drm.h), every field required; the
 # plain cargo test checks them against /usr/include's (KFD 1.11, no DRM).
+# --workspace, not -p rocjitsu-kmd: the same feature set as make test's
+# cargo test, so its test binaries are reused (a -p subset unifies other
+# features and recompiles the dependency graph); the filter selects kmd's
+# abi_headers module.
 test-abi-sid: setup
 	@root=$$(bash scripts/sysroot.sh --rocm 7 build) && \
 	ROCJITSU_KFD_HEADER=$$root/usr/include/linux/kfd_ioctl.h \
 	ROCJITSU_DRM_HEADER=$$root/usr/include/drm/amdgpu_drm.h ROCJITSU_ABI_COMPLETE=1 \
-	$(CARGO) test --release -p rocjitsu-kmd --test abi_headers -- --nocapture
+	$(CARGO) test --release --workspace --test it abi_headers:: -- --nocapture
 
 # DBT guest mode's HSA tools library (crates/hsa-hooks) with the real ROCm of
 # the sid sysroots; DBT_HOOKS_ARGS passes options, e.g. DBT_HOOKS_ARGS="--mode mixed".
@@ -266,7 +270,7 @@ test-dbt-hooks: setup
 .PHONY: test-dbt-guest
 test-dbt-guest: setup
 	$(BUILD)
-	$(CARGO_TEST) --release -p rocjitsu-kmd --test guest
+	$(CARGO_TEST) --release -p rocjitsu-kmd --test it guest::
 	$(CARGO_TEST) --release -p rocjitsu-config --lib
 	$(CARGO_TEST) --release -p rocjitsu-cli guest
 	@rc=0; \
@@ -320,7 +324,7 @@ test-mirage: setup
 	$(CARGO_TEST) --release -p mirage-core -p mirage-host -p mirage-container -p mirage-builtin \
 		-p mirage-backend-rocjitsu -p mirage-backend-rocjitsu-dbt -p mirage-backend-hotswap \
 		-p mirage-ctl
-	$(CARGO) test --release --workspace --features mirage-ctl/e2e --test e2e
+	$(CARGO) test --release --workspace --test e2e
 
 # ML frameworks from the registries, unmodified, on the emulated GPUs
 # (scripts/frameworks.py, tests/frameworks): Triton 3.9 through its own HIP

@@ -5,7 +5,7 @@ build/corpus/*/*.objdump is decoded again from its bytes (with the rest of its
 run of contiguous bytes after it, as the corpus test does) and the text and
 size must equal what llvm-objdump printed.
 
-This validates the corpus itself and the way crates/isa/tests/corpus.rs reads
+This validates the corpus itself and the way crates/isa/tests/it/corpus.rs reads
 it: that the objdump text is the oracle's text (no symbolised operands), that
 the byte runs are reassembled correctly, and that data lines (`.long`) are
 exactly the words the oracle rejects.

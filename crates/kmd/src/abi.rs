@@ -8,7 +8,7 @@
 //! kernel zero-extends a short structure and copies back only the caller's
 //! size. [`Args`] does the same. Every field (a [`Field`]: offset and type)
 //! is declared once, in the layout modules below (`kfd::create_queue`,
-//! `drm::info`, ...); `tests/abi_headers.rs` compiles a C program against
+//! `drm::info`, ...); `tests/it/abi_headers.rs` compiles a C program against
 //! the system's headers and checks each one, and each structure's size.
 
 use std::marker::PhantomData;

@@ -1,4 +1,4 @@
-// A hand-written kernel whose execution counts are known (crates/cli/tests/run_kernel.rs,
+// A hand-written kernel whose execution counts are known (crates/cli/tests/it/run_kernel.rs,
 // coverage_counts_a_hand_written_kernel): a loop of 5 iterations, a branch
 // half of the waves skip, a block no wave reaches.
 	.amdgcn_target "amdgcn-amd-amdhsa--gfx942"

@@ -4,7 +4,7 @@
 //! a trampoline that decodes completely, ends by going back (or where the
 //! displaced branch went), borrows only registers dead there, and the
 //! refusals. Running instrumented kernels against the coverage plugin is
-//! `crates/cli/tests/dbi.rs`.
+//! `crates/cli/tests/it/dbi.rs`.
 
 use super::*;
 use crate::analysis::liveness::Liveness;

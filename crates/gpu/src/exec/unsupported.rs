@@ -1,6 +1,6 @@
 //! The instructions the engine has no semantics for, each with the reason:
-//! the one list that `tests/every_opcode.rs` checks every opcode of every
-//! target against (and `tests/coverage.rs` the compiled corpus), and that
+//! the one list that `tests/it/every_opcode.rs` checks every opcode of every
+//! target against (and `tests/it/coverage.rs` the compiled corpus), and that
 //! the README's "Limits" section names entry by entry. Such an instruction
 //! lowers to [`unsupported`](super::lower::unsupported) and stops the
 //! kernel with a report naming it if a wave reaches it.

@@ -7,6 +7,7 @@
 //! instruction's executions in order (sampled). The buffers are allocated
 //! before the code object is loaded, at the same addresses in both runs.
 
+use crate::common;
 use rocjitsu_code::CodeObject;
 use rocjitsu_code::dbi::{self, Manifest, Tool, memtrace};
 use rocjitsu_gpu::exec::dispatch::{self, Launch};
@@ -15,7 +16,6 @@ use rocjitsu_gpu::mem::{Perms, Vm};
 use rocjitsu_gpu::plugin::{
     DispatchEnd, DispatchInfo, DispatchObserver, MemEvent, Observer, Plugin, Plugins, Wants,
 };
-mod common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -8,9 +8,7 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-mod common;
-
-use common::{compile_cl as compile, ok, rocjitsu, tmp};
+use crate::common::{compile_cl as compile, ok, rocjitsu, tmp};
 
 /// Loops with a trip count per lane, divergent branches, a callee called
 /// by some lanes, and a per-lane global load.

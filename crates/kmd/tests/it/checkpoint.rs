@@ -14,9 +14,8 @@ use rocjitsu_kmd::remote::{Fds, RemoteDriver};
 use rocjitsu_kmd::{Caller, Device, DeviceFile, Driver, DriverOptions, SimulatedDriver, gpu_id_of};
 use std::os::fd::{FromRawFd, OwnedFd};
 
-mod common;
 #[allow(unused_imports)]
-use common::*;
+use crate::common::*;
 
 const KFD: DeviceFile = DeviceFile::Kfd;
 

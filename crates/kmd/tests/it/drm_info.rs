@@ -6,9 +6,8 @@
 use rocjitsu_config::{GpuConfig, Target};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, SimulatedDriver, gpu_id_of};
 
-mod common;
 #[allow(unused_imports)]
-use common::*;
+use crate::common::*;
 
 const RENDER: DeviceFile = DeviceFile::Render { gpu: 0, minor: 128 };
 

@@ -5,9 +5,8 @@
 use rocjitsu_config::{GpuConfig, Target};
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, SimulatedDriver, gpu_id_of};
 
-mod common;
 #[allow(unused_imports)]
-use common::*;
+use crate::common::*;
 
 fn driver() -> (SimulatedDriver, u32) {
     let config = GpuConfig::builtin(Target::Gfx942);

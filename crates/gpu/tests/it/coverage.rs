@@ -1,7 +1,7 @@
 //! Every instruction that clang-22, hipcc and Triton emit for the corpus
 //! (`build/corpus`, built by `make corpus`) has semantics in the engine,
 //! apart from those matched by `NOT_EMULATED` (`exec/unsupported.rs`, the
-//! one list of what is not emulated; `tests/every_opcode.rs` checks it
+//! one list of what is not emulated; `every_opcode.rs` checks it
 //! against every opcode of every target).
 
 use rocjitsu_gpu::exec::lower::{lower, unsupported};

@@ -1,6 +1,6 @@
 //! Helpers the CLI's integration tests share: a fresh scratch directory,
 //! clang-22 building a code object, and running the `rocjitsu` binary.
-// Each test binary compiles this module and uses only some of it.
+// Not every module of the test binary uses all of it.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

@@ -6,9 +6,7 @@
 
 use std::process::Command;
 
-mod common;
-
-use common::{compile_cl, rocjitsu, tmp};
+use crate::common::{compile_cl, rocjitsu, tmp};
 
 const BITOP: &str = r#"
 __kernel void bitop(__global uint *a) {

@@ -23,8 +23,8 @@
 //! as a target of its own (`gfx1201 real-true16`), which must be present.
 //!
 //! The directory can be overridden with `ROCJITSU_CORPUS_DIR`. Run it alone
-//! with `make test-corpus` (or `cargo test -p rocjitsu-isa --test corpus --
-//! --nocapture`) to see the report.
+//! with `make test-corpus` (or `cargo test -p rocjitsu-isa --test it
+//! corpus:: -- --nocapture`) to see the report.
 
 use rocjitsu_isa::{Target, True16, WaveSize};
 use std::collections::{BTreeMap, HashSet};

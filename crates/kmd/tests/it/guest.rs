@@ -8,9 +8,8 @@ use rocjitsu_config::{DbtBackend, DbtGuest, DbtIsa, DbtLogLevel, DbtRevision, Gp
 use rocjitsu_kmd::{DeviceFile, Driver, DriverOptions, Errno, GuestKfd, SimulatedDriver};
 use std::sync::Arc;
 
-mod common;
 #[allow(unused_imports)]
-use common::*;
+use crate::common::*;
 
 const KFD: DeviceFile = DeviceFile::Kfd;
 

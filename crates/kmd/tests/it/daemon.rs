@@ -15,9 +15,8 @@ use rocjitsu_rpc::wire::{self, Device, Header, Hello, Ioctl, Opcode, Welcome};
 use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 
-mod common;
 #[allow(unused_imports)]
-use common::*;
+use crate::common::*;
 
 struct Running {
     dir: PathBuf,

@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-mod common;
-
-use common::{clang, rocjitsu};
+use crate::common::{self, clang, rocjitsu};
 
 fn corpus(target: &str, name: &str) -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
