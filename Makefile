@@ -197,6 +197,8 @@ test-hip-plugins: setup
 HIP_GFX1100_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,scratch,device_props
 # The Strix Halo APU (gfx1151): the same, with managed memory.
 HIP_GFX1151_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,device_props,managed
+# The Radeon AI PRO R9700 (gfx1201, RDNA4): wave32 kernels, LDS, scratch.
+HIP_GFX1201_PROGRAMS ?= rocminfo,rocm_agent_enumerator,vector_add,reduction_shared,scratch,device_props
 test-hip-sid: setup
 	$(BUILD)
 	@rc=0; \
@@ -206,6 +208,8 @@ test-hip-sid: setup
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1100 -k $(HIP_GFX1100_PROGRAMS) || rc=1; \
 	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx1151 -k rocminfo,rocm_agent_enumerator,vector_add || rc=1; \
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1151 -k $(HIP_GFX1151_PROGRAMS) || rc=1; \
+	bash scripts/sysroot.sh --rocm 6 run -- python3 scripts/hip_tests.py run --target gfx1201 -k rocminfo,rocm_agent_enumerator,vector_add || rc=1; \
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1201 -k $(HIP_GFX1201_PROGRAMS) || rc=1; \
 	$(MAKE) test-abi-sid || rc=1; \
 	exit $$rc
 
@@ -220,6 +224,12 @@ test-hip-gfx1100: setup
 test-hip-gfx1151: setup
 	$(BUILD)
 	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1151 $(HIP_ARGS)
+
+# By hand: every HIP program on the Radeon AI PRO R9700 (gfx1201) under ROCm 7.2.4.
+.PHONY: test-hip-gfx1201
+test-hip-gfx1201: setup
+	$(BUILD)
+	bash scripts/sysroot.sh --rocm 7 run -- python3 scripts/hip_tests.py run --target gfx1201 $(HIP_ARGS)
 
 # AMD's own library test suites (Debian's lib*-tests gtest binaries, ROCm
 # 7.2.4), unmodified, in the ROCm 7 sysroot under the launcher

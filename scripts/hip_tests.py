@@ -87,7 +87,7 @@ sys.dont_write_bytecode = True
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "tests" / "hip"
 OUT = ROOT / "build" / "hip"
-TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100", "gfx1151")
+TARGETS = ("gfx90a", "gfx942", "gfx950", "gfx908", "gfx1100", "gfx1151", "gfx1201")
 DEFAULT_CONFIGS = {
     "gfx90a": "configs/gfx90a_cdna2_kmd.json",
     "gfx942": "configs/gfx942_cdna3_kmd.json",
@@ -95,6 +95,7 @@ DEFAULT_CONFIGS = {
     "gfx908": "configs/gfx908_cdna1_kmd.json",
     "gfx1100": "configs/gfx1100_rdna3_kmd.json",
     "gfx1151": "configs/gfx1151_rdna35_kmd.json",
+    "gfx1201": "configs/gfx1201_rdna4_kmd.json",
 }
 # Targets of which a machine has one GPU only: no two-GPU configuration.
 SINGLE_GPU_TARGETS = {"gfx1151": "the Strix Halo APU is the one GPU of its machine"}

@@ -53,6 +53,19 @@
 //!   with the other GC 11.5 parts). The APU's SDMA, MP0/MP1 and hub
 //!   versions are not in the kernel's ASIC tables and are left out.
 //!
+//! - gfx1201 (Navi 48: RX 9070 XT, Radeon AI PRO R9700): GC 12.0.1
+//!   (kfd_device.c maps it to gfx_target_version 120001, and
+//!   amdgpu_discovery.c gives it `AMDGPU_FAMILY_GC_12_0_0`), SDMA 7.0.1 on
+//!   each of its two engines (sdma_v7_0.c loads `sdma_7_0_1.bin` beside
+//!   Navi 44's 7.0.0; an R9700 `ip_discovery` tree kept as a public test
+//!   fixture reads GC 12.0.1 and SDMA0 7.0.1), MP0 and MP1 14.0.3
+//!   (psp_v14_0.c and smu_v14_0_2.c serve 14.0.2 and 14.0.3, the two GC 12
+//!   dGPUs: Navi 44 and Navi 48), and the soc24 blocks
+//!   its bring-up added (soc24.c, amdgpu_discovery.c): NBIO 6.3.1
+//!   (nbif_v6_3_1.c, whose doorbell set-up gfx_v12_0.c calls), HDP 7.0.0,
+//!   OSSSYS 7.0.0 (ih_v7_0.c) and MMHUB 4.1.0 (mmhub_v4_1_0.c). Left out:
+//!   DCN 4.0.1, VCN/JPEG 5.0.0 and the other blocks.
+//!
 //! Video blocks (VCN/JPEG: 2.6.0 on MI200, 4.0.3 on MI300) are left out on
 //! purpose: the emulator has no video engines, and the DRM answers say so
 //! (`AMDGPU_INFO_VIDEO_CAPS` is refused, as on a GPU without them). Blocks
@@ -149,6 +162,17 @@ fn versions(target: Target) -> &'static [(&'static str, u16, IpVersion)] {
             ("MP0", h::MP0, (13, 0, 0)),
         ],
         Target::Gfx1151 => &[("GC", h::GC, (11, 5, 1))],
+        Target::Gfx1201 => &[
+            ("MP1", h::MP1, (14, 0, 3)),
+            ("GC", h::GC, (12, 0, 1)),
+            ("MMHUB", h::MMHUB, (4, 1, 0)),
+            ("OSSSYS", h::OSSSYS, (7, 0, 0)),
+            ("HDP", h::HDP, (7, 0, 0)),
+            ("SDMA0", h::SDMA0, (7, 0, 1)),
+            ("SDMA1", h::SDMA1, (7, 0, 1)),
+            ("NBIF", h::NBIF, (6, 3, 1)),
+            ("MP0", h::MP0, (14, 0, 3)),
+        ],
         // Not executed: a configuration naming one is refused.
         _ => &[],
     }
@@ -204,6 +228,7 @@ mod tests {
                 Target::Gfx908 => (9, 4, 1),
                 Target::Gfx1100 => (11, 0, 0),
                 Target::Gfx1151 => (11, 5, 1),
+                Target::Gfx1201 => (12, 0, 1),
                 _ => unreachable!("{t} has no configuration"),
             };
             assert_eq!(gc, want);

@@ -628,6 +628,10 @@ impl GpuConfig {
                 "configs/gfx1151_rdna35_kmd.json",
                 include_str!("../../../configs/gfx1151_rdna35_kmd.json"),
             ),
+            Target::Gfx1201 => (
+                "configs/gfx1201_rdna4_kmd.json",
+                include_str!("../../../configs/gfx1201_rdna4_kmd.json"),
+            ),
             t => panic!("{}", NotExecutable(t)),
         };
         // The shipped files are validated by this crate's tests.
@@ -1197,6 +1201,7 @@ mod tests {
             [
                 "gfx1100_rdna3_kmd.json",
                 "gfx1151_rdna35_kmd.json",
+                "gfx1201_rdna4_kmd.json",
                 "gfx908_cdna1_kmd.json",
                 "gfx90a_cdna2_kmd.json",
                 "gfx942_cdna3_kmd.json",
@@ -1218,6 +1223,14 @@ mod tests {
                 110501,
                 40,
                 64 << 30,
+                65536,
+            ),
+            (
+                "AMD Radeon AI PRO R9700",
+                Target::Gfx1201,
+                120001,
+                64,
+                32 << 30,
                 65536,
             ),
             (

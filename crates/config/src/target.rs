@@ -78,15 +78,16 @@ impl Target {
     /// The targets with a GPU configuration (`configs/*_kmd.json`): the
     /// simulated driver shows them to applications (KFD topology, DRM
     /// answers) and runs their dispatches. [`Target::ALL`], gfx1100
-    /// (RDNA3, the Radeon PRO W7900) and gfx1151 (RDNA3.5, the Strix Halo
-    /// APU's Radeon 8060S).
-    pub const CONFIGURED: [Target; 6] = [
+    /// (RDNA3, the Radeon PRO W7900), gfx1151 (RDNA3.5, the Strix Halo
+    /// APU's Radeon 8060S) and gfx1201 (RDNA4, the Radeon AI PRO R9700).
+    pub const CONFIGURED: [Target; 7] = [
         Target::Gfx90a,
         Target::Gfx942,
         Target::Gfx950,
         Target::Gfx908,
         Target::Gfx1100,
         Target::Gfx1151,
+        Target::Gfx1201,
     ];
 
     /// Every target the emulator knows: [`Target::ALL`] and those whose code
@@ -306,7 +307,7 @@ impl fmt::Display for Target {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error(
     "{0} {what} not execute yet: the emulator runs gfx908, gfx90a, gfx942, gfx950, \
-     gfx1100 and gfx1151 code (and gfx1010, gfx1030 and gfx1201 kernels through run-kernel); \
+     gfx1100, gfx1151 and gfx1201 code (and gfx1010 and gfx1030 kernels through run-kernel); \
      pick one of those (a \
      configuration's gfx_target, a code object's --offload-arch)",
     what = if self.0.decodes() { "decodes but does" } else { "code does" }

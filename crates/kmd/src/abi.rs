@@ -699,6 +699,8 @@ pub mod drm {
     pub const FAMILY_GC_11_0_0: u32 = 145;
     /// `AMDGPU_FAMILY_GC_11_5_0` (GC 11.5: Strix, Strix Halo).
     pub const FAMILY_GC_11_5_0: u32 = 150;
+    /// `AMDGPU_FAMILY_GC_12_0_0` (GC 12: Navi 44, Navi 48).
+    pub const FAMILY_GC_12_0_0: u32 = 152;
     /// `AMDGPU_VRAM_TYPE_HBM`, `AMDGPU_VRAM_TYPE_GDDR6` and
     /// `AMDGPU_VRAM_TYPE_LPDDR5` (LPDDR5 and LPDDR5X).
     pub const VRAM_TYPE_HBM: u32 = 6;

@@ -103,6 +103,11 @@ mod tests {
         // MI300X: per XCC (38 CUs), MI355X with its 160 KiB LDS.
         let mi300 = sizes(&GpuConfig::builtin(Target::Gfx942).gpus[0]);
         assert_eq!(mi300.ctl_stack, align(40 + 38 * 40 * 8 + 8, 4096));
+        // The R9700: the sizes a real Navi 48 node reports (`cwsr_size`
+        // 30699520, `ctl_stack_size` 28672: 32 waves of 64 CUs, 384 KiB of
+        // VGPRs per CU).
+        let r9700 = sizes(&GpuConfig::builtin(Target::Gfx1201).gpus[0]);
+        assert_eq!((r9700.cwsr, r9700.ctl_stack), (30_699_520, 28_672));
         let mi355 = sizes(&GpuConfig::builtin(Target::Gfx950).gpus[0]);
         assert_eq!(
             mi355.cwsr - mi355.ctl_stack,

@@ -154,9 +154,12 @@ const KERNEL_COMPUTE_RINGS: u32 = 8;
 /// The amdgpu IP block (driver) that runs GC version `gc`, as
 /// `amdgpu_discovery_set_gc_ip_blocks` picks it, by its version:
 /// `gfx_v9_0_ip_block` (9.0) up to GC 9.4.2, `gfx_v9_4_3_ip_block` (9.4)
-/// for GC 9.4.3, 9.4.4 and 9.5.0, `gfx_v11_0_ip_block` (11.0) for GC 11.
+/// for GC 9.4.3, 9.4.4 and 9.5.0, `gfx_v11_0_ip_block` (11.0) for GC 11,
+/// `gfx_v12_0_ip_block` (12.0) for GC 12.0.0 and 12.0.1.
 fn gfx_block(gc: IpVersion) -> (u32, u32) {
-    if gc.0 == 11 {
+    if gc.0 == 12 {
+        (12, 0)
+    } else if gc.0 == 11 {
         (11, 0)
     } else if gc >= (9, 4, 3) {
         (9, 4)
@@ -173,15 +176,18 @@ fn gfx_rings(gc: IpVersion) -> u32 {
 
 /// The SDMA IP block (`amdgpu_discovery_set_sdma_ip_blocks`):
 /// `sdma_v4_0_ip_block` (4.0) up to SDMA 4.4.0, `sdma_v4_4_2_ip_block`
-/// (4.4) for 4.4.2, 4.4.4 and 4.4.5, `sdma_v6_0_ip_block` (6.0) for SDMA 6.
+/// (4.4) for 4.4.2, 4.4.4 and 4.4.5, `sdma_v6_0_ip_block` (6.0) for SDMA 6,
+/// `sdma_v7_0_ip_block` (7.0) for SDMA 7.0.0 and 7.0.1 (GC 12).
 /// Where the SDMA version is not known (MI350, Strix Halo), the GC version
 /// tells: sdma_v4_4_2.c serves the GC 9.4.3 family, GC 9.5.0 included (its
 /// queue-reset switch names it); every GC 11 part has an SDMA 6.
 fn sdma_block(sdma: Option<IpVersion>, gc: IpVersion) -> (u32, u32) {
     match sdma {
+        Some(v) if v.0 == 7 => (7, 0),
         Some(v) if v.0 == 6 => (6, 0),
         Some(v) if v >= (4, 4, 2) => (4, 4),
         Some(_) => (4, 0),
+        None if gc.0 >= 12 => (7, 0),
         None if gc.0 >= 11 => (6, 0),
         None if gc >= (9, 4, 3) => (4, 4),
         None => (4, 0),
@@ -294,6 +300,7 @@ fn dev_info(g: &GpuSpec) -> Vec<u8> {
     put(&mut v, d::PCI_REV, g.pci.revision_id.into());
     let gc = ip::version_of(g, ip::hw_id::GC).unwrap_or_default();
     let family = match gc {
+        (12, 0, _) => drm::FAMILY_GC_12_0_0,
         (11, 5, _) => drm::FAMILY_GC_11_5_0,
         (11, ..) => drm::FAMILY_GC_11_0_0,
         _ => drm::FAMILY_AI,

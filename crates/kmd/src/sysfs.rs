@@ -1131,6 +1131,129 @@ mod tests {
         );
     }
 
+    #[test]
+    fn ip_discovery_r9700() {
+        // Navi 48: GC 12.0.1, two SDMA 7.0.1 engines under their own
+        // hw_ids, the soc24 hubs (MMHUB 4.1.0, OSSSYS and HDP 7.0.0, NBIO
+        // 6.3.1), MP0/MP1 14.0.3.
+        check_ip_discovery(
+            Target::Gfx1201,
+            &[
+                ("MP1", 1, (14, 0, 3), 1),
+                ("GC", 11, (12, 0, 1), 1),
+                ("MMHUB", 34, (4, 1, 0), 1),
+                ("OSSSYS", 40, (7, 0, 0), 1),
+                ("HDP", 41, (7, 0, 0), 1),
+                ("SDMA0", 42, (7, 0, 1), 1),
+                ("SDMA1", 43, (7, 0, 1), 1),
+                ("NBIF", 108, (6, 3, 1), 1),
+                ("MP0", 255, (14, 0, 3), 1),
+            ],
+            &VIDEO,
+        );
+    }
+
+    /// The R9700's node as a Navi 48 reports it (a real RX 9070 XT's
+    /// `properties`, the same die): wave32, 128 SIMDs in 4 shader engines
+    /// of 2 arrays of 8 CUs, no GWS, 2 SDMA engines of 6 queues, 4 CP
+    /// queues, and 138 caches (64 vector L0s, 32 instruction and 32 scalar
+    /// caches of the WGPs, 8 of the shader arrays, the L2 and the MALL);
+    /// the R9700's own rocminfo: 2350 MHz, 8 MiB L2, 64 MiB L3, ASIC
+    /// revision 1 (capability bits 22-25).
+    #[test]
+    fn r9700_node_and_caches() {
+        let dir = std::env::temp_dir().join(format!("rocjitsu-sysfs-r9700-{}", std::process::id()));
+        let cfg = GpuConfig::builtin(Target::Gfx1201);
+        let t = SysfsTree::create(&cfg, &dir).unwrap();
+        let read = |p: &str| std::fs::read_to_string(t.redirect(p).unwrap()).unwrap();
+        let node = "/sys/class/kfd/kfd/topology/nodes/1";
+        let props = read(&format!("{node}/properties"));
+        for line in [
+            "cpu_core_id_base 0\n",
+            "simd_count 128\n",
+            "caches_count 138\n",
+            "max_waves_per_simd 16\n",
+            "lds_size_in_kb 64\n",
+            "gds_size_in_kb 0\n",
+            "num_gws 0\n",
+            "wave_front_size 32\n",
+            "array_count 8\n",
+            "simd_arrays_per_engine 2\n",
+            "cu_per_simd_array 8\n",
+            "simd_per_cu 2\n",
+            "max_slots_scratch_cu 32\n",
+            "gfx_target_version 120001\n",
+            "vendor_id 4098\n",
+            "device_id 30033\n",
+            "num_sdma_engines 2\n",
+            "num_sdma_xgmi_engines 0\n",
+            "num_sdma_queues_per_engine 6\n",
+            "num_cp_queues 4\n",
+            "max_engine_clk_fcompute 2350\n",
+            "fw_version 1012\n",
+            "sdma_fw_version 838\n",
+        ] {
+            assert!(props.contains(line), "{line}{props}");
+        }
+        let cap: u64 = props
+            .lines()
+            .find_map(|l| l.strip_prefix("capability "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!((cap >> 22) & 0xf, 1, "ASIC revision");
+        assert_ne!(cap & 0x4000_0000, 0, "precise ALU operations (GC 12)");
+        assert_eq!(read(&format!("{node}/name")), "gfx1201\n");
+        let field = |c: &str, f: &str| -> u64 {
+            c.lines()
+                .find_map(|l| l.strip_prefix(&format!("{f} ")))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let shared = |c: &str| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("sibling_map "))
+                .unwrap()
+                .split(',')
+                .filter(|b| *b == "1")
+                .count()
+        };
+        let mut kinds: Vec<(u64, u64, usize)> = (0..138)
+            .map(|k| read(&format!("{node}/caches/{k}/properties")))
+            .map(|c| (field(&c, "level"), field(&c, "size"), shared(&c)))
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(
+            kinds,
+            [
+                (1, 16, 2),
+                (1, 32, 1),
+                (1, 32, 2),
+                (1, 256, 8),
+                (2, 8192, 64),
+                (3, 65536, 64)
+            ]
+        );
+        // ROCr's cache line size (rocminfo's "Cacheline Size") is the
+        // L2's: 256 on a real R9700.
+        let l2 = (0..138)
+            .map(|k| read(&format!("{node}/caches/{k}/properties")))
+            .find(|c| field(c, "level") == 2)
+            .unwrap();
+        assert_eq!(field(&l2, "cache_line_size"), 256);
+        let bank = read(&format!("{node}/mem_banks/0/properties"));
+        assert!(bank.contains("width 256\n"), "{bank}");
+        assert!(bank.contains("mem_clk_max 1250\n"), "{bank}");
+        let ids = read("/usr/share/libdrm/amdgpu.ids");
+        assert!(
+            ids.contains("7551,\tC0,\tAMD Radeon AI PRO R9700\n"),
+            "{ids}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The W7900's node as a Navi 31 reports it (a 7900 XTX's dump):
     /// wave32, 192 SIMDs, and 206 caches: a vector L0 per CU, instruction
     /// and scalar caches per WGP, a GL1 per shader array, the L2 and the

@@ -90,6 +90,15 @@ fn hw_ip_info_compute_and_dma() {
             0x06_00_00,
             0x1,
         ),
+        // gfx_v12_0 and sdma_v7_0 for GC 12.0.1 / SDMA 7.0.1.
+        (
+            Target::Gfx1201,
+            (12, 0),
+            0x0c_00_01,
+            (7, 0),
+            0x07_00_01,
+            0x1,
+        ),
     ];
     for (t, gfx, gc, sdma, sdma_v, gfx_rings) in cases {
         let (d, _) = driver(t);
@@ -234,4 +243,31 @@ fn w7900_device_info() {
     let (d, _) = driver(Target::Gfx942);
     let v = info(&d, 0x16, [0; 3], 368).unwrap();
     assert_eq!((get32(&v, 16), get32(&v, 176)), (141, 6));
+}
+
+/// `AMDGPU_INFO_DEV_INFO` of the Radeon AI PRO R9700 (Navi 48): GC 12's
+/// family, GDDR6 on a 256-bit bus, four shader engines of two arrays of 8
+/// CUs in the CU bitmap, wave32, 16 L2 channels.
+#[test]
+fn r9700_device_info() {
+    let (d, _) = driver(Target::Gfx1201);
+    let v = info(&d, 0x16, [0; 3], 368).unwrap();
+    assert_eq!(get32(&v, 0), 0x7551, "device_id");
+    assert_eq!(get32(&v, 16), 152, "AMDGPU_FAMILY_GC_12_0_0");
+    assert_eq!(get32(&v, 20), 4, "num_shader_engines");
+    assert_eq!(get32(&v, 24), 2, "num_shader_arrays_per_engine");
+    assert_eq!(get32(&v, 48), 64, "cu_active_number");
+    let bitmap = |se: usize, col: usize| get32(&v, 56 + se * 16 + col * 4);
+    for se in 0..4 {
+        assert_eq!(
+            (bitmap(se, 0), bitmap(se, 1), bitmap(se, 2)),
+            (0xff, 0xff, 0),
+            "SE{se}"
+        );
+    }
+    assert_eq!(get32(&v, 176), 9, "AMDGPU_VRAM_TYPE_GDDR6");
+    assert_eq!(get32(&v, 180), 256, "vram_bit_width");
+    assert_eq!(get32(&v, 240), 32, "wave_front_size");
+    assert_eq!(get32(&v, 248), 8, "num_cu_per_sh");
+    assert_eq!(get32(&v, 252), 16, "num_tcc_blocks");
 }
