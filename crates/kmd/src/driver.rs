@@ -249,6 +249,25 @@ impl Exceptions {
 }
 
 impl Host {
+    /// KFD's `kfd_send_exception_to_runtime`: ORs the exception's bit into
+    /// the u64 the context save area header at `ctx_save` names
+    /// (`err_payload_addr`) and sets the header's `err_event_id`; whether
+    /// that event exists.
+    fn send_exception_to_runtime(
+        &self,
+        vm: &Vm,
+        tlb: &mut rocjitsu_gpu::mem::Tlb,
+        ctx_save: u64,
+        error: cp::QueueError,
+    ) -> Result<bool, rocjitsu_gpu::mem::MemFault> {
+        let mut b = [0u8; 8];
+        vm.read(tlb, ctx_save + CSA_ERR_PAYLOAD_ADDR, &mut b)?;
+        let payload = u64::from_le_bytes(b);
+        let event = vm.read_u32(tlb, ctx_save + CSA_ERR_EVENT_ID)?;
+        vm.atomic_u64(tlb, payload, |v| Some(v | error.mask()))?;
+        Ok(self.events.set(event).is_ok())
+    }
+
     /// Raises KFD's memory exception event for `fault` (a VM fault, or a
     /// hang as KFD reports one).
     fn memory_exception(&self, gpu: u32, fault: &GpuFault) {
@@ -308,14 +327,7 @@ impl cp::Host for Host {
         let Some(q) = q else { return false };
         let mut tlb = rocjitsu_gpu::mem::Tlb::default();
         if runtime && q.ctx_save != 0 {
-            let delivered = (|| -> Result<bool, rocjitsu_gpu::mem::MemFault> {
-                let mut b = [0u8; 8];
-                vm.read(&mut tlb, q.ctx_save + CSA_ERR_PAYLOAD_ADDR, &mut b)?;
-                let payload = u64::from_le_bytes(b);
-                let event = vm.read_u32(&mut tlb, q.ctx_save + CSA_ERR_EVENT_ID)?;
-                vm.atomic_u64(&mut tlb, payload, |v| Some(v | error.mask()))?;
-                Ok(self.events.set(event).is_ok())
-            })();
+            let delivered = self.send_exception_to_runtime(vm, &mut tlb, q.ctx_save, error);
             return match delivered {
                 Ok(d) => d,
                 Err(f) => {
