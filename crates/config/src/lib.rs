@@ -1112,6 +1112,31 @@ impl GpuSpec {
         self.cu.lds_bytes / 1024
     }
 
+    /// The node's `capability` as KFD publishes it: the configured bits,
+    /// plus `HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED` where KFD's
+    /// `kfd_topology_set_dbg_firmware_support` sets it for the CDNA parts:
+    /// MI100 (GC 9.4.1) from MEC firmware 60, MI200 (GC 9.4.2) from 51,
+    /// MI300 and MI350 (GC 9.4.3, 9.5.0) always. The bit tells the runtime
+    /// the CP can raise queue exceptions, so ROCr enables KFD's exception
+    /// reporting (`AMDKFD_IOC_RUNTIME_ENABLE`) and installs its exception
+    /// trap handler.
+    pub fn capability(&self) -> u32 {
+        const TRAP_DEBUG_FIRMWARE_SUPPORTED: u32 = 0x2000_0000;
+        let fw = self.kfd.fw_version;
+        let supported = match self.gfx_target_version {
+            90008 => fw >= 60,
+            90010 => fw >= 51,
+            90402 | 90500 => true,
+            _ => false,
+        };
+        self.kfd.capability
+            | if supported {
+                TRAP_DEBUG_FIRMWARE_SUPPORTED
+            } else {
+                0
+            }
+    }
+
     /// The GPU-specific lines of the KFD topology node's `properties` file
     /// (`/sys/class/kfd/kfd/topology/nodes/N/properties`), in the kernel's
     /// order, as (name, value). Per-system values (ids of CPU cores and
@@ -1154,7 +1179,7 @@ impl GpuSpec {
             ("max_engine_clk_fcompute", s.max_engine_clock_mhz.into()),
             ("local_mem_size", self.memory.size_bytes),
             ("fw_version", k.fw_version.into()),
-            ("capability", k.capability.into()),
+            ("capability", self.capability().into()),
             ("debug_prop", k.debug_prop),
             ("sdma_fw_version", k.sdma_fw_version.into()),
             ("unique_id", k.unique_id),

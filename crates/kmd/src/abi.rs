@@ -337,6 +337,8 @@ pub mod kfd {
 
     /// `KFD_MMAP_TYPE_*` in bits 62-63 of a KFD mmap offset.
     pub const MMAP_TYPE_SHIFT: u32 = 62;
+    /// `KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK`.
+    pub const RUNTIME_ENABLE_MODE_ENABLE_MASK: u32 = 1;
     pub const MMAP_TYPE_DOORBELL: u64 = 3;
     pub const MMAP_TYPE_EVENTS: u64 = 2;
     pub const MMAP_TYPE_MMIO: u64 = 0;
@@ -507,6 +509,12 @@ pub mod kfd {
             GB_ADDR_CONFIG: u32 = 28;
             NUM_BANKS: u32 = 32;
             NUM_RANKS: u32 = 36;
+        }
+        /// `RUNTIME_ENABLE`.
+        Kfd runtime_enable = "kfd_ioctl_runtime_enable_args" size 16 {
+            R_DEBUG: u64 = 0;
+            MODE_MASK: u32 = 8;
+            CAPABILITIES_MASK: u32 = 12;
         }
         /// `SET_TRAP_HANDLER`.
         Kfd set_trap_handler = "kfd_ioctl_set_trap_handler_args" size 24 {

@@ -211,9 +211,82 @@ struct Host {
     gpu_ids: Vec<u32>,
     /// Reports kept for a remote caller (None: print them here).
     reports: Option<Mutex<Vec<String>>>,
+    /// What delivering queue exceptions needs, kept by the ioctls.
+    exceptions: Mutex<Exceptions>,
+}
+
+/// The process's state that decides where a queue exception goes.
+#[derive(Default)]
+struct Exceptions {
+    /// The runtime enabled exception reporting (`AMDKFD_IOC_RUNTIME_ENABLE`,
+    /// KFD's `DEBUG_RUNTIME_STATE_ENABLED`), with its `r_debug` pointer.
+    runtime: Option<u64>,
+    /// Each GPU's trap handler memory (`SET_TRAP_HANDLER`'s TMA), by index.
+    tma: HashMap<usize, u64>,
+    /// Compute queues by command-processor id.
+    queues: HashMap<u32, ExceptionQueue>,
+}
+
+#[derive(Clone, Copy)]
+struct ExceptionQueue {
+    /// The context save area (`ctx_save_restore_address`), 0 if none.
+    ctx_save: u64,
+    /// The queue's `amd_queue_t` (an AQL queue's read pointer is its
+    /// `read_dispatch_id`), which the trap handler's doorbell map holds for
+    /// the queue; 0 for other queues.
+    amd_queue: u64,
+}
+
+/// `struct kfd_context_save_area_header` (kfd_ioctl.h): `err_payload_addr`
+/// and `err_event_id`, which libhsakmt fills in at queue creation.
+const CSA_ERR_PAYLOAD_ADDR: u64 = 24;
+const CSA_ERR_EVENT_ID: u64 = 32;
+
+impl Exceptions {
+    fn lock(m: &Mutex<Exceptions>) -> std::sync::MutexGuard<'_, Exceptions> {
+        m.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl Host {
+    /// KFD's `kfd_send_exception_to_runtime`: ORs the exception's bit into
+    /// the u64 the context save area header at `ctx_save` names
+    /// (`err_payload_addr`) and sets the header's `err_event_id`; whether
+    /// that event exists.
+    fn send_exception_to_runtime(
+        &self,
+        vm: &Vm,
+        tlb: &mut rocjitsu_gpu::mem::Tlb,
+        ctx_save: u64,
+        error: cp::QueueError,
+    ) -> Result<bool, rocjitsu_gpu::mem::MemFault> {
+        let mut b = [0u8; 8];
+        vm.read(tlb, ctx_save + CSA_ERR_PAYLOAD_ADDR, &mut b)?;
+        let payload = u64::from_le_bytes(b);
+        let event = vm.read_u32(tlb, ctx_save + CSA_ERR_EVENT_ID)?;
+        vm.atomic_u64(tlb, payload, |v| Some(v | error.mask()))?;
+        Ok(self.events.set(event).is_ok())
+    }
+
+    /// Raises KFD's memory exception event for `fault` (a VM fault, or a
+    /// hang as KFD reports one).
+    fn memory_exception(&self, gpu: u32, fault: &GpuFault) {
+        let n = self.events.memory_exception(&MemoryException {
+            gpu_id: self.gpu_ids.get(gpu as usize).copied().unwrap_or(0),
+            va: if fault.hang { 0 } else { fault.addr },
+            not_present: !fault.hang,
+            read_only: false,
+            imprecise: fault.hang || fault.error.is_some(),
+            error_type: if fault.hang { 3 } else { 0 },
+        });
+        if n == 0 {
+            self.report(
+                "rocjitsu: no memory-exception event is registered; the fault goes unreported to the runtime"
+                    .into(),
+            );
+        }
+    }
+
     fn report(&self, text: String) {
         match &self.reports {
             Some(r) => {
@@ -234,6 +307,48 @@ impl cp::Host for Host {
         self.events.eop_interrupt(context_id);
     }
 
+    /// KFD's handling of the trap handler's interrupt (and the CP's
+    /// bad-opcode one): with the runtime enabled, `kfd_set_dbg_ev_from_interrupt`
+    /// finds the queue by its doorbell and `kfd_send_exception_to_runtime`
+    /// ORs `KFD_EC_MASK(ec)` into the u64 at the queue's context save area
+    /// header's `err_payload_addr` and sets the event `err_event_id`.
+    /// Without it, ROCr's first trap handler (installed with a TMA holding
+    /// its doorbell-to-`amd_queue_t` map) stores the error code into the
+    /// queue's `queue_inactive_signal` itself and raises the signal's event.
+    fn queue_error(&self, gpu: u32, queue: u32, vm: &Vm, error: cp::QueueError) -> bool {
+        let (runtime, tma, q) = {
+            let x = Exceptions::lock(&self.exceptions);
+            (
+                x.runtime.is_some(),
+                x.tma.get(&(gpu as usize)).copied().unwrap_or(0),
+                x.queues.get(&queue).copied(),
+            )
+        };
+        let Some(q) = q else { return false };
+        let mut tlb = rocjitsu_gpu::mem::Tlb::default();
+        if runtime && q.ctx_save != 0 {
+            let delivered = self.send_exception_to_runtime(vm, &mut tlb, q.ctx_save, error);
+            return match delivered {
+                Ok(d) => d,
+                Err(f) => {
+                    tracing::warn!("queue {queue}: cannot deliver {}: {f}", error.name());
+                    false
+                }
+            };
+        }
+        if error.is_packet() || tma == 0 || q.amd_queue == 0 {
+            return false;
+        }
+        let told = cp::set_queue_inactive(vm, self, q.amd_queue, error.legacy);
+        told.unwrap_or_else(|f| {
+            tracing::warn!(
+                "queue {queue}: the trap handler cannot report {}: {f}",
+                error.name()
+            );
+            false
+        })
+    }
+
     fn gpu_fault(&self, gpu: u32, fault: &GpuFault) {
         let node = gpu + 1;
         if fault.hang {
@@ -241,26 +356,39 @@ impl cp::Host for Host {
                 "rocjitsu: GPU node-{node}: the watchdog stopped a hung dispatch\n{}",
                 fault.report
             ));
+        } else if let Some(e) = fault.error {
+            let what = if e.is_packet() {
+                "the command processor refused a packet"
+            } else {
+                "a wave raised an exception"
+            };
+            self.report(format!(
+                "rocjitsu: GPU node-{node}: {what} ({})\n{}",
+                e.name(),
+                fault.report
+            ));
+            return;
         } else {
             self.report(format!(
                 "rocjitsu: GPU node-{node}: memory access fault on address 0x{:x}\n{}",
                 fault.addr, fault.report
             ));
         }
-        let n = self.events.memory_exception(&MemoryException {
-            gpu_id: self.gpu_ids.get(gpu as usize).copied().unwrap_or(0),
-            va: if fault.hang { 0 } else { fault.addr },
-            not_present: !fault.hang,
-            read_only: false,
-            imprecise: fault.hang,
-            error_type: if fault.hang { 3 } else { 0 },
-        });
-        if n == 0 {
-            self.report(
-                "rocjitsu: no memory-exception event is registered; the fault goes unreported to the runtime"
-                    .into(),
-            );
-        }
+        self.memory_exception(gpu, fault);
+    }
+
+    /// A queue exception with neither the runtime's exception reporting
+    /// enabled nor a trap handler to store it: a real GPU would leave the
+    /// waves halted and the program waiting forever; it goes out as a
+    /// memory exception instead (at address 0, imprecise), which the
+    /// runtime reports.
+    fn undelivered(&self, gpu: u32, fault: &GpuFault) {
+        let name = fault.error.map_or("a queue exception", |e| e.name());
+        self.report(format!(
+            "rocjitsu: GPU node-{}: the runtime enabled no exception reporting and installed no trap handler to receive {name}; it goes out as a memory exception",
+            gpu + 1
+        ));
+        self.memory_exception(gpu, fault);
     }
 
     fn gpu_clock(&self) -> u64 {
@@ -452,6 +580,7 @@ impl SimulatedDriver {
             events: events.clone(),
             gpu_ids: device.gpus.iter().map(|g| g.gpu_id).collect(),
             reports: (caller == Caller::Remote).then(|| Mutex::new(Vec::new())),
+            exceptions: Mutex::new(Exceptions::default()),
         });
         SimulatedDriver {
             device: device.clone(),
@@ -688,7 +817,11 @@ impl SimulatedDriver {
                 self.gpu_index(a.get(kfd::set_scratch_backing_va::GPU_ID))?;
             }
             kfd::SET_TRAP_HANDLER => {
-                self.gpu_index(a.get(kfd::set_trap_handler::GPU_ID))?;
+                use kfd::set_trap_handler as t;
+                let gpu = self.gpu_index(a.get(t::GPU_ID))?;
+                Exceptions::lock(&self.host.exceptions)
+                    .tma
+                    .insert(gpu, a.get(t::TMA_ADDR));
             }
             kfd::GET_TILE_CONFIG => {
                 use kfd::get_tile_config as t;
@@ -736,6 +869,9 @@ impl SimulatedDriver {
                     p.doorbells.retain(|_, v| *v != qid);
                     q
                 };
+                Exceptions::lock(&self.host.exceptions)
+                    .queues
+                    .remove(&q.cp_id);
                 self.cp()
                     .destroy_queue(q.cp_id)
                     .map_err(|_| Errno::EINVAL)?;
@@ -780,7 +916,7 @@ impl SimulatedDriver {
                 }
                 a.set(g::FIRST_GWS, 0);
             }
-            kfd::RUNTIME_ENABLE => {}
+            kfd::RUNTIME_ENABLE => self.runtime_enable(a)?,
             kfd::SVM => return self.svm_ioctl(a, mem),
             kfd::IPC_EXPORT_HANDLE => self.ipc_export(a)?,
             kfd::IPC_IMPORT_HANDLE => self.ipc_import(a)?,
@@ -1146,6 +1282,17 @@ impl SimulatedDriver {
                 Errno::EINVAL
             })?;
         p.next_queue = next_queue;
+        Exceptions::lock(&self.host.exceptions).queues.insert(
+            cp_id,
+            ExceptionQueue {
+                ctx_save: a.get(q::CTX_SAVE_RESTORE_ADDRESS),
+                amd_queue: if kind == QueueKind::Aql {
+                    rptr.wrapping_sub(cp::AMD_QUEUE_READ_DISPATCH_ID)
+                } else {
+                    0
+                },
+            },
+        );
         p.doorbells.insert((gpu, slot), qid);
         p.queues.insert(qid, Queue { cp_id, gpu });
         a.set(q::QUEUE_ID, qid);
@@ -1156,6 +1303,32 @@ impl SimulatedDriver {
                 | u64::from(slot * spec.queues.doorbell_bytes),
         );
         Ok(())
+    }
+
+    /// `AMDKFD_IOC_RUNTIME_ENABLE`, as KFD's `runtime_enable` and
+    /// `runtime_disable` keep the process's runtime state: enabling twice is
+    /// EBUSY; from then on queue exceptions go to the runtime through the
+    /// queues' context save area headers. No capabilities are reported (KFD
+    /// sets only `KFD_RUNTIME_ENABLE_CAPS_SUPPORTS_CORE_DUMP_MASK`, and
+    /// this driver writes no core dumps).
+    fn runtime_enable(&self, a: &mut Args) -> Result<(), Errno> {
+        use kfd::runtime_enable as r;
+        let mut x = Exceptions::lock(&self.host.exceptions);
+        if a.get(r::MODE_MASK) & kfd::RUNTIME_ENABLE_MODE_ENABLE_MASK != 0 {
+            if x.runtime.is_some() {
+                return Err(Errno::EBUSY);
+            }
+            x.runtime = Some(a.get(r::R_DEBUG));
+        } else {
+            x.runtime = None;
+        }
+        a.set(r::CAPABILITIES_MASK, 0);
+        Ok(())
+    }
+
+    /// Whether the runtime enabled exception reporting (tests).
+    pub fn runtime_enabled(&self) -> bool {
+        Exceptions::lock(&self.host.exceptions).runtime.is_some()
     }
 
     /// Live allocations (tests: everything is reclaimed).

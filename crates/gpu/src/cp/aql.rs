@@ -13,7 +13,7 @@
 use super::launch::{self, MAX_PRIVATE};
 use super::pool::Pool;
 use super::signal::{self, load_u32, load_u64, store_u64};
-use super::{Cx, Engine, GpuFault, Step, Stop};
+use super::{Cx, Engine, GpuFault, QueueError, Step, Stop};
 use crate::exec::dispatch::{Extra, Launch};
 use crate::mem::Tlb;
 use rocjitsu_code::KernelDescriptor;
@@ -135,6 +135,7 @@ impl Engine for Aql {
                     read,
                     slot,
                     &format!("vendor-specific packet of unknown format {f}"),
+                    QueueError::VENDOR_UNSUPPORTED,
                 )),
             },
             AGENT_DISPATCH => Err(invalid(
@@ -142,8 +143,15 @@ impl Engine for Aql {
                 read,
                 slot,
                 "an agent dispatch packet on a GPU kernel dispatch queue",
+                QueueError::PACKET_UNSUPPORTED,
             )),
-            t => Err(invalid(cx, read, slot, &format!("packet type {t}"))),
+            t => Err(invalid(
+                cx,
+                read,
+                slot,
+                &format!("packet type {t}"),
+                QueueError::PACKET_UNSUPPORTED,
+            )),
         };
         match r {
             Ok(()) => {}
@@ -176,15 +184,17 @@ impl Engine for Aql {
 }
 
 /// Reports a malformed packet.
-fn invalid(cx: &Cx, index: u64, slot: u64, what: &str) -> Stop {
+fn invalid(cx: &Cx, index: u64, slot: u64, what: &str, error: QueueError) -> Stop {
     cx.fault(GpuFault {
         addr: slot,
+        error: Some(error),
         write: false,
         hang: false,
         report: format!(
             "{}\n  packet {index} at 0x{slot:x}: {what}: the queue stops",
             cx.queue_name()
         ),
+        ..GpuFault::default()
     });
     Stop::Halt
 }
@@ -265,6 +275,7 @@ impl Aql {
                         index,
                         0,
                         &format!("barrier-value packet with unknown condition {c}"),
+                        QueueError::VENDOR_UNSUPPORTED,
                     ));
                 }
             }
@@ -288,6 +299,7 @@ impl Aql {
                 index,
                 slot,
                 "kernel dispatch with 0 dimensions",
+                QueueError::DISPATCH_DIM_INVALID,
             ));
         }
         let mut block = [1u32; 3];
@@ -306,12 +318,22 @@ impl Aql {
                 index,
                 slot,
                 &format!("kernel dispatch with a workgroup of {block:?} work-items"),
+                QueueError::DISPATCH_WORK_GROUP_SIZE_INVALID,
             ));
         }
         let private = u32_at(pkt, 24);
         let group = u32_at(pkt, 28);
         let kernel_object = u64_at(pkt, 32);
         let kernarg = u64_at(pkt, 40);
+        if kernel_object == 0 {
+            return Err(invalid(
+                cx,
+                index,
+                slot,
+                "kernel dispatch of a null kernel object",
+                QueueError::DISPATCH_CODE_INVALID,
+            ));
+        }
         let vm = cx.vm();
         let mut kd = [0u8; 64];
         if let Err(f) = vm.read(&mut self.tlb, kernel_object, &mut kd) {
@@ -339,6 +361,20 @@ impl Aql {
                 &format!(
                     "kernel {kernel} needs {private_bytes} bytes of private memory per work-item, more than the {MAX_PRIVATE} a wave's scratch can hold"
                 ),
+                QueueError::DISPATCH_GROUP_SEGMENT_SIZE_INVALID,
+            ));
+        }
+        let lds = group.max(kd.group_segment_fixed_size);
+        if lds > gpu.spec.max_lds {
+            return Err(invalid(
+                cx,
+                index,
+                slot,
+                &format!(
+                    "kernel {kernel} needs {lds} bytes of group memory, more than the {} a workgroup can have",
+                    gpu.spec.max_lds
+                ),
+                QueueError::DISPATCH_GROUP_SEGMENT_SIZE_INVALID,
             ));
         }
         let private_bytes = private_bytes.max(4).next_multiple_of(16);

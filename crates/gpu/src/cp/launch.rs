@@ -5,7 +5,7 @@
 
 use super::kernels::CodeIn;
 use super::pool::Pool;
-use super::{Cx, GpuFault, Stop};
+use super::{Cx, GpuFault, QueueError, Stop};
 use crate::exec::dispatch::{self, DispatchError, Extra, Launch};
 use crate::exec::engine::Program;
 use crate::exec::op::Fault;
@@ -42,6 +42,7 @@ pub(crate) fn program(
                 write: false,
                 hang: false,
                 report: format!("{}\n  {}: {why}", cx.queue_name(), what()),
+                ..GpuFault::default()
             });
             Stop::Halt
         })
@@ -90,6 +91,10 @@ pub(crate) fn run(
                 DispatchError::Timeout { .. } => (0, false, true),
                 _ => (0, false, false),
             };
+            let error = match &e {
+                DispatchError::Fault { fault, .. } => wave_exception(fault),
+                _ => None,
+            };
             cx.fault(GpuFault {
                 addr,
                 write,
@@ -104,8 +109,28 @@ pub(crate) fn run(
                         .collect::<Vec<_>>()
                         .join("\n")
                 ),
+                error,
+                ..GpuFault::default()
             });
             Err(Stop::Halt)
         }
+    }
+}
+
+/// The exception a wave's fault raises in its trap handler, as ROCr's trap
+/// handler classifies it (from the trap id and SQ_WAVE_TRAPSTS): `s_trap 2`
+/// (`llvm.trap`) aborts, other traps are generic, an instruction the wave
+/// cannot execute is illegal, an LDS or private access outside its segment
+/// an aperture violation. Memory faults (and a PC outside the code, an
+/// instruction fetch fault) are none: they reach the driver as VM faults.
+pub(crate) fn wave_exception(fault: &Fault) -> Option<QueueError> {
+    match fault {
+        Fault::Trap(2) => Some(QueueError::WAVE_ABORT),
+        Fault::Trap(_) => Some(QueueError::WAVE_TRAP),
+        Fault::Illegal(_) | Fault::Unsupported(_) | Fault::Invalid(_) => {
+            Some(QueueError::WAVE_ILLEGAL_INSTRUCTION)
+        }
+        Fault::Lds { .. } | Fault::Private { .. } => Some(QueueError::WAVE_APERTURE_VIOLATION),
+        Fault::Memory(_) | Fault::OutsideCode(_) => None,
     }
 }

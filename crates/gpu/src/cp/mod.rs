@@ -41,7 +41,9 @@ use std::time::{Duration, Instant};
 pub trait Host: Send + Sync + 'static {
     /// The GPU wrote `event_id` to a signal's event mailbox and raised the interrupt.
     fn signal_event(&self, event_id: u32);
-    /// A GPU VM fault, or a dispatch stopped by the watchdog, on GPU `gpu` (index in config order).
+    /// A GPU VM fault, a dispatch stopped by the watchdog, or a queue
+    /// exception (`fault.error`, reported here before it is delivered), on
+    /// GPU `gpu` (index in config order).
     fn gpu_fault(&self, gpu: u32, fault: &GpuFault);
     /// The GPU timestamp counter (the clock KFD's GET_CLOCK_COUNTERS reports as gpu_clock_counter).
     fn gpu_clock(&self) -> u64;
@@ -57,10 +59,147 @@ pub trait Host: Send + Sync + 'static {
     fn kernel_name(&self, _kernel_object: u64) -> Option<String> {
         None
     }
+    /// A queue exception raised to the driver for queue `queue` (the
+    /// command processor's id) of GPU `gpu`, in the process whose memory is
+    /// `vm`: the interrupt ROCr's trap handler sends for a wave exception
+    /// (M0 = the queue's doorbell and the exception's bit), or the CP's
+    /// bad-opcode interrupt for a packet it refused. KFD hands it to the
+    /// runtime when the runtime enabled exception reporting
+    /// (`AMDKFD_IOC_RUNTIME_ENABLE`); returns whether the runtime was told
+    /// (by default, never).
+    fn queue_error(&self, _gpu: u32, _queue: u32, _vm: &Vm, _error: QueueError) -> bool {
+        false
+    }
+    /// A queue exception (`fault.error`, already reported through
+    /// [`Host::gpu_fault`]) that reached no one: neither the runtime's
+    /// exception payload nor its queue's inactive signal. A real GPU would
+    /// leave the waves halted; the driver may raise it another way so that
+    /// the program does not hang.
+    fn undelivered(&self, _gpu: u32, _fault: &GpuFault) {}
+}
+
+/// A queue exception as KFD numbers it (`enum kfd_dbg_trap_exception_code`
+/// of kfd_ioctl.h), with the code the same condition had in an
+/// `amd_queue_t`'s `queue_inactive_signal` before KFD reported exceptions:
+/// the CP firmware still writes that code for a packet it refuses, and
+/// ROCr's first trap handler (installed when the runtime did not enable
+/// KFD's exception reporting) writes it for a wave exception.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct QueueError {
+    /// `EC_QUEUE_*`.
+    pub ec: u32,
+    /// The `queue_inactive_signal` value ROCr's queue error handler decodes.
+    pub legacy: u64,
+}
+
+impl QueueError {
+    /// `EC_QUEUE_WAVE_ABORT`: `s_trap 2` (`llvm.trap`); the old trap
+    /// handler's `SIGNAL_CODE_LLVM_TRAP`.
+    pub const WAVE_ABORT: QueueError = QueueError {
+        ec: 1,
+        legacy: 0x8000_0000,
+    };
+    /// `EC_QUEUE_WAVE_TRAP`: any other `s_trap`.
+    pub const WAVE_TRAP: QueueError = QueueError {
+        ec: 2,
+        legacy: 0x8000_0000,
+    };
+    /// `EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION`; `SIGNAL_CODE_ILLEGAL_INST`.
+    pub const WAVE_ILLEGAL_INSTRUCTION: QueueError = QueueError {
+        ec: 4,
+        legacy: 0x4000_0000,
+    };
+    /// `EC_QUEUE_WAVE_APERTURE_VIOLATION`: an access outside an aperture
+    /// (LDS, private); `SIGNAL_CODE_MEM_VIOL`.
+    pub const WAVE_APERTURE_VIOLATION: QueueError = QueueError {
+        ec: 6,
+        legacy: 0x2000_0000,
+    };
+    /// `EC_QUEUE_PACKET_DISPATCH_DIM_INVALID`.
+    pub const DISPATCH_DIM_INVALID: QueueError = QueueError { ec: 16, legacy: 2 };
+    /// `EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID`.
+    pub const DISPATCH_GROUP_SEGMENT_SIZE_INVALID: QueueError = QueueError { ec: 17, legacy: 4 };
+    /// `EC_QUEUE_PACKET_DISPATCH_CODE_INVALID`: a null kernel object.
+    pub const DISPATCH_CODE_INVALID: QueueError = QueueError { ec: 18, legacy: 8 };
+    /// `EC_QUEUE_PACKET_UNSUPPORTED`: a packet type the queue does not take.
+    pub const PACKET_UNSUPPORTED: QueueError = QueueError { ec: 20, legacy: 32 };
+    /// `EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID`.
+    pub const DISPATCH_WORK_GROUP_SIZE_INVALID: QueueError = QueueError { ec: 21, legacy: 64 };
+    /// `EC_QUEUE_PACKET_VENDOR_UNSUPPORTED`: a vendor-specific packet of an
+    /// unknown format.
+    pub const VENDOR_UNSUPPORTED: QueueError = QueueError {
+        ec: 23,
+        legacy: 256,
+    };
+
+    /// KFD's `KFD_EC_MASK(ec)`: the bit KFD ORs into the runtime's error
+    /// payload.
+    pub const fn mask(self) -> u64 {
+        1 << (self.ec - 1)
+    }
+
+    /// A packet the CP refused (rather than a wave's exception).
+    pub const fn is_packet(self) -> bool {
+        self.ec >= 16
+    }
+
+    /// The name KFD's header gives the code.
+    pub fn name(self) -> &'static str {
+        match self.ec {
+            1 => "EC_QUEUE_WAVE_ABORT",
+            2 => "EC_QUEUE_WAVE_TRAP",
+            4 => "EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION",
+            6 => "EC_QUEUE_WAVE_APERTURE_VIOLATION",
+            16 => "EC_QUEUE_PACKET_DISPATCH_DIM_INVALID",
+            17 => "EC_QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID",
+            18 => "EC_QUEUE_PACKET_DISPATCH_CODE_INVALID",
+            20 => "EC_QUEUE_PACKET_UNSUPPORTED",
+            21 => "EC_QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID",
+            23 => "EC_QUEUE_PACKET_VENDOR_UNSUPPORTED",
+            _ => "EC_QUEUE_?",
+        }
+    }
+}
+
+/// `amd_queue_t::read_dispatch_id`: an AQL queue's read pointer minus this
+/// is its `amd_queue_t` (ROCr sets `read_dispatch_id_field_base_byte_offset`
+/// to it for the CP).
+pub const AMD_QUEUE_READ_DISPATCH_ID: u64 = aql::READ_DISPATCH_ID_OFFSET;
+
+/// `amd_queue_t::queue_inactive_signal` (ROCr `amd_hsa_queue.h`).
+pub const QUEUE_INACTIVE_SIGNAL: u64 = 0xc0;
+
+/// Stores `code` into the `queue_inactive_signal` of the `amd_queue_t` at
+/// `amd_queue`, as the CP firmware does for a packet it refuses and ROCr's
+/// first trap handler for a wave exception: the value is swapped in and,
+/// when it was 0 and the signal has an event mailbox, the signal's event id
+/// is written there and the interrupt raised. Returns whether the signal
+/// exists (its handle is nonzero).
+pub fn set_queue_inactive(
+    vm: &Vm,
+    host: &dyn Host,
+    amd_queue: u64,
+    code: u64,
+) -> Result<bool, MemFault> {
+    let mut tlb = crate::mem::Tlb::default();
+    let sig = signal::load_u64(vm, &mut tlb, amd_queue.wrapping_add(QUEUE_INACTIVE_SIGNAL))?;
+    if sig == 0 {
+        return Ok(false);
+    }
+    let old = vm.atomic_u64(&mut tlb, sig.wrapping_add(signal::VALUE), |_| Some(code))?;
+    if old == 0 {
+        let mailbox = signal::load_u64(vm, &mut tlb, sig.wrapping_add(signal::EVENT_MAILBOX_PTR))?;
+        if mailbox != 0 {
+            let id = vm.read_u32(&mut tlb, sig.wrapping_add(signal::EVENT_ID))?;
+            signal::store_u32(vm, &mut tlb, mailbox, id)?;
+            host.signal_event(id);
+        }
+    }
+    Ok(true)
 }
 
 /// A fault that stopped a queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GpuFault {
     /// The faulting address (0 when the fault is not a memory access).
     pub addr: u64,
@@ -71,6 +210,9 @@ pub struct GpuFault {
     /// Multi-line human report: queue, packet, kernel, workgroup, wave, PC,
     /// instruction, address.
     pub report: String,
+    /// The queue exception the hardware raises for it (none for memory
+    /// faults, which reach the driver as VM faults, and for hangs).
+    pub error: Option<QueueError>,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -326,9 +468,36 @@ impl Cx<'_> {
         )
     }
 
-    /// Reports a fault and stops the queue.
+    /// Reports a fault and stops the queue. The report comes first (the
+    /// runtime may end the process as soon as it hears of the error); then
+    /// a packet the CP refused has its code written to the queue's
+    /// `queue_inactive_signal` (AQL queues) and any queue exception goes to
+    /// the driver's interrupt handler; one that reached nobody goes back to
+    /// the driver as [`Host::undelivered`].
     fn fault(&self, fault: GpuFault) -> Step {
         self.host().gpu_fault(self.desc.gpu, &fault);
+        if let Some(e) = fault.error {
+            let mut told = false;
+            if e.is_packet() && self.desc.kind == QueueKind::Aql {
+                let amd_queue = self
+                    .desc
+                    .read_ptr
+                    .wrapping_sub(aql::READ_DISPATCH_ID_OFFSET);
+                match set_queue_inactive(self.vm(), self.host(), amd_queue, e.legacy) {
+                    Ok(t) => told = t,
+                    Err(f) => tracing::warn!(
+                        "queue {}: cannot write its inactive signal: {f}",
+                        self.ctl.id
+                    ),
+                }
+            }
+            told |= self
+                .host()
+                .queue_error(self.desc.gpu, self.ctl.id, self.vm(), e);
+            if !told {
+                self.host().undelivered(self.desc.gpu, &fault);
+            }
+        }
         Step::Halt
     }
 
@@ -340,6 +509,7 @@ impl Cx<'_> {
             write: f.access != crate::mem::Access::Read,
             hang: false,
             report: format!("{}\n  {what}: {f}", self.queue_name()),
+            ..GpuFault::default()
         })
     }
 
@@ -366,6 +536,7 @@ impl Cx<'_> {
                     self.queue_name(),
                     what(),
                 ),
+                ..GpuFault::default()
             }),
             _ => Step::Blocked,
         }
@@ -691,6 +862,7 @@ fn serve(shared: &Shared, ctl: &QueueCtl) {
                             "{}\n  {INTERNAL_ERROR}: the emulator panicked: {why}",
                             cx.queue_name()
                         ),
+                        ..GpuFault::default()
                     })
                 });
             match step {

@@ -397,6 +397,7 @@ impl Pm4 {
                 cx.queue_name(),
                 self.where_(at)
             ),
+            ..GpuFault::default()
         })
     }
 
@@ -412,6 +413,7 @@ impl Pm4 {
             write: f.access != Access::Read,
             hang: false,
             report: format!("{}\n  {}: {f}", cx.queue_name(), self.where_(at)),
+            ..GpuFault::default()
         })
     }
 

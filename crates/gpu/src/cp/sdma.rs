@@ -374,6 +374,7 @@ impl Sdma {
                 cx.queue_name(),
                 rptr % cx.desc.ring_size
             ),
+            ..GpuFault::default()
         })
     }
 
@@ -384,6 +385,7 @@ impl Sdma {
             write: f.access != Access::Read,
             hang: false,
             report: format!("{}\n  {}: {f}", cx.queue_name(), self.where_(cx, rptr)),
+            ..GpuFault::default()
         });
         Stop::Halt
     }

@@ -940,3 +940,143 @@ fn dmabuf_export_import_and_gem_handles() {
         libc::munmap(va2 as *mut libc::c_void, size);
     }
 }
+
+/// An AQL queue for the queue-error tests: its ring, an `amd_queue_t` whose
+/// `read_dispatch_id` and `write_dispatch_id` are the queue's pointers,
+/// and an interrupt signal at `queue_inactive_signal` (kind user, value 0,
+/// mailbox `mailbox` with event `event`).
+struct ErrQueue {
+    ring: u64,
+    amd_queue: u64,
+    inactive: u64,
+}
+
+impl ErrQueue {
+    fn new(mem: u64, mailbox: u64, event: u32) -> ErrQueue {
+        let q = ErrQueue {
+            ring: mem,
+            amd_queue: mem + 0x1000,
+            inactive: mem + 0x2000,
+        };
+        // SAFETY: all inside the caller's VRAM mapping of 64 KiB at `mem`.
+        unsafe {
+            std::ptr::write_volatile((q.amd_queue + 0xc0) as *mut u64, q.inactive);
+            std::ptr::write_volatile(q.inactive as *mut u64, 1);
+            std::ptr::write_volatile((q.inactive + 16) as *mut u64, mailbox);
+            std::ptr::write_volatile((q.inactive + 24) as *mut u32, event);
+        }
+        q
+    }
+
+    /// CREATE_QUEUE arguments (KFD 1.17 layout) for it.
+    fn args(&self, gpu_id: u32, ctx_save: u64, spec: &rocjitsu_config::GpuSpec) -> [u8; 96] {
+        let mut a = [0u8; 96];
+        put64(&mut a, 0, self.ring);
+        put64(&mut a, 8, self.amd_queue + 56);
+        put64(&mut a, 16, self.amd_queue + 128);
+        put32(&mut a, 32, 4096);
+        put32(&mut a, 36, gpu_id);
+        put32(&mut a, 40, 2); // AQL
+        put32(&mut a, 44, 100);
+        if ctx_save != 0 {
+            let s = rocjitsu_kmd::cwsr::sizes(spec);
+            put64(&mut a, 72, ctx_save);
+            put32(&mut a, 80, s.cwsr);
+            put32(&mut a, 84, s.ctl_stack);
+        }
+        a
+    }
+
+    /// Writes packet 0 with header `header` and stores the write index.
+    fn submit(&self, header: u16) {
+        // SAFETY: the ring and amd_queue_t lie in the caller's mapping.
+        unsafe {
+            std::ptr::write_volatile(self.ring as *mut u16, header);
+            std::ptr::write_volatile((self.amd_queue + 56) as *mut u64, 1);
+        }
+    }
+
+    fn inactive_value(&self) -> u64 {
+        // SAFETY: as in `new`.
+        unsafe { std::ptr::read_volatile((self.inactive + 8) as *const u64) }
+    }
+}
+
+/// A signal event in an event page of its own: (id, its slot's address).
+fn signal_event(d: &SimulatedDriver, gpu_id: u32) -> (u32, u64) {
+    let (page, page_handle, _) = vram(d, gpu_id, 8 * 4096);
+    let mut e = [0u8; 32];
+    put64(&mut e, 0, page_handle);
+    put32(&mut e, 16, 1); // auto-reset
+    d.ioctl(KFD, iowr(0x08, 32), &mut e).unwrap();
+    let id = get32(&e, 24);
+    (id, page + 8 * u64::from(id))
+}
+
+/// With the runtime enabled (`AMDKFD_IOC_RUNTIME_ENABLE`, as ROCr 6 and 7
+/// call it when the node's firmware supports debugging), a packet the CP
+/// refuses reaches the runtime as KFD sends it: `KFD_EC_MASK(ec)` ORed into
+/// the u64 the queue's context save area header names (`err_payload_addr`)
+/// and the header's `err_event_id` set. The CP also stores the old error
+/// code (32, invalid packet format) into the queue's inactive signal.
+/// Enabling twice is EBUSY, as in KFD.
+#[test]
+fn with_the_runtime_enabled_a_refused_packet_goes_to_the_error_payload() {
+    let (d, gpu_id) = driver();
+    let spec = GpuConfig::builtin(Target::Gfx942).gpus[0].clone();
+    let mut r = [0u8; 16];
+    put32(&mut r, 8, 1); // KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK
+    assert!(!d.runtime_enabled());
+    d.ioctl(KFD, iowr(0x25, 16), &mut r).unwrap();
+    assert!(d.runtime_enabled());
+    assert_eq!(get32(&r, 12), 0, "no capabilities");
+    assert_eq!(d.ioctl(KFD, iowr(0x25, 16), &mut r), Err(Errno::EBUSY));
+
+    let (mem, _, _) = vram(&d, gpu_id, 1 << 16);
+    let (ev, _) = signal_event(&d, gpu_id);
+    let q = ErrQueue::new(mem, 0, 0);
+    let payload = mem + 0x3000;
+    let ctx_size = rocjitsu_kmd::cwsr::sizes(&spec).cwsr as usize;
+    let (ctx, _, _) = vram(&d, gpu_id, ctx_size.next_multiple_of(1 << 16));
+    // SAFETY: the header lies in the mapping `vram` made; libhsakmt's
+    // fill_cwsr_header writes these fields.
+    unsafe {
+        std::ptr::write_volatile(payload as *mut u64, 1 << 40);
+        std::ptr::write_volatile((ctx + 24) as *mut u64, payload);
+        std::ptr::write_volatile((ctx + 32) as *mut u32, ev);
+    }
+    let mut a = q.args(gpu_id, ctx, &spec);
+    d.ioctl(KFD, iowr(0x02, 96), &mut a).unwrap();
+    q.submit(4 | 1 << 8); // an agent dispatch packet
+    assert_eq!(wait_event(&d, ev, 0, 10_000).0, 0, "err_event_id is set");
+    // SAFETY: as above.
+    let got = unsafe { std::ptr::read_volatile(payload as *const u64) };
+    assert_eq!(
+        got,
+        1 << 40 | 1 << 19,
+        "EC_QUEUE_PACKET_UNSUPPORTED ORed in"
+    );
+    assert_eq!(q.inactive_value(), 32);
+
+    put32(&mut r, 8, 0);
+    d.ioctl(KFD, iowr(0x25, 16), &mut r).unwrap();
+    assert!(!d.runtime_enabled(), "disabled");
+}
+
+/// Without the runtime enabled (ROCm 5's thunk never enables it), a packet
+/// the CP refuses reaches the runtime only through the queue's inactive
+/// signal: the error code ROCr decodes (2, invalid dimensions) swapped in,
+/// the signal's event id written to its mailbox and the event raised.
+#[test]
+fn without_the_runtime_a_refused_packet_goes_to_the_inactive_signal() {
+    let (d, gpu_id) = driver();
+    let spec = GpuConfig::builtin(Target::Gfx942).gpus[0].clone();
+    let (mem, _, _) = vram(&d, gpu_id, 1 << 16);
+    let (ev, slot) = signal_event(&d, gpu_id);
+    let q = ErrQueue::new(mem, slot, ev);
+    let mut a = q.args(gpu_id, 0, &spec);
+    d.ioctl(KFD, iowr(0x02, 96), &mut a).unwrap();
+    q.submit(2 | 1 << 8); // a kernel dispatch of 0 dimensions
+    assert_eq!(wait_event(&d, ev, 0, 10_000).0, 0, "the signal's event");
+    assert_eq!(q.inactive_value(), 2);
+}

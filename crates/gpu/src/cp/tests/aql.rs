@@ -680,3 +680,103 @@ fn a_call_to_unmapped_memory_faults_naming_the_pc() {
     assert_eq!(rd64(&vm, sig + 8), 1, "signal not completed");
     assert_eq!(words(&vm, out, 1)[0], SENTINEL);
 }
+
+/// Kernels that trap and that execute a word no GFX9 encoding covers.
+const EXCEPTIONS: &str = r#"
+__kernel void aborts(__global int *out) {
+    out[get_global_id(0)] = 1;
+    __builtin_trap();
+}
+__kernel void illegal(__global int *out) {
+    out[get_global_id(0)] = 1;
+    __asm__ volatile(".long 0xffffffff");
+}
+"#;
+
+/// A wave's exception stops its queue with the queue exception ROCr's trap
+/// handler raises for it: `s_trap 2` (`__builtin_trap`) aborts
+/// (EC_QUEUE_WAVE_ABORT), an undecodable word is an illegal instruction;
+/// a memory fault raises none (it reaches the driver as a VM fault).
+#[test]
+fn wave_exceptions_carry_the_trap_handlers_exception_code() {
+    let (vm, host, cp) = setup(None);
+    let (base, co) = load(&vm, compile("cl", EXCEPTIONS));
+    for (n, (name, want)) in [
+        ("aborts", QueueError::WAVE_ABORT),
+        ("illegal", QueueError::WAVE_ILLEGAL_INSTRUCTION),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let k = base + co.kernel(name).unwrap().descriptor_address;
+        let q = AqlQueue::new(&vm, &cp, 8);
+        let out = buffer(&vm, 64);
+        let sig = signal(&vm, 1, None);
+        q.submit(
+            &vm,
+            dispatch_packet(k, [64, 1, 1], [64, 1, 1], kernarg(&vm, &[out]), sig),
+        );
+        cp.kick();
+        assert!(wait_until(10.0, || host.faults().len() == n + 1), "{name}");
+        let f = host.faults()[n].1.clone();
+        assert_eq!(f.error, Some(want), "{name}: {}", f.report);
+        assert!(f.report.contains(name), "{}", f.report);
+        assert_eq!(rd64(&vm, sig + 8), 1, "{name}: signal not completed");
+    }
+    let k = load_kernels(&vm, &host);
+    let q = AqlQueue::new(&vm, &cp, 8);
+    q.submit(
+        &vm,
+        dispatch_packet(
+            k["poke"],
+            [64, 1, 1],
+            [64, 1, 1],
+            kernarg(&vm, &[0x1000]),
+            0,
+        ),
+    );
+    cp.kick();
+    assert!(wait_until(10.0, || host.faults().len() == 3));
+    assert_eq!(host.faults()[2].1.error, None, "a memory fault");
+}
+
+/// Packets the CP refuses carry the exception code KFD defines for them
+/// and the code the CP writes to the queue's inactive signal.
+#[test]
+fn refused_packets_carry_their_exception_codes() {
+    let (vm, host, cp) = setup(None);
+    let k = load_kernels(&vm, &host);
+    let mut cases: Vec<([u8; 64], QueueError)> = Vec::new();
+    let mut zero_dims = dispatch_packet(k["poke"], [64, 1, 1], [64, 1, 1], 0, 0);
+    zero_dims[2] = 0;
+    cases.push((zero_dims, QueueError::DISPATCH_DIM_INVALID));
+    cases.push((
+        dispatch_packet(k["poke"], [0, 1, 1], [64, 1, 1], 0, 0),
+        QueueError::DISPATCH_WORK_GROUP_SIZE_INVALID,
+    ));
+    cases.push((
+        dispatch_packet(0, [64, 1, 1], [64, 1, 1], 0, 0),
+        QueueError::DISPATCH_CODE_INVALID,
+    ));
+    let mut big_lds = dispatch_packet(k["poke"], [64, 1, 1], [64, 1, 1], 0, 0);
+    big_lds[28..32].copy_from_slice(&(1u32 << 20).to_le_bytes());
+    cases.push((big_lds, QueueError::DISPATCH_GROUP_SEGMENT_SIZE_INVALID));
+    let mut agent = [0u8; 64];
+    agent[0] = 4;
+    cases.push((agent, QueueError::PACKET_UNSUPPORTED));
+    let mut vendor = [0u8; 64];
+    vendor[2] = 0x7f;
+    cases.push((vendor, QueueError::VENDOR_UNSUPPORTED));
+    for (n, (p, want)) in cases.into_iter().enumerate() {
+        let q = AqlQueue::new(&vm, &cp, 8);
+        q.submit(&vm, p);
+        cp.kick();
+        assert!(
+            wait_until(10.0, || host.faults().len() == n + 1),
+            "case {n}"
+        );
+        let f = host.faults()[n].1.clone();
+        assert_eq!(f.error, Some(want), "case {n}: {}", f.report);
+        assert!(want.is_packet() && want.legacy != 0);
+    }
+}
