@@ -194,7 +194,6 @@ fn invalid(cx: &Cx, index: u64, slot: u64, what: &str, error: QueueError) -> Sto
             "{}\n  packet {index} at 0x{slot:x}: {what}: the queue stops",
             cx.queue_name()
         ),
-        ..GpuFault::default()
     });
     Stop::Halt
 }

@@ -110,7 +110,6 @@ pub(crate) fn run(
                         .join("\n")
                 ),
                 error,
-                ..GpuFault::default()
             });
             Err(Stop::Halt)
         }
