@@ -510,11 +510,11 @@ pub mod kfd {
             NUM_BANKS: u32 = 32;
             NUM_RANKS: u32 = 36;
         }
-        /// `RUNTIME_ENABLE`.
-        Kfd runtime_enable = "kfd_ioctl_runtime_enable_args" size 16 {
-            R_DEBUG: u64 = 0;
-            MODE_MASK: u32 = 8;
-            CAPABILITIES_MASK: u32 = 12;
+        /// `RUNTIME_ENABLE` (KFD 1.13, "Add debugger API").
+        Kfd runtime_enable = "kfd_ioctl_runtime_enable_args" size 16 since 13 {
+            R_DEBUG: u64 = 0, since 13;
+            MODE_MASK: u32 = 8, since 13;
+            CAPABILITIES_MASK: u32 = 12, since 13;
         }
         /// `SET_TRAP_HANDLER`.
         Kfd set_trap_handler = "kfd_ioctl_set_trap_handler_args" size 24 {

@@ -684,11 +684,11 @@ fn a_call_to_unmapped_memory_faults_naming_the_pc() {
 /// Kernels that trap and that execute a word no GFX9 encoding covers.
 const EXCEPTIONS: &str = r#"
 __kernel void aborts(__global int *out) {
-    out[get_global_id(0)] = 1;
+    out[__builtin_amdgcn_workitem_id_x()] = 1;
     __builtin_trap();
 }
 __kernel void illegal(__global int *out) {
-    out[get_global_id(0)] = 1;
+    out[__builtin_amdgcn_workitem_id_x()] = 1;
     __asm__ volatile(".long 0xffffffff");
 }
 "#;
