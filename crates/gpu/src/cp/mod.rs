@@ -188,12 +188,7 @@ pub fn set_queue_inactive(
     }
     let old = vm.atomic_u64(&mut tlb, sig.wrapping_add(signal::VALUE), |_| Some(code))?;
     if old == 0 {
-        let mailbox = signal::load_u64(vm, &mut tlb, sig.wrapping_add(signal::EVENT_MAILBOX_PTR))?;
-        if mailbox != 0 {
-            let id = vm.read_u32(&mut tlb, sig.wrapping_add(signal::EVENT_ID))?;
-            signal::store_u32(vm, &mut tlb, mailbox, id)?;
-            host.signal_event(id);
-        }
+        signal::interrupt(vm, &mut tlb, host, sig)?;
     }
     Ok(true)
 }

@@ -65,20 +65,34 @@ pub fn complete(
     vm.write(tlb, signal.wrapping_add(END_TS), &end.to_le_bytes())?;
     fence(Ordering::Release);
     let old = vm.atomic_u64(tlb, signal.wrapping_add(VALUE), |v| Some(v.wrapping_sub(1)))?;
-    let mailbox = load_u64(vm, tlb, signal.wrapping_add(EVENT_MAILBOX_PTR))?;
-    if mailbox != 0 {
-        let id = vm.read_u32(tlb, signal.wrapping_add(EVENT_ID))?;
-        store_u32(vm, tlb, mailbox, id)?;
-        tracing::trace!(
+    match interrupt(vm, tlb, host, signal)? {
+        Some(id) => tracing::trace!(
             "signal 0x{signal:x} {old} -> {}: interrupt, event {id}",
             old.wrapping_sub(1)
-        );
-        host.signal_event(id);
-    } else {
-        tracing::trace!(
+        ),
+        None => tracing::trace!(
             "signal 0x{signal:x} {old} -> {} (no mailbox)",
             old.wrapping_sub(1)
-        );
+        ),
     }
     Ok(())
+}
+
+/// The interrupt a signal's change raises: for a signal with an event
+/// mailbox, writes the signal's event id there and signals that event;
+/// the event id, or None when the signal has no mailbox.
+pub fn interrupt(
+    vm: &Vm,
+    tlb: &mut Tlb,
+    host: &dyn Host,
+    signal: u64,
+) -> Result<Option<u32>, MemFault> {
+    let mailbox = load_u64(vm, tlb, signal.wrapping_add(EVENT_MAILBOX_PTR))?;
+    if mailbox == 0 {
+        return Ok(None);
+    }
+    let id = vm.read_u32(tlb, signal.wrapping_add(EVENT_ID))?;
+    store_u32(vm, tlb, mailbox, id)?;
+    host.signal_event(id);
+    Ok(Some(id))
 }
